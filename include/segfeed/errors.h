@@ -1,0 +1,56 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace segfeed {
+
+// What went wrong with a file. The names returned by ErrorKindName() are
+// stable: the checker prints them in its JSON report and scripts match them.
+enum class ErrorKind {
+  kMissingMask,        // image without a mask
+  kOrphanMask,         // mask without an image
+  kCorruptImage,       // the JPEG decoder refused the data
+  kCorruptMask,        // the GIF decoder refused the data
+  kSizeMismatch,       // image and mask differ in width or height
+  kNonBinaryMask,      // the mask uses more than two palette colours
+  kUnsupportedFormat,  // not the expected format, or a variant we refuse
+  kTooLarge,           // header claims more pixels than the configured limit
+  kEmptyFile,          // zero bytes
+  kIoError,            // the file could not be opened, read or written
+};
+
+// "missing_mask", "orphan_mask", "corrupt_image", ... (snake_case).
+std::string_view ErrorKindName(ErrorKind kind);
+
+// A problem with one file: which file, what kind of problem, and a detail a
+// person can act on ("truncated GIF (read 812 of 4096 bytes)").
+struct Error {
+  ErrorKind kind = ErrorKind::kIoError;
+  std::string path;
+  std::string detail;
+
+  // "<path>: <detail> [<kind>]", the form every message about a file takes.
+  std::string Message() const;
+};
+
+// Thrown from the public API when a stream stops on a bad file
+// (OnBadFile::kFail). Carries the Error that stopped it.
+class FileError : public std::runtime_error {
+ public:
+  explicit FileError(Error error);
+  const Error& error() const noexcept { return error_; }
+
+ private:
+  Error error_;
+};
+
+// Thrown from constructors when an option is invalid. The message names the
+// option and the bad value: "batch_size must be >= 1 (got 0)".
+class ConfigError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace segfeed

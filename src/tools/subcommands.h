@@ -1,0 +1,13 @@
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace segfeed::tools {
+
+// Each subcommand of the segfeed command lives in its own file and takes the
+// arguments after its name. It returns the process exit status and throws
+// UsageError for command-line mistakes (exit status 2).
+int RunMakeDemo(std::span<const std::string> args);
+
+}  // namespace segfeed::tools
