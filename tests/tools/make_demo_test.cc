@@ -4,8 +4,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "temp_dir.h"
 
@@ -38,6 +41,38 @@ TEST(MakeDemoTest, WritesPairsAndPrintsMeanSize) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("wrote 3 pairs"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("mean JPEG"), std::string::npos) << r.output;
+}
+
+std::vector<char> ReadBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The acceptance check, end to end through the command: two runs into
+// fresh folders agree byte for byte, and libjpeg-turbo's own djpeg decodes
+// every photo.
+TEST(MakeDemoTest, TwoRunsAreByteIdenticalAndDjpegDecodesEveryPhoto) {
+  TempDir dir;
+  for (const char* name : {"a", "b"}) {
+    const auto r = RunCli("make-demo '" + (dir / name).string() + "' --count 20");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "a")) {
+    if (!entry.is_regular_file()) continue;
+    const auto relative = std::filesystem::relative(entry.path(), dir / "a");
+    EXPECT_EQ(ReadBytes(entry.path()), ReadBytes(dir / "b" / relative)) << relative;
+    ++files;
+  }
+  EXPECT_EQ(files, 40u);
+
+  if (std::system("command -v djpeg >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "djpeg (libjpeg-turbo-progs) not installed";
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "a" / "train")) {
+    const std::string command = "djpeg -outfile /dev/null '" + entry.path().string() + "' 2>&1";
+    EXPECT_EQ(std::system(command.c_str()), 0) << entry.path();
+  }
 }
 
 TEST(MakeDemoTest, UnwritableOutDirIsAClearError) {
