@@ -1,0 +1,61 @@
+#include "memory/buffer_pool.h"
+
+#include <cassert>
+#include <utility>
+
+namespace segfeed::internal {
+
+BufferPool::BufferPool(int buffer_count, size_t buffer_bytes, PinnedMode mode)
+    : buffer_bytes_(buffer_bytes) {
+  assert(buffer_count >= 1 && buffer_bytes >= 1);
+  buffers_.reserve(buffer_count);
+  // The first buffer decides the kind; the others must match it, so a pool
+  // never mixes pinned and pageable memory.
+  buffers_.emplace_back(buffer_bytes, mode);
+  PinnedMode same_kind = PinnedMode::kOff;
+  if (buffers_.front().kind() == PoolKind::kCudaHost) same_kind = PinnedMode::kCuda;
+  if (buffers_.front().kind() == PoolKind::kMlocked) same_kind = PinnedMode::kMlock;
+  for (int i = 1; i < buffer_count; ++i) buffers_.emplace_back(buffer_bytes, same_kind);
+  // Hand out low indices first: makes traces easier to read.
+  for (int i = buffer_count - 1; i >= 0; --i) free_.push_back(i);
+}
+
+std::optional<int> BufferPool::TryAcquire() {
+  std::lock_guard lock(mu_);
+  if (free_.empty()) return std::nullopt;
+  const int index = free_.back();
+  free_.pop_back();
+  return index;
+}
+
+void BufferPool::Release(int index) {
+  assert(index >= 0 && index < buffer_count());
+  std::lock_guard lock(mu_);
+  if (return_listener_) {
+    return_listener_(index);
+  } else {
+    free_.push_back(index);
+  }
+}
+
+int BufferPool::free_count() const {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(free_.size());
+}
+
+void BufferPool::SetReturnListener(std::function<void(int)> listener) {
+  std::lock_guard lock(mu_);
+  return_listener_ = std::move(listener);
+  while (!free_.empty()) {
+    const int index = free_.back();
+    free_.pop_back();
+    return_listener_(index);
+  }
+}
+
+void BufferPool::ClearReturnListener() {
+  std::lock_guard lock(mu_);
+  return_listener_ = nullptr;
+}
+
+}  // namespace segfeed::internal

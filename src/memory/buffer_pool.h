@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "memory/pinned_buffer.h"
+
+namespace segfeed::internal {
+
+// A fixed set of equally sized batch buffers, allocated once at
+// construction and never grown: the pool is the memory bound of the loader.
+// Buffers are named by index; ownership of an index moves between the free
+// list, the pipeline and the consumer's lease.
+//
+// Thread-safe. A "return listener" lets a running pipeline receive buffers
+// the moment they are released, instead of polling the free list.
+class BufferPool {
+ public:
+  // `buffer_count` >= 1 buffers of `buffer_bytes` >= 1 each.
+  BufferPool(int buffer_count, size_t buffer_bytes, PinnedMode mode);
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  int buffer_count() const { return static_cast<int>(buffers_.size()); }
+  size_t buffer_bytes() const { return buffer_bytes_; }
+  // Bytes actually allocated: buffer_count() x buffer_bytes().
+  size_t total_bytes() const { return buffers_.size() * buffer_bytes_; }
+  // How many separate allocations the pool made (one per buffer).
+  int allocation_count() const { return static_cast<int>(buffers_.size()); }
+  PoolKind kind() const { return buffers_.front().kind(); }
+  const std::string& fallback_reason() const { return buffers_.front().fallback_reason(); }
+  std::byte* data(int index) const { return buffers_[index].data(); }
+
+  // Takes a free buffer, or nothing when all are in use. Never blocks.
+  std::optional<int> TryAcquire();
+  // Gives buffer `index` back: to the listener if one is set, else to the
+  // free list.
+  void Release(int index);
+  int free_count() const;
+
+  // From now on released buffers go to `listener` (called with the pool's
+  // lock held: it must not call back into the pool); the buffers free right
+  // now are handed to it at once.
+  void SetReturnListener(std::function<void(int)> listener);
+  // Released buffers go to the free list again.
+  void ClearReturnListener();
+
+ private:
+  size_t buffer_bytes_;
+  std::vector<PinnedBuffer> buffers_;
+  mutable std::mutex mu_;
+  std::vector<int> free_;                        // guarded by mu_
+  std::function<void(int)> return_listener_;     // guarded by mu_
+};
+
+}  // namespace segfeed::internal

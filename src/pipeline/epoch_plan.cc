@@ -1,0 +1,71 @@
+#include "pipeline/epoch_plan.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numeric>
+#include <utility>
+
+#include "counter_rng.h"
+
+namespace segfeed::internal {
+namespace {
+
+// Salts separate the random streams of different purposes.
+constexpr uint64_t kEpochOrderSalt = 0x0D3E2;
+constexpr uint64_t kSubsetSalt = 0x5B5E7;
+
+// Fisher-Yates with counter-based draws: the permutation depends only on the key.
+void Shuffle(std::vector<uint32_t>* ids, CounterRng rng) {
+  for (size_t i = ids->size(); i > 1; --i) {
+    std::swap((*ids)[i - 1], (*ids)[rng.Below(i)]);
+  }
+}
+
+}  // namespace
+
+int EpochPlan::BatchSamples(int64_t batch) const {
+  assert(batch >= 0 && batch < batch_count);
+  const int64_t remaining = static_cast<int64_t>(order.size()) - batch * batch_size;
+  return static_cast<int>(std::min<int64_t>(batch_size, remaining));
+}
+
+EpochPlan MakeEpochPlan(const EpochPlanSpec& spec) {
+  assert(spec.world_size >= 1 && spec.rank >= 0 && spec.rank < spec.world_size);
+  assert(spec.batch_size >= 1);
+  std::vector<uint32_t> global = spec.sample_ids;
+  if (spec.shuffle) Shuffle(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
+
+  EpochPlan plan;
+  plan.batch_size = spec.batch_size;
+  if (!global.empty()) {
+    const size_t world = static_cast<size_t>(spec.world_size);
+    const size_t per_rank = (global.size() + world - 1) / world;
+    plan.order.reserve(per_rank);
+    for (size_t k = 0; k < per_rank; ++k) {
+      // Padding repeats the permutation from its start, as DistributedSampler does.
+      plan.order.push_back(global[(k * world + spec.rank) % global.size()]);
+    }
+  }
+  const int64_t samples = static_cast<int64_t>(plan.order.size());
+  plan.batch_count = spec.drop_last ? samples / spec.batch_size
+                                    : (samples + spec.batch_size - 1) / spec.batch_size;
+  if (spec.drop_last) plan.order.resize(plan.batch_count * spec.batch_size);
+  return plan;
+}
+
+SubsetSplit SplitSubset(uint32_t count, double validation_fraction, uint64_t seed) {
+  assert(validation_fraction >= 0.0 && validation_fraction <= 1.0);
+  std::vector<uint32_t> ids(count);
+  std::iota(ids.begin(), ids.end(), 0u);
+  Shuffle(&ids, CounterRng(seed ^ kSubsetSalt));
+  const size_t validation = static_cast<size_t>(std::llround(validation_fraction * count));
+  SubsetSplit split;
+  split.validation.assign(ids.begin(), ids.begin() + validation);
+  split.train.assign(ids.begin() + validation, ids.end());
+  std::sort(split.validation.begin(), split.validation.end());
+  std::sort(split.train.begin(), split.train.end());
+  return split;
+}
+
+}  // namespace segfeed::internal

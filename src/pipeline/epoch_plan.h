@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace segfeed::internal {
+
+// Which pairs of the dataset an epoch visits, in which order, and how they
+// fall into batches. A pure function of its inputs: every rank, thread and
+// restarted process computes the same plan.
+struct EpochPlanSpec {
+  // The sample ids the loader may use (after the subset split), ascending.
+  std::vector<uint32_t> sample_ids;
+  uint64_t seed = 0;
+  int64_t epoch = 0;
+  bool shuffle = true;
+  int rank = 0;        // 0 <= rank < world_size
+  int world_size = 1;  // processes sharing the epoch
+  int batch_size = 1;
+  bool drop_last = false;
+};
+
+struct EpochPlan {
+  // This rank's samples in epoch order; position k goes to slot k % batch_size
+  // of batch k / batch_size.
+  std::vector<uint32_t> order;
+  int64_t batch_count = 0;
+  int batch_size = 1;
+
+  // Samples in batch `batch` (batch_size, or fewer for a short last batch).
+  int BatchSamples(int64_t batch) const;
+};
+
+// PyTorch DistributedSampler semantics: one permutation of all sample ids
+// per (seed, epoch), padded by repeating its beginning up to a multiple of
+// world_size, of which rank r takes positions r, r + world_size, ... Then
+// batches of batch_size, the last one short unless drop_last.
+EpochPlan MakeEpochPlan(const EpochPlanSpec& spec);
+
+// Splits ids [0, count) into a validation part of round(fraction x count)
+// ids chosen by the seed and a training part with the rest, each ascending.
+// The same seed gives the same split in every epoch and process.
+struct SubsetSplit {
+  std::vector<uint32_t> train;
+  std::vector<uint32_t> validation;
+};
+SubsetSplit SplitSubset(uint32_t count, double validation_fraction, uint64_t seed);
+
+}  // namespace segfeed::internal

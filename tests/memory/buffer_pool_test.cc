@@ -1,0 +1,76 @@
+#include "memory/buffer_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace segfeed::internal {
+namespace {
+
+TEST(BufferPoolTest, AllocatesExactlyCountTimesBytesOnce) {
+  BufferPool pool(3, 123457, PinnedMode::kOff);
+  EXPECT_EQ(pool.buffer_count(), 3);
+  EXPECT_EQ(pool.allocation_count(), 3);
+  EXPECT_EQ(pool.total_bytes(), 3u * 123457u);
+  EXPECT_EQ(pool.kind(), PoolKind::kPageable);
+  // Buffers never overlap.
+  std::vector<std::byte*> starts = {pool.data(0), pool.data(1), pool.data(2)};
+  std::sort(starts.begin(), starts.end());
+  for (int i = 0; i + 1 < 3; ++i) EXPECT_GE(starts[i + 1] - starts[i], 123457);
+}
+
+TEST(BufferPoolTest, AcquireUntilEmptyThenReleaseMakesOneAvailable) {
+  BufferPool pool(2, 64, PinnedMode::kOff);
+  auto a = pool.TryAcquire();
+  auto b = pool.TryAcquire();
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(*a, *b);
+  EXPECT_FALSE(pool.TryAcquire().has_value());
+  EXPECT_EQ(pool.free_count(), 0);
+  pool.Release(*b);
+  EXPECT_EQ(pool.TryAcquire(), b);
+}
+
+TEST(BufferPoolTest, ListenerGetsFreeBuffersAtOnceAndLaterReleases) {
+  BufferPool pool(3, 64, PinnedMode::kOff);
+  const int held = *pool.TryAcquire();
+  std::vector<int> received;
+  pool.SetReturnListener([&](int index) { received.push_back(index); });
+  EXPECT_EQ(received.size(), 2u);
+  EXPECT_EQ(pool.free_count(), 0);
+  pool.Release(held);
+  ASSERT_EQ(received.size(), 3u);
+  EXPECT_EQ(received.back(), held);
+  pool.ClearReturnListener();
+  pool.Release(received[0]);
+  EXPECT_EQ(pool.free_count(), 1);
+  EXPECT_EQ(received.size(), 3u);
+}
+
+TEST(BufferPoolTest, ConcurrentUseNeverHandsOutABufferTwice) {
+  constexpr int kBuffers = 4;
+  BufferPool pool(kBuffers, 64, PinnedMode::kOff);
+  std::atomic<int> owners[kBuffers] = {};
+  std::atomic<bool> duplicate{false};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20000; ++i) {
+        auto index = pool.TryAcquire();
+        if (!index) continue;
+        if (owners[*index].fetch_add(1) != 0) duplicate = true;
+        owners[*index].fetch_sub(1);
+        pool.Release(*index);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_FALSE(duplicate);
+  EXPECT_EQ(pool.free_count(), kBuffers);
+}
+
+}  // namespace
+}  // namespace segfeed::internal

@@ -1,0 +1,100 @@
+#include "pipeline/epoch_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+
+namespace segfeed::internal {
+namespace {
+
+std::vector<uint32_t> Iota(uint32_t n) {
+  std::vector<uint32_t> ids(n);
+  std::iota(ids.begin(), ids.end(), 0u);
+  return ids;
+}
+
+TEST(EpochPlanTest, EveryEpochVisitsEverySampleOnceInADifferentOrder) {
+  EpochPlanSpec spec;
+  spec.sample_ids = Iota(103);
+  spec.batch_size = 8;
+  std::set<std::vector<uint32_t>> orders;
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    spec.epoch = epoch;
+    const EpochPlan plan = MakeEpochPlan(spec);
+    std::vector<uint32_t> sorted = plan.order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, spec.sample_ids) << "epoch " << epoch;
+    EXPECT_EQ(plan.batch_count, 13);
+    EXPECT_EQ(plan.BatchSamples(12), 103 - 12 * 8);  // short last batch
+    orders.insert(plan.order);
+  }
+  EXPECT_EQ(orders.size(), 5u);
+}
+
+TEST(EpochPlanTest, SameKeySameOrderAndNoShuffleKeepsIdOrder) {
+  EpochPlanSpec spec;
+  spec.sample_ids = Iota(50);
+  spec.seed = 9;
+  spec.epoch = 3;
+  EXPECT_EQ(MakeEpochPlan(spec).order, MakeEpochPlan(spec).order);
+  spec.shuffle = false;
+  EXPECT_EQ(MakeEpochPlan(spec).order, spec.sample_ids);
+}
+
+TEST(EpochPlanTest, DropLastDropsOnlyTheShortBatch) {
+  EpochPlanSpec spec;
+  spec.sample_ids = Iota(20);
+  spec.batch_size = 8;
+  spec.drop_last = true;
+  const EpochPlan plan = MakeEpochPlan(spec);
+  EXPECT_EQ(plan.batch_count, 2);
+  EXPECT_EQ(plan.order.size(), 16u);
+  EXPECT_EQ(plan.BatchSamples(1), 8);
+}
+
+// DistributedSampler semantics: shards are disjoint apart from the padding,
+// equal in length, and together cover the epoch.
+TEST(EpochPlanTest, ShardsAreDisjointAndCoverTheEpoch) {
+  for (uint32_t samples : {1u, 7u, 10u, 64u}) {
+    for (int world = 1; world <= 4; ++world) {
+      EpochPlanSpec spec;
+      spec.sample_ids = Iota(samples);
+      spec.seed = 5;
+      spec.epoch = 2;
+      spec.world_size = world;
+      std::map<uint32_t, int> seen;
+      size_t length = 0;
+      for (int rank = 0; rank < world; ++rank) {
+        spec.rank = rank;
+        const EpochPlan plan = MakeEpochPlan(spec);
+        if (rank == 0) length = plan.order.size();
+        EXPECT_EQ(plan.order.size(), length);
+        for (uint32_t id : plan.order) ++seen[id];
+      }
+      const size_t padded = length * world;
+      EXPECT_EQ(padded, (samples + world - 1) / world * world);
+      EXPECT_EQ(seen.size(), samples) << samples << " samples, world " << world;
+      int repeats = 0;
+      for (auto [id, count] : seen) repeats += count - 1;
+      EXPECT_EQ(static_cast<size_t>(repeats), padded - samples);
+    }
+  }
+}
+
+TEST(EpochPlanTest, SubsetSplitIsDisjointCompleteAndStable) {
+  const SubsetSplit split = SplitSubset(1000, 0.2, 42);
+  EXPECT_EQ(split.validation.size(), 200u);
+  EXPECT_EQ(split.train.size(), 800u);
+  std::vector<uint32_t> all = split.train;
+  all.insert(all.end(), split.validation.begin(), split.validation.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, Iota(1000));
+  EXPECT_EQ(SplitSubset(1000, 0.2, 42).validation, split.validation);
+  EXPECT_NE(SplitSubset(1000, 0.2, 43).validation, split.validation);
+}
+
+}  // namespace
+}  // namespace segfeed::internal
