@@ -1,0 +1,135 @@
+#include "augment/affine_warp.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <numbers>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace segfeed::internal {
+namespace {
+
+// sin and cos of an angle in degrees, exact at multiples of 90 so that
+// quarter turns map pixel centres exactly onto pixel centres.
+void SinCosDegrees(double angle_deg, double* sin_out, double* cos_out) {
+  double reduced = std::fmod(angle_deg, 360.0);
+  if (reduced < 0) reduced += 360.0;
+  if (reduced == 0.0 || reduced == 90.0 || reduced == 180.0 || reduced == 270.0) {
+    static constexpr double kSin[] = {0, 1, 0, -1};
+    static constexpr double kCos[] = {1, 0, -1, 0};
+    const int quarter = static_cast<int>(reduced) / 90;
+    *sin_out = kSin[quarter];
+    *cos_out = kCos[quarter];
+    return;
+  }
+  const double radians = reduced * (std::numbers::pi / 180.0);
+  *sin_out = std::sin(radians);
+  *cos_out = std::cos(radians);
+}
+
+cv::Mat ConstMat(const RasterView& view) {
+  assert(view.channels == 1 || view.channels == 3);
+  // OpenCV takes non-const data for headers; the Mat is only read.
+  return cv::Mat(view.height, view.width, CV_MAKETYPE(CV_8U, view.channels),
+                 const_cast<uint8_t*>(view.data), static_cast<size_t>(view.stride_bytes));
+}
+
+cv::Mat WritableMat(const MutableRasterView& view) {
+  assert(view.channels == 1 || view.channels == 3);
+  return cv::Mat(view.height, view.width, CV_MAKETYPE(CV_8U, view.channels), view.data,
+                 static_cast<size_t>(view.stride_bytes));
+}
+
+void Warp(const cv::Mat& source, double extent_width, double extent_height,
+          const AugmentParams& params, int interpolation, const AugmentOptions& options,
+          double constant_fill, cv::Mat& out) {
+  const AffineMatrix m = OutputToSourceMatrix(params, extent_width, extent_height, out.cols,
+                                              out.rows);
+  const cv::Mat matrix(2, 3, CV_64F, const_cast<double*>(m.data()));
+  const int border =
+      options.fill_mode == FillMode::kReflect ? cv::BORDER_REFLECT : cv::BORDER_CONSTANT;
+  // `out` wraps the caller's memory with the right size and type, so
+  // warpAffine writes in place and never reallocates.
+  [[maybe_unused]] const uchar* caller_memory = out.data;
+  cv::warpAffine(source, out, matrix, out.size(), interpolation | cv::WARP_INVERSE_MAP, border,
+                 cv::Scalar::all(constant_fill));
+  assert(out.data == caller_memory);
+}
+
+}  // namespace
+
+AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_width,
+                                  double source_height, int output_width, int output_height) {
+  double sin_a = 0;
+  double cos_a = 1;
+  SinCosDegrees(params.angle_deg, &sin_a, &cos_a);
+  const double scale_x = source_width / output_width;
+  const double scale_y = source_height / output_height;
+  const double flip_x = params.flip_lr ? -1.0 : 1.0;
+  const double flip_y = params.flip_ud ? -1.0 : 1.0;
+  // Output pixel index x has continuous position x + 0.5; relative to the
+  // centre that is x + 0.5 - W/2. Undo the rotation (rotate by -angle), undo
+  // the flips (mirror about the centre), scale to the source extent, and
+  // return to a pixel index by subtracting 0.5.
+  const double u0 = 0.5 - output_width / 2.0;
+  const double v0 = 0.5 - output_height / 2.0;
+  const double sx = scale_x * flip_x;
+  const double sy = scale_y * flip_y;
+  return {sx * cos_a,
+          -sx * sin_a,
+          source_width / 2.0 - 0.5 + sx * (cos_a * u0 - sin_a * v0),
+          sy * sin_a,
+          sy * cos_a,
+          source_height / 2.0 - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
+}
+
+int PreReduceFactor(double source_pixels_per_output_pixel) {
+  if (!(source_pixels_per_output_pixel > 2.0)) return 1;
+  return static_cast<int>(std::floor(source_pixels_per_output_pixel));
+}
+
+void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
+                      const WarpSource& source, const MutableRasterView& image_out,
+                      const MutableRasterView& mask_out, WarpScratch* scratch) {
+  assert(source.image.channels == 3 && source.mask.channels == 1);
+  assert(image_out.channels == 3 && mask_out.channels == 1);
+  const double scale_x = source.image_scale > 0
+                             ? source.image_scale
+                             : static_cast<double>(source.image.width) / source.mask.width;
+  const double scale_y = source.image_scale > 0
+                             ? source.image_scale
+                             : static_cast<double>(source.image.height) / source.mask.height;
+  // The image's extent in its own pixels: the mask's extent at its scale.
+  double extent_width = source.mask.width * scale_x;
+  double extent_height = source.mask.height * scale_y;
+
+  cv::Mat image = ConstMat(source.image);
+  const int factor_x = options.antialias ? PreReduceFactor(extent_width / image_out.width) : 1;
+  const int factor_y = options.antialias ? PreReduceFactor(extent_height / image_out.height) : 1;
+  if (factor_x > 1 || factor_y > 1) {
+    const int reduced_width = std::max(1, (source.image.width + factor_x / 2) / factor_x);
+    const int reduced_height = std::max(1, (source.image.height + factor_y / 2) / factor_y);
+    scratch->reduced_image.resize(static_cast<size_t>(reduced_width) * reduced_height * 3);
+    cv::Mat reduced(reduced_height, reduced_width, CV_8UC3, scratch->reduced_image.data());
+    // Area averaging maps the whole source extent onto the reduced raster
+    // (OpenCV's fast integer path when the sizes divide exactly), so the
+    // reduced pixels keep the extent convention above.
+    cv::resize(image, reduced, reduced.size(), 0, 0, cv::INTER_AREA);
+    extent_width *= static_cast<double>(reduced_width) / source.image.width;
+    extent_height *= static_cast<double>(reduced_height) / source.image.height;
+    image = reduced;
+  }
+
+  cv::Mat image_dst = WritableMat(image_out);
+  Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options, options.fill_value,
+       image_dst);
+  cv::Mat mask_dst = WritableMat(mask_out);
+  // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
+  // always background, whatever the image's fill value.
+  Warp(ConstMat(source.mask), source.mask.width, source.mask.height, params, cv::INTER_NEAREST,
+       options, 0.0, mask_dst);
+}
+
+}  // namespace segfeed::internal

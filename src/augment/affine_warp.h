@@ -1,0 +1,74 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "augment/raster_view.h"
+#include "segfeed/augment.h"
+#include "segfeed/options.h"
+
+namespace segfeed::internal {
+
+// A 2x3 matrix {a, b, c, d, e, f}, row-major, that maps an output pixel index
+// (x, y) to the source position (a*x + b*y + c, d*x + e*y + f), both in
+// OpenCV's pixel-index convention (pixel (i, j) has its centre at (i, j)).
+using AffineMatrix = std::array<double, 6>;
+
+// The fused geometry of one sample, output -> source.
+//
+// Convention: a raster of W x H pixels covers the continuous rectangle
+// [0, W] x [0, H]; pixel i has its centre at i + 0.5. The forward chain is
+//   resize the source extent onto the output extent (stretching if the aspect
+//   ratios differ), flip left-right / up-down, rotate by angle_deg
+//   counter-clockwise about the output centre (W_out/2, H_out/2),
+// and the matrix is its inverse, expressed in pixel indices. Because it is
+// built from extents rather than pixel counts, rasters of one scene at
+// different resolutions (a 1/2 DCT-decoded photo and its full-size mask) get
+// matrices that land on the same physical point for every output pixel.
+//
+// source_width/height are the source extent in source pixels; they may be
+// fractional (a 1/8 DCT decode of 1918 pixels covers 239.75 of its pixels).
+// Multiples of 90 degrees use exact sines and cosines, so those rotations
+// are exact pixel permutations on a square output.
+AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_width,
+                                  double source_height, int output_width, int output_height);
+
+// One sample's decoded rasters.
+struct WarpSource {
+  // RGB, 3 channels; may be a reduced (DCT-scaled) decode of the photo.
+  RasterView image;
+  // 1 channel, 0/1, at the photo's full resolution.
+  RasterView mask;
+  // Image pixels per mask pixel, e.g. 0.5 for a 1/2 DCT decode; both axes.
+  // 0 means "infer": image.width / mask.width and image.height / mask.height.
+  // Pass the decoder's exact scale when known: libjpeg-turbo rounds scaled
+  // sizes up (1918/8 -> 240), and inferring from those counts would shift the
+  // image against the mask by up to half a reduced pixel at the far edge.
+  double image_scale = 0.0;
+};
+
+// Memory one thread reuses across samples for the pre-reduced image, so the
+// steady state allocates nothing. Not shared between threads.
+struct WarpScratch {
+  std::vector<uint8_t> reduced_image;
+};
+
+// Integer area-reduction factor applied to the image along one axis before
+// the warp, given the remaining downscale `source_pixels_per_output_pixel`:
+// 1 up to 2x, else floor(downscale), which leaves a bilinear factor in [1, 2).
+int PreReduceFactor(double source_pixels_per_output_pixel);
+
+// Warps image (bilinear, 8-bit fixed point: bit-exact and independent of the
+// thread count) and mask (nearest neighbour: output values are source
+// values, so a 0/1 mask stays exactly 0/1) to the output size in one pass
+// each, straight into the caller's rasters. `image_out` must be
+// output_width x output_height x 3 and `mask_out` the same x 1, not
+// overlapping the sources. When options.antialias is set and the image must
+// shrink by more than 2x on an axis, it is first area-reduced into
+// `scratch` (see PreReduceFactor). `options` must be valid.
+void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
+                      const WarpSource& source, const MutableRasterView& image_out,
+                      const MutableRasterView& mask_out, WarpScratch* scratch);
+
+}  // namespace segfeed::internal

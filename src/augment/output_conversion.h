@@ -1,0 +1,64 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "augment/raster_view.h"
+#include "segfeed/options.h"
+
+namespace segfeed::internal {
+
+// Where one sample's image goes: element (y, x, c) lives at
+// data + y*y_stride_bytes + x*x_stride_bytes + c*channel_stride_bytes.
+// NHWC and NCHW batch slots, padded rows, or a single plane are all strides.
+struct StridedImage {
+  void* data = nullptr;
+  ptrdiff_t y_stride_bytes = 0;
+  ptrdiff_t x_stride_bytes = 0;
+  ptrdiff_t channel_stride_bytes = 0;
+};
+
+// Where one sample's mask goes: element (y, x) at
+// data + y*y_stride_bytes + x*x_stride_bytes.
+struct StridedMask {
+  void* data = nullptr;
+  ptrdiff_t y_stride_bytes = 0;
+  ptrdiff_t x_stride_bytes = 0;
+};
+
+// Turns augmented uint8 rasters into the configured output tensors. Every
+// image conversion is a per-channel function of one uint8 level, so it is a
+// table lookup: the tables are computed once here, in float32 as
+// documented in OutputOptions, and float16 entries are those float32 values
+// rounded to nearest-even. Immutable after construction: thread-safe.
+class OutputConverter {
+ public:
+  // Validates `options` (throws ConfigError).
+  explicit OutputConverter(const OutputOptions& options);
+
+  const OutputOptions& options() const { return options_; }
+
+  // Strides of a densely packed width x height sample in the configured
+  // layout and dtype, starting at `data`.
+  StridedImage DenseImage(void* data, int width, int height) const;
+  StridedMask DenseMask(void* data, int width) const;
+
+  // Writes `rgb` (3 channels) to `dst` in the configured dtype. The
+  // destination must hold rgb.width x rgb.height elements per channel and
+  // must not overlap `rgb` unless both are the same uint8 NHWC memory.
+  void ConvertImage(const RasterView& rgb, const StridedImage& dst) const;
+
+  // Writes `mask` (1 channel) to `dst` as exactly 0 or 1 in the configured
+  // dtype: any nonzero source value counts as foreground. May run in place
+  // for uint8.
+  void ConvertMask(const RasterView& mask, const StridedMask& dst) const;
+
+ private:
+  OutputOptions options_;
+  // Value of level v in channel c, per dtype (only the configured one is used).
+  std::array<std::array<float, 256>, 3> float32_table_{};
+  std::array<std::array<uint16_t, 256>, 3> float16_table_{};
+};
+
+}  // namespace segfeed::internal

@@ -1,0 +1,53 @@
+// DrawAugmentParams: per-sample parameters from a counter-based generator.
+
+#include "counter_rng.h"
+#include "segfeed/augment.h"
+
+namespace segfeed {
+namespace {
+
+// Each parameter reads its own fixed position of the sample's stream, offset
+// by a constant ("augment" in ASCII) so these draws never coincide with other
+// users of a (seed, epoch, ...) key such as the epoch permutation.
+constexpr uint64_t kStreamBase = 0x6175676d656e74ull;
+enum Slot : uint64_t {
+  kFlipLr = kStreamBase,
+  kFlipUd,
+  kAngle,
+  kContrast,
+  kBrightness,
+  kSaturation,
+  kHue,
+};
+
+double Uniform01At(const internal::CounterRng& rng, uint64_t slot) {
+  return static_cast<double>(rng.At(slot) >> 11) * 0x1.0p-53;
+}
+
+double UniformAt(const internal::CounterRng& rng, uint64_t slot, const UniformRange& range) {
+  return range.min + (range.max - range.min) * Uniform01At(rng, slot);
+}
+
+}  // namespace
+
+AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed, uint64_t epoch,
+                                uint64_t sample_id) {
+  const internal::CounterRng rng(seed, epoch, sample_id);
+  AugmentParams params;
+  params.flip_lr = Uniform01At(rng, kFlipLr) < options.flip_lr_probability;
+  params.flip_ud = Uniform01At(rng, kFlipUd) < options.flip_ud_probability;
+  if (options.rotation_fraction > 0.0) {
+    const double max_deg = options.rotation_fraction * 360.0;
+    params.angle_deg = UniformAt(rng, kAngle, {-max_deg, max_deg});
+  }
+  if (options.contrast_enabled)
+    params.contrast_factor = UniformAt(rng, kContrast, options.contrast_factor);
+  if (options.brightness_enabled)
+    params.brightness_delta = UniformAt(rng, kBrightness, options.brightness_delta);
+  if (options.saturation_enabled)
+    params.saturation_factor = UniformAt(rng, kSaturation, options.saturation_factor);
+  if (options.hue_enabled) params.hue_delta = UniformAt(rng, kHue, options.hue_delta);
+  return params;
+}
+
+}  // namespace segfeed

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace segfeed::internal {
+
+// A borrowed 8-bit raster: `height` rows of `width` pixels of `channels`
+// bytes each, rows `stride_bytes` apart. The view never owns the memory; the
+// caller keeps it alive for the duration of the call that takes the view.
+struct RasterView {
+  const uint8_t* data = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  ptrdiff_t stride_bytes = 0;
+
+  const uint8_t* Row(int y) const { return data + y * stride_bytes; }
+};
+
+// The same, writable.
+struct MutableRasterView {
+  uint8_t* data = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  ptrdiff_t stride_bytes = 0;
+
+  uint8_t* Row(int y) const { return data + y * stride_bytes; }
+  RasterView View() const { return {data, width, height, channels, stride_bytes}; }
+};
+
+}  // namespace segfeed::internal

@@ -1,0 +1,52 @@
+#include "augment/sample_augmenter.h"
+
+#include "augment/color_jitter.h"
+
+namespace segfeed::internal {
+namespace {
+
+const AugmentOptions& Validated(const AugmentOptions& options) {
+  ValidateAugmentOptions(options);
+  return options;
+}
+
+}  // namespace
+
+SampleAugmenter::SampleAugmenter(const AugmentOptions& augment_options,
+                                 const OutputOptions& output_options)
+    : augment_options_(Validated(augment_options)), converter_(output_options) {
+  const size_t pixels =
+      static_cast<size_t>(augment_options_.output_width) * augment_options_.output_height;
+  image_scratch_.resize(pixels * 3);
+  mask_scratch_.resize(pixels);
+}
+
+void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
+                          const StridedImage& image_dst, const StridedMask& mask_dst) {
+  const int width = augment_options_.output_width;
+  const int height = augment_options_.output_height;
+  const OutputOptions& output = converter_.options();
+
+  // Packed uint8 destinations already have the warp's layout: skip scratch.
+  const bool image_direct = output.image_dtype == ImageDtype::kUint8 &&
+                            image_dst.x_stride_bytes == 3 && image_dst.channel_stride_bytes == 1;
+  const bool mask_direct = output.mask_dtype == MaskDtype::kUint8 && mask_dst.x_stride_bytes == 1;
+  const MutableRasterView image_out =
+      image_direct
+          ? MutableRasterView{static_cast<uint8_t*>(image_dst.data), width, height, 3,
+                              image_dst.y_stride_bytes}
+          : MutableRasterView{image_scratch_.data(), width, height, 3, ptrdiff_t{width} * 3};
+  const MutableRasterView mask_out =
+      mask_direct ? MutableRasterView{static_cast<uint8_t*>(mask_dst.data), width, height, 1,
+                                      mask_dst.y_stride_bytes}
+                  : MutableRasterView{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
+
+  WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
+  // Jitter on the output-size image: cheaper than on the source.
+  ApplyColorJitter(params, image_out);
+  if (!image_direct) converter_.ConvertImage(image_out.View(), image_dst);
+  // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.
+  converter_.ConvertMask(mask_out.View(), mask_dst);
+}
+
+}  // namespace segfeed::internal

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "augment/affine_warp.h"
+#include "augment/output_conversion.h"
+#include "segfeed/augment.h"
+#include "segfeed/options.h"
+
+namespace segfeed::internal {
+
+// The whole augment stage for one sample: fused warp of image and mask,
+// colour jitter on the output-size image, conversion into the destination
+// (typically a batch slot). Output size comes from AugmentOptions.
+//
+// Holds per-thread scratch (one output-size RGB and mask raster, and the
+// pre-reduce buffer), so give each worker thread its own instance; the
+// steady state allocates nothing. The output bytes depend only on the
+// parameters and the sources, never on the thread or on earlier samples.
+class SampleAugmenter {
+ public:
+  // Validates both option structs (throws ConfigError).
+  SampleAugmenter(const AugmentOptions& augment_options, const OutputOptions& output_options);
+
+  const AugmentOptions& augment_options() const { return augment_options_; }
+  const OutputConverter& converter() const { return converter_; }
+
+  // Writes the augmented sample to `image_dst` / `mask_dst` (see
+  // OutputConverter for the stride conventions). When the output is uint8
+  // NHWC with packed pixels the warp writes straight into `image_dst` and the
+  // jitter runs there; otherwise the warp writes to scratch and the
+  // conversion is the only write to the destination.
+  void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
+           const StridedMask& mask_dst);
+
+ private:
+  AugmentOptions augment_options_;
+  OutputConverter converter_;
+  WarpScratch warp_scratch_;
+  std::vector<uint8_t> image_scratch_;
+  std::vector<uint8_t> mask_scratch_;
+};
+
+}  // namespace segfeed::internal

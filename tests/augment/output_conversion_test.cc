@@ -1,0 +1,171 @@
+#include "augment/output_conversion.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "segfeed/errors.h"
+#include "test_rasters.h"
+
+namespace segfeed::internal {
+namespace {
+
+using segfeed::testing::NoiseImage;
+using segfeed::testing::View;
+
+constexpr uint8_t kSentinel = 0xAB;
+
+// Expected element (y, x, c) by the documented formula, one at a time.
+float NaiveValue(const OutputOptions& options, uint8_t level, int c) {
+  const float mean = options.normalize ? options.mean[c] : 0.0f;
+  const float std = options.normalize ? options.std[c] : 1.0f;
+  return (static_cast<float>(level) / 255.0f - mean) / std;
+}
+
+// float16 bits by OpenCV's own (vectorised) conversion, independent of the
+// converter's tables.
+uint16_t Float16Bits(float value) {
+  cv::Mat f32(1, 1, CV_32F, cv::Scalar(value));
+  cv::Mat f16;
+  f32.convertTo(f16, CV_16F);
+  return f16.at<uint16_t>(0, 0);
+}
+
+TEST(OutputConversionTest, AllDtypesAndLayoutsMatchNaiveLoop) {
+  const int width = 37, height = 23;  // odd sizes catch row/plane mix-ups
+  const cv::Mat image = NoiseImage(width, height, 3, 21);
+  for (ImageDtype dtype : {ImageDtype::kUint8, ImageDtype::kFloat16, ImageDtype::kFloat32}) {
+    for (Layout layout : {Layout::kNHWC, Layout::kNCHW}) {
+      for (bool normalize : {false, true}) {
+        if (normalize && dtype == ImageDtype::kUint8) continue;
+        OutputOptions options;
+        options.image_dtype = dtype;
+        options.layout = layout;
+        options.normalize = normalize;
+        options.mean = {0.5f, 0.25f, 0.125f};
+        options.std = {0.2f, 0.3f, 0.7f};
+        const OutputConverter converter(options);
+        const std::string label = std::string(ImageDtypeName(dtype)) + " " +
+                                  LayoutName(layout) + " normalize " + std::to_string(normalize);
+
+        // Padded destination: rows (NHWC) or planes (NCHW) have slack that
+        // must stay untouched.
+        const ptrdiff_t e = ImageDtypeBytes(dtype);
+        StridedImage dst;
+        std::vector<uint8_t> buffer;
+        if (layout == Layout::kNHWC) {
+          buffer.assign((width * 3 * e + 16) * height, kSentinel);
+          dst = {buffer.data(), width * 3 * e + 16, 3 * e, e};
+        } else {
+          const ptrdiff_t row = width * e + 8;
+          const ptrdiff_t plane = row * height + 32;
+          buffer.assign(plane * 3, kSentinel);
+          dst = {buffer.data(), row, e, plane};
+        }
+        converter.ConvertImage(View(image), dst);
+
+        std::vector<bool> written(buffer.size(), false);
+        int mismatches = 0;
+        for (int y = 0; y < height; ++y) {
+          for (int x = 0; x < width; ++x) {
+            for (int c = 0; c < 3; ++c) {
+              const ptrdiff_t offset =
+                  y * dst.y_stride_bytes + x * dst.x_stride_bytes + c * dst.channel_stride_bytes;
+              for (ptrdiff_t i = 0; i < e; ++i) written[offset + i] = true;
+              const uint8_t level = image.at<cv::Vec3b>(y, x)[c];
+              const float expected = NaiveValue(options, level, c);
+              if (dtype == ImageDtype::kUint8) {
+                mismatches += buffer[offset] != level;
+              } else if (dtype == ImageDtype::kFloat16) {
+                uint16_t got;
+                std::memcpy(&got, &buffer[offset], 2);
+                mismatches += got != Float16Bits(expected);
+              } else {
+                float got;
+                std::memcpy(&got, &buffer[offset], 4);
+                mismatches += got != expected;
+              }
+            }
+          }
+        }
+        EXPECT_EQ(mismatches, 0) << label;
+        int padding_touched = 0;
+        for (size_t i = 0; i < buffer.size(); ++i)
+          padding_touched += !written[i] && buffer[i] != kSentinel;
+        EXPECT_EQ(padding_touched, 0) << label;
+      }
+    }
+  }
+}
+
+TEST(OutputConversionTest, DenseStridesMatchLayout) {
+  OutputOptions options;
+  options.image_dtype = ImageDtype::kFloat16;
+  options.layout = Layout::kNCHW;
+  const OutputConverter nchw(options);
+  char base = 0;
+  const StridedImage planar = nchw.DenseImage(&base, 5, 4);
+  EXPECT_EQ(planar.y_stride_bytes, 10);
+  EXPECT_EQ(planar.x_stride_bytes, 2);
+  EXPECT_EQ(planar.channel_stride_bytes, 40);
+  options.layout = Layout::kNHWC;
+  const StridedImage interleaved = OutputConverter(options).DenseImage(&base, 5, 4);
+  EXPECT_EQ(interleaved.y_stride_bytes, 30);
+  EXPECT_EQ(interleaved.x_stride_bytes, 6);
+  EXPECT_EQ(interleaved.channel_stride_bytes, 2);
+}
+
+TEST(OutputConversionTest, MasksBecomeExactlyZeroOrOne) {
+  cv::Mat mask(3, 4, CV_8UC1);
+  const uint8_t values[] = {0, 1, 255, 7, 0, 0, 1, 1, 128, 0, 2, 0};
+  std::memcpy(mask.data, values, sizeof values);
+  for (MaskDtype dtype : {MaskDtype::kUint8, MaskDtype::kFloat32}) {
+    OutputOptions options;
+    options.mask_dtype = dtype;
+    const OutputConverter converter(options);
+    const int e = MaskDtypeBytes(dtype);
+    // Padded rows and a strided x to exercise the general path as well.
+    for (ptrdiff_t x_stride : {ptrdiff_t{e}, ptrdiff_t{2 * e}}) {
+      const ptrdiff_t row = 4 * x_stride + 4;
+      std::vector<uint8_t> buffer(row * 3, kSentinel);
+      converter.ConvertMask(View(mask), {buffer.data(), row, x_stride});
+      for (int y = 0; y < 3; ++y) {
+        for (int x = 0; x < 4; ++x) {
+          const uint8_t* p = &buffer[y * row + x * x_stride];
+          const bool foreground = values[y * 4 + x] != 0;
+          if (dtype == MaskDtype::kUint8) {
+            EXPECT_EQ(*p, foreground ? 1 : 0) << y << "," << x;
+          } else {
+            float got;
+            std::memcpy(&got, p, 4);
+            EXPECT_EQ(got, foreground ? 1.0f : 0.0f) << y << "," << x;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(OutputConversionTest, InPlaceUint8ImageIsUnchanged) {
+  cv::Mat image = NoiseImage(16, 8, 3, 4);
+  const cv::Mat original = image.clone();
+  OutputOptions options;
+  options.image_dtype = ImageDtype::kUint8;
+  const OutputConverter converter(options);
+  converter.ConvertImage(View(image), {image.data, static_cast<ptrdiff_t>(image.step), 3, 1});
+  EXPECT_EQ(cv::norm(image, original, cv::NORM_INF), 0);
+}
+
+TEST(OutputConversionTest, ConstructorRejectsInvalidOptions) {
+  OutputOptions options;
+  options.image_dtype = ImageDtype::kUint8;
+  options.normalize = true;
+  EXPECT_THROW(OutputConverter{options}, ConfigError);
+}
+
+}  // namespace
+}  // namespace segfeed::internal
