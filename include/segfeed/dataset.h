@@ -1,0 +1,98 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "segfeed/errors.h"
+
+namespace segfeed {
+
+// Where a dataset lives and how its images and masks are paired. An image
+// `image_dir/<stem><ext>` pairs with the mask
+// `mask_dir/<stem><mask_suffix><mask ext>`. Extensions match
+// case-insensitively (".jpg" matches "a.JPG").
+struct DatasetSpec {
+  // Folder holding the photos.
+  std::filesystem::path image_dir;
+  // Folder holding the masks; may be the same folder as image_dir.
+  std::filesystem::path mask_dir;
+  // Appended to an image's stem to name its mask ("0cdf5b5d_01" ->
+  // "0cdf5b5d_01_mask.gif"). May be empty when the folders differ.
+  std::string mask_suffix = "_mask";
+  // Extensions (with the dot) that make a file an image.
+  std::vector<std::string> image_extensions = {".jpg", ".jpeg"};
+  // Extensions (with the dot) that make a file a mask.
+  std::vector<std::string> mask_extensions = {".gif"};
+
+  // Kaggle Carvana's layout, what `--data DIR` means: images in DIR/train,
+  // masks in DIR/train_masks named <stem>_mask.gif.
+  static DatasetSpec Carvana(const std::filesystem::path& root);
+};
+
+// One image with its mask, the unit the loader streams.
+struct SamplePair {
+  std::string stem;                  // the image's name without extension
+  std::filesystem::path image_path;  // image_dir / (stem + ext)
+  std::filesystem::path mask_path;   // mask_dir / (stem + mask_suffix + ext)
+};
+
+// A file in a dataset folder that the listing did not use, and why.
+struct IgnoredFile {
+  std::filesystem::path path;
+  std::string reason;  // "hidden", "not an image or mask", "duplicate of <name>", ...
+};
+
+// What ListDataset() found. Everything is sorted, so the result is the same
+// whatever order the file system returns its entries in.
+struct Dataset {
+  // Complete pairs, sorted by stem (bytewise), the only samples the loader
+  // uses.
+  std::vector<SamplePair> pairs;
+  // missing_mask (path: the image) and orphan_mask (path: the mask) records,
+  // sorted by stem, for the checker.
+  std::vector<Error> problems;
+  // Hidden files, subfolders and files that are neither image nor mask,
+  // sorted by path, for the checker to list if it wants.
+  std::vector<IgnoredFile> ignored;
+};
+
+// Lists `spec.image_dir` and `spec.mask_dir` (not recursively) and pairs
+// images with masks. Symlinks are followed; a dangling symlink with an image
+// or mask name is listed like a file, so reading it later fails with an
+// io_error naming it instead of vanishing silently. Names are compared as raw
+// bytes, so spaces and UTF-8 work. Throws ConfigError for an invalid spec
+// (no extensions, an empty folder path) and FileError (io_error) when a
+// folder cannot be listed.
+Dataset ListDataset(const DatasetSpec& spec);
+
+// What a JPEG warning (e.g. "Premature end of JPEG file") means.
+enum class JpegWarnings {
+  // The image is refused as corrupt_image: a warning from libjpeg-turbo
+  // usually means grey or garbage blocks in the decoded pixels.
+  kAreErrors,
+  // The decoded pixels are used as they are.
+  kAreIgnored,
+};
+
+// Limits and choices of the decode stage; the same for every file.
+struct DecodeOptions {
+  // Largest width x height accepted for an image, a mask's logical screen or
+  // a mask frame, in pixels. Checked on the header, before any pixel buffer
+  // is allocated, so a hostile header cannot make the loader allocate
+  // gigabytes. Raising it raises the per-thread scratch memory a file may
+  // demand (3 bytes per pixel for images).
+  int64_t max_pixels = 100'000'000;
+  // A mask palette colour is foreground (1) when its luminance
+  // 0.299 R + 0.587 G + 0.114 B is at least this (0-255), else background (0).
+  int mask_threshold = 128;
+  // Whether a JPEG that decodes only with warnings is refused.
+  JpegWarnings jpeg_warnings = JpegWarnings::kAreErrors;
+};
+
+// Throws ConfigError naming the field and the value if `options` is invalid
+// (max_pixels < 1, mask_threshold outside 0-255).
+void ValidateDecodeOptions(const DecodeOptions& options);
+
+}  // namespace segfeed

@@ -1,0 +1,22 @@
+#include <string>
+
+#include "segfeed/dataset.h"
+
+namespace segfeed {
+
+void ValidateDecodeOptions(const DecodeOptions& options) {
+  if (options.max_pixels < 1) {
+    throw ConfigError("max_pixels must be >= 1 (got " + std::to_string(options.max_pixels) + ")");
+  }
+  if (options.mask_threshold < 0 || options.mask_threshold > 255) {
+    throw ConfigError("mask_threshold must be in 0-255 (got " +
+                      std::to_string(options.mask_threshold) + ")");
+  }
+  if (options.jpeg_warnings != JpegWarnings::kAreErrors &&
+      options.jpeg_warnings != JpegWarnings::kAreIgnored) {
+    throw ConfigError("jpeg_warnings must be kAreErrors or kAreIgnored (got " +
+                      std::to_string(static_cast<int>(options.jpeg_warnings)) + ")");
+  }
+}
+
+}  // namespace segfeed

@@ -1,0 +1,68 @@
+#include "io/file_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+namespace segfeed::internal {
+namespace {
+
+Error IoError(const std::filesystem::path& path, const std::string& detail) {
+  return Error{ErrorKind::kIoError, path.string(), detail};
+}
+
+// Closes the descriptor on every return path.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path) {
+  // open(2) follows symlinks; a dangling one fails here with ENOENT.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return IoError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) {
+    return IoError(path, std::string("cannot stat: ") + std::strerror(errno));
+  }
+  if (!S_ISREG(info.st_mode)) return IoError(path, "not a regular file");
+  const size_t size = static_cast<size_t>(info.st_size);
+  if (size == 0) return Error{ErrorKind::kEmptyFile, path.string(), "file is empty (0 bytes)"};
+
+  // resize() never shrinks the capacity, so a file no larger than the
+  // largest one seen before costs no allocation and no fresh pages.
+  buffer_.resize(size);
+  size_t done = 0;
+  // read(2) may return fewer bytes than asked (signals, network file
+  // systems); only a return of 0 means the file ended early.
+  while (done < size) {
+    const ssize_t n = ::read(fd.get(), buffer_.data() + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(path, std::string("cannot read: ") + std::strerror(errno));
+    }
+    if (n == 0) {
+      return IoError(path, "file shrank while reading (read " + std::to_string(done) + " of " +
+                               std::to_string(size) + " bytes)");
+    }
+    done += static_cast<size_t>(n);
+  }
+  return std::span<const uint8_t>(buffer_.data(), size);
+}
+
+}  // namespace segfeed::internal

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <vector>
+
+#include "result.h"
+
+namespace segfeed::internal {
+
+// Reads whole files into one buffer that is reused from file to file, so
+// steady-state reading allocates nothing (the buffer only grows to the
+// largest file seen). One per thread; not thread-safe.
+class FileReader {
+ public:
+  // Reads the file at `path` with one read(2) in the common case. The bytes
+  // stay valid until the next Read() on this reader. Errors name `path`:
+  // empty_file for zero bytes, io_error for a missing file, a dangling
+  // symlink, a folder, a permission problem or a short read.
+  Result<std::span<const uint8_t>> Read(const std::filesystem::path& path);
+
+  // Bytes currently reserved by the buffer (for the memory plan and tests).
+  size_t capacity_bytes() const { return buffer_.capacity(); }
+
+ private:
+  std::vector<uint8_t> buffer_;
+};
+
+}  // namespace segfeed::internal

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace segfeed::internal {
+
+// File formats told apart by their first bytes. Used to say what a file is
+// when it is not what its name promises (a PNG named .jpg), which is a more
+// useful message than the decoder's own complaint about a bad marker.
+enum class SniffedFormat { kUnknown, kJpeg, kGif, kPng, kBmp, kTiff, kWebp };
+
+SniffedFormat SniffFormat(std::span<const uint8_t> bytes);
+
+// "PNG data" for a known format, else the first bytes in hex
+// ("data starting 00 11 22 33"), for error messages.
+std::string DescribeContent(std::span<const uint8_t> bytes);
+
+}  // namespace segfeed::internal

@@ -1,0 +1,206 @@
+#include "io/gif_decoder.h"
+
+#include <gif_lib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "io/format_sniffer.h"
+
+namespace segfeed::internal {
+namespace {
+
+// giflib pulls bytes through this callback; it reads from memory and
+// remembers when the data ran out, to tell truncation from other damage.
+struct MemorySource {
+  std::span<const uint8_t> bytes;
+  size_t offset = 0;
+  bool ran_out = false;
+};
+
+int ReadFromMemory(GifFileType* gif, GifByteType* buffer, int length) {
+  auto* source = static_cast<MemorySource*>(gif->UserData);
+  const size_t wanted = length > 0 ? static_cast<size_t>(length) : 0;
+  const size_t available = source->bytes.size() - source->offset;
+  const size_t n = std::min(wanted, available);
+  if (n < wanted) source->ran_out = true;
+  std::memcpy(buffer, source->bytes.data() + source->offset, n);
+  source->offset += n;
+  return static_cast<int>(n);
+}
+
+struct GifCloser {
+  void operator()(GifFileType* gif) const {
+    int ignored = 0;
+    DGifCloseFile(gif, &ignored);  // frees `gif` even when it reports an error
+  }
+};
+
+// GIF stores interlaced frames in four passes: rows 0, 8, 16, ... then
+// 4, 12, ... then 2, 6, ... then 1, 3, ...
+constexpr int kPassFirstRow[4] = {0, 4, 2, 1};
+constexpr int kPassRowStep[4] = {8, 8, 4, 2};
+
+}  // namespace
+
+Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out) {
+  auto fail = [&](ErrorKind kind, std::string detail) {
+    return Error{kind, std::string(path), std::move(detail)};
+  };
+  if (SniffFormat(bytes) != SniffedFormat::kGif) {
+    return fail(ErrorKind::kUnsupportedFormat, "not a GIF file (" + DescribeContent(bytes) + ")");
+  }
+  MemorySource source{bytes};
+  // Describes a giflib failure; truncation is by far the most common one.
+  auto corrupt = [&](int giflib_error, const std::string& where) {
+    if (source.ran_out) {
+      return fail(ErrorKind::kCorruptMask, "truncated GIF: data ends after " +
+                                               std::to_string(bytes.size()) + " bytes " + where);
+    }
+    const char* reason = GifErrorString(giflib_error);
+    return fail(ErrorKind::kCorruptMask,
+                std::string("corrupt GIF: ") + (reason ? reason : "unknown giflib error") + " " +
+                    where);
+  };
+
+  int open_error = 0;
+  std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadFromMemory, &open_error));
+  if (!gif) return corrupt(open_error, "in the header");
+  const int64_t screen_pixels = static_cast<int64_t>(gif->SWidth) * gif->SHeight;
+  if (gif->SWidth <= 0 || gif->SHeight <= 0) {
+    return fail(ErrorKind::kCorruptMask, "GIF logical screen is " + std::to_string(gif->SWidth) +
+                                             "x" + std::to_string(gif->SHeight));
+  }
+  if (screen_pixels > options_.max_pixels) {
+    return fail(ErrorKind::kTooLarge,
+                "GIF logical screen claims " + std::to_string(gif->SWidth) + "x" +
+                    std::to_string(gif->SHeight) + " = " + std::to_string(screen_pixels) +
+                    " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
+  }
+
+  // Records before the first frame: extensions, of which only the graphics
+  // control block (transparency) matters for a mask.
+  int transparent_index = NO_TRANSPARENT_COLOR;
+  for (;;) {
+    GifRecordType record = UNDEFINED_RECORD_TYPE;
+    if (DGifGetRecordType(gif.get(), &record) == GIF_ERROR) {
+      return corrupt(gif->Error, "before the first frame");
+    }
+    if (record == IMAGE_DESC_RECORD_TYPE) break;
+    if (record == TERMINATE_RECORD_TYPE) {
+      return fail(ErrorKind::kCorruptMask, "GIF contains no image");
+    }
+    if (record != EXTENSION_RECORD_TYPE) continue;
+    int code = 0;
+    GifByteType* block = nullptr;
+    if (DGifGetExtension(gif.get(), &code, &block) == GIF_ERROR) {
+      return corrupt(gif->Error, "in an extension block");
+    }
+    if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] == 4) {
+      GraphicsControlBlock control{};
+      if (DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK) {
+        transparent_index = control.TransparentColor;
+      }
+    }
+    while (block) {
+      if (DGifGetExtensionNext(gif.get(), &block) == GIF_ERROR) {
+        return corrupt(gif->Error, "in an extension block");
+      }
+    }
+  }
+  if (DGifGetImageDesc(gif.get()) == GIF_ERROR) return corrupt(gif->Error, "in the frame header");
+
+  const GifImageDesc& frame = gif->Image;
+  const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
+  if (frame.Width <= 0 || frame.Height <= 0) {
+    return fail(ErrorKind::kCorruptMask, "GIF frame is " + std::to_string(frame.Width) + "x" +
+                                             std::to_string(frame.Height));
+  }
+  if (frame_pixels > options_.max_pixels) {
+    return fail(ErrorKind::kTooLarge,
+                "GIF frame claims " + std::to_string(frame.Width) + "x" +
+                    std::to_string(frame.Height) + " = " + std::to_string(frame_pixels) +
+                    " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
+  }
+  const ColorMapObject* palette = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
+  if (!palette || !palette->Colors || palette->ColorCount <= 0) {
+    return fail(ErrorKind::kCorruptMask, "GIF has no colour table");
+  }
+
+  // Palette index -> mask value. Indices outside the palette and the
+  // transparent one are background.
+  std::array<uint8_t, 256> value{};
+  const int threshold_x1000 = options_.mask_threshold * 1000;
+  for (int i = 0; i < palette->ColorCount && i < 256; ++i) {
+    const GifColorType& c = palette->Colors[i];
+    // Integer Rec. 601 luma x 1000, exact for the threshold comparison.
+    value[i] = 299 * c.Red + 587 * c.Green + 114 * c.Blue >= threshold_x1000 ? 1 : 0;
+  }
+  if (transparent_index >= 0 && transparent_index < 256) value[transparent_index] = 0;
+
+  out->width = gif->SWidth;
+  out->height = gif->SHeight;
+  out->pixels.resize(static_cast<size_t>(out->width) * out->height);
+  // The visible part of the frame, in screen coordinates.
+  const int left = std::min<int>(frame.Left, out->width);
+  const int right = std::min<int>(frame.Left + frame.Width, out->width);
+  const int top = frame.Top;
+  const bool covers_screen =
+      frame.Left == 0 && frame.Top == 0 && right == out->width && frame.Height >= out->height;
+  if (!covers_screen) std::fill(out->pixels.begin(), out->pixels.end(), 0);
+  line_.resize(static_cast<size_t>(frame.Width));
+
+  std::array<uint8_t, 256> seen{};
+  auto decode_row = [&](int frame_row) {
+    if (DGifGetLine(gif.get(), line_.data(), frame.Width) == GIF_ERROR) return false;
+    const int y = top + frame_row;
+    if (y >= out->height) return true;  // clipped: decoded only to stay in sync
+    uint8_t* row = out->pixels.data() + static_cast<size_t>(y) * out->width;
+    for (int x = left; x < right; ++x) {
+      const uint8_t index = line_[x - frame.Left];
+      seen[index] = 1;
+      row[x] = value[index];
+    }
+    return true;
+  };
+  int rows_done = 0;
+  auto row_failure = [&] {
+    return corrupt(gif->Error, "at row " + std::to_string(rows_done) + " of " +
+                                   std::to_string(frame.Height));
+  };
+  if (frame.Interlace) {
+    for (int pass = 0; pass < 4; ++pass) {
+      for (int r = kPassFirstRow[pass]; r < frame.Height; r += kPassRowStep[pass], ++rows_done) {
+        if (!decode_row(r)) return row_failure();
+      }
+    }
+  } else {
+    for (; rows_done < frame.Height; ++rows_done) {
+      if (!decode_row(rows_done)) return row_failure();
+    }
+  }
+
+  // Distinct colours actually shown; two indices with the same RGB are one
+  // colour, every out-of-palette index together counts as one more.
+  constexpr uint32_t kOutsidePalette = 1u << 24;
+  std::array<uint32_t, 3> colours{};
+  int distinct = 0;
+  for (int i = 0; i < 256 && distinct <= 2; ++i) {
+    if (!seen[i] || i == transparent_index) continue;
+    uint32_t rgb = kOutsidePalette;
+    if (i < palette->ColorCount) {
+      const GifColorType& c = palette->Colors[i];
+      rgb = (uint32_t{c.Red} << 16) | (uint32_t{c.Green} << 8) | c.Blue;
+    }
+    if (std::find(colours.begin(), colours.begin() + distinct, rgb) == colours.begin() + distinct) {
+      colours[distinct++] = rgb;
+    }
+  }
+  out->used_more_than_two_colours = distinct > 2;
+  return {};
+}
+
+}  // namespace segfeed::internal

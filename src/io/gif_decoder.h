@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "result.h"
+#include "segfeed/dataset.h"
+
+namespace segfeed::internal {
+
+// A decoded mask: one byte per pixel, 1 = foreground, 0 = background,
+// height x width, rows packed. Kept per thread and reused: `pixels` only
+// grows.
+struct MaskImage {
+  int width = 0;  // the GIF's logical screen, pixels
+  int height = 0;
+  std::vector<uint8_t> pixels;
+  // The visible pixels used more than two distinct palette colours (an
+  // index outside the palette counts as one more colour); the mask was
+  // thresholded, and the checker reports it as non_binary_mask.
+  bool used_more_than_two_colours = false;
+};
+
+// GIF mask decoding with giflib, line by line into reused buffers (never
+// DGifSlurp, whose fresh per-image allocations cost ~20x the LZW work).
+// One decoder per thread; not thread-safe.
+//
+// Semantics: only the first frame is decoded. The output has the logical
+// screen's size; a frame smaller than the screen is placed at its offset
+// and everything outside it is background (0), as is every pixel with the
+// frame's transparent index. Parts of a frame outside the screen are
+// clipped. Interlaced frames come out in display row order.
+class GifDecoder {
+ public:
+  explicit GifDecoder(const DecodeOptions& options) : options_(options) {}
+
+  // Decodes `gif` into `out`. Errors name `path`: unsupported_format when
+  // the bytes are not GIF, too_large when the logical screen or the frame
+  // has more than max_pixels (checked before allocating), corrupt_mask with
+  // giflib's reason for anything else (truncation included). On error `out`
+  // holds garbage.
+  Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out);
+
+ private:
+  DecodeOptions options_;
+  std::vector<uint8_t> line_;  // one frame row of palette indices, reused
+};
+
+}  // namespace segfeed::internal

@@ -1,0 +1,181 @@
+#include "io/jpeg_decoder.h"
+
+#include <turbojpeg.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+#include <string>
+
+#include "io/format_sniffer.h"
+
+namespace segfeed::internal {
+namespace {
+
+Error ImageError(ErrorKind kind, std::string_view path, std::string detail) {
+  return Error{kind, std::string(path), std::move(detail)};
+}
+
+// The start-of-frame marker says how the image is coded; TurboJPEG 2.1 does
+// not report it, so we walk the marker segments up to the first SOF. Returns
+// 0 when no SOF is found before the scan data or the end (libjpeg then
+// produces the error message).
+int FindStartOfFrameMarker(std::span<const uint8_t> jpeg) {
+  size_t pos = 2;  // after SOI
+  while (pos + 4 <= jpeg.size()) {
+    if (jpeg[pos] != 0xFF) return 0;
+    const uint8_t marker = jpeg[pos + 1];
+    if (marker == 0xFF) {  // fill byte before a marker
+      ++pos;
+      continue;
+    }
+    // Markers without a length field.
+    if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
+      pos += 2;
+      continue;
+    }
+    // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC).
+    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
+        marker != 0xCC) {
+      return marker;
+    }
+    if (marker == 0xDA || marker == 0xD9) return 0;  // SOS or EOI before any SOF
+    const size_t length = (static_cast<size_t>(jpeg[pos + 2]) << 8) | jpeg[pos + 3];
+    if (length < 2) return 0;
+    pos += 2 + length;
+  }
+  return 0;
+}
+
+JpegColorspace ToColorspace(int tj_colorspace) {
+  switch (tj_colorspace) {
+    case TJCS_RGB: return JpegColorspace::kRgb;
+    case TJCS_GRAY: return JpegColorspace::kGray;
+    case TJCS_CMYK: return JpegColorspace::kCmyk;
+    case TJCS_YCCK: return JpegColorspace::kYcck;
+    default: return JpegColorspace::kYCbCr;
+  }
+}
+
+JpegSubsampling ToSubsampling(int tj_subsampling) {
+  switch (tj_subsampling) {
+    case TJSAMP_444: return JpegSubsampling::k444;
+    case TJSAMP_422: return JpegSubsampling::k422;
+    case TJSAMP_GRAY: return JpegSubsampling::kGray;
+    case TJSAMP_440: return JpegSubsampling::k440;
+    case TJSAMP_411: return JpegSubsampling::k411;
+    default: return JpegSubsampling::k420;
+  }
+}
+
+}  // namespace
+
+JpegDecoder::JpegDecoder(const DecodeOptions& options)
+    : handle_(tjInitDecompress()), options_(options) {
+  if (!handle_) throw std::bad_alloc();
+  int count = 0;
+  const tjscalingfactor* factors = tjGetScalingFactors(&count);
+  for (int i = 0; factors && i < count; ++i) {
+    if (factors[i].num <= factors[i].denom) {
+      downscales_.push_back(DctScale{factors[i].num, factors[i].denom});
+    }
+  }
+  // Largest first, so ChooseScale() can stop at the first that is too small.
+  std::sort(downscales_.begin(), downscales_.end(), [](const DctScale& a, const DctScale& b) {
+    return a.num * b.denom > b.num * a.denom;
+  });
+}
+
+JpegDecoder::~JpegDecoder() { tjDestroy(handle_); }
+
+Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::string_view path) {
+  if (SniffFormat(jpeg) != SniffedFormat::kJpeg) {
+    return ImageError(ErrorKind::kUnsupportedFormat, path,
+                      "not a JPEG file (" + DescribeContent(jpeg) + ")");
+  }
+  JpegHeader header;
+  const int sof = FindStartOfFrameMarker(jpeg);
+  // Lossless (C3, C7, CB, CF) and hierarchical (C5-C7, CD-CF) processes.
+  if (sof == 0xC3 || sof == 0xCB || (sof >= 0xC5 && sof <= 0xC7) || sof >= 0xCD) {
+    char name[8];
+    std::snprintf(name, sizeof name, "SOF%d", sof - 0xC0);
+    return ImageError(ErrorKind::kUnsupportedFormat, path,
+                      std::string("lossless or hierarchical JPEG (") + name +
+                          ") is not supported");
+  }
+  header.progressive = sof == 0xC2 || sof == 0xCA;
+  header.arithmetic = sof >= 0xC9;
+
+  int width = 0, height = 0, subsampling = 0, colorspace = 0;
+  if (tjDecompressHeader3(handle_, jpeg.data(), static_cast<unsigned long>(jpeg.size()), &width,
+                          &height, &subsampling, &colorspace) != 0) {
+    return ImageError(ErrorKind::kCorruptImage, path,
+                      std::string("bad JPEG header: ") + tjGetErrorStr2(handle_));
+  }
+  // TurboJPEG accepts a tables-only stream, which is also what a file cut
+  // inside its tables looks like: success with a 0x0 image.
+  if (width < 1 || height < 1) {
+    return ImageError(ErrorKind::kCorruptImage, path,
+                      std::string("JPEG has no frame header: ") + tjGetErrorStr2(handle_));
+  }
+  header.width = width;
+  header.height = height;
+  header.subsampling = ToSubsampling(subsampling);
+  header.colorspace = ToColorspace(colorspace);
+
+  const int64_t pixels = static_cast<int64_t>(width) * height;
+  if (pixels > options_.max_pixels) {
+    return ImageError(ErrorKind::kTooLarge, path,
+                      "JPEG header claims " + std::to_string(width) + "x" +
+                          std::to_string(height) + " = " + std::to_string(pixels) +
+                          " pixels, more than max_pixels = " +
+                          std::to_string(options_.max_pixels));
+  }
+  if (header.colorspace == JpegColorspace::kCmyk || header.colorspace == JpegColorspace::kYcck) {
+    return ImageError(ErrorKind::kUnsupportedFormat, path,
+                      std::string(header.colorspace == JpegColorspace::kCmyk ? "CMYK" : "YCCK") +
+                          " JPEG is not supported (convert the image to RGB)");
+  }
+  return header;
+}
+
+DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int target_width,
+                                  int target_height) const {
+  DctScale best;  // 1/1
+  if (target_width <= 0 || target_height <= 0) return best;
+  for (const DctScale& scale : downscales_) {
+    if (scale.Apply(source_width) < target_width || scale.Apply(source_height) < target_height) {
+      break;  // this and every smaller scale would upscale again later
+    }
+    best = scale;
+  }
+  return best;
+}
+
+Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header,
+                           DctScale scale, std::string_view path, RgbImage* out) {
+  out->width = scale.Apply(header.width);
+  out->height = scale.Apply(header.height);
+  // resize() keeps the capacity, so this allocates only for a larger image
+  // than any before on this thread.
+  out->pixels.resize(static_cast<size_t>(out->width) * out->height * 3);
+
+  // LIMITSCANS refuses progressive files with more than 500 scans, a known
+  // way to make a tiny file take minutes to decode.
+  int flags = TJFLAG_LIMITSCANS;
+  if (options_.jpeg_warnings == JpegWarnings::kAreErrors) flags |= TJFLAG_STOPONWARNING;
+  if (tjDecompress2(handle_, jpeg.data(), static_cast<unsigned long>(jpeg.size()),
+                    out->pixels.data(), out->width, 0, out->height, TJPF_RGB, flags) != 0) {
+    // Without STOPONWARNING, TurboJPEG finishes the image and still returns
+    // -1 for a warning; that is the caller's choice to accept.
+    const bool warning_only = tjGetErrorCode(handle_) == TJERR_WARNING;
+    if (!(warning_only && options_.jpeg_warnings == JpegWarnings::kAreIgnored)) {
+      return ImageError(ErrorKind::kCorruptImage, path,
+                        std::string(warning_only ? "JPEG data warning: " : "corrupt JPEG data: ") +
+                            tjGetErrorStr2(handle_));
+    }
+  }
+  return {};
+}
+
+}  // namespace segfeed::internal

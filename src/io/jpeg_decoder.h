@@ -1,0 +1,91 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "result.h"
+#include "segfeed/dataset.h"
+
+namespace segfeed::internal {
+
+enum class JpegColorspace { kRgb, kYCbCr, kGray, kCmyk, kYcck };
+enum class JpegSubsampling { k444, k422, k420, kGray, k440, k411 };
+
+// What the header says, read without decoding any pixel.
+struct JpegHeader {
+  int width = 0;  // full resolution, pixels
+  int height = 0;
+  JpegSubsampling subsampling = JpegSubsampling::k420;
+  JpegColorspace colorspace = JpegColorspace::kYCbCr;
+  bool progressive = false;  // SOF2 or SOF10
+  bool arithmetic = false;   // arithmetic entropy coding (SOF9/SOF10)
+};
+
+// A DCT scaling factor num/denom. libjpeg-turbo scales inside the inverse
+// DCT, so decoding at 1/2 does roughly a quarter of the work of full size.
+struct DctScale {
+  int num = 1;
+  int denom = 1;
+  // Size of a `full_pixels` dimension at this scale, rounded up as
+  // libjpeg-turbo does (TJSCALED).
+  int Apply(int full_pixels) const { return (full_pixels * num + denom - 1) / denom; }
+  bool operator==(const DctScale&) const = default;
+};
+
+// Decoded RGB pixels, height x width x 3, rows packed. The caller keeps one
+// per thread and passes it to every Decode(): `pixels` only grows, so steady
+// state decoding allocates nothing.
+struct RgbImage {
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> pixels;
+};
+
+// JPEG decoding with libjpeg-turbo's TurboJPEG API. Owns one TurboJPEG
+// handle; use one decoder per thread (not thread-safe). libjpeg's error
+// path is a longjmp, which TurboJPEG keeps inside its own C code: no C++
+// frame is ever jumped over, so a corrupt file cannot leak our objects.
+//
+// Supported: baseline, extended, progressive and arithmetic-coded JPEG in
+// YCbCr, RGB or grayscale (expanded to RGB). Refused as unsupported_format:
+// CMYK/YCCK (a correct conversion needs the ICC profile and Adobe's inverted
+// ink convention; photo datasets don't use it) and lossless/hierarchical
+// JPEG (libjpeg-turbo 2.1 cannot decode them). EXIF orientation is ignored.
+class JpegDecoder {
+ public:
+  // Throws std::bad_alloc if TurboJPEG cannot allocate its handle.
+  explicit JpegDecoder(const DecodeOptions& options);
+  JpegDecoder(const JpegDecoder&) = delete;
+  JpegDecoder& operator=(const JpegDecoder&) = delete;
+  ~JpegDecoder();
+
+  // Parses the header. Refuses too_large (width x height > max_pixels) and
+  // the unsupported variants above before anything is allocated for pixels.
+  // Errors name `path`: unsupported_format when the bytes are not JPEG at
+  // all, corrupt_image with libjpeg-turbo's message when the header is bad.
+  Result<JpegHeader> ReadHeader(std::span<const uint8_t> jpeg, std::string_view path);
+
+  // The smallest scale libjpeg-turbo supports whose output is still at
+  // least target_width x target_height; 1/1 when the target is as large as
+  // the source or larger (never upscales), or when a target is <= 0.
+  // 1918x1280 -> 512x512 gives 1/2 (959x640).
+  DctScale ChooseScale(int source_width, int source_height, int target_width,
+                       int target_height) const;
+
+  // Decodes `jpeg`, whose header ReadHeader() accepted, at `scale` (one
+  // ChooseScale() can return) into `out`. On error (corrupt_image with
+  // libjpeg-turbo's message, including warnings such as "Premature end of
+  // JPEG file" unless options say to ignore them) `out` holds garbage.
+  Status Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
+                std::string_view path, RgbImage* out);
+
+ private:
+  void* handle_;  // tjhandle; owned
+  DecodeOptions options_;
+  // The scales libjpeg-turbo supports that do not upscale, largest first.
+  std::vector<DctScale> downscales_;
+};
+
+}  // namespace segfeed::internal

@@ -1,0 +1,81 @@
+#pragma once
+
+// Small synthetic JPEG and GIF inputs for the io tests, made in memory with
+// OpenCV, libjpeg and giflib so the tests need no files and no tools.
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <vector>
+
+namespace segfeed::testing {
+
+using Bytes = std::vector<uint8_t>;
+
+// A deterministic RGB test picture (gradients plus a pattern with edges),
+// height x width x 3.
+std::vector<uint8_t> TestPicture(int width, int height);
+
+enum class JpegVariant { kBaseline, kProgressive, kGrayscale };
+// Encodes `rgb` with OpenCV's imencode (grayscale: converted to one channel).
+Bytes EncodeJpegWithOpenCv(const std::vector<uint8_t>& rgb, int width, int height,
+                           JpegVariant variant, int quality = 90);
+
+enum class LibjpegVariant { kArithmetic, kCmyk, kYcck };
+// Encodes with libjpeg's own API, for variants OpenCV cannot write:
+// arithmetic entropy coding (from `rgb`), and CMYK/YCCK (ink derived from
+// `rgb`).
+Bytes EncodeJpegWithLibjpeg(const std::vector<uint8_t>& rgb, int width, int height,
+                            LibjpegVariant variant);
+
+// Decodes with OpenCV's imdecode to RGB: the independent reference for full
+// size decodes.
+std::vector<uint8_t> DecodeJpegWithOpenCv(const Bytes& jpeg, int* width, int* height);
+
+// Rewrites the frame size in the first SOF marker, to make headers that lie.
+Bytes WithJpegFrameSize(Bytes jpeg, int width, int height);
+
+using Rgb = std::array<uint8_t, 3>;
+struct GifFrame {
+  int left = 0;
+  int top = 0;
+  int width = 0;
+  int height = 0;
+  bool interlaced = false;
+  int transparent_index = -1;  // -1: no graphics control block
+  std::vector<uint8_t> indices;  // height x width palette indices, display order
+};
+struct GifPicture {
+  int screen_width = 0;
+  int screen_height = 0;
+  std::vector<Rgb> palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}};  // padded to 2^n
+  std::vector<GifFrame> frames;
+};
+// Encodes with giflib's EGif API. Interlaced frames are written in GIF's
+// four-pass row order.
+Bytes EncodeGif(const GifPicture& picture);
+
+// A single full-screen frame over a black/white palette.
+Bytes EncodeMaskGif(const std::vector<uint8_t>& mask, int width, int height,
+                    bool interlaced = false);
+
+// A deterministic mask raster of 0/1 with an ellipse and stripes.
+std::vector<uint8_t> TestMask(int width, int height);
+
+// Reads the first frame with giflib's DGifSlurp, which de-interlaces on its
+// own: an independent reading of the raster (palette indices, frame size).
+std::vector<uint8_t> SlurpFirstFrame(const Bytes& gif, int* width, int* height);
+
+void WriteFile(const std::filesystem::path& path, const Bytes& bytes);
+
+// Bytes from a fixed-seed generator.
+Bytes RandomBytes(size_t count, uint32_t seed);
+
+// Growth of this process's peak resident memory while `work` runs, in
+// bytes. Resets the kernel's peak counter first (/proc/self/clear_refs) so
+// the measurement is not hidden by an earlier, higher peak; -1 when the
+// counter cannot be reset here.
+int64_t PeakRssGrowthBytes(const std::function<void()>& work);
+
+}  // namespace segfeed::testing

@@ -1,0 +1,226 @@
+#include "io/gif_decoder.h"
+
+#include <gtest/gtest.h>
+
+#include "io/fixtures.h"
+
+namespace segfeed::internal {
+namespace {
+
+using testing::Bytes;
+using testing::GifFrame;
+using testing::GifPicture;
+using testing::Rgb;
+
+constexpr const char* kPath = "train_masks/car_01_mask.gif";
+
+MaskImage DecodeOk(const Bytes& gif, const DecodeOptions& options = {}) {
+  GifDecoder decoder(options);
+  MaskImage mask;
+  Status status = decoder.Decode(gif, kPath, &mask);
+  EXPECT_TRUE(status.ok()) << status.error().Message();
+  return mask;
+}
+
+Error DecodeError(const Bytes& gif, const DecodeOptions& options = {}) {
+  GifDecoder decoder(options);
+  MaskImage mask;
+  Status status = decoder.Decode(gif, kPath, &mask);
+  EXPECT_FALSE(status.ok());
+  return status.ok() ? Error{} : status.error();
+}
+
+TEST(GifDecoderTest, RoundTripsKnownRaster) {
+  const auto raster = testing::TestMask(61, 37);
+  const MaskImage mask = DecodeOk(testing::EncodeMaskGif(raster, 61, 37));
+  EXPECT_EQ(mask.width, 61);
+  EXPECT_EQ(mask.height, 37);
+  EXPECT_TRUE(mask.pixels == raster);
+  EXPECT_FALSE(mask.used_more_than_two_colours);
+}
+
+TEST(GifDecoderTest, InterlacedRowsComeOutInDisplayOrder) {
+  // Heights around the pass boundaries (rows 1, 2, 4, 8).
+  for (int height : {1, 2, 3, 5, 9, 13, 37}) {
+    const auto raster = testing::TestMask(23, height);
+    const Bytes gif = testing::EncodeMaskGif(raster, 23, height, /*interlaced=*/true);
+    const MaskImage mask = DecodeOk(gif);
+    EXPECT_TRUE(mask.pixels == raster) << "height " << height;
+    // giflib's DGifSlurp de-interlaces on its own: an independent reading.
+    int width = 0, slurped_height = 0;
+    EXPECT_TRUE(testing::SlurpFirstFrame(gif, &width, &slurped_height) == mask.pixels);
+  }
+}
+
+TEST(GifDecoderTest, TransparentIndexIsBackground) {
+  GifPicture picture;
+  picture.screen_width = 4;
+  picture.screen_height = 1;
+  // Index 2 is white but transparent: background, whatever its colour.
+  picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{255, 255, 255}, Rgb{0, 0, 0}};
+  picture.frames.push_back({0, 0, 4, 1, false, 2, {0, 1, 2, 1}});
+  const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 1, 0, 1}));
+  EXPECT_FALSE(mask.used_more_than_two_colours);
+}
+
+TEST(GifDecoderTest, OnlyFirstFrameIsDecoded) {
+  GifPicture picture;
+  picture.screen_width = 3;
+  picture.screen_height = 2;
+  picture.frames.push_back({0, 0, 3, 2, false, -1, {1, 0, 1, 0, 1, 0}});
+  picture.frames.push_back({0, 0, 3, 2, false, -1, {1, 1, 1, 1, 1, 1}});
+  const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{1, 0, 1, 0, 1, 0}));
+}
+
+TEST(GifDecoderTest, OffsetFrameIsPlacedOnBackgroundCanvas) {
+  GifPicture picture;
+  picture.screen_width = 5;
+  picture.screen_height = 4;
+  picture.frames.push_back({2, 1, 2, 2, false, -1, {1, 1, 1, 0}});
+  const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 0, 0, 0, 0,  //
+                                               0, 0, 1, 1, 0,  //
+                                               0, 0, 1, 0, 0,  //
+                                               0, 0, 0, 0, 0}));
+}
+
+TEST(GifDecoderTest, FramePartsOutsideScreenAreClipped) {
+  GifPicture picture;
+  picture.screen_width = 3;
+  picture.screen_height = 2;
+  picture.frames.push_back({1, 1, 3, 2, false, -1, {1, 0, 1, 1, 1, 1}});
+  const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 0, 0, 0, 1, 0}));
+}
+
+TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThreshold) {
+  GifPicture picture;
+  picture.screen_width = 4;
+  picture.screen_height = 1;
+  // Luma 127, 128, pure green (149.685) and pure blue (29.07).
+  picture.palette = {Rgb{127, 127, 127}, Rgb{128, 128, 128}, Rgb{0, 255, 0}, Rgb{0, 0, 255}};
+  picture.frames.push_back({0, 0, 4, 1, false, -1, {0, 1, 2, 3}});
+  const Bytes gif = testing::EncodeGif(picture);
+  MaskImage mask = DecodeOk(gif);
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 1, 1, 0}));
+  EXPECT_TRUE(mask.used_more_than_two_colours);
+  DecodeOptions options;
+  options.mask_threshold = 150;
+  mask = DecodeOk(gif, options);
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 0, 0, 0}));
+}
+
+TEST(GifDecoderTest, CountsDistinctColoursNotIndices) {
+  GifPicture picture;
+  picture.screen_width = 4;
+  picture.screen_height = 1;
+  // Four indices, two colours: still a binary mask.
+  picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{0, 0, 0}, Rgb{255, 255, 255}};
+  picture.frames.push_back({0, 0, 4, 1, false, -1, {0, 1, 2, 3}});
+  EXPECT_FALSE(DecodeOk(testing::EncodeGif(picture)).used_more_than_two_colours);
+  // A third colour present in the palette but not in the pixels is fine too.
+  picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{9, 9, 9}};
+  picture.frames[0].indices = {0, 1, 1, 0};
+  EXPECT_FALSE(DecodeOk(testing::EncodeGif(picture)).used_more_than_two_colours);
+  picture.frames[0].indices = {0, 1, 2, 0};
+  EXPECT_TRUE(DecodeOk(testing::EncodeGif(picture)).used_more_than_two_colours);
+}
+
+TEST(GifDecoderTest, ReusesOutputBufferWithoutReallocating) {
+  const Bytes big = testing::EncodeMaskGif(testing::TestMask(40, 30), 40, 30);
+  const Bytes small = testing::EncodeMaskGif(testing::TestMask(20, 10), 20, 10);
+  GifDecoder decoder({});
+  MaskImage mask;
+  ASSERT_TRUE(decoder.Decode(big, kPath, &mask).ok());
+  const uint8_t* data = mask.pixels.data();
+  ASSERT_TRUE(decoder.Decode(small, kPath, &mask).ok());
+  ASSERT_TRUE(decoder.Decode(big, kPath, &mask).ok());
+  EXPECT_EQ(mask.pixels.data(), data);
+}
+
+TEST(GifDecoderTest, RefusesHugeScreenBeforeAllocating) {
+  Bytes gif = testing::EncodeMaskGif({1}, 1, 1);
+  // Logical screen width and height, little-endian, after "GIF89a".
+  gif[6] = gif[7] = gif[8] = gif[9] = 0xFF;
+  GifDecoder decoder({});
+  MaskImage mask;
+  std::optional<Error> error;
+  const int64_t growth = testing::PeakRssGrowthBytes([&] {
+    Status status = decoder.Decode(gif, kPath, &mask);
+    if (!status.ok()) error = status.error();
+  });
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->kind, ErrorKind::kTooLarge);
+  EXPECT_EQ(error->path, kPath);
+  EXPECT_NE(error->detail.find("65535x65535"), std::string::npos) << error->detail;
+  EXPECT_EQ(mask.pixels.capacity(), 0u);
+  if (growth >= 0) {
+    EXPECT_LT(growth, 64 << 20);
+  }
+}
+
+TEST(GifDecoderTest, RefusesHugeFrameBeforeAllocating) {
+  Bytes gif = testing::EncodeMaskGif({1}, 1, 1);
+  // "GIF89a", screen descriptor (7 bytes), 256-colour table (EncodeGif asks
+  // for 8 bits per colour; giflib writes the map's real size: 2 colours).
+  const size_t descriptor = 6 + 7 + 3 * 2;
+  ASSERT_EQ(gif[descriptor], 0x2C);
+  for (size_t i = descriptor + 5; i < descriptor + 9; ++i) gif[i] = 0xFF;  // width, height
+  const Error error = DecodeError(gif);
+  EXPECT_EQ(error.kind, ErrorKind::kTooLarge);
+  EXPECT_NE(error.detail.find("frame"), std::string::npos) << error.detail;
+}
+
+TEST(GifDecoderTest, TruncatedFileIsCorruptMask) {
+  const Bytes gif = testing::EncodeMaskGif(testing::TestMask(50, 40), 50, 40, true);
+  // Every cut from inside the header to just before the trailer.
+  for (size_t size = 7; size < gif.size() - 1; size += 3) {
+    const Error error = DecodeError(Bytes(gif.begin(), gif.begin() + size));
+    EXPECT_EQ(error.kind, ErrorKind::kCorruptMask) << "cut at " << size;
+    EXPECT_EQ(error.path, kPath);
+    EXPECT_NE(error.detail.find("truncated GIF"), std::string::npos) << error.detail;
+  }
+}
+
+TEST(GifDecoderTest, NotAGifIsUnsupportedFormat) {
+  const Error error = DecodeError(testing::RandomBytes(500, 3));
+  EXPECT_EQ(error.kind, ErrorKind::kUnsupportedFormat);
+  EXPECT_NE(error.detail.find("not a GIF"), std::string::npos);
+}
+
+TEST(GifDecoderTest, GifWithoutImageIsCorruptMask) {
+  GifPicture picture;
+  picture.screen_width = 4;
+  picture.screen_height = 4;
+  const Error error = DecodeError(testing::EncodeGif(picture));
+  EXPECT_EQ(error.kind, ErrorKind::kCorruptMask);
+  EXPECT_NE(error.detail.find("no image"), std::string::npos) << error.detail;
+}
+
+// Random damage after the signature: a clean success or a corrupt_mask or
+// too_large error, never a crash (ASan/UBSan check the rest).
+TEST(GifDecoderTest, RandomlyDamagedFilesNeverCrash) {
+  const Bytes clean = testing::EncodeMaskGif(testing::TestMask(40, 30), 40, 30, true);
+  DecodeOptions options;
+  options.max_pixels = 1 << 20;
+  GifDecoder decoder(options);
+  MaskImage mask;
+  for (uint32_t seed = 0; seed < 300; ++seed) {
+    Bytes gif = clean;
+    const Bytes noise = testing::RandomBytes(8, seed);
+    for (int i = 0; i < 4; ++i) {
+      gif[6 + (noise[2 * i] * 256 + noise[2 * i + 1]) % (gif.size() - 6)] ^= noise[i] | 1;
+    }
+    Status status = decoder.Decode(gif, kPath, &mask);
+    if (!status.ok()) {
+      EXPECT_TRUE(status.error().kind == ErrorKind::kCorruptMask ||
+                  status.error().kind == ErrorKind::kTooLarge)
+          << status.error().Message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace segfeed::internal

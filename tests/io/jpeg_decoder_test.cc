@@ -1,0 +1,297 @@
+#include "io/jpeg_decoder.h"
+
+#include <gtest/gtest.h>
+#include <turbojpeg.h>
+
+#include <cstdlib>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "io/fixtures.h"
+#include "tools/demo_dataset.h"
+
+namespace segfeed::internal {
+namespace {
+
+using testing::Bytes;
+using testing::JpegVariant;
+using testing::LibjpegVariant;
+
+constexpr const char* kPath = "train/car_01.jpg";
+
+// Decodes at full size with our decoder, expecting success.
+RgbImage DecodeFull(const Bytes& jpeg, const DecodeOptions& options = {}) {
+  JpegDecoder decoder(options);
+  RgbImage image;
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  EXPECT_TRUE(header.ok()) << header.error().Message();
+  if (!header.ok()) return image;
+  Status status = decoder.Decode(jpeg, header.value(), DctScale{}, kPath, &image);
+  EXPECT_TRUE(status.ok()) << status.error().Message();
+  return image;
+}
+
+void ExpectSameAsOpenCv(const Bytes& jpeg) {
+  const RgbImage ours = DecodeFull(jpeg);
+  int width = 0, height = 0;
+  const std::vector<uint8_t> reference = testing::DecodeJpegWithOpenCv(jpeg, &width, &height);
+  ASSERT_EQ(ours.width, width);
+  ASSERT_EQ(ours.height, height);
+  EXPECT_TRUE(ours.pixels == reference);
+}
+
+TEST(JpegDecoderTest, BaselineMatchesOpenCvImdecode) {
+  const auto rgb = testing::TestPicture(67, 45);
+  ExpectSameAsOpenCv(testing::EncodeJpegWithOpenCv(rgb, 67, 45, JpegVariant::kBaseline));
+}
+
+TEST(JpegDecoderTest, ProgressiveMatchesOpenCvImdecode) {
+  const auto rgb = testing::TestPicture(67, 45);
+  const Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 67, 45, JpegVariant::kProgressive);
+  JpegDecoder decoder({});
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  ASSERT_TRUE(header.ok());
+  EXPECT_TRUE(header.value().progressive);
+  ExpectSameAsOpenCv(jpeg);
+}
+
+TEST(JpegDecoderTest, GrayscaleExpandsToRgb) {
+  const auto rgb = testing::TestPicture(40, 30);
+  const Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 40, 30, JpegVariant::kGrayscale);
+  JpegDecoder decoder({});
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  ASSERT_TRUE(header.ok());
+  EXPECT_EQ(header.value().colorspace, JpegColorspace::kGray);
+  EXPECT_EQ(header.value().subsampling, JpegSubsampling::kGray);
+  const RgbImage image = DecodeFull(jpeg);
+  for (size_t i = 0; i < image.pixels.size(); i += 3) {
+    ASSERT_EQ(image.pixels[i], image.pixels[i + 1]);
+    ASSERT_EQ(image.pixels[i], image.pixels[i + 2]);
+  }
+  ExpectSameAsOpenCv(jpeg);
+}
+
+TEST(JpegDecoderTest, ArithmeticCodedDecodes) {
+  const auto rgb = testing::TestPicture(50, 34);
+  const Bytes jpeg = testing::EncodeJpegWithLibjpeg(rgb, 50, 34, LibjpegVariant::kArithmetic);
+  JpegDecoder decoder({});
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  ASSERT_TRUE(header.ok()) << header.error().Message();
+  EXPECT_TRUE(header.value().arithmetic);
+  ExpectSameAsOpenCv(jpeg);
+  // Arithmetic coding is lossless on top of the same DCT: the pixels are
+  // close to the source picture.
+  const RgbImage image = DecodeFull(jpeg);
+  double error = 0;
+  for (size_t i = 0; i < rgb.size(); ++i) error += std::abs(rgb[i] - image.pixels[i]);
+  EXPECT_LT(error / rgb.size(), 8.0);
+}
+
+TEST(JpegDecoderTest, RefusesCmykAndYcckAsUnsupportedFormat) {
+  const auto rgb = testing::TestPicture(16, 16);
+  for (LibjpegVariant variant : {LibjpegVariant::kCmyk, LibjpegVariant::kYcck}) {
+    const Bytes jpeg = testing::EncodeJpegWithLibjpeg(rgb, 16, 16, variant);
+    JpegDecoder decoder({});
+    auto header = decoder.ReadHeader(jpeg, kPath);
+    ASSERT_FALSE(header.ok());
+    EXPECT_EQ(header.error().kind, ErrorKind::kUnsupportedFormat);
+    EXPECT_EQ(header.error().path, kPath);
+    EXPECT_NE(header.error().detail.find(variant == LibjpegVariant::kCmyk ? "CMYK" : "YCCK"),
+              std::string::npos)
+        << header.error().detail;
+  }
+}
+
+TEST(JpegDecoderTest, ChooseScalePicksSmallestScaleNotBelowTarget) {
+  JpegDecoder decoder({});
+  EXPECT_EQ(decoder.ChooseScale(1918, 1280, 512, 512), (DctScale{1, 2}));
+  EXPECT_EQ((DctScale{1, 2}).Apply(1918), 959);
+  EXPECT_EQ((DctScale{1, 2}).Apply(1280), 640);
+  EXPECT_EQ(decoder.ChooseScale(1918, 1280, 256, 256), (DctScale{1, 4}));
+  EXPECT_EQ(decoder.ChooseScale(1918, 1280, 100, 100), (DctScale{1, 8}));
+  EXPECT_EQ(decoder.ChooseScale(1918, 1280, 1918, 1280), (DctScale{1, 1}));
+  // 3/8 of 1280 is 480 < 512: the next larger scale, 1/2, is chosen.
+  EXPECT_EQ(decoder.ChooseScale(1918, 1280, 700, 512), (DctScale{1, 2}));
+  // 5/8: 1199x800 covers 1100x700, 1/2 (959x640) does not.
+  EXPECT_EQ(decoder.ChooseScale(1918, 1280, 1100, 700), (DctScale{5, 8}));
+  // A target larger than the source decodes at full size, never upscaled.
+  EXPECT_EQ(decoder.ChooseScale(640, 480, 1024, 1024), (DctScale{1, 1}));
+  EXPECT_EQ(decoder.ChooseScale(640, 480, 0, 0), (DctScale{1, 1}));
+}
+
+TEST(JpegDecoderTest, ScaledDecodeMatchesTurboJpegScaledOutput) {
+  tools::DemoRaster demo;
+  tools::RenderDemoSample(tools::DemoOptions{}, 3, &demo);  // a 1918x1280 car photo
+  ASSERT_EQ(demo.width, 1918);
+  const auto& rgb = demo.rgb;
+  const Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 1918, 1280, JpegVariant::kBaseline);
+  JpegDecoder decoder({});
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  ASSERT_TRUE(header.ok());
+  const DctScale scale = decoder.ChooseScale(1918, 1280, 512, 512);
+  RgbImage image;
+  ASSERT_TRUE(decoder.Decode(jpeg, header.value(), scale, kPath, &image).ok());
+  ASSERT_EQ(image.width, 959);
+  ASSERT_EQ(image.height, 640);
+
+  // TurboJPEG's own scaled output, asked for by size.
+  tjhandle handle = tjInitDecompress();
+  std::vector<uint8_t> reference(959 * 640 * 3);
+  ASSERT_EQ(tjDecompress2(handle, jpeg.data(), jpeg.size(), reference.data(), 959, 0, 640,
+                          TJPF_RGB, 0),
+            0);
+  tjDestroy(handle);
+  EXPECT_TRUE(image.pixels == reference);
+
+  // And independently: close to an area-averaged full-size decode.
+  int width = 0, height = 0;
+  auto full = testing::DecodeJpegWithOpenCv(jpeg, &width, &height);
+  cv::Mat full_mat(height, width, CV_8UC3, full.data());
+  cv::Mat halved;
+  cv::resize(full_mat, halved, cv::Size(959, 640), 0, 0, cv::INTER_AREA);
+  cv::Mat ours(640, 959, CV_8UC3, image.pixels.data());
+  EXPECT_LT(cv::norm(ours, halved, cv::NORM_L1) / (959.0 * 640 * 3), 4.0);
+}
+
+TEST(JpegDecoderTest, ReusesOutputBufferWithoutReallocating) {
+  const auto rgb = testing::TestPicture(64, 48);
+  const Bytes big = testing::EncodeJpegWithOpenCv(rgb, 64, 48, JpegVariant::kBaseline);
+  const auto small_rgb = testing::TestPicture(32, 24);
+  const Bytes small = testing::EncodeJpegWithOpenCv(small_rgb, 32, 24, JpegVariant::kBaseline);
+  JpegDecoder decoder({});
+  RgbImage image;
+  auto big_header = decoder.ReadHeader(big, kPath);
+  ASSERT_TRUE(decoder.Decode(big, big_header.value(), {}, kPath, &image).ok());
+  const uint8_t* data = image.pixels.data();
+  const size_t capacity = image.pixels.capacity();
+  auto small_header = decoder.ReadHeader(small, kPath);
+  ASSERT_TRUE(decoder.Decode(small, small_header.value(), {}, kPath, &image).ok());
+  ASSERT_TRUE(decoder.Decode(big, big_header.value(), {}, kPath, &image).ok());
+  EXPECT_EQ(image.pixels.data(), data);
+  EXPECT_EQ(image.pixels.capacity(), capacity);
+}
+
+TEST(JpegDecoderTest, RefusesHugeHeaderBeforeAllocating) {
+  const auto rgb = testing::TestPicture(1, 1);
+  const Bytes jpeg = testing::WithJpegFrameSize(
+      testing::EncodeJpegWithOpenCv(rgb, 1, 1, JpegVariant::kBaseline), 60000, 60000);
+  JpegDecoder decoder({});
+  RgbImage image;
+  std::optional<Error> error;
+  const int64_t growth = testing::PeakRssGrowthBytes([&] {
+    auto header = decoder.ReadHeader(jpeg, kPath);
+    if (!header.ok()) error = header.error();
+  });
+  ASSERT_TRUE(error.has_value());
+  EXPECT_EQ(error->kind, ErrorKind::kTooLarge);
+  EXPECT_EQ(error->path, kPath);
+  EXPECT_NE(error->detail.find("60000x60000"), std::string::npos) << error->detail;
+  EXPECT_EQ(image.pixels.capacity(), 0u);
+  if (growth >= 0) {
+    EXPECT_LT(growth, 64 << 20);
+  } else {
+    GTEST_LOG_(INFO) << "peak RSS cannot be reset here; checked the buffer only";
+  }
+}
+
+TEST(JpegDecoderTest, MaxPixelsOptionIsTheLimit) {
+  const auto rgb = testing::TestPicture(20, 10);
+  const Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 20, 10, JpegVariant::kBaseline);
+  DecodeOptions options;
+  options.max_pixels = 200;
+  EXPECT_TRUE(JpegDecoder(options).ReadHeader(jpeg, kPath).ok());
+  options.max_pixels = 199;
+  auto header = JpegDecoder(options).ReadHeader(jpeg, kPath);
+  ASSERT_FALSE(header.ok());
+  EXPECT_EQ(header.error().kind, ErrorKind::kTooLarge);
+}
+
+TEST(JpegDecoderTest, TruncatedDataIsCorruptImageWithLibjpegMessage) {
+  const auto rgb = testing::TestPicture(64, 64);
+  Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 64, 64, JpegVariant::kBaseline);
+  jpeg.resize(jpeg.size() * 2 / 3);
+  JpegDecoder decoder({});
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  ASSERT_TRUE(header.ok());
+  RgbImage image;
+  Status status = decoder.Decode(jpeg, header.value(), {}, kPath, &image);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
+  EXPECT_EQ(status.error().path, kPath);
+  EXPECT_NE(status.error().detail.find("Premature end of JPEG file"), std::string::npos)
+      << status.error().detail;
+}
+
+TEST(JpegDecoderTest, WarningsCanBeIgnoredByOption) {
+  const auto rgb = testing::TestPicture(64, 64);
+  Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 64, 64, JpegVariant::kBaseline);
+  jpeg.resize(jpeg.size() * 2 / 3);
+  DecodeOptions options;
+  options.jpeg_warnings = JpegWarnings::kAreIgnored;
+  JpegDecoder decoder(options);
+  auto header = decoder.ReadHeader(jpeg, kPath);
+  ASSERT_TRUE(header.ok());
+  RgbImage image;
+  EXPECT_TRUE(decoder.Decode(jpeg, header.value(), {}, kPath, &image).ok());
+}
+
+TEST(JpegDecoderTest, TruncatedHeaderIsCorruptImage) {
+  const auto rgb = testing::TestPicture(64, 64);
+  Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 64, 64, JpegVariant::kBaseline);
+  // Cut inside the quantisation tables (libjpeg then sees a tables-only
+  // stream and reports success with a 0x0 image) and inside the frame.
+  for (size_t size : {30, 100, 160}) {
+    jpeg.resize(size);
+    auto header = JpegDecoder({}).ReadHeader(jpeg, kPath);
+    ASSERT_FALSE(header.ok()) << "cut at " << size;
+    EXPECT_EQ(header.error().kind, ErrorKind::kCorruptImage);
+  }
+}
+
+TEST(JpegDecoderTest, PngAndRandomBytesAreUnsupportedFormat) {
+  cv::Mat picture(8, 8, CV_8UC3, cv::Scalar(1, 2, 3));
+  std::vector<uint8_t> png;
+  ASSERT_TRUE(cv::imencode(".png", picture, png));
+  auto header = JpegDecoder({}).ReadHeader(png, kPath);
+  ASSERT_FALSE(header.ok());
+  EXPECT_EQ(header.error().kind, ErrorKind::kUnsupportedFormat);
+  EXPECT_NE(header.error().detail.find("PNG"), std::string::npos) << header.error().detail;
+
+  header = JpegDecoder({}).ReadHeader(testing::RandomBytes(1000, 7), kPath);
+  ASSERT_FALSE(header.ok());
+  EXPECT_EQ(header.error().kind, ErrorKind::kUnsupportedFormat);
+}
+
+// Random damage anywhere after the SOI marker: every outcome must be a clean
+// success or a corrupt_image/too_large error (ASan/UBSan check the rest).
+TEST(JpegDecoderTest, RandomlyDamagedFilesNeverCrash) {
+  const auto rgb = testing::TestPicture(48, 40);
+  for (JpegVariant variant : {JpegVariant::kBaseline, JpegVariant::kProgressive}) {
+    const Bytes clean = testing::EncodeJpegWithOpenCv(rgb, 48, 40, variant);
+    // A damaged header may claim a large size; keep the test's memory small.
+    DecodeOptions options;
+    options.max_pixels = 1 << 20;
+    JpegDecoder decoder(options);
+    RgbImage image;
+    for (uint32_t seed = 0; seed < 150; ++seed) {
+      Bytes jpeg = clean;
+      const Bytes noise = testing::RandomBytes(8, seed);
+      for (int i = 0; i < 4; ++i) {
+        jpeg[3 + (noise[2 * i] * 256 + noise[2 * i + 1]) % (jpeg.size() - 3)] ^= noise[i] | 1;
+      }
+      auto header = decoder.ReadHeader(jpeg, kPath);
+      if (!header.ok()) {
+        EXPECT_NE(header.error().kind, ErrorKind::kIoError);
+        continue;
+      }
+      Status status = decoder.Decode(jpeg, header.value(), {}, kPath, &image);
+      if (!status.ok()) {
+        EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace segfeed::internal

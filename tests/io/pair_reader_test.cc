@@ -1,0 +1,184 @@
+#include "io/pair_reader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "io/fixtures.h"
+#include "temp_dir.h"
+
+namespace segfeed::internal {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Bytes;
+using testing::JpegVariant;
+using testing::TempDir;
+
+// One pair on disk: an image of `width` x `height` and a mask of
+// `mask_width` x `mask_height`.
+SamplePair WritePair(const TempDir& dir, int width, int height, int mask_width, int mask_height) {
+  SamplePair pair{"car", dir / "car.jpg", dir / "car_mask.gif"};
+  testing::WriteFile(pair.image_path,
+                     testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width,
+                                                   height, JpegVariant::kBaseline));
+  testing::WriteFile(pair.mask_path, testing::EncodeMaskGif(testing::TestMask(mask_width,
+                                                                              mask_height),
+                                                            mask_width, mask_height));
+  return pair;
+}
+
+Error ReadError(const SamplePair& pair, const DecodeOptions& options = {}) {
+  PairReader reader(options);
+  Status status = reader.Read(pair, 0, 0);
+  EXPECT_FALSE(status.ok());
+  return status.ok() ? Error{} : status.error();
+}
+
+TEST(PairReaderTest, DecodesImageAtDctScaleAndMaskAtFullSize) {
+  TempDir dir;
+  const SamplePair pair = WritePair(dir, 400, 300, 400, 300);
+  PairReader reader({});
+  Status status = reader.Read(pair, 100, 100);
+  ASSERT_TRUE(status.ok()) << status.error().Message();
+  EXPECT_EQ(reader.image_header().width, 400);
+  // 1/4 gives 100x75, too small; 3/8 gives 150x113.
+  EXPECT_EQ(reader.image_scale(), (DctScale{3, 8}));
+  EXPECT_EQ(reader.image().width, reader.image_scale().Apply(400));
+  EXPECT_EQ(reader.mask().width, 400);
+  EXPECT_EQ(reader.mask().height, 300);
+  EXPECT_TRUE(reader.mask().pixels == testing::TestMask(400, 300));
+  EXPECT_FALSE(reader.mask_warning().has_value());
+}
+
+TEST(PairReaderTest, SizeMismatchNamesImageAndMask) {
+  TempDir dir;
+  const SamplePair pair = WritePair(dir, 64, 48, 64, 47);
+  const Error error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kSizeMismatch);
+  EXPECT_EQ(error.path, pair.image_path.string());
+  EXPECT_NE(error.detail.find("64x48"), std::string::npos) << error.detail;
+  EXPECT_NE(error.detail.find("64x47"), std::string::npos) << error.detail;
+  EXPECT_NE(error.detail.find("car_mask.gif"), std::string::npos) << error.detail;
+}
+
+TEST(PairReaderTest, SizeMismatchUsesFullResolutionEvenWhenScaled) {
+  TempDir dir;
+  const SamplePair pair = WritePair(dir, 64, 48, 64, 48);
+  PairReader reader({});
+  EXPECT_TRUE(reader.Read(pair, 8, 6).ok());
+  EXPECT_EQ(reader.image().width, 8);
+}
+
+TEST(PairReaderTest, EmptyFilesAreEmptyFile) {
+  TempDir dir;
+  SamplePair pair = WritePair(dir, 16, 16, 16, 16);
+  testing::WriteFile(pair.mask_path, {});
+  Error error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kEmptyFile);
+  EXPECT_EQ(error.path, pair.mask_path.string());
+  testing::WriteFile(pair.image_path, {});
+  error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kEmptyFile);
+  EXPECT_EQ(error.path, pair.image_path.string());
+}
+
+TEST(PairReaderTest, MissingFileIsIoError) {
+  TempDir dir;
+  SamplePair pair = WritePair(dir, 16, 16, 16, 16);
+  fs::remove(pair.mask_path);
+  fs::create_symlink(dir / "gone.gif", pair.mask_path);  // dangling
+  const Error error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kIoError);
+  EXPECT_EQ(error.path, pair.mask_path.string());
+}
+
+TEST(PairReaderTest, WrongFormatsAreUnsupportedFormat) {
+  TempDir dir;
+  SamplePair pair = WritePair(dir, 16, 16, 16, 16);
+  // A GIF named .jpg.
+  testing::WriteFile(pair.image_path, testing::EncodeMaskGif(testing::TestMask(16, 16), 16, 16));
+  Error error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kUnsupportedFormat);
+  EXPECT_NE(error.detail.find("GIF data"), std::string::npos) << error.detail;
+  pair = WritePair(dir, 16, 16, 16, 16);
+  testing::WriteFile(pair.mask_path, testing::RandomBytes(300, 5));
+  error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kUnsupportedFormat);
+  EXPECT_EQ(error.path, pair.mask_path.string());
+}
+
+TEST(PairReaderTest, CorruptFilesNameTheFileAtFault) {
+  TempDir dir;
+  SamplePair pair = WritePair(dir, 64, 64, 64, 64);
+  Bytes mask = testing::EncodeMaskGif(testing::TestMask(64, 64), 64, 64);
+  mask.resize(mask.size() / 2);
+  testing::WriteFile(pair.mask_path, mask);
+  Error error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kCorruptMask);
+  EXPECT_EQ(error.path, pair.mask_path.string());
+
+  pair = WritePair(dir, 64, 64, 64, 64);
+  Bytes image = testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 64), 64, 64,
+                                              JpegVariant::kBaseline);
+  image.resize(image.size() - 200);
+  testing::WriteFile(pair.image_path, image);
+  error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kCorruptImage);
+  EXPECT_EQ(error.path, pair.image_path.string());
+  EXPECT_NE(error.Message().find("car.jpg: "), std::string::npos);
+  EXPECT_NE(error.Message().find("[corrupt_image]"), std::string::npos);
+}
+
+TEST(PairReaderTest, TooLargeImageIsRefused) {
+  TempDir dir;
+  SamplePair pair = WritePair(dir, 16, 16, 16, 16);
+  testing::WriteFile(pair.image_path,
+                     testing::WithJpegFrameSize(
+                         testing::EncodeJpegWithOpenCv(testing::TestPicture(1, 1), 1, 1,
+                                                       JpegVariant::kBaseline),
+                         60000, 60000));
+  const Error error = ReadError(pair);
+  EXPECT_EQ(error.kind, ErrorKind::kTooLarge);
+  EXPECT_EQ(error.path, pair.image_path.string());
+}
+
+TEST(PairReaderTest, NonBinaryMaskIsThresholdedAndReported) {
+  TempDir dir;
+  SamplePair pair = WritePair(dir, 4, 1, 4, 1);
+  testing::GifPicture picture;
+  picture.screen_width = 4;
+  picture.screen_height = 1;
+  picture.palette = {{0, 0, 0}, {255, 255, 255}, {200, 200, 200}};
+  picture.frames.push_back({0, 0, 4, 1, false, -1, {0, 1, 2, 0}});
+  testing::WriteFile(pair.mask_path, testing::EncodeGif(picture));
+  PairReader reader({});
+  ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
+  EXPECT_EQ(reader.mask().pixels, (std::vector<uint8_t>{0, 1, 1, 0}));
+  ASSERT_TRUE(reader.mask_warning().has_value());
+  EXPECT_EQ(reader.mask_warning()->kind, ErrorKind::kNonBinaryMask);
+  EXPECT_EQ(reader.mask_warning()->path, pair.mask_path.string());
+  EXPECT_EQ(ErrorKindName(reader.mask_warning()->kind), "non_binary_mask");
+  // The next clean pair clears it.
+  pair = WritePair(dir, 4, 1, 4, 1);
+  ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
+  EXPECT_FALSE(reader.mask_warning().has_value());
+}
+
+TEST(DecodeOptionsTest, ValidationNamesFieldAndValue) {
+  DecodeOptions options;
+  EXPECT_NO_THROW(ValidateDecodeOptions(options));
+  options.max_pixels = 0;
+  try {
+    ValidateDecodeOptions(options);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "max_pixels must be >= 1 (got 0)");
+  }
+  options = {};
+  options.mask_threshold = 256;
+  EXPECT_THROW(ValidateDecodeOptions(options), ConfigError);
+}
+
+}  // namespace
+}  // namespace segfeed::internal
