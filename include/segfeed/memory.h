@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 
 namespace segfeed {
@@ -24,5 +25,38 @@ enum class PoolKind {
 std::string_view PinnedModeName(PinnedMode mode);
 // "cuda_host", "mlocked", "pageable".
 std::string_view PoolKindName(PoolKind kind);
+
+struct LoaderOptions;
+
+// The memory the input stage will use, known before it runs (DESIGN.md,
+// "Memory model"). A Loader with the same options allocates exactly these
+// pool and scratch bytes for sources of the planned size; tests hold it to
+// that.
+struct MemoryPlan {
+  // One sample in the batch tensors.
+  size_t image_bytes_per_sample = 0;
+  size_t mask_bytes_per_sample = 0;
+  // One pool buffer: the image tensor, then the mask tensor (page aligned).
+  size_t batch_bytes = 0;
+  int pool_buffers = 0;
+  size_t pool_bytes = 0;  // pool_buffers x batch_bytes, pinned when possible
+  // Per decode thread: the decoded photo at its DCT scale, the decoded mask
+  // at full size, and the output-size rasters of the augment stage. Grows
+  // only for a source larger than planned.
+  int threads = 0;
+  size_t scratch_bytes_per_thread = 0;
+  size_t scratch_bytes = 0;  // threads x scratch_bytes_per_thread
+  // Upper bound of samples between start of decoding and hand-off.
+  int max_samples_in_flight = 0;
+  // Bytes of one batch on the GPU after upload (images + masks).
+  size_t gpu_batch_bytes = 0;
+  // pool_bytes + scratch_bytes; the file list and file read buffers (as
+  // large as the largest file) come on top.
+  size_t total_bytes = 0;
+};
+
+// Plans for `options` (validated; throws ConfigError) and photos of
+// source_width x source_height pixels. threads = 0 resolves to the cores.
+MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height);
 
 }  // namespace segfeed

@@ -1,6 +1,10 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+
+#include "segfeed/dataset.h"
+#include "segfeed/memory.h"
 
 namespace segfeed {
 
@@ -133,5 +137,72 @@ int MaskDtypeBytes(MaskDtype dtype);
 const char* ImageDtypeName(ImageDtype dtype);
 const char* MaskDtypeName(MaskDtype dtype);
 const char* LayoutName(Layout layout);
+
+// ---------------------------------------------------------------------------
+// The loader (see DESIGN.md, "Data flow", "Memory model", "Determinism")
+
+// What to do with a sample whose image or mask cannot be read or decoded.
+enum class OnBadFile {
+  // next() throws a FileError naming the file and the reason; the loader is
+  // closed. Nothing is silently lost.
+  kFail,
+  // The sample's slot is refilled with another sample chosen by the seed, so
+  // batches stay full and the stream stays reproducible; the file is listed
+  // in LoaderStats::skipped_files.
+  kSkip,
+};
+
+// Which part of the dataset a loader streams. The split is a pure function
+// of the seed, so a training and a validation loader built with the same seed
+// and fraction never overlap.
+enum class Subset {
+  kAll,
+  kTrain,       // all pairs but the validation ones
+  kValidation,  // round(validation_fraction x pairs) pairs chosen by the seed
+};
+
+struct LoaderOptions {
+  // Samples per batch.
+  int batch_size = 16;
+  // Batch buffers in the pool, the one the consumer holds included. Each
+  // costs batch_size x (image + mask) bytes of pinned memory; 2 lets loading
+  // overlap training, more only helps when load times vary a lot.
+  int prefetch_batches = 2;
+  // Threads decoding and augmenting; 0 means one per core. Each costs one
+  // set of per-thread scratch buffers (see PlanMemory()).
+  int threads = 0;
+  // Seeds the epoch order, the subset split, the replacements of skipped
+  // files and every augmentation parameter.
+  uint64_t seed = 0;
+  // Visit the samples in a new random order every epoch (else in listing order).
+  bool shuffle = true;
+  // Drop the last batch of an epoch when it would be short; otherwise it is
+  // delivered with fewer samples and says so (Lease::size() < batch_size).
+  bool drop_last = false;
+  Subset subset = Subset::kAll;
+  // Fraction of the pairs in the validation subset, in [0, 1].
+  double validation_fraction = 0.1;
+  // Shard of the epoch this process streams, DistributedSampler style: the
+  // epoch's permutation padded to a multiple of world_size, of which rank r
+  // takes every world_size-th sample from r.
+  int rank = 0;
+  int world_size = 1;
+  // Take rank and world_size from the RANK and WORLD_SIZE environment
+  // variables (as torchrun sets them) instead of the two fields above.
+  bool shard_from_environment = false;
+  OnBadFile on_bad_file = OnBadFile::kFail;
+  // Where batch buffers come from; see PinnedMode.
+  PinnedMode pinned = PinnedMode::kAuto;
+  // Flips, rotation, colour jitter and the output size.
+  AugmentOptions augment;
+  // Dtypes, layout and normalisation of the batch tensors.
+  OutputOptions output;
+  // Decode limits (max_pixels) and the mask threshold.
+  DecodeOptions decode;
+};
+
+// Throws ConfigError naming the field and the value
+// ("batch_size must be >= 1 (got 0)"); also validates the nested structs.
+void ValidateLoaderOptions(const LoaderOptions& options);
 
 }  // namespace segfeed

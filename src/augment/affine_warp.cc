@@ -85,6 +85,16 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_wid
           source_height / 2.0 - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
 }
 
+ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
+                           double extent_width, double extent_height, int output_width,
+                           int output_height) {
+  const int factor_x = options.antialias ? PreReduceFactor(extent_width / output_width) : 1;
+  const int factor_y = options.antialias ? PreReduceFactor(extent_height / output_height) : 1;
+  if (factor_x == 1 && factor_y == 1) return {};
+  return {std::max(1, (image_width + factor_x / 2) / factor_x),
+          std::max(1, (image_height + factor_y / 2) / factor_y)};
+}
+
 int PreReduceFactor(double source_pixels_per_output_pixel) {
   if (!(source_pixels_per_output_pixel > 2.0)) return 1;
   return static_cast<int>(std::floor(source_pixels_per_output_pixel));
@@ -106,11 +116,12 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
   double extent_height = source.mask.height * scale_y;
 
   cv::Mat image = ConstMat(source.image);
-  const int factor_x = options.antialias ? PreReduceFactor(extent_width / image_out.width) : 1;
-  const int factor_y = options.antialias ? PreReduceFactor(extent_height / image_out.height) : 1;
-  if (factor_x > 1 || factor_y > 1) {
-    const int reduced_width = std::max(1, (source.image.width + factor_x / 2) / factor_x);
-    const int reduced_height = std::max(1, (source.image.height + factor_y / 2) / factor_y);
+  const ReducedSize reduced_size = PreReducedSize(options, source.image.width, source.image.height,
+                                                  extent_width, extent_height, image_out.width,
+                                                  image_out.height);
+  if (reduced_size.width > 0) {
+    const int reduced_width = reduced_size.width;
+    const int reduced_height = reduced_size.height;
     scratch->reduced_image.resize(static_cast<size_t>(reduced_width) * reduced_height * 3);
     cv::Mat reduced(reduced_height, reduced_width, CV_8UC3, scratch->reduced_image.data());
     // Area averaging maps the whole source extent onto the reduced raster

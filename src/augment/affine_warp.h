@@ -59,6 +59,17 @@ struct WarpScratch {
 // 1 up to 2x, else floor(downscale), which leaves a bilinear factor in [1, 2).
 int PreReduceFactor(double source_pixels_per_output_pixel);
 
+// Size of the area-reduced image the warp makes first, or 0 x 0 when it
+// warps the decoded image directly. `extent_*` is the source extent in
+// image pixels (see OutputToSourceMatrix).
+struct ReducedSize {
+  int width = 0;
+  int height = 0;
+};
+ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
+                           double extent_width, double extent_height, int output_width,
+                           int output_height);
+
 // Warps image (bilinear, 8-bit fixed point: bit-exact and independent of the
 // thread count) and mask (nearest neighbour: output values are source
 // values, so a 0/1 mask stays exactly 0/1) to the output size in one pass

@@ -1,9 +1,17 @@
 #include "augment/sample_augmenter.h"
 
+#include <chrono>
+
 #include "augment/color_jitter.h"
 
 namespace segfeed::internal {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NanosBetween(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
+}
 
 const AugmentOptions& Validated(const AugmentOptions& options) {
   ValidateAugmentOptions(options);
@@ -41,12 +49,33 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
                                       mask_dst.y_stride_bytes}
                   : MutableRasterView{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
 
+  const Clock::time_point start = Clock::now();
   WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
   // Jitter on the output-size image: cheaper than on the source.
   ApplyColorJitter(params, image_out);
+  const Clock::time_point warped = Clock::now();
   if (!image_direct) converter_.ConvertImage(image_out.View(), image_dst);
   // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.
   converter_.ConvertMask(mask_out.View(), mask_dst);
+  timings_.augment_ns = NanosBetween(start, warped);
+  timings_.convert_ns = NanosBetween(warped, Clock::now());
+}
+
+size_t SampleAugmenter::scratch_bytes() const {
+  return image_scratch_.capacity() + mask_scratch_.capacity() +
+         warp_scratch_.reduced_image.capacity();
+}
+
+size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
+                                            int decoded_height) {
+  const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
+  // The decoded image covers the mask's extent, so its extent in its own
+  // pixels is its size (up to libjpeg-turbo's rounding, which never moves a
+  // pre-reduce factor across an integer for real photos).
+  const ReducedSize reduced =
+      PreReducedSize(options, decoded_width, decoded_height, decoded_width, decoded_height,
+                     options.output_width, options.output_height);
+  return pixels * 3 + pixels + static_cast<size_t>(reduced.width) * reduced.height * 3;
 }
 
 }  // namespace segfeed::internal

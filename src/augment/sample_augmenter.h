@@ -34,12 +34,27 @@ class SampleAugmenter {
   void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
            const StridedMask& mask_dst);
 
+  // Where the last Run() spent its time.
+  struct Timings {
+    int64_t augment_ns = 0;  // warp and colour jitter
+    int64_t convert_ns = 0;  // dtype/layout conversion into the destination
+  };
+  const Timings& last_timings() const { return timings_; }
+
+  // Scratch held now: the output-size rasters and the pre-reduce buffer.
+  size_t scratch_bytes() const;
+  // Scratch for sources decoded at decoded_width x decoded_height (the
+  // pre-reduce buffer depends on it); what scratch_bytes() reaches.
+  static size_t PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
+                                    int decoded_height);
+
  private:
   AugmentOptions augment_options_;
   OutputConverter converter_;
   WarpScratch warp_scratch_;
   std::vector<uint8_t> image_scratch_;
   std::vector<uint8_t> mask_scratch_;
+  Timings timings_;
 };
 
 }  // namespace segfeed::internal

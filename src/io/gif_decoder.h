@@ -43,6 +43,9 @@ class GifDecoder {
   // holds garbage.
   Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out);
 
+  // Bytes of scratch this decoder holds.
+  size_t scratch_bytes() const { return line_.capacity(); }
+
  private:
   DecodeOptions options_;
   std::vector<uint8_t> line_;  // one frame row of palette indices, reused

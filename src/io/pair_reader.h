@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "io/file_reader.h"
@@ -29,6 +30,27 @@ class PairReader {
   // checker to report.
   Status Read(const SamplePair& pair, int target_width, int target_height);
 
+  // Sizes the pixel scratch for photos of source_width x source_height
+  // decoded for the target, so that the first Read() of such a pair
+  // allocates nothing and scratch_bytes() equals PlannedScratchBytes().
+  void Reserve(int source_width, int source_height, int target_width, int target_height);
+  // Pixel scratch Reserve() sets up for that source and target: the decoded
+  // photo at its DCT scale plus the decoded mask at full size.
+  static size_t PlannedScratchBytes(const DecodeOptions& options, int source_width,
+                                    int source_height, int target_width, int target_height);
+  // Pixel scratch held now (grows only for a larger source).
+  size_t scratch_bytes() const;
+  // File buffers held now (as large as the largest file read).
+  size_t read_buffer_bytes() const;
+
+  // Where the last Read() spent its time, and how many file bytes it read.
+  struct Timings {
+    int64_t read_ns = 0;    // reading both files
+    int64_t decode_ns = 0;  // header parsing, GIF and JPEG decoding
+  };
+  const Timings& last_timings() const { return timings_; }
+  size_t last_bytes_read() const { return bytes_read_; }
+
   // Valid after a successful Read(), until the next Read().
   const JpegHeader& image_header() const { return image_header_; }  // full resolution
   DctScale image_scale() const { return image_scale_; }
@@ -38,6 +60,8 @@ class PairReader {
   const std::optional<Error>& mask_warning() const { return mask_warning_; }
 
  private:
+  Status ReadAndDecode(const SamplePair& pair, int target_width, int target_height);
+
   FileReader image_file_;
   FileReader mask_file_;
   JpegDecoder jpeg_;
@@ -48,6 +72,8 @@ class PairReader {
   RgbImage image_;
   MaskImage mask_;
   std::optional<Error> mask_warning_;
+  Timings timings_;
+  size_t bytes_read_ = 0;
 };
 
 }  // namespace segfeed::internal

@@ -13,6 +13,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: segfeed <command> [options]
 
 commands:
+  bench               throughput, per-stage times and memory of the pipeline
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
 
 'segfeed <command> --help' describes a command; 'segfeed --version' the build.
@@ -23,6 +24,7 @@ struct Subcommand {
   int (*run)(std::span<const std::string>);
 };
 constexpr Subcommand kSubcommands[] = {
+    {"bench", segfeed::tools::RunBench},
     {"make-demo", segfeed::tools::RunMakeDemo},
 };
 

@@ -9,5 +9,6 @@ namespace segfeed::tools {
 // arguments after its name. It returns the process exit status and throws
 // UsageError for command-line mistakes (exit status 2).
 int RunMakeDemo(std::span<const std::string> args);
+int RunBench(std::span<const std::string> args);
 
 }  // namespace segfeed::tools

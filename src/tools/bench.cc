@@ -1,0 +1,232 @@
+// segfeed bench: throughput, per-stage times and memory of the whole
+// pipeline, optionally beside the decode bound and a naive OpenCV loop.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "segfeed/loader.h"
+#include "tools/bench_baselines.h"
+#include "tools/cli_args.h"
+#include "tools/demo_cache.h"
+#include "tools/digest.h"
+#include "tools/json_writer.h"
+#include "tools/loader_flags.h"
+#include "tools/subcommands.h"
+
+namespace segfeed::tools {
+namespace {
+
+constexpr const char* kHelp = R"(usage: segfeed bench [--data DIR] [options]
+
+Runs the whole pipeline (read, decode, augment, convert into pinned batch
+buffers) for a few epochs with a consumer that does nothing, and reports
+throughput, time per stage and memory. Without a dataset it uses the demo
+dataset (made once with make-demo in the cache folder, then reused).
+
+bench:
+  --epochs N            epochs to run; the first is a warm-up when N > 1 (3)
+  --baseline            also time a naive single-thread OpenCV loop, same work
+  --decode-only         also time read + decode alone on the same threads
+  --digest              print a digest of every batch byte, in stream order
+  --json FILE           write the report as JSON
+  --demo-count N        pairs in the demo dataset (100)
+  --help                show this text
+
+)";
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double MiB(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+int64_t PeakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+void DigestBatch(const Lease& lease, Digest* digest) {
+  digest->Update(lease.images().data, lease.images().bytes());
+  digest->Update(lease.masks().data, lease.masks().bytes());
+  const auto ids = lease.sample_ids();
+  digest->Update(ids.data(), ids.size_bytes());
+}
+
+}  // namespace
+
+int RunBench(std::span<const std::string> args) {
+  std::vector<std::string> value_options = kDatasetValueOptions;
+  value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
+  for (const char* name : {"--epochs", "--json", "--demo-count"}) value_options.push_back(name);
+  std::vector<std::string> flags = kLoaderFlags;
+  for (const char* name : {"--baseline", "--decode-only", "--digest", "--help"}) flags.push_back(name);
+  const CliArgs cli(args, value_options, flags);
+  if (cli.Has("--help")) {
+    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
+    return 0;
+  }
+  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
+  const int epochs = static_cast<int>(cli.GetInt("--epochs", 3, 1, 1000000));
+  const bool show_progress = isatty(STDERR_FILENO) != 0;
+
+  DatasetSpec spec;
+  std::string dataset_label;
+  if (HasDataset(cli)) {
+    spec = DatasetFromArgs(cli);
+    dataset_label = spec.image_dir.string();
+  } else {
+    DemoOptions demo;
+    demo.count = static_cast<int>(cli.GetInt("--demo-count", demo.count, 1, 1000000));
+    auto dir = EnsureDemoDataset(demo, show_progress);
+    if (!dir.ok()) {
+      std::cerr << "segfeed bench: " << dir.error().Message() << "\n";
+      return 1;
+    }
+    spec = DatasetSpec::Carvana(dir.value());
+    dataset_label = "demo dataset " + dir.value().string();
+  }
+  const LoaderOptions options = LoaderOptionsFromArgs(cli);
+
+  Loader loader(spec, options);
+  const LoaderStats initial = loader.stats();
+  std::printf("segfeed bench: %s (%zu pairs)\n", dataset_label.c_str(), loader.dataset().pairs.size());
+  std::printf("  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
+              options.batch_size, options.augment.output_width, options.augment.output_height,
+              ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout), initial.threads,
+              options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
+              cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
+  std::fflush(stdout);
+
+  Digest digest;
+  const bool want_digest = cli.Has("--digest");
+  std::vector<double> epoch_seconds;
+  std::vector<LoaderStats> after_epoch;
+  int64_t samples = 0, batches = 0;
+  std::string failure;
+  for (int epoch = 0; epoch < epochs && failure.empty(); ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    loader.StartEpoch(epoch);
+    try {
+      while (std::optional<Lease> lease = loader.Next()) {
+        if (want_digest) DigestBatch(*lease, &digest);
+        samples += lease->size();
+        ++batches;
+        if (show_progress) std::fprintf(stderr, "\repoch %d: %lld batches", epoch, static_cast<long long>(batches));
+      }
+    } catch (const FileError& e) {
+      failure = e.what();
+    }
+    epoch_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    after_epoch.push_back(loader.stats());
+  }
+  if (show_progress) std::fprintf(stderr, "\n");
+  const LoaderStats stats = loader.stats();
+
+  // Throughput over the epochs after the warm-up: the first pays for page
+  // cache misses and the first touch of the scratch memory.
+  const size_t first_timed = epoch_seconds.size() > 1 ? 1 : 0;
+  const double median_seconds =
+      Median(std::vector<double>(epoch_seconds.begin() + static_cast<long>(first_timed), epoch_seconds.end()));
+  const double samples_per_epoch = static_cast<double>(loader.samples_per_epoch());
+  const double samples_per_s = samples_per_epoch / median_seconds;
+  const double batches_per_s = static_cast<double>(loader.batches_per_epoch()) / median_seconds;
+  const double input_bytes_per_epoch = static_cast<double>(after_epoch.front().input_bytes);
+  const double input_mb_per_s = input_bytes_per_epoch / median_seconds / 1e6;
+  const StageSeconds& stage = stats.stage_seconds;
+  const double work = stage.read + stage.decode + stage.augment + stage.convert;
+  auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
+
+  std::printf("  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epochs)\n",
+              samples_per_s, batches_per_s, input_mb_per_s, epoch_seconds.size() - first_timed);
+  std::printf("  stages (thread-seconds, all epochs): read %.2f (%.0f%%), decode %.2f (%.0f%%), augment %.2f (%.0f%%), "
+              "convert %.2f (%.0f%%); consumer waited %.2f s\n",
+              stage.read, share(stage.read), stage.decode, share(stage.decode), stage.augment, share(stage.augment),
+              stage.convert, share(stage.convert), stage.consumer_wait);
+  std::printf("  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB, read buffers %.1f MiB, "
+              "max in flight %d of %d samples, peak RSS %.1f MiB\n",
+              stats.pool_buffers, MiB(static_cast<double>(stats.pool_bytes) / stats.pool_buffers),
+              std::string(PoolKindName(stats.pool_kind)).c_str(), MiB(static_cast<double>(stats.pool_bytes)),
+              stats.pool_fallback_reason.empty() ? "" : (" [" + stats.pool_fallback_reason + "]").c_str(),
+              MiB(static_cast<double>(stats.scratch_bytes)), MiB(static_cast<double>(stats.read_buffer_bytes)),
+              stats.max_in_flight, stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())));
+
+  double decode_only = 0, baseline = 0;
+  if (cli.Has("--decode-only")) {
+    LoaderOptions resolved = options;
+    decode_only = DecodeOnlyPairsPerSecond(loader.dataset().pairs, resolved, stats.threads);
+    std::printf("  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n", decode_only,
+                stats.threads, samples_per_s / decode_only);
+  }
+  if (cli.Has("--baseline")) {
+    baseline = NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
+    std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n", baseline,
+                samples_per_s / baseline);
+  }
+  if (want_digest) std::printf("digest %s\n", digest.Hex().c_str());
+  for (const Error& skipped : stats.skipped_files) std::printf("  skipped %s\n", skipped.Message().c_str());
+  if (!failure.empty()) std::printf("  stopped: %s\n", failure.c_str());
+  std::printf("loaded %lld pairs, skipped %lld\n", static_cast<long long>(stats.samples_loaded),
+              static_cast<long long>(stats.samples_skipped));
+
+  if (auto json_path = cli.Get("--json")) {
+    JsonWriter json;
+    json.BeginObject()
+        .String("dataset", dataset_label)
+        .Integer("pairs", static_cast<int64_t>(loader.dataset().pairs.size()))
+        .Integer("epochs", epochs)
+        .Integer("threads", stats.threads)
+        .Integer("batch_size", options.batch_size)
+        .Number("samples_per_s", samples_per_s)
+        .Number("batches_per_s", batches_per_s)
+        .Number("input_mb_per_s", input_mb_per_s)
+        .BeginArray("epoch_seconds");
+    for (double s : epoch_seconds) json.Number("", s);
+    json.EndArray()
+        .BeginObject("stage_seconds")
+        .Number("read", stage.read)
+        .Number("decode", stage.decode)
+        .Number("augment", stage.augment)
+        .Number("convert", stage.convert)
+        .Number("consumer_wait", stage.consumer_wait)
+        .EndObject()
+        .String("pool_kind", PoolKindName(stats.pool_kind))
+        .String("pool_fallback_reason", stats.pool_fallback_reason)
+        .Integer("pool_bytes", static_cast<int64_t>(stats.pool_bytes))
+        .Integer("scratch_bytes", static_cast<int64_t>(stats.scratch_bytes))
+        .Integer("read_buffer_bytes", static_cast<int64_t>(stats.read_buffer_bytes))
+        .Integer("max_in_flight", stats.max_in_flight)
+        .Integer("in_flight_bound", stats.in_flight_bound)
+        .Integer("peak_rss_bytes", PeakRssBytes())
+        .Integer("loaded", stats.samples_loaded)
+        .Integer("skipped", stats.samples_skipped)
+        .BeginArray("skipped_files");
+    for (const Error& e : stats.skipped_files) {
+      json.BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
+    }
+    json.EndArray();
+    if (cli.Has("--decode-only")) json.Number("decode_only_samples_per_s", decode_only);
+    if (cli.Has("--baseline")) json.Number("baseline_samples_per_s", baseline);
+    if (want_digest) json.String("digest", digest.Hex());
+    if (!failure.empty()) json.String("error", failure);
+    json.EndObject();
+    std::ofstream out(*json_path);
+    out << json.str() << "\n";
+    if (!out) {
+      std::cerr << "segfeed bench: cannot write " << *json_path << "\n";
+      return 1;
+    }
+  }
+  return failure.empty() ? 0 : 1;
+}
+
+}  // namespace segfeed::tools

@@ -1,0 +1,165 @@
+#include "tools/loader_flags.h"
+
+#include <charconv>
+
+namespace segfeed::tools {
+
+const std::vector<std::string> kDatasetValueOptions = {"--data", "--images", "--masks"};
+const std::vector<std::string> kLoaderValueOptions = {
+    "--batch", "--size",     "--dtype",  "--mask-dtype", "--layout", "--threads",      "--prefetch",
+    "--seed",  "--shard",    "--on-error", "--pinned",   "--subset", "--val-fraction"};
+const std::vector<std::string> kLoaderFlags = {"--no-augment", "--no-color", "--no-shuffle", "--drop-last",
+                                               "--normalize"};
+
+const char* const kDatasetHelp = R"(dataset:
+  --data DIR            Carvana layout: DIR/train/<stem>.jpg, DIR/train_masks/<stem>_mask.gif
+  --images DIR --masks DIR
+                        other folders (masks named <stem>_mask.gif)
+)";
+
+const char* const kLoaderHelp = R"(loader:
+  --batch N             samples per batch (16)
+  --size N | WxH        output size in pixels (512)
+  --dtype T             image dtype: uint8, float16, float32 (float32)
+  --mask-dtype T        mask dtype: uint8, float32 (float32)
+  --layout L            nhwc or nchw (nhwc)
+  --normalize           ImageNet mean/std normalisation (float dtypes)
+  --threads N           decode threads, 0 = one per core (0)
+  --prefetch N          batch buffers in the pool (2)
+  --seed S              random seed (0)
+  --no-shuffle          keep listing order
+  --drop-last           drop a short last batch
+  --shard r/N           stream shard r of N (DistributedSampler semantics); 'auto' reads RANK, WORLD_SIZE
+  --subset S            all, train or val (all)
+  --val-fraction F      fraction of pairs in the val subset (0.1)
+  --on-error P          fail or skip a bad file (fail)
+  --pinned M            auto, cuda, mlock or off (auto)
+  --no-augment          no flips, rotation or colour jitter (resize only)
+  --no-color            geometry only: flips and rotation, no colour jitter
+)";
+
+namespace {
+
+int ParseInt(const std::string& flag, const std::string& text) {
+  int value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) {
+    throw UsageError(flag + " must be an integer (got '" + text + "')");
+  }
+  return value;
+}
+
+template <typename Enum>
+Enum ParseChoice(const std::string& flag, const std::string& text,
+                 std::initializer_list<std::pair<const char*, Enum>> choices) {
+  std::string names;
+  for (const auto& [name, value] : choices) {
+    if (text == name) return value;
+    names += names.empty() ? name : std::string(", ") + name;
+  }
+  throw UsageError(flag + " must be one of " + names + " (got '" + text + "')");
+}
+
+}  // namespace
+
+bool HasDataset(const CliArgs& cli) {
+  return cli.Has("--data") || cli.Has("--images") || cli.Has("--masks");
+}
+
+DatasetSpec DatasetFromArgs(const CliArgs& cli) {
+  if (cli.Has("--data")) {
+    if (cli.Has("--images") || cli.Has("--masks")) {
+      throw UsageError("--data cannot be combined with --images/--masks");
+    }
+    return DatasetSpec::Carvana(*cli.Get("--data"));
+  }
+  if (cli.Has("--images") != cli.Has("--masks")) {
+    throw UsageError(cli.Has("--images") ? "--images needs --masks" : "--masks needs --images");
+  }
+  if (!cli.Has("--images")) throw UsageError("no dataset: give --data DIR or --images DIR --masks DIR");
+  DatasetSpec spec;
+  spec.image_dir = *cli.Get("--images");
+  spec.mask_dir = *cli.Get("--masks");
+  return spec;
+}
+
+LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli) {
+  LoaderOptions options;
+  if (auto v = cli.Get("--batch")) options.batch_size = ParseInt("--batch", *v);
+  if (auto v = cli.Get("--size")) {
+    const size_t x = v->find('x');
+    if (x == std::string::npos) {
+      options.augment.output_width = options.augment.output_height = ParseInt("--size", *v);
+    } else {
+      options.augment.output_width = ParseInt("--size", v->substr(0, x));
+      options.augment.output_height = ParseInt("--size", v->substr(x + 1));
+    }
+  }
+  if (auto v = cli.Get("--dtype")) {
+    options.output.image_dtype = ParseChoice<ImageDtype>(
+        "--dtype", *v,
+        {{"uint8", ImageDtype::kUint8}, {"float16", ImageDtype::kFloat16}, {"float32", ImageDtype::kFloat32}});
+  }
+  if (auto v = cli.Get("--mask-dtype")) {
+    options.output.mask_dtype =
+        ParseChoice<MaskDtype>("--mask-dtype", *v, {{"uint8", MaskDtype::kUint8}, {"float32", MaskDtype::kFloat32}});
+  }
+  if (auto v = cli.Get("--layout")) {
+    options.output.layout = ParseChoice<Layout>("--layout", *v, {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
+  }
+  options.output.normalize = cli.Has("--normalize");
+  if (auto v = cli.Get("--threads")) options.threads = ParseInt("--threads", *v);
+  if (auto v = cli.Get("--prefetch")) options.prefetch_batches = ParseInt("--prefetch", *v);
+  if (auto v = cli.Get("--seed")) {
+    uint64_t seed = 0;
+    auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), seed);
+    if (ec != std::errc() || ptr != v->data() + v->size()) {
+      throw UsageError("--seed must be a non-negative integer (got '" + *v + "')");
+    }
+    options.seed = seed;
+  }
+  options.shuffle = !cli.Has("--no-shuffle");
+  options.drop_last = cli.Has("--drop-last");
+  if (auto v = cli.Get("--shard")) {
+    if (*v == "auto") {
+      options.shard_from_environment = true;
+    } else {
+      const size_t slash = v->find('/');
+      if (slash == std::string::npos) throw UsageError("--shard must be r/N or auto (got '" + *v + "')");
+      options.rank = ParseInt("--shard", v->substr(0, slash));
+      options.world_size = ParseInt("--shard", v->substr(slash + 1));
+    }
+  }
+  if (auto v = cli.Get("--subset")) {
+    options.subset = ParseChoice<Subset>("--subset", *v,
+                                         {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"val", Subset::kValidation}});
+  }
+  if (auto v = cli.Get("--val-fraction")) {
+    char* end = nullptr;
+    options.validation_fraction = std::strtod(v->c_str(), &end);
+    if (end != v->c_str() + v->size() || v->empty()) {
+      throw UsageError("--val-fraction must be a number (got '" + *v + "')");
+    }
+  }
+  if (auto v = cli.Get("--on-error")) {
+    options.on_bad_file =
+        ParseChoice<OnBadFile>("--on-error", *v, {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});
+  }
+  if (auto v = cli.Get("--pinned")) {
+    options.pinned = ParseChoice<PinnedMode>(
+        "--pinned", *v,
+        {{"auto", PinnedMode::kAuto}, {"cuda", PinnedMode::kCuda}, {"mlock", PinnedMode::kMlock}, {"off", PinnedMode::kOff}});
+  }
+  AugmentOptions& augment = options.augment;
+  if (cli.Has("--no-augment") || cli.Has("--no-color")) {
+    augment.contrast_enabled = augment.brightness_enabled = false;
+    augment.saturation_enabled = augment.hue_enabled = false;
+  }
+  if (cli.Has("--no-augment")) {
+    augment.flip_lr_probability = augment.flip_ud_probability = 0.0;
+    augment.rotation_fraction = 0.0;
+  }
+  return options;
+}
+
+}  // namespace segfeed::tools

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "segfeed/dataset.h"
+#include "segfeed/options.h"
+#include "tools/cli_args.h"
+
+namespace segfeed::tools {
+
+// The command-line flags that mirror DatasetSpec and LoaderOptions, shared
+// by bench, preview and plan, so each spells an option the same way.
+
+// --data DIR (Carvana layout) or --images DIR --masks DIR.
+extern const std::vector<std::string> kDatasetValueOptions;
+// --batch --size --dtype --mask-dtype --layout --threads --prefetch --seed
+// --shard --on-error --pinned --subset --val-fraction
+extern const std::vector<std::string> kLoaderValueOptions;
+// --no-augment --no-color --no-shuffle --drop-last --normalize
+extern const std::vector<std::string> kLoaderFlags;
+
+// Help text for the flags above, one line each.
+extern const char* const kDatasetHelp;
+extern const char* const kLoaderHelp;
+
+// True when the command line names a dataset.
+bool HasDataset(const CliArgs& cli);
+// The dataset the flags name; UsageError when they are contradictory.
+DatasetSpec DatasetFromArgs(const CliArgs& cli);
+// Loader options from the flags, on top of the library defaults; throws
+// UsageError naming the flag for a value it cannot parse. (The Loader
+// validates ranges itself.)
+LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli);
+
+}  // namespace segfeed::tools
