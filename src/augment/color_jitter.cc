@@ -43,7 +43,11 @@ constexpr int kChunk = 64;
 // without branches so the compiler vectorises it; on x86-64 it is also built
 // for AVX2 and the best version is picked at load time. Neither version uses
 // fused multiply-add or approximate reciprocals, so both give the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: the clone resolver runs during relocation,
+// before the TSan runtime is up, and its instrumented entry crashes every
+// program that loads the library.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 void SaturationHueKernel(const float* __restrict r, const float* __restrict g,
