@@ -71,9 +71,15 @@ void BM_WarpImageAndMask(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel(std::to_string(image.cols) + "x" + std::to_string(image.rows) + " image" +
-                 (state.range(1) == 1 ? (options.antialias ? ", pre-reduce" : ", no pre-reduce")
-                                      : ""));
+  const double scale = static_cast<double>(image.cols) / sources.mask.cols;
+  const int factor_x =
+      options.antialias ? PreReduceFactor(1918.0 * scale / options.output_width, image.cols) : 1;
+  const int factor_y =
+      options.antialias ? PreReduceFactor(1280.0 * scale / options.output_height, image.rows) : 1;
+  state.SetLabel(std::to_string(image.cols) + "x" + std::to_string(image.rows) + " image, " +
+                 (factor_x > 1 || factor_y > 1 ? "pre-reduce " + std::to_string(factor_x) + "x" +
+                                                     std::to_string(factor_y)
+                                               : "no pre-reduce"));
 }
 BENCHMARK(BM_WarpImageAndMask)
     ->ArgNames({"out", "full_res", "antialias"})
@@ -89,8 +95,8 @@ BENCHMARK(BM_WarpImageAndMask)
 void BM_PreReduceOnly(benchmark::State& state) {
   const Sources& sources = DemoSources();
   const int side = static_cast<int>(state.range(0));
-  const int fx = PreReduceFactor(1918.0 / side);
-  const int fy = PreReduceFactor(1280.0 / side);
+  const int fx = PreReduceFactor(1918.0 / side, 1918);
+  const int fy = PreReduceFactor(1280.0 / side, 1280);
   cv::Mat reduced((1280 + fy / 2) / fy, (1918 + fx / 2) / fx, CV_8UC3);
   for (auto _ : state) {
     cv::resize(sources.full, reduced, reduced.size(), 0, 0, cv::INTER_AREA);

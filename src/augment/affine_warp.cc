@@ -85,9 +85,13 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_wid
           source_height / 2.0 - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
 }
 
-int PreReduceFactor(double source_pixels_per_output_pixel) {
+int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
   if (!(source_pixels_per_output_pixel > 2.0)) return 1;
-  return static_cast<int>(std::floor(source_pixels_per_output_pixel));
+  const int largest = static_cast<int>(std::floor(source_pixels_per_output_pixel));
+  const int smallest = static_cast<int>(std::ceil(source_pixels_per_output_pixel / 2.0));
+  for (int factor = std::max(smallest, 2); factor <= largest; ++factor)
+    if (source_pixels % factor == 0) return factor;
+  return largest;
 }
 
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
@@ -106,8 +110,12 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
   double extent_height = source.mask.height * scale_y;
 
   cv::Mat image = ConstMat(source.image);
-  const int factor_x = options.antialias ? PreReduceFactor(extent_width / image_out.width) : 1;
-  const int factor_y = options.antialias ? PreReduceFactor(extent_height / image_out.height) : 1;
+  const int factor_x = options.antialias ? PreReduceFactor(extent_width / image_out.width,
+                                                          source.image.width)
+                                         : 1;
+  const int factor_y = options.antialias ? PreReduceFactor(extent_height / image_out.height,
+                                                          source.image.height)
+                                         : 1;
   if (factor_x > 1 || factor_y > 1) {
     const int reduced_width = std::max(1, (source.image.width + factor_x / 2) / factor_x);
     const int reduced_height = std::max(1, (source.image.height + factor_y / 2) / factor_y);
