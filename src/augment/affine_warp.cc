@@ -88,16 +88,22 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_wid
 ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
                            double extent_width, double extent_height, int output_width,
                            int output_height) {
-  const int factor_x = options.antialias ? PreReduceFactor(extent_width / output_width) : 1;
-  const int factor_y = options.antialias ? PreReduceFactor(extent_height / output_height) : 1;
+  const int factor_x =
+      options.antialias ? PreReduceFactor(extent_width / output_width, image_width) : 1;
+  const int factor_y =
+      options.antialias ? PreReduceFactor(extent_height / output_height, image_height) : 1;
   if (factor_x == 1 && factor_y == 1) return {};
   return {std::max(1, (image_width + factor_x / 2) / factor_x),
           std::max(1, (image_height + factor_y / 2) / factor_y)};
 }
 
-int PreReduceFactor(double source_pixels_per_output_pixel) {
+int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
   if (!(source_pixels_per_output_pixel > 2.0)) return 1;
-  return static_cast<int>(std::floor(source_pixels_per_output_pixel));
+  const int largest = static_cast<int>(std::floor(source_pixels_per_output_pixel));
+  const int smallest = static_cast<int>(std::ceil(source_pixels_per_output_pixel / 2.0));
+  for (int factor = std::max(smallest, 2); factor <= largest; ++factor)
+    if (source_pixels % factor == 0) return factor;
+  return largest;
 }
 
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,

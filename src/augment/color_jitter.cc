@@ -38,15 +38,22 @@ uint8_t ToLevel(float v) { return static_cast<uint8_t>(static_cast<int>(v * 255.
 // Pixels per batch of the float kernel: small enough to stay in L1.
 constexpr int kChunk = 64;
 
-// Saturation and hue on planar float pixels in [0, 1], in place. Written
+// Saturation and hue on planar float pixels in [0, 1], rounded to planar
+// levels (rounding here keeps the conversion vectorised too). Written
 // without branches so the compiler vectorises it; on x86-64 it is also built
 // for AVX2 and the best version is picked at load time. Neither version uses
 // fused multiply-add or approximate reciprocals, so both give the same bits.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: the clone resolver runs during relocation,
+// before the TSan runtime is up, and its instrumented entry crashes every
+// program that loads the library.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
-void SaturationHueKernel(float* __restrict r, float* __restrict g, float* __restrict b, int n,
-                         float saturation_factor, float hue_shift_sextants) {
+void SaturationHueKernel(const float* __restrict r, const float* __restrict g,
+                         const float* __restrict b, int n, float saturation_factor,
+                         float hue_shift_sextants, uint8_t* __restrict r_out,
+                         uint8_t* __restrict g_out, uint8_t* __restrict b_out) {
   for (int i = 0; i < n; ++i) {
     const float rv = r[i], gv = g[i], bv = b[i];
     const float value = std::max(rv, std::max(gv, bv));
@@ -64,15 +71,20 @@ void SaturationHueKernel(float* __restrict r, float* __restrict g, float* __rest
     hue = hue >= 6.0f ? hue - 6.0f : hue;
     // HSV -> RGB: channel n is value - chroma * clamp(min(k, 4 - k), 0, 1)
     // with k = (n + hue) mod 6 and n = 5, 3, 1 for R, G, B.
+    // The result lies in [0, value] since new_chroma <= value; the clamp
+    // only guards the last bit before rounding.
     float k = 5.0f + hue;
     k = k >= 6.0f ? k - 6.0f : k;
-    r[i] = value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f);
+    r_out[i] = ToLevel(Clamp01(
+        value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f)));
     k = 3.0f + hue;
     k = k >= 6.0f ? k - 6.0f : k;
-    g[i] = value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f);
+    g_out[i] = ToLevel(Clamp01(
+        value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f)));
     k = 1.0f + hue;
     k = k >= 6.0f ? k - 6.0f : k;
-    b[i] = value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f);
+    b_out[i] = ToLevel(Clamp01(
+        value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f)));
   }
 }
 
@@ -167,6 +179,7 @@ void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb)
   const auto saturation_factor = static_cast<float>(params.saturation_factor);
   const auto hue_shift = static_cast<float>(params.hue_delta * 6.0);
   alignas(64) float r[kChunk], g[kChunk], b[kChunk];
+  alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {
     uint8_t* row = rgb.Row(y);
     for (int x0 = 0; x0 < rgb.width; x0 += kChunk) {
@@ -177,13 +190,11 @@ void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb)
         g[i] = table[1][p[3 * i + 1]];
         b[i] = table[2][p[3 * i + 2]];
       }
-      SaturationHueKernel(r, g, b, n, saturation_factor, hue_shift);
+      SaturationHueKernel(r, g, b, n, saturation_factor, hue_shift, r_out, g_out, b_out);
       for (int i = 0; i < n; ++i) {
-        // The kernel's output stays in [0, 1] up to rounding; clamp anyway
-        // so a last-bit excursion cannot wrap a level.
-        p[3 * i] = ToLevel(Clamp01(r[i]));
-        p[3 * i + 1] = ToLevel(Clamp01(g[i]));
-        p[3 * i + 2] = ToLevel(Clamp01(b[i]));
+        p[3 * i] = r_out[i];
+        p[3 * i + 1] = g_out[i];
+        p[3 * i + 2] = b_out[i];
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "augment/output_conversion.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -44,6 +45,20 @@ void ConvertRow(const uint8_t* src, int width, T* row, ptrdiff_t x_stride_bytes,
         *At<T>(row, x * x_stride_bytes + c * channel_stride_bytes) =
             table[c][src[3 * x + c]];
   }
+}
+
+// Packed mask rows between distinct buffers. `__restrict` lets the compiler
+// vectorise: without it, uint8_t stores may alias the source and the loop
+// stays scalar.
+template <typename T>
+void BinarizeRow(const uint8_t* __restrict src, int width, T* __restrict dst) {
+  for (int x = 0; x < width; ++x) dst[x] = src[x] != 0 ? T{1} : T{0};
+}
+
+// The same in place (one pointer, so no aliasing question): for uint8,
+// min(v, 1) is exactly (v != 0).
+void BinarizeRowInPlace(uint8_t* row, int width) {
+  for (int x = 0; x < width; ++x) row[x] = std::min<uint8_t>(row[x], 1);
 }
 
 struct IdentityTable {
@@ -118,15 +133,17 @@ void OutputConverter::ConvertMask(const RasterView& mask, const StridedMask& dst
     const uint8_t* src = mask.Row(y);
     if (options_.mask_dtype == MaskDtype::kUint8) {
       uint8_t* row = At<uint8_t>(dst.data, y * dst.y_stride_bytes);
-      if (dst.x_stride_bytes == 1) {
-        for (int x = 0; x < mask.width; ++x) row[x] = src[x] != 0;
+      if (dst.x_stride_bytes == 1 && row == src) {
+        BinarizeRowInPlace(row, mask.width);
+      } else if (dst.x_stride_bytes == 1) {
+        BinarizeRow(src, mask.width, row);
       } else {
         for (int x = 0; x < mask.width; ++x) row[x * dst.x_stride_bytes] = src[x] != 0;
       }
     } else {
       float* row = At<float>(dst.data, y * dst.y_stride_bytes);
       if (dst.x_stride_bytes == 4) {
-        for (int x = 0; x < mask.width; ++x) row[x] = src[x] != 0 ? 1.0f : 0.0f;
+        BinarizeRow(src, mask.width, row);
       } else {
         for (int x = 0; x < mask.width; ++x)
           *At<float>(row, x * dst.x_stride_bytes) = src[x] != 0 ? 1.0f : 0.0f;

@@ -86,12 +86,23 @@ TEST(AffineWarpTest, PixelCentresMapByExtentNotByCount) {
 }
 
 TEST(AffineWarpTest, PreReduceFactorLeavesAtMostTwoForBilinear) {
-  EXPECT_EQ(PreReduceFactor(0.5), 1);
-  EXPECT_EQ(PreReduceFactor(1.87), 1);
-  EXPECT_EQ(PreReduceFactor(2.0), 1);
-  EXPECT_EQ(PreReduceFactor(2.5), 2);
-  EXPECT_EQ(PreReduceFactor(3.75), 3);
-  EXPECT_EQ(PreReduceFactor(8.0), 8);
+  EXPECT_EQ(PreReduceFactor(0.5, 1000), 1);
+  EXPECT_EQ(PreReduceFactor(1.87, 959), 1);
+  EXPECT_EQ(PreReduceFactor(2.0, 1000), 1);
+  // Prefers exact divisors in [downscale/2, downscale]: the fast area path.
+  EXPECT_EQ(PreReduceFactor(1918.0 / 512, 1918), 2);
+  EXPECT_EQ(PreReduceFactor(1280.0 / 512, 1280), 2);
+  EXPECT_EQ(PreReduceFactor(1918.0 / 256, 1918), 7);
+  EXPECT_EQ(PreReduceFactor(1280.0 / 256, 1280), 4);
+  // No divisor in range (a prime size): floor(downscale).
+  EXPECT_EQ(PreReduceFactor(3.75, 1913), 3);
+  for (double downscale : {2.01, 2.5, 3.75, 5.5, 8.0, 13.3}) {
+    for (int pixels : {1913, 1918, 1280, 1000}) {
+      const int factor = PreReduceFactor(downscale, pixels);
+      EXPECT_LE(downscale / factor, 2.0) << downscale << " " << pixels;
+      EXPECT_GE(downscale / factor, 1.0) << downscale << " " << pixels;
+    }
+  }
 }
 
 TEST(AffineWarpTest, IdentityMaskMatchesExactNearestNeighbour) {

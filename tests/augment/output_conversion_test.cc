@@ -150,6 +150,16 @@ TEST(OutputConversionTest, MasksBecomeExactlyZeroOrOne) {
   }
 }
 
+TEST(OutputConversionTest, InPlaceUint8MaskBecomesZeroOrOne) {
+  cv::Mat mask(2, 40, CV_8UC1);
+  for (int i = 0; i < 80; ++i) mask.data[i] = static_cast<uint8_t>(i * 37);
+  const cv::Mat original = mask.clone();
+  OutputOptions options;
+  options.mask_dtype = MaskDtype::kUint8;
+  OutputConverter(options).ConvertMask(View(mask), {mask.data, 40, 1});
+  for (int i = 0; i < 80; ++i) EXPECT_EQ(mask.data[i], original.data[i] != 0 ? 1 : 0) << i;
+}
+
 TEST(OutputConversionTest, InPlaceUint8ImageIsUnchanged) {
   cv::Mat image = NoiseImage(16, 8, 3, 4);
   const cv::Mat original = image.clone();
