@@ -78,6 +78,8 @@ int RunBench(std::span<const std::string> args) {
   if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
   const int epochs = static_cast<int>(cli.GetInt("--epochs", 3, 1, 1000000));
   const bool show_progress = isatty(STDERR_FILENO) != 0;
+  // Parsed before the demo dataset is made: a typo should not cost minutes.
+  const LoaderOptions options = LoaderOptionsFromArgs(cli);
 
   DatasetSpec spec;
   std::string dataset_label;
@@ -95,8 +97,6 @@ int RunBench(std::span<const std::string> args) {
     spec = DatasetSpec::Carvana(dir.value());
     dataset_label = "demo dataset " + dir.value().string();
   }
-  const LoaderOptions options = LoaderOptionsFromArgs(cli);
-
   Loader loader(spec, options);
   const LoaderStats initial = loader.stats();
   std::printf("segfeed bench: %s (%zu pairs)\n", dataset_label.c_str(), loader.dataset().pairs.size());

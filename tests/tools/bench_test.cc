@@ -1,0 +1,127 @@
+// Runs `segfeed bench` itself on generated data: reproducibility across
+// thread counts, the JSON report, and memory that does not grow with the
+// dataset.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+
+#include "temp_dir.h"
+#include "tools/demo_dataset.h"
+
+namespace {
+
+using segfeed::testing::TempDir;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+
+CommandResult RunCli(const std::string& arguments) {
+  const char* cli = std::getenv("SEGFEED_CLI");
+  EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
+  CommandResult result;
+  if (!cli) return result;
+  const std::string command = std::string("'") + cli + "' " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string MakeDataset(const TempDir& dir, const std::string& name, int count) {
+  segfeed::tools::DemoOptions demo;
+  demo.count = count;
+  demo.width = 240;
+  demo.height = 160;
+  const auto path = dir / name;
+  EXPECT_TRUE(segfeed::tools::WriteDemoDataset(path, demo, {}).ok());
+  return path.string();
+}
+
+std::string DigestOf(const std::string& output) {
+  std::smatch match;
+  if (!std::regex_search(output, match, std::regex("digest ([0-9a-f]{16})"))) return "";
+  return match[1];
+}
+
+const char* kSmallRun = " --size 64 --batch 4 --epochs 2 --digest";
+
+TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 19);
+  const auto one = RunCli("bench --data '" + data + "'" + kSmallRun + " --threads 1");
+  const auto two = RunCli("bench --data '" + data + "'" + kSmallRun + " --threads 2 --prefetch 3");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  ASSERT_EQ(two.exit_code, 0) << two.output;
+  EXPECT_FALSE(DigestOf(one.output).empty()) << one.output;
+  EXPECT_EQ(DigestOf(one.output), DigestOf(two.output));
+  EXPECT_NE(one.output.find("loaded 38 pairs, skipped 0"), std::string::npos) << one.output;
+  const auto other_seed = RunCli("bench --data '" + data + "'" + kSmallRun + " --seed 1");
+  EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
+}
+
+TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 9);
+  const auto json_path = dir / "report.json";
+  const auto r = RunCli("bench --data '" + data + "'" + kSmallRun + " --decode-only --json '" + json_path.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json_path);
+  const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  for (const char* key : {"samples_per_s", "batches_per_s", "stage_seconds", "pool_kind", "pool_bytes",
+                          "max_in_flight", "peak_rss_bytes", "loaded", "skipped", "skipped_files",
+                          "decode_only_samples_per_s", "digest"}) {
+    EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << json;
+  }
+}
+
+TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
+  auto r = RunCli("bench --dtype float64");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--dtype must be one of uint8, float16, float32 (got 'float64')"), std::string::npos)
+      << r.output;
+  r = RunCli("bench --epoch 3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown option --epoch"), std::string::npos) << r.output;
+}
+
+int64_t PeakRss(const std::string& output) {
+  std::smatch match;
+  if (!std::regex_search(output, match, std::regex("\"peak_rss_bytes\":([0-9]+)"))) return -1;
+  return std::stoll(match[1]);
+}
+
+// Memory is the pool plus per-thread scratch, whatever the dataset size:
+// ten times the pairs may not cost 10% more resident memory.
+TEST(BenchTest, PeakRssDoesNotGrowWithTheDataset) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer runtimes keep freed memory in quarantine; RSS says nothing here";
+#endif
+  TempDir dir;
+  const std::string small = MakeDataset(dir, "small", 50);
+  const std::string large = MakeDataset(dir, "large", 500);
+  int64_t rss[2];
+  int i = 0;
+  for (const std::string& data : {small, large}) {
+    const auto json_path = dir / "rss.json";
+    const auto r = RunCli("bench --data '" + data + "' --size 128 --batch 8 --epochs 1 --json '" +
+                          json_path.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream in(json_path);
+    rss[i++] = PeakRss(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
+  }
+  ASSERT_GT(rss[0], 0);
+  std::cout << "peak RSS: 50 pairs " << rss[0] / 1024 << " KiB, 500 pairs " << rss[1] / 1024 << " KiB\n";
+  EXPECT_LT(static_cast<double>(rss[1]), 1.10 * static_cast<double>(rss[0]));
+}
+
+}  // namespace
