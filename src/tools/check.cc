@@ -64,7 +64,7 @@ void PrintText(const CheckReport& report) {
   for (const Error& problem : report.problems) std::printf("  %s\n", problem.Message().c_str());
 
   std::printf("summary:\n");
-  std::printf("  pairs            %lld (%lld images and %lld masks decoded)\n",
+  std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
               static_cast<long long>(report.pairs), static_cast<long long>(report.images_checked),
               static_cast<long long>(report.masks_checked));
   std::string by_kind;

@@ -99,9 +99,16 @@ class FileChecker {
   FileOutcome Check(const FileJob& job) {
     FileOutcome out;
     const std::string path = job.path.string();
-    // Refused before reading, so one huge file cannot grow the buffer. A
-    // size that cannot be read is left to the reader, whose io_error says why.
+    // Refused before opening: open(2) on a FIFO blocks until a writer
+    // comes, which would hang the check. A status that cannot be read is left
+    // to the reader, whose io_error says why (a dangling symlink, say).
     std::error_code error;
+    const fs::file_status status = fs::status(job.path, error);
+    if (!error && fs::exists(status) && !fs::is_regular_file(status)) {
+      out.error = Error{ErrorKind::kIoError, path, "not a regular file"};
+      return out;
+    }
+    // Refused before reading, so one huge file cannot grow the buffer.
     const uintmax_t file_bytes = fs::file_size(job.path, error);
     if (!error && file_bytes > static_cast<uintmax_t>(max_file_bytes_)) {
       out.error = Error{ErrorKind::kTooLarge, path,

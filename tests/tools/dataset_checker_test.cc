@@ -3,6 +3,7 @@
 #include "tools/dataset_checker.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -156,6 +157,20 @@ TEST(DatasetCheckerTest, FileOverTheByteLimitIsTooLargeWithoutBeingRead) {
   ASSERT_FALSE(report.problems.empty());
   EXPECT_NE(report.problems[0].detail.find("max_file_bytes = 100"), std::string::npos);
   EXPECT_EQ(report.statistics_images, 0);
+}
+
+// open(2) on a FIFO waits for a writer; the checker must not.
+TEST(DatasetCheckerTest, FifoNamedLikeAnImageIsAnIoErrorNotAHang) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  const fs::path fifo = dir.path() / "train" / "fifo.jpg";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(1));
+  ASSERT_EQ(report.problems.size(), 2u);  // the missing mask, then the io_error (kind order)
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::kMissingMask);
+  EXPECT_EQ(report.problems[1].path, fifo.string());
+  EXPECT_EQ(report.problems[1].kind, ErrorKind::kIoError);
+  EXPECT_EQ(report.problems[1].detail, "not a regular file");
 }
 
 TEST(DatasetCheckerTest, UnlistableFolderIsOneIoError) {
