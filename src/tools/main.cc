@@ -14,6 +14,7 @@ constexpr const char* kUsage = R"(usage: segfeed <command> [options]
 
 commands:
   bench               throughput, per-stage times and memory of the pipeline
+  check               decode every file of a dataset and list its problems
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
 
 'segfeed <command> --help' describes a command; 'segfeed --version' the build.
@@ -25,6 +26,7 @@ struct Subcommand {
 };
 constexpr Subcommand kSubcommands[] = {
     {"bench", segfeed::tools::RunBench},
+    {"check", segfeed::tools::RunCheck},
     {"make-demo", segfeed::tools::RunMakeDemo},
 };
 

@@ -1,0 +1,248 @@
+// segfeed check: the dataset sanity checker, run before a long training job.
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/cli_args.h"
+#include "tools/dataset_checker.h"
+#include "tools/json_writer.h"
+#include "tools/loader_flags.h"
+#include "tools/subcommands.h"
+
+namespace segfeed::tools {
+namespace {
+
+constexpr const char* kHelp = R"(usage: segfeed check (--data DIR | --images DIR --masks DIR) [options]
+
+Reads and fully decodes every image and mask of a dataset, on all cores
+(JPEG at full resolution, so a truncated photo is found), and lists every
+problem as '<path>: <detail> [<kind>]', sorted by path. Kinds: missing_mask,
+orphan_mask, corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
+unsupported_format, too_large, empty_file, io_error.
+
+Then a summary: pairs, problems by kind, image and mask sizes, JPEG coding
+(baseline/progressive, entropy coding, subsampling, colour space), the
+per-channel mean and std of the images over ALL their pixels at full
+resolution (exact; for normalisation), the fraction of foreground pixels in
+the masks (mean, min, max) and groups of byte-identical files (information,
+not a problem). The output is the same for any thread count.
+
+Exit status: 0 when no problem was found, 1 when some were, 2 for a usage
+error.
+
+check:
+  --json FILE           also write the report as JSON:
+                        {"pairs": N, "problems": [{"path", "kind", "detail"}], "summary": {...}}
+  --threads N           decoding threads, 0 = one per core (0)
+  --max-pixels N        too_large limit on a header's width x height (100000000)
+  --help                show this text
+
+)";
+
+// How many ignored files the text report names; the JSON has all of them.
+constexpr size_t kIgnoredListed = 10;
+
+std::string Join(const std::vector<ValueCount>& counts) {
+  std::string text;
+  for (const ValueCount& count : counts) {
+    if (!text.empty()) text += ", ";
+    text += count.value + " (" + std::to_string(count.files) + ")";
+  }
+  return text.empty() ? "none" : text;
+}
+
+void PrintText(const CheckReport& report) {
+  std::printf("problems: %zu\n", report.problems.size());
+  for (const Error& problem : report.problems) std::printf("  %s\n", problem.Message().c_str());
+
+  std::printf("summary:\n");
+  std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
+              static_cast<long long>(report.pairs), static_cast<long long>(report.images_checked),
+              static_cast<long long>(report.masks_checked));
+  std::string by_kind;
+  for (ErrorKind kind : kAllErrorKinds) {
+    if (const int64_t n = CountProblems(report, kind)) {
+      by_kind += (by_kind.empty() ? "" : ", ") + std::string(ErrorKindName(kind)) + " " + std::to_string(n);
+    }
+  }
+  std::printf("  problems         %zu%s\n", report.problems.size(),
+              by_kind.empty() ? "" : (" (" + by_kind + ")").c_str());
+  std::printf("  image sizes      %s\n", Join(report.image_sizes).c_str());
+  std::printf("  mask sizes       %s\n", Join(report.mask_sizes).c_str());
+  std::printf("  JPEG process     %s\n", Join(report.jpeg_process).c_str());
+  std::printf("  JPEG coding      %s\n", Join(report.jpeg_entropy_coding).c_str());
+  std::printf("  JPEG subsampling %s\n", Join(report.jpeg_subsampling).c_str());
+  std::printf("  JPEG colour      %s\n", Join(report.jpeg_colorspace).c_str());
+  if (report.statistics_pixels > 0) {
+    const auto& m = report.channel_mean;
+    const auto& s = report.channel_std;
+    std::printf("  channel mean     R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", m[0] / 255, m[1] / 255,
+                m[2] / 255, m[0], m[1], m[2]);
+    std::printf("  channel std      R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", s[0] / 255, s[1] / 255,
+                s[2] / 255, s[0], s[1], s[2]);
+    std::printf("                   over all %lld pixels of %lld decoded images, full resolution\n",
+                static_cast<long long>(report.statistics_pixels), static_cast<long long>(report.statistics_images));
+  } else {
+    std::printf("  channel mean/std none (no image decoded)\n");
+  }
+  if (report.foreground_masks > 0) {
+    std::printf("  mask foreground  mean %.4f, min %.4f, max %.4f (fraction of pixels, %lld masks)\n",
+                report.foreground_mean, report.foreground_min, report.foreground_max,
+                static_cast<long long>(report.foreground_masks));
+  } else {
+    std::printf("  mask foreground  none (no mask decoded)\n");
+  }
+  std::printf("  duplicates       %zu group%s of byte-identical files\n", report.duplicates.size(),
+              report.duplicates.size() == 1 ? "" : "s");
+  for (const std::vector<std::string>& group : report.duplicates) {
+    std::string line;
+    for (const std::string& path : group) line += (line.empty() ? "" : " = ") + path;
+    std::printf("    %s\n", line.c_str());
+  }
+  std::printf("  ignored files    %zu\n", report.ignored.size());
+  for (size_t i = 0; i < report.ignored.size() && i < kIgnoredListed; ++i) {
+    std::printf("    %s (%s)\n", report.ignored[i].path.string().c_str(), report.ignored[i].reason.c_str());
+  }
+  if (report.ignored.size() > kIgnoredListed) {
+    std::printf("    ... and %zu more (all of them in --json)\n", report.ignored.size() - kIgnoredListed);
+  }
+  std::printf("%s: %zu problem%s in %lld pairs\n", report.problems.empty() ? "clean" : "NOT CLEAN",
+              report.problems.size(), report.problems.size() == 1 ? "" : "s", static_cast<long long>(report.pairs));
+}
+
+void WriteCounts(JsonWriter* json, std::string_view key, const std::vector<ValueCount>& counts) {
+  json->BeginObject(key);
+  for (const ValueCount& count : counts) json->Integer(count.value, count.files);
+  json->EndObject();
+}
+
+std::string ReportJson(const CheckReport& report) {
+  JsonWriter json;
+  json.BeginObject().Integer("pairs", report.pairs).BeginArray("problems");
+  for (const Error& e : report.problems) {
+    json.BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
+  }
+  json.EndArray().BeginObject("summary");
+  json.Integer("pairs", report.pairs)
+      .Integer("images_checked", report.images_checked)
+      .Integer("masks_checked", report.masks_checked)
+      .Integer("problem_count", static_cast<int64_t>(report.problems.size()))
+      .BeginObject("problems_by_kind");
+  for (ErrorKind kind : kAllErrorKinds) json.Integer(ErrorKindName(kind), CountProblems(report, kind));
+  json.EndObject();
+  WriteCounts(&json, "image_sizes", report.image_sizes);
+  WriteCounts(&json, "mask_sizes", report.mask_sizes);
+  json.BeginObject("jpeg");
+  WriteCounts(&json, "process", report.jpeg_process);
+  WriteCounts(&json, "entropy_coding", report.jpeg_entropy_coding);
+  WriteCounts(&json, "subsampling", report.jpeg_subsampling);
+  WriteCounts(&json, "colorspace", report.jpeg_colorspace);
+  json.EndObject();
+
+  json.BeginObject("channel_stats")
+      .String("over", "all pixels, full resolution, of every image that decoded")
+      .String("channels", "RGB")
+      .Integer("images", report.statistics_images)
+      .Integer("pixels", report.statistics_pixels);
+  auto array = [&](std::string_view key, const std::array<double, 3>& values, double scale) {
+    json.BeginArray(key);
+    for (double v : values) json.Number("", report.statistics_pixels > 0 ? v * scale : NAN);
+    json.EndArray();
+  };
+  array("mean", report.channel_mean, 1.0 / 255);
+  array("std", report.channel_std, 1.0 / 255);
+  array("mean_0_255", report.channel_mean, 1.0);
+  array("std_0_255", report.channel_std, 1.0);
+  json.EndObject();
+
+  const bool any_mask = report.foreground_masks > 0;
+  json.BeginObject("mask_foreground_fraction")
+      .Integer("masks", report.foreground_masks)
+      .Number("mean", any_mask ? report.foreground_mean : NAN)
+      .Number("min", any_mask ? report.foreground_min : NAN)
+      .Number("max", any_mask ? report.foreground_max : NAN)
+      .EndObject();
+
+  json.BeginArray("duplicates");
+  for (const std::vector<std::string>& group : report.duplicates) {
+    json.BeginArray();
+    for (const std::string& path : group) json.String("", path);
+    json.EndArray();
+  }
+  json.EndArray().BeginArray("ignored");
+  for (const IgnoredFile& file : report.ignored) {
+    json.BeginObject().String("path", file.path.string()).String("reason", file.reason).EndObject();
+  }
+  json.EndArray().EndObject().EndObject();
+  return json.str();
+}
+
+// A dataset folder named on the command line that does not exist is a
+// mistake in the command, not a problem of the dataset.
+void RequireFolder(const CliArgs& cli, const std::string& option) {
+  const std::optional<std::string> folder = cli.Get(option);
+  std::error_code error;
+  if (folder && !std::filesystem::is_directory(*folder, error)) {
+    throw UsageError(option + " '" + *folder + "' is not a folder");
+  }
+}
+
+}  // namespace
+
+int RunCheck(std::span<const std::string> args) {
+  std::vector<std::string> value_options = kDatasetValueOptions;
+  for (const char* name : {"--json", "--threads", "--max-pixels"}) value_options.push_back(name);
+  const CliArgs cli(args, value_options, {"--help"});
+  if (cli.Has("--help")) {
+    std::cout << kHelp << kDatasetHelp;
+    return 0;
+  }
+  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
+  const DatasetSpec spec = DatasetFromArgs(cli);
+  for (const char* option : {"--data", "--images", "--masks"}) RequireFolder(cli, option);
+
+  CheckOptions options;
+  options.threads = static_cast<int>(cli.GetInt("--threads", 0, 0, 1024));
+  options.decode.max_pixels = cli.GetInt("--max-pixels", options.decode.max_pixels, 1, INT64_MAX);
+
+  // Opened before the check, which may take an hour, so a bad path fails now.
+  std::ofstream json_out;
+  const std::optional<std::string> json_path = cli.Get("--json");
+  if (json_path) {
+    json_out.open(*json_path);
+    if (!json_out) throw UsageError("--json: cannot write '" + *json_path + "'");
+  }
+
+  // A progress line only for a person watching; logs stay clean.
+  if (isatty(STDERR_FILENO) != 0) {
+    options.progress = [](int64_t done, int64_t total) {
+      if (done % 16 == 0 || done == total) {
+        std::fprintf(stderr, "\rcheck: %lld/%lld files", static_cast<long long>(done),
+                     static_cast<long long>(total));
+      }
+    };
+  }
+  const CheckReport report = CheckDataset(spec, options);
+  if (options.progress) std::fprintf(stderr, "\n");
+
+  PrintText(report);
+  if (json_path) {
+    json_out << ReportJson(report) << "\n";
+    json_out.close();
+    if (!json_out) {
+      std::cerr << "segfeed check: cannot write " << *json_path << "\n";
+      return 2;
+    }
+  }
+  return report.problems.empty() ? 0 : 1;
+}
+
+}  // namespace segfeed::tools

@@ -1,0 +1,295 @@
+// Runs `segfeed check` itself: exit codes, the text report, the JSON report
+// (parsed, so it is valid) and usage errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "segfeed/errors.h"
+#include "temp_dir.h"
+#include "tools/planted_dataset.h"
+
+namespace {
+
+using segfeed::testing::TempDir;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout only, or stdout and stderr together
+};
+
+CommandResult RunCli(const std::string& arguments, bool with_stderr = true) {
+  const char* cli = std::getenv("SEGFEED_CLI");
+  EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
+  CommandResult result;
+  if (!cli) return result;
+  const std::string command = std::string("'") + cli + "' " + arguments + (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* pipe = popen(command.c_str(), "r");
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string Quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
+
+std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A strict JSON reader (RFC 8259), enough to prove the report is valid and
+// to look into it. Throws std::runtime_error at the first mistake.
+struct Json {
+  enum class Type { kNull, kBool, kNumber, kString, kArray, kObject } type = Type::kNull;
+  double number = 0;
+  std::string text;
+  std::vector<Json> items;
+  std::map<std::string, Json> members;
+
+  const Json& at(const std::string& key) const {
+    auto it = members.find(key);
+    if (it == members.end()) throw std::runtime_error("no key " + key);
+    return it->second;
+  }
+  bool has(const std::string& key) const { return members.count(key) != 0; }
+};
+
+class JsonParser {
+ public:
+  explicit JsonParser(const std::string& text) : s_(text) {}
+  Json ParseDocument() {
+    Json value = Value();
+    Space();
+    if (i_ != s_.size()) Fail("trailing characters");
+    return value;
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& why) {
+    throw std::runtime_error("invalid JSON at " + std::to_string(i_) + ": " + why);
+  }
+  void Space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+  }
+  void Expect(char c) {
+    Space();
+    if (i_ >= s_.size() || s_[i_] != c) Fail(std::string("expected ") + c);
+    ++i_;
+  }
+  bool Literal(const char* word) {
+    const std::string w(word);
+    if (s_.compare(i_, w.size(), w) != 0) return false;
+    i_ += w.size();
+    return true;
+  }
+  std::string String() {
+    Expect('"');
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      const unsigned char c = s_[i_++];
+      if (c < 0x20) Fail("control character in string");
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        continue;
+      }
+      if (i_ >= s_.size()) Fail("cut escape");
+      const char e = s_[i_++];
+      if (e == 'u') {
+        if (i_ + 4 > s_.size()) Fail("cut \\u escape");
+        out += static_cast<char>(std::stoi(s_.substr(i_, 4), nullptr, 16));  // ASCII is enough here
+        i_ += 4;
+      } else if (std::string("\"\\/bfnrt").find(e) != std::string::npos) {
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
+      } else {
+        Fail("bad escape");
+      }
+    }
+    Expect('"');
+    return out;
+  }
+  Json Value() {
+    Space();
+    if (i_ >= s_.size()) Fail("unexpected end");
+    Json v;
+    const char c = s_[i_];
+    if (c == '{') {
+      v.type = Json::Type::kObject;
+      ++i_;
+      Space();
+      if (i_ < s_.size() && s_[i_] == '}') return ++i_, v;
+      for (;;) {
+        std::string key = String();
+        Expect(':');
+        if (v.members.count(key)) Fail("duplicate key " + key);
+        v.members[key] = Value();
+        Space();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        Expect('}');
+        return v;
+      }
+    }
+    if (c == '[') {
+      v.type = Json::Type::kArray;
+      ++i_;
+      Space();
+      if (i_ < s_.size() && s_[i_] == ']') return ++i_, v;
+      for (;;) {
+        v.items.push_back(Value());
+        Space();
+        if (i_ < s_.size() && s_[i_] == ',') {
+          ++i_;
+          continue;
+        }
+        Expect(']');
+        return v;
+      }
+    }
+    if (c == '"') {
+      v.type = Json::Type::kString;
+      v.text = String();
+      return v;
+    }
+    if (Literal("true") || Literal("false")) {
+      v.type = Json::Type::kBool;
+      return v;
+    }
+    if (Literal("null")) return v;
+    const size_t start = i_;
+    if (i_ < s_.size() && s_[i_] == '-') ++i_;
+    if (i_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[i_]))) Fail("bad value");
+    while (i_ < s_.size() && std::string("0123456789.eE+-").find(s_[i_]) != std::string::npos) ++i_;
+    v.type = Json::Type::kNumber;
+    v.number = std::stod(s_.substr(start, i_ - start));
+    return v;
+  }
+
+  const std::string& s_;
+  size_t i_ = 0;
+};
+
+TEST(CheckTest, CleanDatasetExitsZero) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 4);
+  const auto r = RunCli("check --data " + Quoted(dir.path()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("problems: 0"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("clean: 0 problems in 4 pairs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("image sizes      64x48 (4)"), std::string::npos) << r.output;
+}
+
+TEST(CheckTest, PlantedProblemsExitOneAndAreListedWithPathAndKind) {
+  TempDir dir;
+  const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");
+  const auto r = RunCli("check --images " + Quoted(dir / "data" / "train") + " --masks " +
+                        Quoted(dir / "data" / "train_masks"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  for (const auto& p : planted.problems) {
+    const std::string line = p.path + ": ";
+    const size_t at = r.output.find(line);
+    ASSERT_NE(at, std::string::npos) << line << "\n" << r.output;
+    std::string kind = "[";
+    kind.append(segfeed::ErrorKindName(p.kind)).append("]");
+    EXPECT_NE(r.output.find(kind, at), std::string::npos) << kind << "\n" << r.output;
+  }
+  EXPECT_NE(r.output.find(planted.duplicates[0] + " = " + planted.duplicates[1]), std::string::npos) << r.output;
+}
+
+TEST(CheckTest, JsonIsValidAndHasTheKeys) {
+  TempDir dir;
+  const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");
+  const auto json_path = dir / "report.json";
+  const auto r = RunCli("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  Json report;
+  ASSERT_NO_THROW(report = JsonParser(ReadText(json_path)).ParseDocument());
+  ASSERT_EQ(report.type, Json::Type::kObject);
+  EXPECT_EQ(report.at("pairs").number, planted.pairs);
+  const Json& problems = report.at("problems");
+  ASSERT_EQ(problems.items.size(), planted.problems.size());
+  for (size_t i = 0; i < problems.items.size(); ++i) {
+    const Json& p = problems.items[i];
+    EXPECT_EQ(p.at("path").text, planted.problems[i].path);
+    EXPECT_EQ(p.at("kind").text, segfeed::ErrorKindName(planted.problems[i].kind));
+    EXPECT_FALSE(p.at("detail").text.empty());
+  }
+  const Json& summary = report.at("summary");
+  for (const char* key : {"pairs", "problems_by_kind", "image_sizes", "mask_sizes", "jpeg", "channel_stats",
+                          "mask_foreground_fraction", "duplicates", "ignored"}) {
+    EXPECT_TRUE(summary.has(key)) << key;
+  }
+  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 10u);
+  EXPECT_EQ(summary.at("problems_by_kind").at("unsupported_format").number, 2);
+  EXPECT_EQ(summary.at("channel_stats").at("mean").items.size(), 3u);
+  EXPECT_EQ(summary.at("jpeg").at("subsampling").at("4:2:0").number, 9);  // 14 images, 5 without a readable header
+  ASSERT_EQ(summary.at("duplicates").items.size(), 1u);
+  EXPECT_EQ(summary.at("duplicates").items[0].items.size(), 2u);
+}
+
+TEST(CheckTest, OutputIsTheSameForAnyThreadCount) {
+  TempDir dir;
+  segfeed::testing::WritePlantedDataset(dir / "data");
+  const auto one = RunCli("check --data " + Quoted(dir / "data") + " --threads 1 --json " + Quoted(dir / "1.json"),
+                          /*with_stderr=*/false);
+  const auto two = RunCli("check --data " + Quoted(dir / "data") + " --threads 2 --json " + Quoted(dir / "2.json"),
+                          /*with_stderr=*/false);
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_EQ(one.output, two.output);
+  EXPECT_EQ(ReadText(dir / "1.json"), ReadText(dir / "2.json"));
+}
+
+TEST(CheckTest, NoProgressLineWhenStderrIsNotATerminal) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  const auto r = RunCli("check --data " + Quoted(dir.path()) + " 2>&1 >/dev/null");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, "");
+}
+
+TEST(CheckTest, UsageErrorsExitTwoAndNameTheOption) {
+  TempDir dir;
+  auto r = RunCli("check");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--data"), std::string::npos) << r.output;
+  r = RunCli("check --data " + Quoted(dir.path()) + " --thread 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown option --thread"), std::string::npos) << r.output;
+  r = RunCli("check --data " + Quoted(dir.path()) + " --threads many");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--threads must be an integer"), std::string::npos) << r.output;
+  r = RunCli("check --data " + Quoted(dir / "absent"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--data"), std::string::npos) << r.output;
+  r = RunCli("check --images " + Quoted(dir.path()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--images needs --masks"), std::string::npos) << r.output;
+  r = RunCli("check --data " + Quoted(dir.path()) + " --json " + Quoted(dir / "no" / "such" / "x.json"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--json"), std::string::npos) << r.output;
+  r = RunCli("check --data " + Quoted(dir.path()) + " extra");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unexpected argument 'extra'"), std::string::npos) << r.output;
+}
+
+TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {
+  const auto r = RunCli("check --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("usage: segfeed check"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("non_binary_mask"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--threads"), std::string::npos) << r.output;
+}
+
+}  // namespace
