@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <string>
 
 #include "temp_dir.h"
@@ -47,11 +46,16 @@ std::string MakeDataset(const TempDir& dir, const std::string& name, int count) 
   return path.string();
 }
 
-std::string DigestOf(const std::string& output) {
-  std::smatch match;
-  if (!std::regex_search(output, match, std::regex("digest ([0-9a-f]{16})"))) return "";
-  return match[1];
+// The value after `key` in `text`, up to the first character not in `allowed`.
+std::string ValueAfter(const std::string& text, const std::string& key, const std::string& allowed) {
+  const size_t at = text.find(key);
+  if (at == std::string::npos) return "";
+  const size_t start = at + key.size();
+  const size_t end = text.find_first_not_of(allowed, start);
+  return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
+
+std::string DigestOf(const std::string& output) { return ValueAfter(output, "digest ", "0123456789abcdef"); }
 
 const char* kSmallRun = " --size 64 --batch 4 --epochs 2 --digest";
 
@@ -94,10 +98,9 @@ TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
   EXPECT_NE(r.output.find("unknown option --epoch"), std::string::npos) << r.output;
 }
 
-int64_t PeakRss(const std::string& output) {
-  std::smatch match;
-  if (!std::regex_search(output, match, std::regex("\"peak_rss_bytes\":([0-9]+)"))) return -1;
-  return std::stoll(match[1]);
+int64_t PeakRss(const std::string& json) {
+  const std::string digits = ValueAfter(json, "\"peak_rss_bytes\":", "0123456789");
+  return digits.empty() ? -1 : std::stoll(digits);
 }
 
 // Memory is the pool plus per-thread scratch, whatever the dataset size:
