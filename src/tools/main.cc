@@ -15,6 +15,7 @@ constexpr const char* kUsage = R"(usage: segfeed <command> [options]
 commands:
   bench               throughput, per-stage times and memory of the pipeline
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
+  plan                memory the input stage will use, before it runs
 
 'segfeed <command> --help' describes a command; 'segfeed --version' the build.
 )";
@@ -26,6 +27,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"bench", segfeed::tools::RunBench},
     {"make-demo", segfeed::tools::RunMakeDemo},
+    {"plan", segfeed::tools::RunPlan},
 };
 
 }  // namespace

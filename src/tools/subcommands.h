@@ -10,5 +10,6 @@ namespace segfeed::tools {
 // UsageError for command-line mistakes (exit status 2).
 int RunMakeDemo(std::span<const std::string> args);
 int RunBench(std::span<const std::string> args);
+int RunPlan(std::span<const std::string> args);
 
 }  // namespace segfeed::tools
