@@ -16,6 +16,7 @@ commands:
   bench               throughput, per-stage times and memory of the pipeline
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
   plan                memory the input stage will use, before it runs
+  preview             a grid of augmented samples with their masks overlaid
 
 'segfeed <command> --help' describes a command; 'segfeed --version' the build.
 )";
@@ -28,6 +29,7 @@ constexpr Subcommand kSubcommands[] = {
     {"bench", segfeed::tools::RunBench},
     {"make-demo", segfeed::tools::RunMakeDemo},
     {"plan", segfeed::tools::RunPlan},
+    {"preview", segfeed::tools::RunPreview},
 };
 
 }  // namespace
