@@ -40,7 +40,7 @@ preview:
   --dump DIR            write each sample as DIR/<stem>_image.png and
                         DIR/<stem>_mask.png (0/255), and DIR/params.json with
                         every sample's id, stem and augmentation parameters
-  --count N             samples to show, in stream order (16)
+  --count N             samples to show, in stream order, 1-256 (16)
   --epoch E             epoch to show; each epoch has its own order and
                         augmentations (0)
   --help                show this text
@@ -77,7 +77,7 @@ int RunPreview(std::span<const std::string> args) {
     for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (extension != ".png") throw UsageError("--out must name a .png file (got '" + *out_path + "')");
   }
-  const int count = static_cast<int>(cli.GetInt("--count", 16, 1, 1024));
+  const int count = static_cast<int>(cli.GetInt("--count", 16, 1, 256));
   const int64_t epoch = cli.GetInt("--epoch", 0, 0, INT64_MAX);
   const DatasetSpec spec = DatasetFromArgs(cli);
 
