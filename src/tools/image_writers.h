@@ -20,4 +20,10 @@ internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb
 internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
                               int height);
 
+// Writes 8-bit pixels (height x width x channels, rows packed) as a PNG:
+// channels 3 is RGB, 1 is grey. Lossless, so the file holds exactly these
+// bytes. Returns an io_error naming `path` if it cannot be encoded or written.
+internal::Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width,
+                          int height, int channels);
+
 }  // namespace segfeed::tools

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -34,7 +35,22 @@ class JsonWriter {
     }
     return *this;
   }
+  // The shortest text that reads back as exactly `value`, for numbers a
+  // reader must be able to compare for equality (augmentation parameters).
+  JsonWriter& ExactNumber(std::string_view key, double value) {
+    if (!std::isfinite(value)) return Number(key, value);
+    Key(key);
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    out_.append(text, end);
+    return *this;
+  }
   JsonWriter& Integer(std::string_view key, int64_t value) {
+    Key(key);
+    out_ += std::to_string(value);
+    return *this;
+  }
+  JsonWriter& Unsigned(std::string_view key, uint64_t value) {
     Key(key);
     out_ += std::to_string(value);
     return *this;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "segfeed/errors.h"
+
 namespace segfeed::tools {
 
 const std::vector<std::string> kDatasetValueOptions = {"--data", "--images", "--masks"};
@@ -59,6 +61,12 @@ Enum ParseChoice(const std::string& flag, const std::string& text,
   }
   throw UsageError(flag + " must be one of " + names + " (got '" + text + "')");
 }
+
+// The flag that sets each LoaderOptions field a validation message can name.
+constexpr std::pair<const char*, const char*> kFlagOfField[] = {
+    {"batch_size", "--batch"},   {"prefetch_batches", "--prefetch"}, {"threads", "--threads"},
+    {"validation_fraction", "--val-fraction"}, {"world_size", "--shard"}, {"rank", "--shard"},
+    {"output_width", "--size"}, {"output_height", "--size"},     {"normalize", "--normalize"}};
 
 }  // namespace
 
@@ -160,6 +168,19 @@ LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli) {
     augment.rotation_fraction = 0.0;
   }
   return options;
+}
+
+void CheckLoaderOptions(const LoaderOptions& options) {
+  try {
+    ValidateLoaderOptions(options);
+  } catch (const ConfigError& e) {
+    // Validation messages start with the field's name; lead with the flag.
+    const std::string message = e.what();
+    for (const auto& [field, flag] : kFlagOfField) {
+      if (message.rfind(std::string(field) + " ", 0) == 0) throw UsageError(std::string(flag) + ": " + message);
+    }
+    throw UsageError(message);
+  }
 }
 
 }  // namespace segfeed::tools

@@ -32,5 +32,10 @@ DatasetSpec DatasetFromArgs(const CliArgs& cli);
 // UsageError naming the flag for a value it cannot parse. (The Loader
 // validates ranges itself.)
 LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli);
+// Validates `options` as the Loader would (ValidateLoaderOptions) and turns
+// a ConfigError into a UsageError that leads with the flag that sets the
+// field: "--batch: batch_size must be >= 1 (got 0)". For subcommands that
+// must report a bad value as a usage error before they build anything.
+void CheckLoaderOptions(const LoaderOptions& options);
 
 }  // namespace segfeed::tools

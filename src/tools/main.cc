@@ -16,6 +16,8 @@ commands:
   bench               throughput, per-stage times and memory of the pipeline
   check               decode every file of a dataset and list its problems
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
+  plan                memory the input stage will use, before it runs
+  preview             a grid of augmented samples with their masks overlaid
 
 'segfeed <command> --help' describes a command; 'segfeed --version' the build.
 )";
@@ -28,6 +30,8 @@ constexpr Subcommand kSubcommands[] = {
     {"bench", segfeed::tools::RunBench},
     {"check", segfeed::tools::RunCheck},
     {"make-demo", segfeed::tools::RunMakeDemo},
+    {"plan", segfeed::tools::RunPlan},
+    {"preview", segfeed::tools::RunPreview},
 };
 
 }  // namespace

@@ -11,5 +11,7 @@ namespace segfeed::tools {
 int RunMakeDemo(std::span<const std::string> args);
 int RunBench(std::span<const std::string> args);
 int RunCheck(std::span<const std::string> args);
+int RunPlan(std::span<const std::string> args);
+int RunPreview(std::span<const std::string> args);
 
 }  // namespace segfeed::tools

@@ -1,0 +1,231 @@
+// segfeed plan: the memory the input stage will use for given options,
+// known before anything runs (DESIGN.md, "Memory model"), and optionally the
+// simple estimate of the model's training memory beside it.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "io/file_reader.h"
+#include "io/jpeg_decoder.h"
+#include "segfeed/dataset.h"
+#include "segfeed/memory.h"
+#include "tools/cli_args.h"
+#include "tools/json_writer.h"
+#include "tools/loader_flags.h"
+#include "tools/model_memory.h"
+#include "tools/subcommands.h"
+
+namespace segfeed::tools {
+namespace {
+
+constexpr const char* kHelp = R"(usage: segfeed plan (--data DIR | --source-size WxH) [options]
+
+Prints the memory the input stage will use with these options, before
+anything runs. The pool and scratch figures are exactly what a Loader with
+the same options allocates (PlanMemory(), which the Loader itself uses):
+
+  pool        prefetch x one batch buffer (images + masks), pinned when possible
+  scratch     threads x (decoded photo at its DCT scale + decoded mask +
+              augment rasters), reused from sample to sample
+  in flight   at most prefetch x batch samples
+  gpu batch   one batch on the GPU after upload (images + masks)
+  total       pool + scratch (the file list and the file read buffers, as
+              large as the largest file, come on top)
+
+The source size is the first image's (by stem) JPEG header under --data, or
+--source-size; the plan holds for every photo of that size or smaller.
+
+--model-params N adds the simple float32 training estimate training guides
+use: parameters 4N + gradients 4N + optimizer state (sgd with momentum 4N,
+adam 8N) bytes, i.e. 12N or 16N. Activations are NOT included: they depend
+on the architecture, batch and input size, and often dominate.
+
+plan:
+  --source-size WxH     plan for photos of W x H pixels instead of reading --data
+  --model-params N      parameters of the model being trained
+  --optimizer O         sgd (with momentum) or adam (adam)
+  --json FILE           also write the plan as JSON
+  --help                show this text
+
+)";
+
+double MiB(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+struct SourceSize {
+  int width = 0;
+  int height = 0;
+  std::string from;  // where the size came from, for the report
+};
+
+// "WxH", both at least 1; anything else is a usage error naming the flag.
+SourceSize ParseSourceSize(const std::string& text) {
+  SourceSize size;
+  const char* const end = text.data() + text.size();
+  auto [after_width, width_error] = std::from_chars(text.data(), end, size.width);
+  bool ok = width_error == std::errc() && after_width != end && *after_width == 'x';
+  if (ok) {
+    auto [after_height, height_error] = std::from_chars(after_width + 1, end, size.height);
+    ok = height_error == std::errc() && after_height == end && size.width >= 1 && size.height >= 1;
+  }
+  if (!ok) throw UsageError("--source-size must be WxH with W, H >= 1 (got '" + text + "')");
+  size.from = "--source-size";
+  return size;
+}
+
+// The first pair's photo size from its JPEG header, as the Loader plans it.
+// An error names the file (or the folder when it has no pairs).
+internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const DecodeOptions& decode) {
+  const Dataset dataset = ListDataset(spec);
+  if (dataset.pairs.empty()) {
+    return Error{ErrorKind::kIoError, spec.image_dir.string(), "no image/mask pairs to plan for"};
+  }
+  const SamplePair& first = dataset.pairs.front();
+  internal::FileReader reader;
+  auto bytes = reader.Read(first.image_path);
+  if (!bytes.ok()) return bytes.error();
+  internal::JpegDecoder decoder(decode);
+  auto header = decoder.ReadHeader(bytes.value(), first.image_path.string());
+  if (!header.ok()) return header.error();
+  return SourceSize{header.value().width, header.value().height, first.image_path.string()};
+}
+
+}  // namespace
+
+int RunPlan(std::span<const std::string> args) {
+  std::vector<std::string> value_options = kDatasetValueOptions;
+  value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
+  for (const char* name : {"--source-size", "--model-params", "--optimizer", "--json"}) {
+    value_options.push_back(name);
+  }
+  std::vector<std::string> flags = kLoaderFlags;
+  flags.push_back("--help");
+  const CliArgs cli(args, value_options, flags);
+  if (cli.Has("--help")) {
+    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
+    return 0;
+  }
+  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
+  const LoaderOptions options = LoaderOptionsFromArgs(cli);
+  CheckLoaderOptions(options);
+
+  const bool has_model = cli.Has("--model-params");
+  if (cli.Has("--optimizer") && !has_model) throw UsageError("--optimizer needs --model-params N");
+  const int64_t model_params = cli.GetInt("--model-params", 0, 0, int64_t{1} << 50);
+  Optimizer optimizer = Optimizer::kAdam;
+  if (auto name = cli.Get("--optimizer")) {
+    if (*name == "sgd") {
+      optimizer = Optimizer::kSgd;
+    } else if (*name != "adam") {
+      throw UsageError("--optimizer must be one of sgd, adam (got '" + *name + "')");
+    }
+  }
+
+  SourceSize source;
+  if (cli.Has("--source-size")) {
+    if (HasDataset(cli)) throw UsageError("--source-size cannot be combined with --data/--images/--masks");
+    source = ParseSourceSize(*cli.Get("--source-size"));
+  } else {
+    if (!HasDataset(cli)) throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
+    const DatasetSpec spec = DatasetFromArgs(cli);
+    if (isatty(STDERR_FILENO)) std::fprintf(stderr, "plan: reading %s\n", spec.image_dir.c_str());
+    auto read = ReadSourceSize(spec, options.decode);
+    if (!read.ok()) {
+      std::cerr << "segfeed plan: " << read.error().Message() << "\n";
+      return 1;
+    }
+    source = read.value();
+  }
+
+  const MemoryPlan plan = PlanMemory(options, source.width, source.height);
+  const int out_w = options.augment.output_width, out_h = options.augment.output_height;
+  const internal::DctScale scale =
+      internal::JpegDecoder(options.decode).ChooseScale(source.width, source.height, out_w, out_h);
+  const size_t images_on_gpu = static_cast<size_t>(options.batch_size) * plan.image_bytes_per_sample;
+  const size_t masks_on_gpu = static_cast<size_t>(options.batch_size) * plan.mask_bytes_per_sample;
+  const ModelMemory model = EstimateModelMemory(model_params, optimizer);
+  const int64_t gpu_total = static_cast<int64_t>(plan.gpu_batch_bytes) + model.total_bytes;
+  auto bytes = [](size_t n) { return static_cast<double>(n); };
+
+  std::printf("segfeed plan: batch %d, %dx%d, images %s %s%s, masks %s, prefetch %d, threads %d\n", options.batch_size,
+              out_w, out_h, ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout),
+              options.output.normalize ? " normalized" : "", MaskDtypeName(options.output.mask_dtype),
+              plan.pool_buffers, plan.threads);
+  std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", source.width, source.height,
+              source.from.c_str(), scale.num, scale.denom, scale.Apply(source.width), scale.Apply(source.height));
+  std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n", plan.pool_bytes,
+              MiB(bytes(plan.pool_bytes)), plan.pool_buffers, MiB(bytes(plan.batch_bytes)));
+  std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB\n", plan.scratch_bytes,
+              MiB(bytes(plan.scratch_bytes)), plan.threads, MiB(bytes(plan.scratch_bytes_per_thread)));
+  std::printf("  in flight   %12d samples            at most prefetch x batch\n", plan.max_samples_in_flight);
+  std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", plan.gpu_batch_bytes,
+              MiB(bytes(plan.gpu_batch_bytes)), MiB(bytes(images_on_gpu)), MiB(bytes(masks_on_gpu)));
+  std::printf("  total       %12zu bytes %9.1f MiB   host: pool + scratch (+ file list and read buffers)\n",
+              plan.total_bytes, MiB(bytes(plan.total_bytes)));
+  if (has_model) {
+    const std::string state = std::string(OptimizerName(optimizer)) + " state";
+    std::printf("  model       %12lld bytes %9.1f MiB   %lld float32 params: params %.1f + grads %.1f + %s %.1f MiB\n",
+                static_cast<long long>(model.total_bytes), MiB(static_cast<double>(model.total_bytes)),
+                static_cast<long long>(model.parameters), MiB(static_cast<double>(model.parameter_bytes)),
+                MiB(static_cast<double>(model.gradient_bytes)), state.c_str(),
+                MiB(static_cast<double>(model.optimizer_state_bytes)));
+    std::printf("  gpu total   %12lld bytes %9.1f MiB   gpu batch + model; activations not included\n",
+                static_cast<long long>(gpu_total), MiB(static_cast<double>(gpu_total)));
+  }
+
+  if (auto json_path = cli.Get("--json")) {
+    JsonWriter json;
+    json.BeginObject()
+        .Integer("source_width", source.width)
+        .Integer("source_height", source.height)
+        .String("source", source.from)
+        .Integer("dct_scale_num", scale.num)
+        .Integer("dct_scale_denom", scale.denom)
+        .Integer("batch_size", options.batch_size)
+        .Integer("output_width", out_w)
+        .Integer("output_height", out_h)
+        .String("image_dtype", ImageDtypeName(options.output.image_dtype))
+        .String("mask_dtype", MaskDtypeName(options.output.mask_dtype))
+        .String("layout", LayoutName(options.output.layout))
+        .Integer("prefetch_batches", options.prefetch_batches)
+        .Integer("threads", plan.threads)
+        .Integer("image_bytes_per_sample", static_cast<int64_t>(plan.image_bytes_per_sample))
+        .Integer("mask_bytes_per_sample", static_cast<int64_t>(plan.mask_bytes_per_sample))
+        .Integer("batch_bytes", static_cast<int64_t>(plan.batch_bytes))
+        .Integer("pool_buffers", plan.pool_buffers)
+        .Integer("pool_bytes", static_cast<int64_t>(plan.pool_bytes))
+        .Integer("scratch_bytes_per_thread", static_cast<int64_t>(plan.scratch_bytes_per_thread))
+        .Integer("scratch_bytes", static_cast<int64_t>(plan.scratch_bytes))
+        .Integer("max_samples_in_flight", plan.max_samples_in_flight)
+        .Integer("gpu_batch_bytes", static_cast<int64_t>(plan.gpu_batch_bytes))
+        .Integer("total_bytes", static_cast<int64_t>(plan.total_bytes));
+    if (has_model) {
+      json.BeginObject("model")
+          .Integer("parameters", model.parameters)
+          .String("optimizer", OptimizerName(optimizer))
+          .Integer("parameter_bytes", model.parameter_bytes)
+          .Integer("gradient_bytes", model.gradient_bytes)
+          .Integer("optimizer_state_bytes", model.optimizer_state_bytes)
+          .Integer("total_bytes", model.total_bytes)
+          .Bool("activations_included", false)
+          .EndObject()
+          .Integer("gpu_total_bytes", gpu_total);
+    }
+    json.EndObject();
+    std::ofstream out(*json_path);
+    out << json.str() << "\n";
+    out.close();
+    if (!out) {
+      std::cerr << "segfeed plan: cannot write " << *json_path << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace segfeed::tools

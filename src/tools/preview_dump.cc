@@ -1,0 +1,63 @@
+#include "tools/preview_dump.h"
+
+#include <fstream>
+#include <system_error>
+#include <vector>
+
+#include "tools/image_writers.h"
+#include "tools/json_writer.h"
+
+namespace segfeed::tools {
+
+std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed, int64_t epoch) {
+  JsonWriter json;
+  json.BeginObject().Unsigned("seed", seed).Integer("epoch", epoch);
+  if (!samples.empty()) json.Integer("width", samples.front().width).Integer("height", samples.front().height);
+  json.BeginArray("samples");
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const PreviewSample& sample = samples[i];
+    const AugmentParams& p = sample.params;
+    json.BeginObject()
+        .Integer("index", static_cast<int64_t>(i))
+        .Integer("sample_id", sample.sample_id)
+        .String("stem", sample.stem)
+        .String("image", sample.stem + "_image.png")
+        .String("mask", sample.stem + "_mask.png")
+        .Bool("flip_lr", p.flip_lr)
+        .Bool("flip_ud", p.flip_ud)
+        .ExactNumber("angle_deg", p.angle_deg)
+        .ExactNumber("contrast_factor", p.contrast_factor)
+        .ExactNumber("brightness_delta", p.brightness_delta)
+        .ExactNumber("saturation_factor", p.saturation_factor)
+        .ExactNumber("hue_delta", p.hue_delta)
+        .EndObject();
+  }
+  json.EndArray().EndObject();
+  return json.str() + "\n";
+}
+
+internal::Status WritePreviewDump(const std::filesystem::path& dir, std::span<const PreviewSample> samples,
+                                  uint64_t seed, int64_t epoch) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + error.message()};
+  std::vector<uint8_t> mask_255;
+  for (const PreviewSample& sample : samples) {
+    internal::Status status =
+        WritePng(dir / (sample.stem + "_image.png"), sample.rgb.data(), sample.width, sample.height, 3);
+    if (!status.ok()) return status;
+    // 0/255 so the mask is visible in any image viewer.
+    mask_255.resize(sample.mask.size());
+    for (size_t i = 0; i < mask_255.size(); ++i) mask_255[i] = sample.mask[i] ? 255 : 0;
+    status = WritePng(dir / (sample.stem + "_mask.png"), mask_255.data(), sample.width, sample.height, 1);
+    if (!status.ok()) return status;
+  }
+  const std::filesystem::path params_path = dir / "params.json";
+  std::ofstream out(params_path);
+  out << PreviewParamsJson(samples, seed, epoch);
+  out.close();
+  if (!out) return Error{ErrorKind::kIoError, params_path.string(), "cannot write"};
+  return {};
+}
+
+}  // namespace segfeed::tools

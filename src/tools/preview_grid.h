@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "segfeed/augment.h"
+#include "segfeed/loader.h"
+
+namespace segfeed::tools {
+
+// One sample exactly as the loader delivered it, copied out of its lease so
+// the lease can go back to the pool.
+struct PreviewSample {
+  uint32_t sample_id = 0;  // index of the pair in Loader::dataset().pairs
+  std::string stem;
+  AugmentParams params;
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> rgb;   // height x width x 3, the batch's uint8 pixels
+  std::vector<uint8_t> mask;  // height x width, exactly 0 or 1
+};
+
+// Streams `epoch` from `loader` and copies the first `count` samples in
+// stream order (fewer when the epoch has fewer). The loader must deliver
+// uint8 NHWC images and uint8 masks; anything else throws
+// std::invalid_argument. A bad file surfaces as the loader's FileError.
+// `progress(samples_so_far)` is called after each batch (may be empty).
+std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, int count,
+                                                 const std::function<void(int)>& progress);
+
+// Geometry of the preview grid. Samples fill it row by row; each cell holds
+// the sample's image (centred when the cell is wider) above a label band:
+//   columns = ceil(sqrt(samples)), rows = ceil(samples / columns)
+//   cell    = max(image width, kPreviewMinCellWidth) x (image height + kPreviewLabelHeight)
+//   grid    = columns x cell width  + (columns + 1) x kPreviewGap
+//           x rows    x cell height + (rows + 1)    x kPreviewGap
+constexpr int kPreviewGap = 4;
+constexpr int kPreviewLabelHeight = 48;
+// Wide enough for the longest label line at the label font size.
+constexpr int kPreviewMinCellWidth = 224;
+
+struct PreviewGridLayout {
+  int columns = 0;
+  int rows = 0;
+  int cell_width = 0;
+  int cell_height = 0;
+  int width = 0;  // of the whole grid, pixels
+  int height = 0;
+};
+
+// `samples` >= 1 and image sizes >= 1.
+PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height);
+
+// The three label lines under a sample: "#<sample id> <stem>", the geometry
+// ("flip lr+ud, rot -37.2 deg") and the colour factors
+// ("c 0.52 b +0.11 s 0.47 h -0.08", or "no colour jitter").
+std::vector<std::string> PreviewLabelLines(const PreviewSample& sample);
+
+// Draws the grid as RGB pixels (layout.height x layout.width x 3). Each
+// sample's image has its mask overlaid: foreground pixels blended with
+// kPreviewMaskColor at kPreviewMaskOpacity, and the mask's outline drawn in
+// kPreviewContourColor on the outermost foreground pixels, so background
+// pixels stay exactly the loader's. All samples must have the same size.
+constexpr uint8_t kPreviewMaskColor[3] = {255, 0, 255};
+constexpr double kPreviewMaskOpacity = 0.4;
+constexpr uint8_t kPreviewContourColor[3] = {255, 230, 0};
+std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples, const PreviewGridLayout& layout);
+
+}  // namespace segfeed::tools

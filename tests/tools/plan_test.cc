@@ -1,0 +1,174 @@
+// Runs `segfeed plan` itself: its numbers are PlanMemory()'s and the pool is
+// what a Loader with the same options allocates; usage errors exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <opencv2/core.hpp>
+#include <string>
+
+#include "run_segfeed.h"
+#include "segfeed/loader.h"
+#include "segfeed/memory.h"
+#include "temp_dir.h"
+#include "tools/demo_dataset.h"
+
+namespace segfeed {
+namespace {
+
+using segfeed::testing::Quoted;
+using segfeed::testing::RunSegfeed;
+using segfeed::testing::TempDir;
+
+class PlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tools::DemoOptions demo;
+    demo.count = 3;
+    demo.width = 160;
+    demo.height = 106;
+    ASSERT_TRUE(tools::WriteDemoDataset(dir_ / "data", demo, {}).ok());
+    data_ = " --data " + Quoted((dir_ / "data").string());
+  }
+
+  // Runs plan with `arguments` and --json; the parsed report.
+  cv::FileStorage Plan(const std::string& arguments) {
+    const std::string json = (dir_ / "plan.json").string();
+    std::filesystem::remove(json);
+    last_ = RunSegfeed("plan " + arguments + " --json " + Quoted(json));
+    EXPECT_EQ(last_.exit_code, 0) << last_.output;
+    return cv::FileStorage(json, cv::FileStorage::READ | cv::FileStorage::FORMAT_JSON);
+  }
+
+  TempDir dir_;
+  std::string data_;
+  segfeed::testing::CommandResult last_;
+};
+
+int64_t Bytes(const cv::FileNode& node) { return static_cast<int64_t>(static_cast<double>(node)); }
+
+void ExpectReportIs(const cv::FileStorage& report, const MemoryPlan& plan) {
+  ASSERT_TRUE(report.isOpened());
+  EXPECT_EQ(Bytes(report["image_bytes_per_sample"]), static_cast<int64_t>(plan.image_bytes_per_sample));
+  EXPECT_EQ(Bytes(report["mask_bytes_per_sample"]), static_cast<int64_t>(plan.mask_bytes_per_sample));
+  EXPECT_EQ(Bytes(report["batch_bytes"]), static_cast<int64_t>(plan.batch_bytes));
+  EXPECT_EQ(static_cast<int>(report["pool_buffers"]), plan.pool_buffers);
+  EXPECT_EQ(Bytes(report["pool_bytes"]), static_cast<int64_t>(plan.pool_bytes));
+  EXPECT_EQ(static_cast<int>(report["threads"]), plan.threads);
+  EXPECT_EQ(Bytes(report["scratch_bytes_per_thread"]), static_cast<int64_t>(plan.scratch_bytes_per_thread));
+  EXPECT_EQ(Bytes(report["scratch_bytes"]), static_cast<int64_t>(plan.scratch_bytes));
+  EXPECT_EQ(static_cast<int>(report["max_samples_in_flight"]), plan.max_samples_in_flight);
+  EXPECT_EQ(Bytes(report["gpu_batch_bytes"]), static_cast<int64_t>(plan.gpu_batch_bytes));
+  EXPECT_EQ(Bytes(report["total_bytes"]), static_cast<int64_t>(plan.total_bytes));
+}
+
+TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
+  LoaderOptions options;
+  options.batch_size = 4;
+  options.prefetch_batches = 3;
+  options.threads = 2;
+  options.augment.output_width = 96;
+  options.augment.output_height = 64;
+  options.output.image_dtype = ImageDtype::kFloat16;
+  options.output.layout = Layout::kNCHW;
+  options.output.mask_dtype = MaskDtype::kUint8;
+  options.pinned = PinnedMode::kOff;
+  const std::string flags =
+      " --batch 4 --prefetch 3 --threads 2 --size 96x64 --dtype float16 --layout nchw --mask-dtype uint8";
+
+  const cv::FileStorage report = Plan(data_ + flags);
+  EXPECT_EQ(static_cast<int>(report["source_width"]), 160);
+  EXPECT_EQ(static_cast<int>(report["source_height"]), 106);
+  const MemoryPlan expected = PlanMemory(options, 160, 106);
+  ExpectReportIs(report, expected);
+  // The text report prints the same byte counts.
+  EXPECT_NE(last_.output.find(std::to_string(expected.pool_bytes) + " bytes"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find(std::to_string(expected.scratch_bytes) + " bytes"), std::string::npos)
+      << last_.output;
+  EXPECT_EQ(last_.output.find('\r'), std::string::npos);
+
+  // A Loader on the same data with the same options plans the same and
+  // allocates exactly the planned pool.
+  Loader loader(DatasetSpec::Carvana(dir_ / "data"), options);
+  ExpectReportIs(report, loader.plan());
+  EXPECT_EQ(Bytes(report["pool_bytes"]), static_cast<int64_t>(loader.stats().pool_bytes));
+  EXPECT_EQ(static_cast<int>(report["pool_buffers"]), loader.stats().pool_buffers);
+  EXPECT_EQ(static_cast<int>(report["max_samples_in_flight"]), loader.stats().in_flight_bound);
+}
+
+TEST_F(PlanTest, SourceSizeGivesTheSamePlanAsTheData) {
+  const std::string flags = " --batch 2 --threads 3 --size 64";
+  const cv::FileStorage from_data = Plan(data_ + flags);
+  const cv::FileStorage from_size = Plan("--source-size 160x106" + flags);
+  LoaderOptions options;
+  options.batch_size = 2;
+  options.threads = 3;
+  options.augment.output_width = options.augment.output_height = 64;
+  const MemoryPlan expected = PlanMemory(options, 160, 106);
+  ExpectReportIs(from_data, expected);
+  ExpectReportIs(from_size, expected);
+  EXPECT_EQ(static_cast<std::string>(from_size["source"]), "--source-size");
+}
+
+TEST_F(PlanTest, ModelEstimateIsParamsGradsAndOptimizerState) {
+  cv::FileStorage report = Plan("--source-size 1918x1280 --threads 1 --model-params 1000 --optimizer sgd");
+  EXPECT_EQ(static_cast<int>(report["model"]["parameter_bytes"]), 4000);
+  EXPECT_EQ(static_cast<int>(report["model"]["gradient_bytes"]), 4000);
+  EXPECT_EQ(static_cast<int>(report["model"]["optimizer_state_bytes"]), 4000);
+  EXPECT_EQ(static_cast<int>(report["model"]["total_bytes"]), 12000);
+  EXPECT_EQ(Bytes(report["gpu_total_bytes"]), Bytes(report["gpu_batch_bytes"]) + 12000);
+  EXPECT_NE(last_.output.find("activations not included"), std::string::npos) << last_.output;
+
+  report = Plan("--source-size 1918x1280 --threads 1 --model-params 1000");  // adam by default
+  EXPECT_EQ(static_cast<std::string>(report["model"]["optimizer"]), "adam");
+  EXPECT_EQ(static_cast<int>(report["model"]["optimizer_state_bytes"]), 8000);
+  EXPECT_EQ(static_cast<int>(report["model"]["total_bytes"]), 16000);
+
+  report = Plan("--source-size 1918x1280 --threads 1");
+  EXPECT_TRUE(report["model"].empty());
+  EXPECT_EQ(last_.output.find("model"), std::string::npos) << last_.output;
+}
+
+TEST_F(PlanTest, HelpDocumentsTheFormula) {
+  const auto r = RunSegfeed("plan --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("gradients 4N"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Activations are NOT included"), std::string::npos) << r.output;
+}
+
+TEST_F(PlanTest, UsageErrorsExitTwoAndNameTheOption) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"plan", "--source-size"},
+      {"plan --source-size 160x106" + data_, "--source-size"},
+      {"plan --source-size 0x106", "--source-size"},
+      {"plan --source-size 160", "--source-size"},
+      {"plan --source-size 160x106x3", "--source-size"},
+      {"plan --source-size 160x106 --optimizer rmsprop --model-params 5", "--optimizer"},
+      {"plan --source-size 160x106 --optimizer sgd", "--optimizer"},
+      {"plan --source-size 160x106 --model-params -5", "--model-params"},
+      {"plan --source-size 160x106 --batch 0", "--batch"},
+      {"plan --source-size 160x106 --prefetch 0", "--prefetch"},
+      {"plan --source-size 160x106 --dtype float64", "--dtype"},
+      {"plan --source-size 160x106 --dtype uint8 --normalize", "--normalize"},
+      {"plan --source-size 160x106 --bogus", "--bogus"},
+  };
+  for (const auto& [arguments, option] : cases) {
+    const auto r = RunSegfeed(arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << "\n" << r.output;
+    EXPECT_NE(r.output.find(option), std::string::npos) << arguments << "\n" << r.output;
+  }
+}
+
+TEST_F(PlanTest, UnreadableFirstImageIsAnErrorNamingIt) {
+  // The first pair by stem gets a photo that is not a JPEG.
+  std::filesystem::path first;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "data" / "train")) {
+    if (first.empty() || entry.path().filename() < first.filename()) first = entry.path();
+  }
+  std::filesystem::resize_file(first, 0);
+  const auto r = RunSegfeed("plan" + data_);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(first.string()), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace segfeed

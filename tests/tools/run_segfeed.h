@@ -1,0 +1,40 @@
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace segfeed::testing {
+
+// What the segfeed binary did: its exit status and what it printed.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Runs the segfeed binary (SEGFEED_CLI, set by CTest) with `arguments`, a
+// shell-quoted argument string, and collects its output. stderr is a pipe,
+// not a terminal, so no progress line may appear.
+inline CommandResult RunSegfeed(const std::string& arguments) {
+  const char* cli = std::getenv("SEGFEED_CLI");
+  EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
+  CommandResult result;
+  if (!cli) return result;
+  const std::string command = std::string("'") + cli + "' " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// Single-quotes a path for the shell.
+inline std::string Quoted(const std::string& text) { return "'" + text + "'"; }
+
+}  // namespace segfeed::testing
