@@ -47,6 +47,9 @@ class GifDecoder {
   // holds garbage.
   Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out);
 
+  // Bytes held by the decoder's own reused buffers (not the output).
+  size_t scratch_bytes() const { return compressed_.capacity() + indices_.capacity(); }
+
  private:
   DecodeOptions options_;
   GifLzwDecoder lzw_;

@@ -34,6 +34,13 @@ class PairReader {
   DctScale image_scale() const { return image_scale_; }
   const RgbImage& image() const { return image_; }  // at image_scale()
   const MaskImage& mask() const { return mask_; }   // at full resolution
+  // Bytes of per-thread scratch this reader holds now (file buffers,
+  // decoded image and mask, GIF buffers), for the memory report. It grows
+  // to the largest sample seen and then stays.
+  size_t scratch_bytes() const {
+    return image_file_.capacity_bytes() + mask_file_.capacity_bytes() + image_.pixels.capacity() +
+           mask_.pixels.capacity() + gif_.scratch_bytes();
+  }
   // non_binary_mask naming the mask when it used more than two colours.
   const std::optional<Error>& mask_warning() const { return mask_warning_; }
 
