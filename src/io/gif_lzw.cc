@@ -85,10 +85,13 @@ GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed,
       start_[next_code] = previous_start;
       length_[next_code] = static_cast<uint16_t>(previous_length + 1);
       ++next_code;
-      // Once the table is full (4096) the code size stays at 12 bits until
-      // the encoder sends a clear code ("deferred clear").
-      if (next_code == (1 << code_size) && code_size < 12) ++code_size;
     }
+    // Codes widen as soon as the next free entry no longer fits, checked
+    // after every code as giflib does: with a minimum code size of 1 that
+    // already happens after the first code following a clear (entry 4 needs
+    // 3 bits), although that code defined nothing. Once the table is full
+    // (4096) codes stay 12 bits wide until a clear code ("deferred clear").
+    if (next_code >= (1 << code_size) && code_size < 12) ++code_size;
     previous = code;
     previous_start = pos;
     previous_length = length;

@@ -99,6 +99,32 @@ TEST(GifDecoderTest, MatchesGiflibLineDecoderOnVariedFrames) {
   }
 }
 
+// Regression (found by the fuzzer): with an LZW minimum code size of 1,
+// giflib widens codes to 3 bits right after the first code, although that
+// code defines no entry; the decoder used to widen one code later.
+TEST(GifDecoderTest, MinimumCodeSizeOneMatchesGiflib) {
+  std::vector<uint8_t> raster(37 * 11);
+  for (size_t i = 0; i < raster.size(); ++i) raster[i] = (i / 3 + i / 37) % 2;
+  const Bytes gif = testing::GifWithLzwData(37, 11, 2, 1, testing::LzwLiteralStream(raster, 1, true));
+  const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, 1 << 20);
+  ASSERT_TRUE(reference.has_value());
+  ASSERT_TRUE(reference->pixels == raster);  // the fixture is what giflib reads
+  EXPECT_TRUE(DecodeOk(gif).pixels == raster);
+}
+
+// Tables that fill up (4096 entries) must continue at 12 bits until a clear
+// code; giflib agrees as long as no code refers to the last entry.
+TEST(GifDecoderTest, FullLzwTableWithoutClearDecodes) {
+  std::vector<uint8_t> raster(150 * 40);
+  for (size_t i = 0; i < raster.size(); ++i) raster[i] = (i * 7 + i / 13) % 4 == 0;
+  const Bytes gif =
+      testing::GifWithLzwData(150, 40, 2, 2, testing::LzwLiteralStream(raster, 2, true));
+  EXPECT_TRUE(DecodeOk(gif).pixels == raster);
+  const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, 1 << 20);
+  ASSERT_TRUE(reference.has_value());
+  EXPECT_TRUE(reference->pixels == raster);
+}
+
 TEST(GifDecoderTest, InterlacedRowsComeOutInDisplayOrder) {
   // Heights around the pass boundaries (rows 1, 2, 4, 8).
   for (int height : {1, 2, 3, 5, 9, 13, 37}) {

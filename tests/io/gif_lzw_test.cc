@@ -11,43 +11,10 @@ namespace {
 
 using Outcome = GifLzwDecoder::Outcome;
 
-// Packs codes LSB first the way GIF does, following the decoder's code-size
-// growth, for streams made of literal codes only: every literal after the
-// first defines a table entry, so a long stream fills the 4096-entry table
-// and must continue at 12 bits without a clear code ("deferred clear").
-std::vector<uint8_t> LiteralOnlyStream(const std::vector<uint8_t>& pixels, int min_code_size,
-                                       bool end_code) {
-  std::vector<uint8_t> out;
-  uint64_t bits = 0;
-  int bit_count = 0;
-  int code_size = min_code_size + 1;
-  int next_code = (1 << min_code_size) + 2;
-  auto put = [&](int code) {
-    bits |= uint64_t(code) << bit_count;
-    bit_count += code_size;
-    while (bit_count >= 8) {
-      out.push_back(static_cast<uint8_t>(bits));
-      bits >>= 8;
-      bit_count -= 8;
-    }
-  };
-  put(1 << min_code_size);  // clear
-  for (size_t i = 0; i < pixels.size(); ++i) {
-    put(pixels[i]);
-    if (i > 0 && next_code < 4096) {
-      ++next_code;
-      if (next_code == (1 << code_size) && code_size < 12) ++code_size;
-    }
-  }
-  if (end_code) put((1 << min_code_size) + 1);
-  if (bit_count > 0) out.push_back(static_cast<uint8_t>(bits));
-  return out;
-}
-
 TEST(GifLzwTest, DecodesLiteralOnlyStreamPastFullTable) {
   std::vector<uint8_t> pixels(9000);
   for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = (i * 7 + i / 13) % 4;
-  const auto stream = LiteralOnlyStream(pixels, 2, true);
+  const auto stream = testing::LzwLiteralStream(pixels, 2, true);
   GifLzwDecoder decoder;
   std::vector<uint8_t> out(pixels.size());
   std::array<bool, 256> used{};
@@ -98,7 +65,7 @@ TEST(GifLzwTest, MatchesGiflibOnNoisyAndRunLengthRasters) {
 
 TEST(GifLzwTest, ReportsDamage) {
   const std::vector<uint8_t> pixels(500, 1);
-  const auto stream = LiteralOnlyStream(pixels, 2, true);
+  const auto stream = testing::LzwLiteralStream(pixels, 2, true);
   GifLzwDecoder decoder;
   std::vector<uint8_t> out(pixels.size());
   std::array<bool, 256> used{};
