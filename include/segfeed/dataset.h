@@ -77,6 +77,13 @@ enum class JpegWarnings {
 };
 
 // Limits and choices of the decode stage; the same for every file.
+//
+// What is decoded, and how: JPEG baseline, progressive and arithmetic-coded,
+// YCbCr, RGB or grayscale (expanded to RGB); CMYK/YCCK and lossless JPEG are
+// refused as unsupported_format; EXIF orientation is ignored (the pixels
+// come out as stored). GIF masks: the first frame only, placed at its offset
+// on a background (0) canvas of the logical screen size; the transparent
+// index is background.
 struct DecodeOptions {
   // Largest width x height accepted for an image, a mask's logical screen or
   // a mask frame, in pixels. Checked on the header, before any pixel buffer

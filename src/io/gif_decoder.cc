@@ -9,6 +9,7 @@
 #include <string>
 
 #include "io/format_sniffer.h"
+#include "io/gif_lzw.h"
 
 namespace segfeed::internal {
 namespace {
@@ -130,6 +131,54 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     return fail(ErrorKind::kCorruptMask, "GIF has no colour table");
   }
 
+  // Collect the frame's compressed sub-blocks into one buffer (reused), so
+  // the LZW decoder reads one contiguous span.
+  int min_code_size = 0;
+  GifByteType* block = nullptr;
+  compressed_.clear();
+  if (DGifGetCode(gif.get(), &min_code_size, &block) == GIF_ERROR) {
+    return corrupt(gif->Error, "in the pixel data");
+  }
+  while (block) {
+    compressed_.insert(compressed_.end(), block + 1, block + 1 + block[0]);
+    if (DGifGetCodeNext(gif.get(), &block) == GIF_ERROR) {
+      return corrupt(gif->Error, "in the pixel data");
+    }
+  }
+
+  out->width = gif->SWidth;
+  out->height = gif->SHeight;
+  out->pixels.resize(static_cast<size_t>(out->width) * out->height);
+  // The common case, one frame exactly covering the screen in row order,
+  // decodes straight into the output; anything else goes through indices_.
+  const bool decode_in_place = frame.Left == 0 && frame.Top == 0 && frame.Width == out->width &&
+                               frame.Height == out->height && !frame.Interlace;
+  std::span<uint8_t> indices;
+  if (decode_in_place) {
+    indices = out->pixels;
+  } else {
+    indices_.resize(static_cast<size_t>(frame_pixels));
+    indices = indices_;
+  }
+  std::array<bool, 256> index_used{};
+  const GifLzwDecoder::Result decoded =
+      lzw_.Decode(compressed_, min_code_size, indices, &index_used);
+  if (decoded.outcome != GifLzwDecoder::Outcome::kComplete) {
+    std::string reason;
+    switch (decoded.outcome) {
+      case GifLzwDecoder::Outcome::kTruncated: reason = "compressed pixel data ends early"; break;
+      case GifLzwDecoder::Outcome::kEndCodeTooEarly: reason = "end code before the last pixel"; break;
+      case GifLzwDecoder::Outcome::kInvalidCode: reason = "invalid LZW code"; break;
+      case GifLzwDecoder::Outcome::kBadCodeSize:
+        reason = "LZW code size " + std::to_string(min_code_size) + " outside 1-8";
+        break;
+      case GifLzwDecoder::Outcome::kComplete: break;
+    }
+    return fail(ErrorKind::kCorruptMask,
+                "corrupt GIF: " + reason + " (decoded " + std::to_string(decoded.pixels_written) +
+                    " of " + std::to_string(frame_pixels) + " pixels)");
+  }
+
   // Palette index -> mask value. Indices outside the palette and the
   // transparent one are background.
   std::array<uint8_t, 256> value{};
@@ -140,56 +189,46 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     value[i] = 299 * c.Red + 587 * c.Green + 114 * c.Blue >= threshold_x1000 ? 1 : 0;
   }
   if (transparent_index >= 0 && transparent_index < 256) value[transparent_index] = 0;
+  // Carvana-style masks (index 0 black, index 1 white) map every used index
+  // to itself: then there is nothing left to do per pixel.
+  bool identity = true;
+  for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
 
-  out->width = gif->SWidth;
-  out->height = gif->SHeight;
-  out->pixels.resize(static_cast<size_t>(out->width) * out->height);
-  // The visible part of the frame, in screen coordinates.
-  const int left = std::min<int>(frame.Left, out->width);
-  const int right = std::min<int>(frame.Left + frame.Width, out->width);
-  const int top = frame.Top;
-  const bool covers_screen =
-      frame.Left == 0 && frame.Top == 0 && right == out->width && frame.Height >= out->height;
-  if (!covers_screen) std::fill(out->pixels.begin(), out->pixels.end(), 0);
-  line_.resize(static_cast<size_t>(frame.Width));
-
-  std::array<uint8_t, 256> seen{};
-  auto decode_row = [&](int frame_row) {
-    if (DGifGetLine(gif.get(), line_.data(), frame.Width) == GIF_ERROR) return false;
-    const int y = top + frame_row;
-    if (y >= out->height) return true;  // clipped: decoded only to stay in sync
-    uint8_t* row = out->pixels.data() + static_cast<size_t>(y) * out->width;
-    for (int x = left; x < right; ++x) {
-      const uint8_t index = line_[x - frame.Left];
-      seen[index] = 1;
-      row[x] = value[index];
-    }
-    return true;
-  };
-  int rows_done = 0;
-  auto row_failure = [&] {
-    return corrupt(gif->Error, "at row " + std::to_string(rows_done) + " of " +
-                                   std::to_string(frame.Height));
-  };
-  if (frame.Interlace) {
-    for (int pass = 0; pass < 4; ++pass) {
-      for (int r = kPassFirstRow[pass]; r < frame.Height; r += kPassRowStep[pass], ++rows_done) {
-        if (!decode_row(r)) return row_failure();
-      }
+  if (decode_in_place) {
+    if (!identity) {
+      for (uint8_t& pixel : out->pixels) pixel = value[pixel];
     }
   } else {
-    for (; rows_done < frame.Height; ++rows_done) {
-      if (!decode_row(rows_done)) return row_failure();
+    // Place the frame at its offset on a background canvas; interlaced
+    // frames store rows in four passes: 0, 8, 16, ... then 4, 12, ... then
+    // 2, 6, ... then 1, 3, ...
+    std::fill(out->pixels.begin(), out->pixels.end(), 0);
+    const int left = std::min<int>(frame.Left, out->width);
+    const int right = std::min<int>(frame.Left + frame.Width, out->width);
+    int stored_row = 0;
+    auto place_row = [&](int frame_row) {
+      const uint8_t* src = indices_.data() + static_cast<size_t>(stored_row++) * frame.Width;
+      const int y = frame.Top + frame_row;
+      if (y >= out->height) return;  // clipped
+      uint8_t* row = out->pixels.data() + static_cast<size_t>(y) * out->width;
+      for (int x = left; x < right; ++x) row[x] = value[src[x - frame.Left]];
+    };
+    if (frame.Interlace) {
+      for (int pass = 0; pass < 4; ++pass) {
+        for (int r = kPassFirstRow[pass]; r < frame.Height; r += kPassRowStep[pass]) place_row(r);
+      }
+    } else {
+      for (int r = 0; r < frame.Height; ++r) place_row(r);
     }
   }
 
-  // Distinct colours actually shown; two indices with the same RGB are one
+  // Distinct colours in the frame; two indices with the same RGB are one
   // colour, every out-of-palette index together counts as one more.
   constexpr uint32_t kOutsidePalette = 1u << 24;
   std::array<uint32_t, 3> colours{};
   int distinct = 0;
   for (int i = 0; i < 256 && distinct <= 2; ++i) {
-    if (!seen[i] || i == transparent_index) continue;
+    if (!index_used[i] || i == transparent_index) continue;
     uint32_t rgb = kOutsidePalette;
     if (i < palette->ColorCount) {
       const GifColorType& c = palette->Colors[i];

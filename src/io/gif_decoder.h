@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/gif_lzw.h"
 #include "result.h"
 #include "segfeed/dataset.h"
 
@@ -17,15 +18,18 @@ struct MaskImage {
   int width = 0;  // the GIF's logical screen, pixels
   int height = 0;
   std::vector<uint8_t> pixels;
-  // The visible pixels used more than two distinct palette colours (an
-  // index outside the palette counts as one more colour); the mask was
-  // thresholded, and the checker reports it as non_binary_mask.
+  // The frame's pixels used more than two distinct palette colours (an
+  // index outside the palette counts as one more colour, the transparent
+  // index none); the mask was thresholded, and the checker reports it as
+  // non_binary_mask.
   bool used_more_than_two_colours = false;
 };
 
-// GIF mask decoding with giflib, line by line into reused buffers (never
-// DGifSlurp, whose fresh per-image allocations cost ~20x the LZW work).
-// One decoder per thread; not thread-safe.
+// GIF mask decoding into reused buffers. giflib parses the file (records,
+// extensions, descriptors) and hands over the compressed pixel data; the
+// LZW expansion is GifLzwDecoder's (see why there). Never DGifSlurp, whose
+// fresh per-image allocations cost far more than the decoding. One decoder
+// per thread; not thread-safe.
 //
 // Semantics: only the first frame is decoded. The output has the logical
 // screen's size; a frame smaller than the screen is placed at its offset
@@ -43,12 +47,19 @@ class GifDecoder {
   // holds garbage.
   Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out);
 
-  // Bytes of scratch this decoder holds.
-  size_t scratch_bytes() const { return line_.capacity(); }
+  // Frame-sized scratch, used only for frames not decoded in place
+  // (interlaced, or not covering the whole screen).
+  size_t pixel_scratch_bytes() const { return indices_.capacity(); }
+  // The gathered LZW data: as large as the largest mask's compressed data,
+  // so it is reported with the file buffers.
+  size_t compressed_bytes() const { return compressed_.capacity(); }
 
  private:
   DecodeOptions options_;
-  std::vector<uint8_t> line_;  // one frame row of palette indices, reused
+  GifLzwDecoder lzw_;
+  // Reused between files; they only grow.
+  std::vector<uint8_t> compressed_;  // the frame's LZW data, sub-blocks joined
+  std::vector<uint8_t> indices_;     // frame pixels, for frames not decoded in place
 };
 
 }  // namespace segfeed::internal

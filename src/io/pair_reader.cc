@@ -83,11 +83,11 @@ size_t PairReader::PlannedScratchBytes(const DecodeOptions& options, int source_
 }
 
 size_t PairReader::scratch_bytes() const {
-  return image_.pixels.capacity() + mask_.pixels.capacity() + gif_.scratch_bytes();
+  return image_.pixels.capacity() + mask_.pixels.capacity() + gif_.pixel_scratch_bytes();
 }
 
 size_t PairReader::read_buffer_bytes() const {
-  return image_file_.capacity_bytes() + mask_file_.capacity_bytes();
+  return image_file_.capacity_bytes() + mask_file_.capacity_bytes() + gif_.compressed_bytes();
 }
 
 }  // namespace segfeed::internal

@@ -38,9 +38,12 @@ class PairReader {
   // photo at its DCT scale plus the decoded mask at full size.
   static size_t PlannedScratchBytes(const DecodeOptions& options, int source_width,
                                     int source_height, int target_width, int target_height);
-  // Pixel scratch held now (grows only for a larger source).
+  // Pixel scratch held now: decoded photo and mask, and the GIF decoder's
+  // frame buffer for interlaced or offset frames. Grows only for a larger
+  // source (or the first such GIF); the memory plan assumes neither.
   size_t scratch_bytes() const;
-  // File buffers held now (as large as the largest file read).
+  // File buffers held now, with the GIF decoder's compressed-data buffer:
+  // as large as the largest files read.
   size_t read_buffer_bytes() const;
 
   // Where the last Read() spent its time, and how many file bytes it read.

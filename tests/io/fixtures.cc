@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <jpeglib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -217,6 +218,55 @@ std::vector<uint8_t> SlurpFirstFrame(const Bytes& gif_bytes, int* width, int* he
                               image.RasterBits + static_cast<size_t>(*width) * *height);
   DGifCloseFile(gif, &error);
   return raster;
+}
+
+Bytes LzwLiteralStream(const std::vector<uint8_t>& pixels, int min_code_size, bool end_code) {
+  Bytes out;
+  uint64_t bits = 0;
+  int bit_count = 0;
+  int code_size = min_code_size + 1;
+  int next_code = (1 << min_code_size) + 2;
+  auto put = [&](int code) {
+    bits |= uint64_t(code) << bit_count;
+    bit_count += code_size;
+    while (bit_count >= 8) {
+      out.push_back(static_cast<uint8_t>(bits));
+      bits >>= 8;
+      bit_count -= 8;
+    }
+  };
+  put(1 << min_code_size);  // clear
+  for (size_t i = 0; i < pixels.size(); ++i) {
+    put(pixels[i]);
+    if (i > 0 && next_code < 4096) ++next_code;
+    if (next_code >= (1 << code_size) && code_size < 12) ++code_size;
+  }
+  if (end_code) put((1 << min_code_size) + 1);
+  if (bit_count > 0) out.push_back(static_cast<uint8_t>(bits));
+  return out;
+}
+
+Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size,
+                     const Bytes& lzw) {
+  int bits = 1;
+  while ((1 << bits) < palette_size) ++bits;
+  Bytes gif = {'G', 'I', 'F', '8', '9', 'a', static_cast<uint8_t>(width),
+               static_cast<uint8_t>(width >> 8), static_cast<uint8_t>(height),
+               static_cast<uint8_t>(height >> 8), static_cast<uint8_t>(0x80 | (bits - 1)), 0, 0};
+  for (int i = 0; i < (1 << bits); ++i) {
+    const auto grey = static_cast<uint8_t>(i * 255 / ((1 << bits) - 1));
+    gif.insert(gif.end(), {grey, grey, grey});
+  }
+  gif.insert(gif.end(), {0x2C, 0, 0, 0, 0, static_cast<uint8_t>(width),
+                         static_cast<uint8_t>(width >> 8), static_cast<uint8_t>(height),
+                         static_cast<uint8_t>(height >> 8), 0, static_cast<uint8_t>(min_code_size)});
+  for (size_t i = 0; i < lzw.size(); i += 255) {
+    const size_t n = std::min<size_t>(255, lzw.size() - i);
+    gif.push_back(static_cast<uint8_t>(n));
+    gif.insert(gif.end(), lzw.begin() + i, lzw.begin() + i + n);
+  }
+  gif.insert(gif.end(), {0, 0x3B});
+  return gif;
 }
 
 void WriteFile(const std::filesystem::path& path, const Bytes& bytes) {

@@ -63,6 +63,18 @@ Bytes EncodeMaskGif(const std::vector<uint8_t>& mask, int width, int height,
 // A deterministic mask raster of 0/1 with an ellipse and stripes.
 std::vector<uint8_t> TestMask(int width, int height);
 
+// GIF LZW data (sub-block payloads joined) made of literal codes only,
+// packed LSB first with the code width growing as giflib's decoder expects.
+// Every literal after the first defines a table entry, so a long stream
+// fills the 4096-entry table and continues at 12 bits without a clear code
+// ("deferred clear").
+Bytes LzwLiteralStream(const std::vector<uint8_t>& pixels, int min_code_size, bool end_code);
+
+// A GIF file around raw LZW data: `palette_size` grey levels (power of 2),
+// one frame covering the screen, `min_code_size` as given.
+Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size,
+                     const Bytes& lzw);
+
 // Reads the first frame with giflib's DGifSlurp, which de-interlaces on its
 // own: an independent reading of the raster (palette indices, frame size).
 std::vector<uint8_t> SlurpFirstFrame(const Bytes& gif, int* width, int* height);

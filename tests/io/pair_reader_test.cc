@@ -51,6 +51,22 @@ TEST(PairReaderTest, DecodesImageAtDctScaleAndMaskAtFullSize) {
   EXPECT_FALSE(reader.mask_warning().has_value());
 }
 
+TEST(PairReaderTest, ScratchStopsGrowingAfterFirstSample) {
+  TempDir dir;
+  const SamplePair pair = WritePair(dir, 200, 120, 200, 120);
+  PairReader reader({});
+  ASSERT_TRUE(reader.Read(pair, 64, 64).ok());
+  const size_t scratch = reader.scratch_bytes();
+  // 100x60 RGB at 1/2 + 200x120 mask, at least.
+  EXPECT_GE(scratch, 100u * 60 * 3 + 200u * 120);
+  const uint8_t* image = reader.image().pixels.data();
+  const uint8_t* mask = reader.mask().pixels.data();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(reader.Read(pair, 64, 64).ok());
+  EXPECT_EQ(reader.scratch_bytes(), scratch);
+  EXPECT_EQ(reader.image().pixels.data(), image);
+  EXPECT_EQ(reader.mask().pixels.data(), mask);
+}
+
 TEST(PairReaderTest, SizeMismatchNamesImageAndMask) {
   TempDir dir;
   const SamplePair pair = WritePair(dir, 64, 48, 64, 47);
