@@ -91,6 +91,10 @@ struct DecodeOptions {
   // gigabytes. Raising it raises the per-thread scratch memory a file may
   // demand (3 bytes per pixel for images).
   int64_t max_pixels = 100'000'000;
+  // Largest image or mask file accepted, in bytes; a larger one is
+  // too_large without being read. Each thread keeps one read buffer that
+  // grows to the largest file accepted, so this bounds it.
+  int64_t max_file_bytes = int64_t{256} << 20;
   // A mask palette colour is foreground (1) when its luminance
   // 0.299 R + 0.587 G + 0.114 B is at least this (0-255), else background (0).
   int mask_threshold = 128;

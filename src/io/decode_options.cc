@@ -8,6 +8,9 @@ void ValidateDecodeOptions(const DecodeOptions& options) {
   if (options.max_pixels < 1) {
     throw ConfigError("max_pixels must be >= 1 (got " + std::to_string(options.max_pixels) + ")");
   }
+  if (options.max_file_bytes < 1) {
+    throw ConfigError("max_file_bytes must be >= 1 (got " + std::to_string(options.max_file_bytes) + ")");
+  }
   if (options.mask_threshold < 0 || options.mask_threshold > 255) {
     throw ConfigError("mask_threshold must be in 0-255 (got " +
                       std::to_string(options.mask_threshold) + ")");

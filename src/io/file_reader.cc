@@ -34,7 +34,9 @@ class FileDescriptor {
 
 Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path) {
   // open(2) follows symlinks; a dangling one fails here with ENOENT.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
+  // for regular files it changes nothing.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return IoError(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat info {};
   if (::fstat(fd.get(), &info) != 0) {
@@ -43,6 +45,11 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
   if (!S_ISREG(info.st_mode)) return IoError(path, "not a regular file");
   const size_t size = static_cast<size_t>(info.st_size);
   if (size == 0) return Error{ErrorKind::kEmptyFile, path.string(), "file is empty (0 bytes)"};
+  if (info.st_size > max_bytes_) {
+    return Error{ErrorKind::kTooLarge, path.string(),
+                 "file is " + std::to_string(info.st_size) + " bytes, more than max_file_bytes = " +
+                     std::to_string(max_bytes_)};
+  }
 
   // resize() never shrinks the capacity, so a file no larger than the
   // largest one seen before costs no allocation and no fresh pages.

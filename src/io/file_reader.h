@@ -14,16 +14,22 @@ namespace segfeed::internal {
 // largest file seen). One per thread; not thread-safe.
 class FileReader {
  public:
+  // Files larger than `max_bytes` are refused as too_large before anything
+  // is allocated for them.
+  explicit FileReader(int64_t max_bytes = int64_t{256} << 20) : max_bytes_(max_bytes) {}
+
   // Reads the file at `path` with one read(2) in the common case. The bytes
   // stay valid until the next Read() on this reader. Errors name `path`:
-  // empty_file for zero bytes, io_error for a missing file, a dangling
-  // symlink, a folder, a permission problem or a short read.
+  // empty_file for zero bytes, too_large above max_bytes, io_error for a
+  // missing file, a dangling symlink, a folder, a FIFO or device (refused
+  // without blocking), a permission problem or a short read.
   Result<std::span<const uint8_t>> Read(const std::filesystem::path& path);
 
   // Bytes currently reserved by the buffer (for the memory plan and tests).
   size_t capacity_bytes() const { return buffer_.capacity(); }
 
  private:
+  int64_t max_bytes_;
   std::vector<uint8_t> buffer_;
 };
 

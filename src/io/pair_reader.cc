@@ -15,7 +15,9 @@ int64_t NanosBetween(Clock::time_point start, Clock::time_point end) {
 }  // namespace
 
 PairReader::PairReader(const DecodeOptions& options)
-    : jpeg_(options), gif_(options), threshold_(options.mask_threshold) {}
+    : image_file_(options.max_file_bytes),
+      mask_file_(options.max_file_bytes),
+      jpeg_(options), gif_(options), threshold_(options.mask_threshold) {}
 
 Status PairReader::Read(const SamplePair& pair, int target_width, int target_height) {
   timings_ = {};

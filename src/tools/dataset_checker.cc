@@ -91,31 +91,16 @@ void AddChannelSums(const internal::RgbImage& image, FileOutcome* out) {
 class FileChecker {
  public:
   explicit FileChecker(const CheckOptions& options)
-      : max_file_bytes_(options.max_file_bytes),
-        mask_threshold_(options.decode.mask_threshold),
+      : mask_threshold_(options.decode.mask_threshold),
+        reader_(options.decode.max_file_bytes),
         jpeg_(options.decode),
         gif_(options.decode) {}
 
   FileOutcome Check(const FileJob& job) {
     FileOutcome out;
     const std::string path = job.path.string();
-    // Refused before opening: open(2) on a FIFO blocks until a writer
-    // comes, which would hang the check. A status that cannot be read is left
-    // to the reader, whose io_error says why (a dangling symlink, say).
-    std::error_code error;
-    const fs::file_status status = fs::status(job.path, error);
-    if (!error && fs::exists(status) && !fs::is_regular_file(status)) {
-      out.error = Error{ErrorKind::kIoError, path, "not a regular file"};
-      return out;
-    }
-    // Refused before reading, so one huge file cannot grow the buffer.
-    const uintmax_t file_bytes = fs::file_size(job.path, error);
-    if (!error && file_bytes > static_cast<uintmax_t>(max_file_bytes_)) {
-      out.error = Error{ErrorKind::kTooLarge, path,
-                        "file is " + std::to_string(file_bytes) + " bytes, more than max_file_bytes = " +
-                            std::to_string(max_file_bytes_)};
-      return out;
-    }
+    // FileReader refuses FIFOs without blocking and files over
+    // max_file_bytes without reading them.
     auto bytes = reader_.Read(job.path);
     if (!bytes.ok()) {
       out.error = bytes.error();
@@ -172,7 +157,6 @@ class FileChecker {
 
   using Status = internal::Status;
 
-  int64_t max_file_bytes_;
   int mask_threshold_;
   internal::FileReader reader_;
   internal::JpegDecoder jpeg_;
@@ -247,9 +231,6 @@ class Tally {
 
 void ValidateCheckOptions(const CheckOptions& options) {
   ValidateDecodeOptions(options.decode);
-  if (options.max_file_bytes < 1) {
-    throw ConfigError("max_file_bytes must be >= 1 (got " + std::to_string(options.max_file_bytes) + ")");
-  }
   if (options.threads < 0) {
     throw ConfigError("threads must be >= 0 (got " + std::to_string(options.threads) + ")");
   }

@@ -21,15 +21,12 @@ inline constexpr std::array<ErrorKind, 10> kAllErrorKinds = {
 
 // How `segfeed check` checks a dataset.
 struct CheckOptions {
-  // Limits of the decoders. max_pixels is the too_large limit for a header;
-  // JPEG warnings are errors by default, which is how a truncated photo is
-  // found (libjpeg-turbo fills the missing part with grey and warns).
+  // Limits of the decoders. max_pixels is the too_large limit for a header,
+  // max_file_bytes for a file (refused without being read; it bounds each
+  // thread's read buffer). JPEG warnings are errors by default, which is
+  // how a truncated photo is found (libjpeg-turbo fills the missing part
+  // with grey and warns).
   DecodeOptions decode;
-  // A file larger than this is reported as too_large without being read.
-  // Each thread holds one file at a time in a buffer that grows to the
-  // largest file read, so this bounds that buffer; raise it only for
-  // datasets of very large photos.
-  int64_t max_file_bytes = int64_t{256} << 20;
   // Threads decoding files; 0 means one per core. Each holds one file buffer
   // and one decoded image (3 bytes per pixel at full resolution).
   int threads = 0;
@@ -100,7 +97,7 @@ struct CheckReport {
 // (JPEG at full resolution, so truncation is found), in parallel. Never
 // throws for a bad file: each becomes a problem naming it. A dataset folder
 // that cannot be listed becomes a single io_error problem. Memory is bounded
-// by `threads` x (max_file_bytes + 4 x max_pixels) plus a fixed-size record
+// by `threads` x (decode.max_file_bytes + 4 x decode.max_pixels) plus a fixed-size record
 // per listed file. Throws ConfigError for invalid options.
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
 

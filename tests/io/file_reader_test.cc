@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "io/fixtures.h"
@@ -73,6 +76,30 @@ TEST(FileReaderTest, FolderIsIoError) {
   auto read = reader.Read(dir / "sub.jpg");
   ASSERT_FALSE(read.ok());
   EXPECT_EQ(read.error().kind, ErrorKind::kIoError);
+}
+
+TEST(FileReaderTest, FifoIsIoErrorWithoutBlocking) {
+  TempDir dir;
+  const auto fifo = dir / "pipe.jpg";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  FileReader reader;
+  auto bytes = reader.Read(fifo);  // must return, not wait for a writer
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.error().kind, ErrorKind::kIoError);
+  EXPECT_EQ(bytes.error().detail, "not a regular file");
+}
+
+TEST(FileReaderTest, FileOverTheLimitIsTooLargeWithoutAllocating) {
+  TempDir dir;
+  const auto huge = dir / "huge.jpg";
+  std::ofstream(huge) << "x";
+  std::filesystem::resize_file(huge, int64_t{1} << 40);  // sparse: costs no disk
+  FileReader reader(int64_t{1} << 20);
+  auto bytes = reader.Read(huge);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_EQ(bytes.error().kind, ErrorKind::kTooLarge);
+  EXPECT_NE(bytes.error().detail.find("max_file_bytes = 1048576"), std::string::npos) << bytes.error().detail;
+  EXPECT_EQ(reader.capacity_bytes(), 0u);
 }
 
 }  // namespace

@@ -151,7 +151,7 @@ TEST(DatasetCheckerTest, FileOverTheByteLimitIsTooLargeWithoutBeingRead) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir.path(), 2);
   CheckOptions options;
-  options.max_file_bytes = 100;  // every demo photo and mask is larger
+  options.decode.max_file_bytes = 100;  // every demo photo and mask is larger
   const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
   EXPECT_EQ(CountProblems(report, ErrorKind::kTooLarge), 4);
   ASSERT_FALSE(report.problems.empty());
@@ -185,7 +185,7 @@ TEST(DatasetCheckerTest, UnlistableFolderIsOneIoError) {
 TEST(DatasetCheckerTest, InvalidOptionsThrowNamingTheField) {
   TempDir dir;
   CheckOptions options;
-  options.max_file_bytes = 0;
+  options.decode.max_file_bytes = 0;
   EXPECT_THROW(CheckDataset(DatasetSpec::Carvana(dir.path()), options), ConfigError);
   options = {};
   options.threads = -1;
