@@ -65,21 +65,16 @@ void DigestBatch(const Lease& lease, Digest* digest) {
 }  // namespace
 
 int RunBench(std::span<const std::string> args) {
-  std::vector<std::string> value_options = kDatasetValueOptions;
-  value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
-  for (const char* name : {"--epochs", "--json", "--demo-count"}) value_options.push_back(name);
-  std::vector<std::string> flags = kLoaderFlags;
-  for (const char* name : {"--baseline", "--decode-only", "--digest", "--help"}) flags.push_back(name);
-  const CliArgs cli(args, value_options, flags);
+  const CliArgs cli = ParseLoaderCommand(args, {"--epochs", "--json", "--demo-count"}, {"--baseline", "--decode-only", "--digest"});
   if (cli.Has("--help")) {
     std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
     return 0;
   }
-  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
   const int epochs = static_cast<int>(cli.GetInt("--epochs", 3, 1, 1000000));
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   // Parsed before the demo dataset is made: a typo should not cost minutes.
   const LoaderOptions options = LoaderOptionsFromArgs(cli);
+  CheckLoaderOptions(options);
 
   DatasetSpec spec;
   std::string dataset_label;

@@ -70,6 +70,21 @@ constexpr std::pair<const char*, const char*> kFlagOfField[] = {
 
 }  // namespace
 
+CliArgs ParseLoaderCommand(std::span<const std::string> args, std::initializer_list<const char*> own_value_options,
+                           std::initializer_list<const char*> own_flags) {
+  std::vector<std::string> value_options = kDatasetValueOptions;
+  value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
+  value_options.insert(value_options.end(), own_value_options.begin(), own_value_options.end());
+  std::vector<std::string> flags = kLoaderFlags;
+  flags.insert(flags.end(), own_flags.begin(), own_flags.end());
+  flags.push_back("--help");
+  CliArgs cli(args, value_options, flags);
+  if (!cli.Has("--help") && !cli.positionals().empty()) {
+    throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
+  }
+  return cli;
+}
+
 bool HasDataset(const CliArgs& cli) {
   return cli.Has("--data") || cli.Has("--images") || cli.Has("--masks");
 }

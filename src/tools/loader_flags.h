@@ -1,5 +1,7 @@
 #pragma once
 
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,11 @@ extern const std::vector<std::string> kLoaderFlags;
 // Help text for the flags above, one line each.
 extern const char* const kDatasetHelp;
 extern const char* const kLoaderHelp;
+
+// Parses the arguments of a subcommand that takes the dataset and loader
+// flags above plus its own (`--help` included), and no positionals.
+CliArgs ParseLoaderCommand(std::span<const std::string> args, std::initializer_list<const char*> own_value_options,
+                           std::initializer_list<const char*> own_flags);
 
 // True when the command line names a dataset.
 bool HasDataset(const CliArgs& cli);

@@ -98,19 +98,11 @@ internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Decod
 }  // namespace
 
 int RunPlan(std::span<const std::string> args) {
-  std::vector<std::string> value_options = kDatasetValueOptions;
-  value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
-  for (const char* name : {"--source-size", "--model-params", "--optimizer", "--json"}) {
-    value_options.push_back(name);
-  }
-  std::vector<std::string> flags = kLoaderFlags;
-  flags.push_back("--help");
-  const CliArgs cli(args, value_options, flags);
+  const CliArgs cli = ParseLoaderCommand(args, {"--source-size", "--model-params", "--optimizer", "--json"}, {});
   if (cli.Has("--help")) {
     std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
     return 0;
   }
-  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
   const LoaderOptions options = LoaderOptionsFromArgs(cli);
   CheckLoaderOptions(options);
 

@@ -53,17 +53,11 @@ preview:
 }  // namespace
 
 int RunPreview(std::span<const std::string> args) {
-  std::vector<std::string> value_options = kDatasetValueOptions;
-  value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
-  for (const char* name : {"--out", "--dump", "--count", "--epoch"}) value_options.push_back(name);
-  std::vector<std::string> flags = kLoaderFlags;
-  flags.push_back("--help");
-  const CliArgs cli(args, value_options, flags);
+  const CliArgs cli = ParseLoaderCommand(args, {"--out", "--dump", "--count", "--epoch"}, {});
   if (cli.Has("--help")) {
     std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
     return 0;
   }
-  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
   for (const char* fixed : {"--dtype", "--mask-dtype", "--layout", "--normalize"}) {
     if (cli.Has(fixed)) {
       throw UsageError(std::string(fixed) + " cannot be set: preview shows the loader's uint8 NHWC output");

@@ -11,30 +11,13 @@
 #include <string>
 
 #include "temp_dir.h"
+#include "tools/run_segfeed.h"
 #include "tools/demo_dataset.h"
 
 namespace {
 
+using segfeed::testing::RunSegfeed;
 using segfeed::testing::TempDir;
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CommandResult RunCli(const std::string& arguments) {
-  const char* cli = std::getenv("SEGFEED_CLI");
-  EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
-  CommandResult result;
-  if (!cli) return result;
-  const std::string command = std::string("'") + cli + "' " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
 
 std::string MakeDataset(const TempDir& dir, const std::string& name, int count) {
   segfeed::tools::DemoOptions demo;
@@ -62,14 +45,14 @@ const char* kSmallRun = " --size 64 --batch 4 --epochs 2 --digest";
 TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 19);
-  const auto one = RunCli("bench --data '" + data + "'" + kSmallRun + " --threads 1");
-  const auto two = RunCli("bench --data '" + data + "'" + kSmallRun + " --threads 2 --prefetch 3");
+  const auto one = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --threads 1");
+  const auto two = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --threads 2 --prefetch 3");
   ASSERT_EQ(one.exit_code, 0) << one.output;
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_FALSE(DigestOf(one.output).empty()) << one.output;
   EXPECT_EQ(DigestOf(one.output), DigestOf(two.output));
   EXPECT_NE(one.output.find("loaded 38 pairs, skipped 0"), std::string::npos) << one.output;
-  const auto other_seed = RunCli("bench --data '" + data + "'" + kSmallRun + " --seed 1");
+  const auto other_seed = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --seed 1");
   EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
 }
 
@@ -77,7 +60,7 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 9);
   const auto json_path = dir / "report.json";
-  const auto r = RunCli("bench --data '" + data + "'" + kSmallRun + " --decode-only --json '" + json_path.string() + "'");
+  const auto r = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --decode-only --json '" + json_path.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json_path);
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -89,11 +72,11 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
 }
 
 TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
-  auto r = RunCli("bench --dtype float64");
+  auto r = RunSegfeed("bench --dtype float64");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--dtype must be one of uint8, float16, float32 (got 'float64')"), std::string::npos)
       << r.output;
-  r = RunCli("bench --epoch 3");
+  r = RunSegfeed("bench --epoch 3");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("unknown option --epoch"), std::string::npos) << r.output;
 }
@@ -116,7 +99,7 @@ TEST(BenchTest, PeakRssDoesNotGrowWithTheDataset) {
   int i = 0;
   for (const std::string& data : {small, large}) {
     const auto json_path = dir / "rss.json";
-    const auto r = RunCli("bench --data '" + data + "' --size 128 --batch 8 --epochs 1 --json '" +
+    const auto r = RunSegfeed("bench --data '" + data + "' --size 128 --batch 8 --epochs 1 --json '" +
                           json_path.string() + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream in(json_path);

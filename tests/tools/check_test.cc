@@ -16,32 +16,14 @@
 
 #include "segfeed/errors.h"
 #include "temp_dir.h"
+#include "tools/run_segfeed.h"
 #include "tools/planted_dataset.h"
 
 namespace {
 
+using segfeed::testing::Quoted;
+using segfeed::testing::RunSegfeed;
 using segfeed::testing::TempDir;
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout only, or stdout and stderr together
-};
-
-CommandResult RunCli(const std::string& arguments, bool with_stderr = true) {
-  const char* cli = std::getenv("SEGFEED_CLI");
-  EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
-  CommandResult result;
-  if (!cli) return result;
-  const std::string command = std::string("'") + cli + "' " + arguments + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string Quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
 
 std::string ReadText(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -184,7 +166,7 @@ class JsonParser {
 TEST(CheckTest, CleanDatasetExitsZero) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir.path(), 4);
-  const auto r = RunCli("check --data " + Quoted(dir.path()));
+  const auto r = RunSegfeed("check --data " + Quoted(dir.path()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("problems: 0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("clean: 0 problems in 4 pairs"), std::string::npos) << r.output;
@@ -194,7 +176,7 @@ TEST(CheckTest, CleanDatasetExitsZero) {
 TEST(CheckTest, PlantedProblemsExitOneAndAreListedWithPathAndKind) {
   TempDir dir;
   const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");
-  const auto r = RunCli("check --images " + Quoted(dir / "data" / "train") + " --masks " +
+  const auto r = RunSegfeed("check --images " + Quoted(dir / "data" / "train") + " --masks " +
                         Quoted(dir / "data" / "train_masks"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   for (const auto& p : planted.problems) {
@@ -212,7 +194,7 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
   TempDir dir;
   const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");
   const auto json_path = dir / "report.json";
-  const auto r = RunCli("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   Json report;
   ASSERT_NO_THROW(report = JsonParser(ReadText(json_path)).ParseDocument());
@@ -242,10 +224,10 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
 TEST(CheckTest, OutputIsTheSameForAnyThreadCount) {
   TempDir dir;
   segfeed::testing::WritePlantedDataset(dir / "data");
-  const auto one = RunCli("check --data " + Quoted(dir / "data") + " --threads 1 --json " + Quoted(dir / "1.json"),
-                          /*with_stderr=*/false);
-  const auto two = RunCli("check --data " + Quoted(dir / "data") + " --threads 2 --json " + Quoted(dir / "2.json"),
-                          /*with_stderr=*/false);
+  const auto one = RunSegfeed("check --data " + Quoted(dir / "data") + " --threads 1 --json " + Quoted(dir / "1.json"),
+                          segfeed::testing::Streams::kStdoutOnly);
+  const auto two = RunSegfeed("check --data " + Quoted(dir / "data") + " --threads 2 --json " + Quoted(dir / "2.json"),
+                          segfeed::testing::Streams::kStdoutOnly);
   EXPECT_EQ(one.exit_code, 1);
   EXPECT_EQ(one.output, two.output);
   EXPECT_EQ(ReadText(dir / "1.json"), ReadText(dir / "2.json"));
@@ -254,38 +236,38 @@ TEST(CheckTest, OutputIsTheSameForAnyThreadCount) {
 TEST(CheckTest, NoProgressLineWhenStderrIsNotATerminal) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir.path(), 2);
-  const auto r = RunCli("check --data " + Quoted(dir.path()) + " 2>&1 >/dev/null");
+  const auto r = RunSegfeed("check --data " + Quoted(dir.path()) + " 2>&1 >/dev/null");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.output, "");
 }
 
 TEST(CheckTest, UsageErrorsExitTwoAndNameTheOption) {
   TempDir dir;
-  auto r = RunCli("check");
+  auto r = RunSegfeed("check");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--data"), std::string::npos) << r.output;
-  r = RunCli("check --data " + Quoted(dir.path()) + " --thread 2");
+  r = RunSegfeed("check --data " + Quoted(dir.path()) + " --thread 2");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("unknown option --thread"), std::string::npos) << r.output;
-  r = RunCli("check --data " + Quoted(dir.path()) + " --threads many");
+  r = RunSegfeed("check --data " + Quoted(dir.path()) + " --threads many");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--threads must be an integer"), std::string::npos) << r.output;
-  r = RunCli("check --data " + Quoted(dir / "absent"));
+  r = RunSegfeed("check --data " + Quoted(dir / "absent"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--data"), std::string::npos) << r.output;
-  r = RunCli("check --images " + Quoted(dir.path()));
+  r = RunSegfeed("check --images " + Quoted(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--images needs --masks"), std::string::npos) << r.output;
-  r = RunCli("check --data " + Quoted(dir.path()) + " --json " + Quoted(dir / "no" / "such" / "x.json"));
+  r = RunSegfeed("check --data " + Quoted(dir.path()) + " --json " + Quoted(dir / "no" / "such" / "x.json"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--json"), std::string::npos) << r.output;
-  r = RunCli("check --data " + Quoted(dir.path()) + " extra");
+  r = RunSegfeed("check --data " + Quoted(dir.path()) + " extra");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("unexpected argument 'extra'"), std::string::npos) << r.output;
 }
 
 TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {
-  const auto r = RunCli("check --help");
+  const auto r = RunSegfeed("check --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("usage: segfeed check"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("non_binary_mask"), std::string::npos) << r.output;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -16,15 +17,20 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
+// Which of the binary's streams RunSegfeed() collects.
+enum class Streams { kStdoutAndStderr, kStdoutOnly };
+
 // Runs the segfeed binary (SEGFEED_CLI, set by CTest) with `arguments`, a
-// shell-quoted argument string, and collects its output. stderr is a pipe,
-// not a terminal, so no progress line may appear.
-inline CommandResult RunSegfeed(const std::string& arguments) {
+// shell-quoted argument string, and collects its output. stderr is a pipe
+// (or /dev/null), not a terminal, so no progress line may appear.
+inline CommandResult RunSegfeed(const std::string& arguments,
+                                Streams streams = Streams::kStdoutAndStderr) {
   const char* cli = std::getenv("SEGFEED_CLI");
   EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
   CommandResult result;
   if (!cli) return result;
-  const std::string command = std::string("'") + cli + "' " + arguments + " 2>&1";
+  const std::string command = std::string("'") + cli + "' " + arguments +
+                              (streams == Streams::kStdoutAndStderr ? " 2>&1" : " 2>/dev/null");
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return result;
   char buffer[4096];
@@ -36,5 +42,6 @@ inline CommandResult RunSegfeed(const std::string& arguments) {
 
 // Single-quotes a path for the shell.
 inline std::string Quoted(const std::string& text) { return "'" + text + "'"; }
+inline std::string Quoted(const std::filesystem::path& path) { return Quoted(path.string()); }
 
 }  // namespace segfeed::testing
