@@ -13,7 +13,9 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(installed include/segfeed/build_info.h include/segfeed/errors.h)
+foreach(installed include/segfeed/build_info.h include/segfeed/errors.h include/segfeed/loader.h
+                  include/segfeed/options.h include/segfeed/batch.h include/segfeed/memory.h
+                  include/segfeed/dataset.h include/segfeed/augment.h include/segfeed/cuda_upload.h)
   if(NOT EXISTS "${prefix}/${installed}")
     message(FATAL_ERROR "cmake --install did not install ${installed}")
   endif()
@@ -22,7 +24,7 @@ run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/samples/consumer" -B "${WORK_DIR}/build"
     -G "${GENERATOR}" "-DCMAKE_PREFIX_PATH=${prefix}")
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 run("${WORK_DIR}/build/segfeed_consumer")
-if(NOT last_output MATCHES "linked segfeed [0-9]+\\.[0-9]+\\.[0-9]+")
+if(NOT last_output MATCHES "linked segfeed [0-9]+\\.[0-9]+\\.[0-9]+.*default plan for 1918x1280 photos: pool 134217728 bytes")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
 endif()
 message(STATUS "${last_output}")
