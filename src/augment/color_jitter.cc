@@ -6,27 +6,36 @@
 #include <cmath>
 #include <cstdint>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SEGFEED_HAVE_AVX2_PATH 1
+#endif
+
 namespace segfeed::internal {
 namespace {
 
 // Per-channel means on the [0, 1] scale, from exact integer sums so the
 // result does not depend on summation order.
 std::array<double, 3> ChannelMeans(const RasterView& rgb) {
+  // 48 bytes are 16 whole pixels: byte j of every 48-byte block belongs to
+  // channel j % 3. Summing blocks lane by lane vectorises; 16-bit lanes hold
+  // up to 257 blocks, so flush them to 64-bit totals every 256 blocks.
+  constexpr int kBlock = 48;
+  std::array<uint64_t, kBlock> lane_totals{};
   std::array<uint64_t, 3> sums{0, 0, 0};
+  const int row_bytes = rgb.width * 3;
   for (int y = 0; y < rgb.height; ++y) {
     const uint8_t* row = rgb.Row(y);
-    // 32-bit partial sums vectorise well and cannot overflow for one row of
-    // up to 2^24 pixels.
-    uint32_t r = 0, g = 0, b = 0;
-    for (int x = 0; x < rgb.width; ++x) {
-      r += row[3 * x];
-      g += row[3 * x + 1];
-      b += row[3 * x + 2];
+    int x = 0;
+    while (x + kBlock <= row_bytes) {
+      uint16_t lanes[kBlock] = {};
+      for (int blocks = 0; blocks < 256 && x + kBlock <= row_bytes; ++blocks, x += kBlock)
+        for (int j = 0; j < kBlock; ++j) lanes[j] = static_cast<uint16_t>(lanes[j] + row[x + j]);
+      for (int j = 0; j < kBlock; ++j) lane_totals[j] += lanes[j];
     }
-    sums[0] += r;
-    sums[1] += g;
-    sums[2] += b;
+    for (; x < row_bytes; ++x) sums[x % 3] += row[x];
   }
+  for (int j = 0; j < kBlock; ++j) sums[j % 3] += lane_totals[j];
   const double count = static_cast<double>(rgb.width) * rgb.height * 255.0;
   return {sums[0] / count, sums[1] / count, sums[2] / count};
 }
@@ -139,65 +148,135 @@ double Clamp01Double(double v) { return std::min(std::max(v, 0.0), 1.0); }
 
 }  // namespace
 
-void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb) {
-  assert(rgb.channels == 3);
+namespace {
+
+// Contrast then brightness, both per channel and pointwise: one table per
+// channel from level to [0, 1], clamped after each step like the reference.
+struct ChannelTables {
+  std::array<std::array<float, 256>, 3> unit;     // for saturation and hue
+  std::array<std::array<uint8_t, 256>, 3> level;  // when those are off
+};
+
+void FillTables(const AugmentParams& params, const RasterView& rgb, ChannelTables* tables) {
   const bool contrast = params.contrast_factor != 1.0;
   const bool brightness = params.brightness_delta != 0.0;
-  const bool hue_saturation = params.saturation_factor != 1.0 || params.hue_delta != 0.0;
-  if (!contrast && !brightness && !hue_saturation) return;
-  if (rgb.width <= 0 || rgb.height <= 0) return;
-
-  // Contrast then brightness, both per channel and pointwise: one table per
-  // channel from level to [0, 1], clamped after each step like the reference.
   std::array<double, 3> means{0, 0, 0};
-  if (contrast) means = ChannelMeans(rgb.View());
-  std::array<std::array<float, 256>, 3> table;
+  if (contrast) means = ChannelMeans(rgb);
   for (int c = 0; c < 3; ++c) {
     for (int level = 0; level < 256; ++level) {
       double v = level / 255.0;
       if (contrast) v = Clamp01Double((v - means[c]) * params.contrast_factor + means[c]);
       if (brightness) v = Clamp01Double(v + params.brightness_delta);
-      table[c][level] = static_cast<float>(v);
+      tables->unit[c][level] = static_cast<float>(v);
+      tables->level[c][level] = ToLevel(tables->unit[c][level]);
     }
   }
+}
 
-  if (!hue_saturation) {
-    std::array<std::array<uint8_t, 256>, 3> levels;
-    for (int c = 0; c < 3; ++c)
-      for (int level = 0; level < 256; ++level) levels[c][level] = ToLevel(table[c][level]);
-    for (int y = 0; y < rgb.height; ++y) {
-      uint8_t* row = rgb.Row(y);
-      for (int x = 0; x < rgb.width; ++x) {
-        row[3 * x] = levels[0][row[3 * x]];
-        row[3 * x + 1] = levels[1][row[3 * x + 1]];
-        row[3 * x + 2] = levels[2][row[3 * x + 2]];
-      }
-    }
-    return;
+#ifdef SEGFEED_HAVE_AVX2_PATH
+// Deinterleaves 8 pixels per step into planar floats through the tables
+// (gathers from L1); returns how many pixels it did (a multiple of 8). The
+// values are table entries, so they equal the scalar path's bit for bit.
+__attribute__((target("avx2"))) int LoadUnitChunkAvx2(const uint8_t* pixels, int count,
+                                                      const ChannelTables& tables, float* r,
+                                                      float* g, float* b) {
+  // Byte k of 24 interleaved bytes, channel c: pixel (k - c) / 3.
+  const __m128i r_low = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i r_high = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i g_low = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i g_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i b_low = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i b_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const uint8_t* p = pixels + 3 * i;
+    const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i high = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 16));
+    const __m128i rv = _mm_or_si128(_mm_shuffle_epi8(low, r_low), _mm_shuffle_epi8(high, r_high));
+    const __m128i gv = _mm_or_si128(_mm_shuffle_epi8(low, g_low), _mm_shuffle_epi8(high, g_high));
+    const __m128i bv = _mm_or_si128(_mm_shuffle_epi8(low, b_low), _mm_shuffle_epi8(high, b_high));
+    _mm256_storeu_ps(r + i, _mm256_i32gather_ps(tables.unit[0].data(), _mm256_cvtepu8_epi32(rv), 4));
+    _mm256_storeu_ps(g + i, _mm256_i32gather_ps(tables.unit[1].data(), _mm256_cvtepu8_epi32(gv), 4));
+    _mm256_storeu_ps(b + i, _mm256_i32gather_ps(tables.unit[2].data(), _mm256_cvtepu8_epi32(bv), 4));
   }
+  return i;
+}
 
+bool HaveAvx2() { return __builtin_cpu_supports("avx2"); }
+#endif
+
+void LoadUnitChunk(const uint8_t* p, int count, const ChannelTables& tables, float* r, float* g,
+                   float* b) {
+  int i = 0;
+#ifdef SEGFEED_HAVE_AVX2_PATH
+  if (HaveAvx2()) i = LoadUnitChunkAvx2(p, count, tables, r, g, b);
+#endif
+  for (; i < count; ++i) {
+    r[i] = tables.unit[0][p[3 * i]];
+    g[i] = tables.unit[1][p[3 * i + 1]];
+    b[i] = tables.unit[2][p[3 * i + 2]];
+  }
+}
+
+// Runs the jitter over `rgb` a chunk at a time and hands each chunk's levels,
+// planar, to sink(y, x0, count, r, g, b). The sink may overwrite the chunk it
+// is given (the chunk has been read by then) but nothing after it. Returns
+// false, without calling the sink, when the parameters are the identity.
+template <typename Sink>
+bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& sink) {
+  assert(rgb.channels == 3);
+  const bool hue_saturation = params.saturation_factor != 1.0 || params.hue_delta != 0.0;
+  if (params.contrast_factor == 1.0 && params.brightness_delta == 0.0 && !hue_saturation)
+    return false;
+  if (rgb.width <= 0 || rgb.height <= 0) return true;
+
+  ChannelTables tables;
+  FillTables(params, rgb, &tables);
   const auto saturation_factor = static_cast<float>(params.saturation_factor);
   const auto hue_shift = static_cast<float>(params.hue_delta * 6.0);
   alignas(64) float r[kChunk], g[kChunk], b[kChunk];
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {
-    uint8_t* row = rgb.Row(y);
+    const uint8_t* row = rgb.Row(y);
     for (int x0 = 0; x0 < rgb.width; x0 += kChunk) {
       const int n = std::min(kChunk, rgb.width - x0);
-      uint8_t* p = row + 3 * x0;
-      for (int i = 0; i < n; ++i) {
-        r[i] = table[0][p[3 * i]];
-        g[i] = table[1][p[3 * i + 1]];
-        b[i] = table[2][p[3 * i + 2]];
+      const uint8_t* p = row + 3 * x0;
+      if (hue_saturation) {
+        LoadUnitChunk(p, n, tables, r, g, b);
+        SaturationHueKernel(r, g, b, n, saturation_factor, hue_shift, r_out, g_out, b_out);
+      } else {
+        for (int i = 0; i < n; ++i) {
+          r_out[i] = tables.level[0][p[3 * i]];
+          g_out[i] = tables.level[1][p[3 * i + 1]];
+          b_out[i] = tables.level[2][p[3 * i + 2]];
+        }
       }
-      SaturationHueKernel(r, g, b, n, saturation_factor, hue_shift, r_out, g_out, b_out);
-      for (int i = 0; i < n; ++i) {
-        p[3 * i] = r_out[i];
-        p[3 * i + 1] = g_out[i];
-        p[3 * i + 2] = b_out[i];
-      }
+      sink(y, x0, n, r_out, g_out, b_out);
     }
   }
+  return true;
+}
+
+}  // namespace
+
+void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb) {
+  JitterToLevels(params, rgb.View(),
+                 [&rgb](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
+                        const uint8_t* b) {
+                   uint8_t* p = rgb.Row(y) + 3 * x0;
+                   for (int i = 0; i < n; ++i) {
+                     p[3 * i] = r[i];
+                     p[3 * i + 1] = g[i];
+                     p[3 * i + 2] = b[i];
+                   }
+                 });
+}
+
+bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
+                                const OutputConverter& converter, const StridedImage& dst) {
+  return JitterToLevels(params, rgb,
+                     [&](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
+                         const uint8_t* b) { converter.ConvertPlanarSpan(r, g, b, n, dst, y, x0); });
 }
 
 void ApplyColorJitterReference(const AugmentParams& params, const MutableRasterView& rgb) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "augment/output_conversion.h"
 #include "augment/raster_view.h"
 #include "segfeed/augment.h"
 
@@ -22,6 +23,15 @@ namespace segfeed::internal {
 // and value, hue keeps saturation and value). Within 2 levels of the
 // reference; usually identical.
 void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb);
+
+// The same jitter, written through `converter` into `dst` (see
+// OutputConverter::ConvertPlanarSpan) instead of back into `rgb`: the levels
+// never return to memory as uint8 pixels. Byte-for-byte what ApplyColorJitter
+// followed by converter.ConvertImage(rgb, dst) gives. Returns false and
+// writes nothing for identity parameters: then the caller converts. `dst` may
+// be `rgb`'s own memory when the output is uint8 NHWC.
+bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
+                                const OutputConverter& converter, const StridedImage& dst);
 
 // Straightforward double-precision implementation of the formulas above, one
 // step at a time through textbook RGB<->HSV conversions. Slow; for tests.
