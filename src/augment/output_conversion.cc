@@ -121,27 +121,58 @@ __attribute__((target("avx2"))) inline void InterleaveLevels8(const uint8_t* r, 
                        _mm_shuffle_epi8(bb, load(kInterleave.b_high)));
 }
 
-// Packed float32 NHWC: interleave the levels as bytes, then look each one
-// up in the flat 3 x 256 table (channel c's entries start at c * 256).
+// float32 values of 8 levels: (level / 255 - mean) / std in float32, the
+// table's formula (mean 0 and std 1 change nothing, so they are skipped).
+__attribute__((target("avx2"))) inline __m256 LevelsToFloat(__m128i levels, bool normalize,
+                                                            __m256 mean, __m256 std) {
+  __m256 v = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(levels)),
+                           _mm256_set1_ps(255.0f));
+  if (normalize) v = _mm256_div_ps(_mm256_sub_ps(v, mean), std);
+  return v;
+}
+
+// Packed float32 NHWC: interleave the levels as bytes, then convert 8
+// consecutive values at a time (their channels repeat every 3 vectors).
 // Returns how many pixels it wrote (a multiple of 8); the caller does the rest.
 __attribute__((target("avx2"))) int Float32NhwcSpanAvx2(const uint8_t* r, const uint8_t* g,
                                                         const uint8_t* b, int count,
-                                                        const float* table, float* out) {
-  // Channel offsets of 24 consecutive interleaved values, 8 per vector.
-  const __m256i offset0 = _mm256_setr_epi32(0, 256, 512, 0, 256, 512, 0, 256);
-  const __m256i offset1 = _mm256_setr_epi32(512, 0, 256, 512, 0, 256, 512, 0);
-  const __m256i offset2 = _mm256_setr_epi32(256, 512, 0, 256, 512, 0, 256, 512);
+                                                        const OutputOptions& options,
+                                                        float* out) {
+  const bool normalize = options.normalize;
+  const auto& m = options.mean;
+  const auto& d = options.std;
+  const __m256 mean[3] = {_mm256_setr_ps(m[0], m[1], m[2], m[0], m[1], m[2], m[0], m[1]),
+                          _mm256_setr_ps(m[2], m[0], m[1], m[2], m[0], m[1], m[2], m[0]),
+                          _mm256_setr_ps(m[1], m[2], m[0], m[1], m[2], m[0], m[1], m[2])};
+  const __m256 std[3] = {_mm256_setr_ps(d[0], d[1], d[2], d[0], d[1], d[2], d[0], d[1]),
+                         _mm256_setr_ps(d[2], d[0], d[1], d[2], d[0], d[1], d[2], d[0]),
+                         _mm256_setr_ps(d[1], d[2], d[0], d[1], d[2], d[0], d[1], d[2])};
   int i = 0;
   for (; i + 8 <= count; i += 8) {
     __m128i low, high;
     InterleaveLevels8(r + i, g + i, b + i, &low, &high);
-    const __m256i index0 = _mm256_add_epi32(_mm256_cvtepu8_epi32(low), offset0);
-    const __m256i index1 = _mm256_add_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(low, 8)), offset1);
-    const __m256i index2 = _mm256_add_epi32(_mm256_cvtepu8_epi32(high), offset2);
     float* dst = out + 3 * i;
-    _mm256_storeu_ps(dst, _mm256_i32gather_ps(table, index0, 4));
-    _mm256_storeu_ps(dst + 8, _mm256_i32gather_ps(table, index1, 4));
-    _mm256_storeu_ps(dst + 16, _mm256_i32gather_ps(table, index2, 4));
+    _mm256_storeu_ps(dst, LevelsToFloat(low, normalize, mean[0], std[0]));
+    _mm256_storeu_ps(dst + 8, LevelsToFloat(_mm_srli_si128(low, 8), normalize, mean[1], std[1]));
+    _mm256_storeu_ps(dst + 16, LevelsToFloat(high, normalize, mean[2], std[2]));
+  }
+  return i;
+}
+
+// float32 NCHW: one plane per channel, `plane_floats` apart.
+__attribute__((target("avx2"))) int Float32NchwSpanAvx2(const uint8_t* r, const uint8_t* g,
+                                                        const uint8_t* b, int count,
+                                                        const OutputOptions& options,
+                                                        float* out, ptrdiff_t plane_floats) {
+  const uint8_t* levels[3] = {r, g, b};
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int c = 0; c < 3; ++c) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(levels[c] + i));
+      _mm256_storeu_ps(out + c * plane_floats + i,
+                       LevelsToFloat(bytes, options.normalize, _mm256_set1_ps(options.mean[c]),
+                                     _mm256_set1_ps(options.std[c])));
+    }
   }
   return i;
 }
@@ -197,10 +228,12 @@ void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, cons
       return;
     case ImageDtype::kFloat32:
 #ifdef SEGFEED_HAVE_AVX2_PATH
-      static_assert(sizeof(float32_table_) == 3 * 256 * sizeof(float), "one flat table");
-      if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && HaveAvx2())
-        done = Float32NhwcSpanAvx2(r, g, b, count, float32_table_[0].data(),
-                                   reinterpret_cast<float*>(row));
+      if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && HaveAvx2()) {
+        done = Float32NhwcSpanAvx2(r, g, b, count, options_, reinterpret_cast<float*>(row));
+      } else if (dst.x_stride_bytes == 4 && dst.channel_stride_bytes % 4 == 0 && HaveAvx2()) {
+        done = Float32NchwSpanAvx2(r, g, b, count, options_, reinterpret_cast<float*>(row),
+                                   dst.channel_stride_bytes / 4);
+      }
 #endif
       PlanarSpanScalar(r + done, g + done, b + done, count - done,
                        reinterpret_cast<float*>(row + done * dst.x_stride_bytes),
