@@ -9,10 +9,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define SEGFEED_HAVE_AVX2_PATH 1
-#endif
+#include "augment/avx2_dispatch.h"
 
 namespace segfeed::internal {
 namespace {
@@ -204,7 +201,6 @@ void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, 
 }
 
 #ifdef SEGFEED_HAVE_AVX2_PATH
-bool HaveAvx2() { return __builtin_cpu_supports("avx2"); }
 
 // The interior, 8 pixels per step with dword gathers: a tap pair p, p+3 is
 // read as the dwords at p and p+2 (the latter shifted down a byte), which
@@ -280,7 +276,7 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
                      uint8_t fill, const MutableRasterView& out) {
   const BilinearSource src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_AVX2_PATH
-  const bool avx2 = HaveAvx2();
+  const bool avx2 = CpuHasAvx2();
 #endif
   for (int y = 0; y < out.height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kBilinearOffset);
@@ -354,7 +350,7 @@ __attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode,
                      const MutableRasterView& out) {
 #ifdef SEGFEED_HAVE_AVX2_PATH
-  const bool avx2 = HaveAvx2() && source.width >= 4;
+  const bool avx2 = CpuHasAvx2() && source.width >= 4;
 #endif
   for (int y = 0; y < out.height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kOne / 2);

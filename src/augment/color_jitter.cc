@@ -6,10 +6,7 @@
 #include <cmath>
 #include <cstdint>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define SEGFEED_HAVE_AVX2_PATH 1
-#endif
+#include "augment/avx2_dispatch.h"
 
 namespace segfeed::internal {
 namespace {
@@ -190,7 +187,6 @@ void JitterPixelsScalar(const JitterConstants& k, const uint8_t* p, int first, i
 }
 
 #ifdef SEGFEED_HAVE_AVX2_PATH
-bool HaveAvx2() { return __builtin_cpu_supports("avx2"); }
 
 __attribute__((target("avx2"))) inline __m256 Clamp01Avx2(__m256 v) {
   return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
@@ -297,7 +293,7 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
 
   const JitterConstants constants = MakeConstants(params, rgb);
 #ifdef SEGFEED_HAVE_AVX2_PATH
-  const bool avx2 = HaveAvx2();
+  const bool avx2 = CpuHasAvx2();
 #endif
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {

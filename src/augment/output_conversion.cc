@@ -6,10 +6,7 @@
 
 #include <opencv2/core.hpp>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define SEGFEED_HAVE_AVX2_PATH 1
-#endif
+#include "augment/avx2_dispatch.h"
 
 namespace segfeed::internal {
 namespace {
@@ -190,7 +187,6 @@ __attribute__((target("avx2"))) int Uint8NhwcSpanAvx2(const uint8_t* r, const ui
   return i;
 }
 
-bool HaveAvx2() { return __builtin_cpu_supports("avx2"); }
 #endif
 
 // Planar levels to any strided destination through per-channel tables.
@@ -216,7 +212,7 @@ void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, cons
   switch (options_.image_dtype) {
     case ImageDtype::kUint8:
 #ifdef SEGFEED_HAVE_AVX2_PATH
-      if (dst.x_stride_bytes == 3 && dst.channel_stride_bytes == 1 && HaveAvx2())
+      if (dst.x_stride_bytes == 3 && dst.channel_stride_bytes == 1 && CpuHasAvx2())
         done = Uint8NhwcSpanAvx2(r, g, b, count, row);
 #endif
       PlanarSpanScalar(r + done, g + done, b + done, count - done, row + done * dst.x_stride_bytes,
@@ -228,9 +224,9 @@ void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, cons
       return;
     case ImageDtype::kFloat32:
 #ifdef SEGFEED_HAVE_AVX2_PATH
-      if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && HaveAvx2()) {
+      if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && CpuHasAvx2()) {
         done = Float32NhwcSpanAvx2(r, g, b, count, options_, reinterpret_cast<float*>(row));
-      } else if (dst.x_stride_bytes == 4 && dst.channel_stride_bytes % 4 == 0 && HaveAvx2()) {
+      } else if (dst.x_stride_bytes == 4 && dst.channel_stride_bytes % 4 == 0 && CpuHasAvx2()) {
         done = Float32NchwSpanAvx2(r, g, b, count, options_, reinterpret_cast<float*>(row),
                                    dst.channel_stride_bytes / 4);
       }
