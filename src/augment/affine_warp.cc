@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+
+#include "augment/avx2_dispatch.h"
 
 namespace segfeed::internal {
 namespace {
@@ -56,6 +59,335 @@ void Warp(const cv::Mat& source, double extent_width, double extent_height,
   cv::warpAffine(source, out, matrix, out.size(), interpolation | cv::WARP_INVERSE_MAP, border,
                  cv::Scalar::all(constant_fill));
   assert(out.data == caller_memory);
+}
+
+// ---------------------------------------------------------------------------
+// Own warp kernels. Source positions are 16.16 fixed point in int32: per
+// output row, the position of pixel 0 is rounded once from the double matrix,
+// and each step right adds the rounded x column of the matrix. All later math
+// is integer, so every path (scalar, AVX2) gives the same bytes on any
+// machine and thread. Positions stay far from int32 limits: FitsFixedPoint
+// sends anything else to OpenCV.
+
+constexpr int kFracBits = 16;
+constexpr int32_t kOne = 1 << kFracBits;
+// |position| bound in source pixels for the fixed-point kernels.
+constexpr double kMaxFixedPointPixels = 1 << 14;
+
+int32_t ToFixed(double pixels) { return static_cast<int32_t>(std::lround(pixels * kOne)); }
+
+// Fixed-point source positions of one output row; `x_step`/`y_step` per pixel.
+struct RowPositions {
+  int32_t x, y, x_step, y_step;
+};
+
+RowPositions PositionsOfRow(const AffineMatrix& m, int row, int32_t offset) {
+  return {ToFixed(m[1] * row + m[2]) + offset, ToFixed(m[4] * row + m[5]) + offset, ToFixed(m[0]),
+          ToFixed(m[3])};
+}
+
+// True when every output pixel's position (and the steps summed along a row)
+// stays well inside int32 in 16.16, for sources small enough to index with
+// int32 byte offsets.
+bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
+                    const RasterView& source) {
+  if (source.width >= kMaxFixedPointPixels || source.height >= kMaxFixedPointPixels) return false;
+  if (std::abs(static_cast<double>(source.stride_bytes)) * source.height > (1u << 30)) return false;
+  for (double x : {-1.0, static_cast<double>(output_width)}) {
+    for (double y : {-1.0, static_cast<double>(output_height)}) {
+      if (!(std::abs(m[0] * x + m[1] * y + m[2]) < kMaxFixedPointPixels) ||
+          !(std::abs(m[3] * x + m[4] * y + m[5]) < kMaxFixedPointPixels))
+        return false;
+    }
+  }
+  return true;
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// Output pixels x in [0, count) whose position start + step * x lies in
+// [low, high), as [first, last); empty when first >= last.
+struct Span {
+  int first, last;
+};
+Span SolveSpan(int64_t start, int64_t step, int64_t low, int64_t high, int count) {
+  int64_t first = 0, last = count;
+  if (step == 0) {
+    if (start < low || start >= high) last = 0;
+  } else if (step > 0) {
+    first = -FloorDiv(start - low, step);          // ceil((low - start) / step)
+    last = -FloorDiv(start - high, step);          // ceil((high - start) / step)
+  } else {
+    first = FloorDiv(high - start, step) + 1;
+    last = FloorDiv(low - start, step) + 1;
+  }
+  first = std::clamp<int64_t>(first, 0, count);
+  last = std::clamp<int64_t>(last, first, count);
+  return {static_cast<int>(first), static_cast<int>(last)};
+}
+
+Span Intersect(Span a, Span b) {
+  const int first = std::max(a.first, b.first);
+  return {first, std::max(first, std::min(a.last, b.last))};
+}
+
+// BORDER_REFLECT ("fedcba|abcdef") index into [0, size).
+int ReflectIndex(int index, int size) {
+  const int period = 2 * size;
+  int i = index % period;
+  if (i < 0) i += period;
+  return i < size ? i : period - 1 - i;
+}
+
+// --- Bilinear RGB ----------------------------------------------------------
+// Weights are 8 bits: positions are rounded to 1/256 pixel (the +128 in
+// kBilinearOffset), then value = round(sum of tap * weight / 65536).
+
+constexpr int32_t kBilinearOffset = 1 << (kFracBits - 9);
+
+inline int Bilinear(int p00, int p01, int p10, int p11, int fx, int fy) {
+  const int top = p00 * 256 + (p01 - p00) * fx;
+  const int bottom = p10 * 256 + (p11 - p10) * fx;
+  return (top * 256 + (bottom - top) * fy + (1 << 15)) >> 16;
+}
+
+struct BilinearSource {
+  const uint8_t* data;
+  int width, height;
+  ptrdiff_t stride;
+};
+
+// One pixel whose taps may lie outside the source.
+void BilinearBorderPixel(const BilinearSource& src, int32_t x, int32_t y, FillMode mode,
+                         uint8_t fill, uint8_t* out) {
+  const int ix = x >> kFracBits, iy = y >> kFracBits;
+  const int fx = (x >> 8) & 255, fy = (y >> 8) & 255;
+  const uint8_t fill_pixel[3] = {fill, fill, fill};
+  const uint8_t* taps[2][2];
+  for (int dy = 0; dy < 2; ++dy) {
+    for (int dx = 0; dx < 2; ++dx) {
+      int sx = ix + dx, sy = iy + dy;
+      const bool inside = sx >= 0 && sx < src.width && sy >= 0 && sy < src.height;
+      if (!inside && mode == FillMode::kConstant) {
+        taps[dy][dx] = fill_pixel;
+        continue;
+      }
+      if (!inside) {
+        sx = ReflectIndex(sx, src.width);
+        sy = ReflectIndex(sy, src.height);
+      }
+      taps[dy][dx] = src.data + sy * src.stride + 3 * sx;
+    }
+  }
+  for (int c = 0; c < 3; ++c)
+    out[c] = static_cast<uint8_t>(
+        Bilinear(taps[0][0][c], taps[0][1][c], taps[1][0][c], taps[1][1][c], fx, fy));
+}
+
+// Pixels [first, last) of a row whose taps all lie inside the source.
+void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, int first,
+                            int last, uint8_t* out) {
+  int32_t x = row.x + row.x_step * first, y = row.y + row.y_step * first;
+  for (int i = first; i < last; ++i, x += row.x_step, y += row.y_step) {
+    const uint8_t* p = src.data + (y >> kFracBits) * src.stride + 3 * (x >> kFracBits);
+    const uint8_t* q = p + src.stride;
+    const int fx = (x >> 8) & 255, fy = (y >> 8) & 255;
+    for (int c = 0; c < 3; ++c)
+      out[3 * i + c] = static_cast<uint8_t>(Bilinear(p[c], p[3 + c], q[c], q[3 + c], fx, fy));
+  }
+}
+
+#ifdef SEGFEED_HAVE_AVX2_PATH
+
+// The interior, 8 pixels per step with dword gathers: a tap pair p, p+3 is
+// read as the dwords at p and p+2 (the latter shifted down a byte), which
+// never reads past the right tap's last byte. Returns the first pixel it
+// did not do.
+__attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& src,
+                                                         const RowPositions& row, int first,
+                                                         int last, uint8_t* out) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i x = _mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
+                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.x_step)));
+  __m256i y = _mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
+                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.y_step)));
+  const __m256i x_step8 = _mm256_set1_epi32(row.x_step * 8);
+  const __m256i y_step8 = _mm256_set1_epi32(row.y_step * 8);
+  const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride));
+  const __m256i byte = _mm256_set1_epi32(255);
+  const __m256i half = _mm256_set1_epi32(1 << 15);
+  const auto* top = reinterpret_cast<const int*>(src.data);
+  const auto* top_right = reinterpret_cast<const int*>(src.data + 2);
+  const auto* bottom = reinterpret_cast<const int*>(src.data + src.stride);
+  const auto* bottom_right = reinterpret_cast<const int*>(src.data + src.stride + 2);
+  // Keeps bytes 0-2 of each pixel dword: 12 bytes per 128-bit lane.
+  const __m256i pack = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+  int i = first;
+  for (; i + 8 <= last; i += 8) {
+    const __m256i ix = _mm256_srai_epi32(x, kFracBits);
+    const __m256i iy = _mm256_srai_epi32(y, kFracBits);
+    const __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, 8), byte);
+    const __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, 8), byte);
+    const __m256i offset = _mm256_add_epi32(_mm256_mullo_epi32(iy, stride),
+                                            _mm256_add_epi32(ix, _mm256_add_epi32(ix, ix)));
+    const __m256i p00 = _mm256_i32gather_epi32(top, offset, 1);
+    const __m256i p01 = _mm256_srli_epi32(_mm256_i32gather_epi32(top_right, offset, 1), 8);
+    const __m256i p10 = _mm256_i32gather_epi32(bottom, offset, 1);
+    const __m256i p11 = _mm256_srli_epi32(_mm256_i32gather_epi32(bottom_right, offset, 1), 8);
+    __m256i result = _mm256_setzero_si256();
+    for (int shift = 0; shift < 24; shift += 8) {
+      const __m256i a = _mm256_and_si256(_mm256_srli_epi32(p00, shift), byte);
+      const __m256i b = _mm256_and_si256(_mm256_srli_epi32(p01, shift), byte);
+      const __m256i c = _mm256_and_si256(_mm256_srli_epi32(p10, shift), byte);
+      const __m256i d = _mm256_and_si256(_mm256_srli_epi32(p11, shift), byte);
+      const __m256i upper = _mm256_add_epi32(_mm256_slli_epi32(a, 8),
+                                             _mm256_mullo_epi32(_mm256_sub_epi32(b, a), fx));
+      const __m256i lower = _mm256_add_epi32(_mm256_slli_epi32(c, 8),
+                                             _mm256_mullo_epi32(_mm256_sub_epi32(d, c), fx));
+      const __m256i value = _mm256_srli_epi32(
+          _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(upper, 8),
+                                            _mm256_mullo_epi32(_mm256_sub_epi32(lower, upper), fy)),
+                           half),
+          16);
+      result = _mm256_or_si256(result, _mm256_slli_epi32(value, shift));
+    }
+    const __m256i packed = _mm256_shuffle_epi8(result, pack);
+    const __m128i low = _mm256_castsi256_si128(packed);
+    const __m128i high = _mm256_extracti128_si256(packed, 1);
+    uint8_t* dst = out + 3 * i;
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), low);
+    const int low_tail = _mm_cvtsi128_si32(_mm_srli_si128(low, 8));
+    std::memcpy(dst + 8, &low_tail, 4);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 12), high);
+    const int high_tail = _mm_cvtsi128_si32(_mm_srli_si128(high, 8));
+    std::memcpy(dst + 20, &high_tail, 4);
+    x = _mm256_add_epi32(x, x_step8);
+    y = _mm256_add_epi32(y, y_step8);
+  }
+  return i;
+}
+#endif
+
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
+                     uint8_t fill, const MutableRasterView& out) {
+  const BilinearSource src{source.data, source.width, source.height, source.stride_bytes};
+#ifdef SEGFEED_HAVE_AVX2_PATH
+  const bool avx2 = CpuHasAvx2();
+#endif
+  for (int y = 0; y < out.height; ++y) {
+    const RowPositions row = PositionsOfRow(m, y, kBilinearOffset);
+    uint8_t* dst = out.Row(y);
+    // Interior: both taps inside on both axes. Touching: some tap inside;
+    // outside that a constant fill is the whole answer.
+    const Span interior =
+        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 1} << kFracBits, out.width),
+                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 1} << kFracBits, out.width));
+    Span touching{0, out.width};
+    if (mode == FillMode::kConstant) {
+      touching = Intersect(
+          SolveSpan(row.x, row.x_step, -kOne, int64_t{source.width} << kFracBits, out.width),
+          SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
+      std::memset(dst, fill, 3 * static_cast<size_t>(touching.first));
+      std::memset(dst + 3 * touching.last, fill, 3 * static_cast<size_t>(out.width - touching.last));
+    }
+    const int inner_first = std::clamp(interior.first, touching.first, touching.last);
+    const int inner_last = std::clamp(interior.last, inner_first, touching.last);
+    for (int x = touching.first; x < inner_first; ++x)
+      BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
+                          dst + 3 * x);
+    int done = inner_first;
+#ifdef SEGFEED_HAVE_AVX2_PATH
+    if (avx2) done = BilinearInteriorAvx2(src, row, inner_first, inner_last, dst);
+#endif
+    BilinearInteriorScalar(src, row, done, inner_last, dst);
+    for (int x = inner_last; x < touching.last; ++x)
+      BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
+                          dst + 3 * x);
+  }
+}
+
+// --- Nearest-neighbour mask --------------------------------------------------
+// Output values are source values (or the 0 fill), so a 0/1 mask stays 0/1.
+// Rounds to the nearest source pixel: +0.5 pixel, then floor.
+
+#ifdef SEGFEED_HAVE_AVX2_PATH
+// 8 pixels per step with dword gathers; the caller keeps x <= width - 4 so
+// every dword lies inside its row. Returns the first pixel it did not do.
+__attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
+                                                        const RowPositions& row, int first,
+                                                        int last, uint8_t* out) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256i x = _mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
+                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.x_step)));
+  __m256i y = _mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
+                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.y_step)));
+  const __m256i x_step8 = _mm256_set1_epi32(row.x_step * 8);
+  const __m256i y_step8 = _mm256_set1_epi32(row.y_step * 8);
+  const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride_bytes));
+  const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
+                                             -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
+                                             -1, -1, -1, -1);
+  const __m256i gather_lanes = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+  const auto* base = reinterpret_cast<const int*>(src.data);
+  int i = first;
+  for (; i + 8 <= last; i += 8) {
+    const __m256i offset = _mm256_add_epi32(
+        _mm256_mullo_epi32(_mm256_srai_epi32(y, kFracBits), stride), _mm256_srai_epi32(x, kFracBits));
+    const __m256i values = _mm256_shuffle_epi8(_mm256_i32gather_epi32(base, offset, 1), low_bytes);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(values, gather_lanes)));
+    x = _mm256_add_epi32(x, x_step8);
+    y = _mm256_add_epi32(y, y_step8);
+  }
+  return i;
+}
+#endif
+
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode,
+                     const MutableRasterView& out) {
+#ifdef SEGFEED_HAVE_AVX2_PATH
+  const bool avx2 = CpuHasAvx2() && source.width >= 4;
+#endif
+  for (int y = 0; y < out.height; ++y) {
+    const RowPositions row = PositionsOfRow(m, y, kOne / 2);
+    uint8_t* dst = out.Row(y);
+    const Span inside =
+        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, out.width),
+                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, out.width));
+    auto outside_pixel = [&](int x) {
+      if (mode == FillMode::kConstant) {
+        dst[x] = 0;
+        return;
+      }
+      const int sx = ReflectIndex((row.x + row.x_step * x) >> kFracBits, source.width);
+      const int sy = ReflectIndex((row.y + row.y_step * x) >> kFracBits, source.height);
+      dst[x] = source.Row(sy)[sx];
+    };
+    auto inside_pixels = [&](int first, int last) {
+      int32_t sx = row.x + row.x_step * first, sy = row.y + row.y_step * first;
+      for (int x = first; x < last; ++x, sx += row.x_step, sy += row.y_step)
+        dst[x] = source.Row(sy >> kFracBits)[sx >> kFracBits];
+    };
+    for (int x = 0; x < inside.first; ++x) outside_pixel(x);
+    int done = inside.first;
+#ifdef SEGFEED_HAVE_AVX2_PATH
+    if (avx2) {
+      const Span gather_safe = Intersect(
+          inside,
+          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out.width));
+      if (gather_safe.first < gather_safe.last) {
+        inside_pixels(done, gather_safe.first);
+        done = NearestInteriorAvx2(source, row, gather_safe.first, gather_safe.last, dst);
+      }
+    }
+#endif
+    inside_pixels(done, inside.last);
+    for (int x = inside.last; x < out.width; ++x) outside_pixel(x);
+  }
 }
 
 }  // namespace
@@ -139,14 +471,29 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
     image = reduced;
   }
 
-  cv::Mat image_dst = WritableMat(image_out);
-  Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options, options.fill_value,
-       image_dst);
-  cv::Mat mask_dst = WritableMat(mask_out);
+  const AffineMatrix image_matrix = OutputToSourceMatrix(params, extent_width, extent_height,
+                                                         image_out.width, image_out.height);
+  const RasterView image_view{image.data, image.cols, image.rows, 3,
+                              static_cast<ptrdiff_t>(image.step)};
+  if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
+    WarpBilinearRgb(image_view, image_matrix, options.fill_mode,
+                    static_cast<uint8_t>(options.fill_value), image_out);
+  } else {
+    cv::Mat image_dst = WritableMat(image_out);
+    Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options,
+         options.fill_value, image_dst);
+  }
   // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
   // always background, whatever the image's fill value.
-  Warp(ConstMat(source.mask), source.mask.width, source.mask.height, params, cv::INTER_NEAREST,
-       options, 0.0, mask_dst);
+  const AffineMatrix mask_matrix = OutputToSourceMatrix(
+      params, source.mask.width, source.mask.height, mask_out.width, mask_out.height);
+  if (FitsFixedPoint(mask_matrix, mask_out.width, mask_out.height, source.mask)) {
+    WarpNearestMask(source.mask, mask_matrix, options.fill_mode, mask_out);
+  } else {
+    cv::Mat mask_dst = WritableMat(mask_out);
+    Warp(ConstMat(source.mask), source.mask.width, source.mask.height, params, cv::INTER_NEAREST,
+         options, 0.0, mask_dst);
+  }
 }
 
 }  // namespace segfeed::internal

@@ -6,87 +6,39 @@
 #include <cmath>
 #include <cstdint>
 
+#include "augment/avx2_dispatch.h"
+
 namespace segfeed::internal {
 namespace {
 
 // Per-channel means on the [0, 1] scale, from exact integer sums so the
 // result does not depend on summation order.
 std::array<double, 3> ChannelMeans(const RasterView& rgb) {
+  // 48 bytes are 16 whole pixels: byte j of every 48-byte block belongs to
+  // channel j % 3. Summing blocks lane by lane vectorises; 16-bit lanes hold
+  // up to 257 blocks, so flush them to 64-bit totals every 256 blocks.
+  constexpr int kBlock = 48;
+  std::array<uint64_t, kBlock> lane_totals{};
   std::array<uint64_t, 3> sums{0, 0, 0};
+  const int row_bytes = rgb.width * 3;
   for (int y = 0; y < rgb.height; ++y) {
     const uint8_t* row = rgb.Row(y);
-    // 32-bit partial sums vectorise well and cannot overflow for one row of
-    // up to 2^24 pixels.
-    uint32_t r = 0, g = 0, b = 0;
-    for (int x = 0; x < rgb.width; ++x) {
-      r += row[3 * x];
-      g += row[3 * x + 1];
-      b += row[3 * x + 2];
+    int x = 0;
+    while (x + kBlock <= row_bytes) {
+      uint16_t lanes[kBlock] = {};
+      for (int blocks = 0; blocks < 256 && x + kBlock <= row_bytes; ++blocks, x += kBlock)
+        for (int j = 0; j < kBlock; ++j) lanes[j] = static_cast<uint16_t>(lanes[j] + row[x + j]);
+      for (int j = 0; j < kBlock; ++j) lane_totals[j] += lanes[j];
     }
-    sums[0] += r;
-    sums[1] += g;
-    sums[2] += b;
+    for (; x < row_bytes; ++x) sums[x % 3] += row[x];
   }
+  for (int j = 0; j < kBlock; ++j) sums[j % 3] += lane_totals[j];
   const double count = static_cast<double>(rgb.width) * rgb.height * 255.0;
   return {sums[0] / count, sums[1] / count, sums[2] / count};
 }
 
-float Clamp01(float v) { return std::min(std::max(v, 0.0f), 1.0f); }
-
-uint8_t ToLevel(float v) { return static_cast<uint8_t>(static_cast<int>(v * 255.0f + 0.5f)); }
-
-// Pixels per batch of the float kernel: small enough to stay in L1.
+// Pixels per chunk handed to the sink: small enough to stay in L1.
 constexpr int kChunk = 64;
-
-// Saturation and hue on planar float pixels in [0, 1], rounded to planar
-// levels (rounding here keeps the conversion vectorised too). Written
-// without branches so the compiler vectorises it; on x86-64 it is also built
-// for AVX2 and the best version is picked at load time. Neither version uses
-// fused multiply-add or approximate reciprocals, so both give the same bits.
-// Not under ThreadSanitizer: the clone resolver runs during relocation,
-// before the TSan runtime is up, and its instrumented entry crashes every
-// program that loads the library.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(__SANITIZE_THREAD__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void SaturationHueKernel(const float* __restrict r, const float* __restrict g,
-                         const float* __restrict b, int n, float saturation_factor,
-                         float hue_shift_sextants, uint8_t* __restrict r_out,
-                         uint8_t* __restrict g_out, uint8_t* __restrict b_out) {
-  for (int i = 0; i < n; ++i) {
-    const float rv = r[i], gv = g[i], bv = b[i];
-    const float value = std::max(rv, std::max(gv, bv));
-    const float chroma = value - std::min(rv, std::min(gv, bv));
-    // s' = min(1, s * factor) with s = chroma / value, as a chroma.
-    const float new_chroma = std::min(chroma * saturation_factor, value);
-    const float inv = 1.0f / std::max(chroma, 1e-30f);
-    // Hue in sextants [0, 6); grey pixels get some hue, but their new
-    // chroma is 0 so it does not matter.
-    float hue = value == rv ? (gv - bv) * inv
-                            : (value == gv ? 2.0f + (bv - rv) * inv : 4.0f + (rv - gv) * inv);
-    // hue in [-1, 5], the shift in [-3, 3]: +6 and two wraps land in [0, 6).
-    hue += hue_shift_sextants + 6.0f;
-    hue = hue >= 6.0f ? hue - 6.0f : hue;
-    hue = hue >= 6.0f ? hue - 6.0f : hue;
-    // HSV -> RGB: channel n is value - chroma * clamp(min(k, 4 - k), 0, 1)
-    // with k = (n + hue) mod 6 and n = 5, 3, 1 for R, G, B.
-    // The result lies in [0, value] since new_chroma <= value; the clamp
-    // only guards the last bit before rounding.
-    float k = 5.0f + hue;
-    k = k >= 6.0f ? k - 6.0f : k;
-    r_out[i] = ToLevel(Clamp01(
-        value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f)));
-    k = 3.0f + hue;
-    k = k >= 6.0f ? k - 6.0f : k;
-    g_out[i] = ToLevel(Clamp01(
-        value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f)));
-    k = 1.0f + hue;
-    k = k >= 6.0f ? k - 6.0f : k;
-    b_out[i] = ToLevel(Clamp01(
-        value - new_chroma * std::min(std::max(std::min(k, 4.0f - k), 0.0f), 1.0f)));
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Reference helpers (double, textbook formulas).
@@ -139,65 +91,247 @@ double Clamp01Double(double v) { return std::min(std::max(v, 0.0), 1.0); }
 
 }  // namespace
 
-void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb) {
-  assert(rgb.channels == 3);
+namespace {
+
+// The fast path works in float32 with a fixed sequence of operations, the
+// same in the scalar and the AVX2 code, so both give the same bits. No fused
+// multiply-add (neither target enables it) and no approximate reciprocals.
+// MaxPs/MinPs are maxps/minps exactly (the second operand unless the first
+// is strictly larger/smaller), so even signed zeros agree.
+inline float MaxPs(float a, float b) { return a > b ? a : b; }
+inline float MinPs(float a, float b) { return a < b ? a : b; }
+
+// Per-sample constants. Contrast and brightness per channel c:
+//   v = min(max(level * gain[c] + offset[c], 0), 1)      (contrast)
+//   v = min(max(v + brightness, 0), 1)                   (brightness)
+// with gain = factor / 255 and offset = mean * (1 - factor); then saturation
+// and hue in HSV as chroma (see SaturationHue), then level = int(v*255 + .5).
+struct JitterConstants {
+  float gain[3];
+  float offset[3];
+  float brightness;
+  bool hue_saturation;
+  float saturation_factor;
+  float hue_shift_plus_6;  // hue shift in sextants, + 6 (see SaturationHue)
+};
+
+JitterConstants MakeConstants(const AugmentParams& params, const RasterView& rgb) {
+  JitterConstants k{};
   const bool contrast = params.contrast_factor != 1.0;
-  const bool brightness = params.brightness_delta != 0.0;
-  const bool hue_saturation = params.saturation_factor != 1.0 || params.hue_delta != 0.0;
-  if (!contrast && !brightness && !hue_saturation) return;
-  if (rgb.width <= 0 || rgb.height <= 0) return;
-
-  // Contrast then brightness, both per channel and pointwise: one table per
-  // channel from level to [0, 1], clamped after each step like the reference.
   std::array<double, 3> means{0, 0, 0};
-  if (contrast) means = ChannelMeans(rgb.View());
-  std::array<std::array<float, 256>, 3> table;
+  if (contrast) means = ChannelMeans(rgb);
   for (int c = 0; c < 3; ++c) {
-    for (int level = 0; level < 256; ++level) {
-      double v = level / 255.0;
-      if (contrast) v = Clamp01Double((v - means[c]) * params.contrast_factor + means[c]);
-      if (brightness) v = Clamp01Double(v + params.brightness_delta);
-      table[c][level] = static_cast<float>(v);
-    }
+    k.gain[c] = static_cast<float>(params.contrast_factor / 255.0);
+    k.offset[c] = static_cast<float>(means[c] * (1.0 - params.contrast_factor));
   }
+  k.brightness = static_cast<float>(params.brightness_delta);
+  k.hue_saturation = params.saturation_factor != 1.0 || params.hue_delta != 0.0;
+  k.saturation_factor = static_cast<float>(params.saturation_factor);
+  k.hue_shift_plus_6 = static_cast<float>(params.hue_delta * 6.0) + 6.0f;
+  return k;
+}
 
-  if (!hue_saturation) {
-    std::array<std::array<uint8_t, 256>, 3> levels;
-    for (int c = 0; c < 3; ++c)
-      for (int level = 0; level < 256; ++level) levels[c][level] = ToLevel(table[c][level]);
-    for (int y = 0; y < rgb.height; ++y) {
-      uint8_t* row = rgb.Row(y);
-      for (int x = 0; x < rgb.width; ++x) {
-        row[3 * x] = levels[0][row[3 * x]];
-        row[3 * x + 1] = levels[1][row[3 * x + 1]];
-        row[3 * x + 2] = levels[2][row[3 * x + 2]];
-      }
-    }
-    return;
+inline float ContrastBrightness(int level, float gain, float offset, float brightness) {
+  float v = static_cast<float>(level) * gain + offset;
+  v = MinPs(MaxPs(v, 0.0f), 1.0f);
+  v = v + brightness;
+  return MinPs(MaxPs(v, 0.0f), 1.0f);
+}
+
+inline uint8_t ToLevel(float v) { return static_cast<uint8_t>(static_cast<int>(v * 255.0f + 0.5f)); }
+
+// Channel n (5, 3, 1 for R, G, B) of HSV -> RGB at value V, chroma C and
+// hue h in sextants [0, 6): V - C * clamp(min(k, 4 - k), 0, 1) with
+// k = (n + h) mod 6. The result lies in [0, V]: C <= V and the clamp keeps
+// the product <= C, so no clamp is needed before rounding.
+inline float HsvChannel(float n, float value, float chroma, float hue) {
+  float k = n + hue;
+  k = k >= 6.0f ? k - 6.0f : k;
+  return value - chroma * MinPs(MaxPs(MinPs(k, 4.0f - k), 0.0f), 1.0f);
+}
+
+// Saturation and hue together (they commute: saturation keeps hue and
+// value, hue keeps saturation and value). s' = min(1, s * factor) with
+// s = chroma / value is a new chroma min(chroma * factor, value).
+inline void SaturationHue(const JitterConstants& k, float* r, float* g, float* b) {
+  const float value = MaxPs(*r, MaxPs(*g, *b));
+  const float chroma = value - MinPs(*r, MinPs(*g, *b));
+  const float new_chroma = MinPs(chroma * k.saturation_factor, value);
+  const float inv = 1.0f / MaxPs(chroma, 1e-30f);
+  // Hue in sextants [-1, 5]; grey pixels get some hue, but their new chroma
+  // is 0 so it does not matter. + shift + 6 and two wraps land in [0, 6).
+  const float hue_r = (*g - *b) * inv;
+  const float hue_g = 2.0f + (*b - *r) * inv;
+  const float hue_b = 4.0f + (*r - *g) * inv;
+  float hue = value == *r ? hue_r : (value == *g ? hue_g : hue_b);
+  hue = hue + k.hue_shift_plus_6;
+  hue = hue >= 6.0f ? hue - 6.0f : hue;
+  hue = hue >= 6.0f ? hue - 6.0f : hue;
+  *r = HsvChannel(5.0f, value, new_chroma, hue);
+  *g = HsvChannel(3.0f, value, new_chroma, hue);
+  *b = HsvChannel(1.0f, value, new_chroma, hue);
+}
+
+// Pixels [first, count) of a chunk, one at a time.
+void JitterPixelsScalar(const JitterConstants& k, const uint8_t* p, int first, int count,
+                        uint8_t* r_out, uint8_t* g_out, uint8_t* b_out) {
+  for (int i = first; i < count; ++i) {
+    float r = ContrastBrightness(p[3 * i], k.gain[0], k.offset[0], k.brightness);
+    float g = ContrastBrightness(p[3 * i + 1], k.gain[1], k.offset[1], k.brightness);
+    float b = ContrastBrightness(p[3 * i + 2], k.gain[2], k.offset[2], k.brightness);
+    if (k.hue_saturation) SaturationHue(k, &r, &g, &b);
+    r_out[i] = ToLevel(r);
+    g_out[i] = ToLevel(g);
+    b_out[i] = ToLevel(b);
   }
+}
 
-  const auto saturation_factor = static_cast<float>(params.saturation_factor);
-  const auto hue_shift = static_cast<float>(params.hue_delta * 6.0);
-  alignas(64) float r[kChunk], g[kChunk], b[kChunk];
+#ifdef SEGFEED_HAVE_AVX2_PATH
+
+__attribute__((target("avx2"))) inline __m256 Clamp01Avx2(__m256 v) {
+  return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
+}
+
+__attribute__((target("avx2"))) inline __m256 HsvChannelAvx2(float n, __m256 value,
+                                                             __m256 chroma, __m256 hue) {
+  const __m256 six = _mm256_set1_ps(6.0f);
+  __m256 k = _mm256_add_ps(_mm256_set1_ps(n), hue);
+  k = _mm256_blendv_ps(k, _mm256_sub_ps(k, six), _mm256_cmp_ps(k, six, _CMP_GE_OQ));
+  const __m256 f = _mm256_min_ps(
+      _mm256_max_ps(_mm256_min_ps(k, _mm256_sub_ps(_mm256_set1_ps(4.0f), k)), _mm256_setzero_ps()),
+      _mm256_set1_ps(1.0f));
+  return _mm256_sub_ps(value, _mm256_mul_ps(chroma, f));
+}
+
+__attribute__((target("avx2"))) inline __m256i ToLevelAvx2(__m256 v) {
+  return _mm256_cvttps_epi32(
+      _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(255.0f)), _mm256_set1_ps(0.5f)));
+}
+
+// JitterPixelsScalar, 8 pixels a step, the same operations in the same
+// order. Returns the first pixel it did not do.
+__attribute__((target("avx2"))) int JitterPixelsAvx2(const JitterConstants& k, const uint8_t* p,
+                                                     int count, uint8_t* r_out, uint8_t* g_out,
+                                                     uint8_t* b_out) {
+  // Byte j of 24 interleaved bytes belongs to channel j % 3, pixel j / 3.
+  const __m128i r_low = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i r_high = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i g_low = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i g_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i b_low = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i b_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256 brightness = _mm256_set1_ps(k.brightness);
+  const __m256 gain[3] = {_mm256_set1_ps(k.gain[0]), _mm256_set1_ps(k.gain[1]),
+                          _mm256_set1_ps(k.gain[2])};
+  const __m256 offset[3] = {_mm256_set1_ps(k.offset[0]), _mm256_set1_ps(k.offset[1]),
+                            _mm256_set1_ps(k.offset[2])};
+  const __m256 saturation = _mm256_set1_ps(k.saturation_factor);
+  const __m256 shift = _mm256_set1_ps(k.hue_shift_plus_6);
+  const __m256 six = _mm256_set1_ps(6.0f);
+  const __m256i planar = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const uint8_t* q = p + 3 * i;
+    const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+    const __m128i high = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + 16));
+    const __m128i bytes[3] = {
+        _mm_or_si128(_mm_shuffle_epi8(low, r_low), _mm_shuffle_epi8(high, r_high)),
+        _mm_or_si128(_mm_shuffle_epi8(low, g_low), _mm_shuffle_epi8(high, g_high)),
+        _mm_or_si128(_mm_shuffle_epi8(low, b_low), _mm_shuffle_epi8(high, b_high))};
+    __m256 v[3];
+    for (int c = 0; c < 3; ++c) {
+      const __m256 level = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes[c]));
+      v[c] = Clamp01Avx2(_mm256_add_ps(_mm256_mul_ps(level, gain[c]), offset[c]));
+      v[c] = Clamp01Avx2(_mm256_add_ps(v[c], brightness));
+    }
+    if (k.hue_saturation) {
+      const __m256 r = v[0], g = v[1], b = v[2];
+      const __m256 value = _mm256_max_ps(r, _mm256_max_ps(g, b));
+      const __m256 chroma = _mm256_sub_ps(value, _mm256_min_ps(r, _mm256_min_ps(g, b)));
+      const __m256 new_chroma = _mm256_min_ps(_mm256_mul_ps(chroma, saturation), value);
+      const __m256 inv =
+          _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(chroma, _mm256_set1_ps(1e-30f)));
+      const __m256 hue_r = _mm256_mul_ps(_mm256_sub_ps(g, b), inv);
+      const __m256 hue_g =
+          _mm256_add_ps(_mm256_set1_ps(2.0f), _mm256_mul_ps(_mm256_sub_ps(b, r), inv));
+      const __m256 hue_b =
+          _mm256_add_ps(_mm256_set1_ps(4.0f), _mm256_mul_ps(_mm256_sub_ps(r, g), inv));
+      __m256 hue = _mm256_blendv_ps(hue_b, hue_g, _mm256_cmp_ps(value, g, _CMP_EQ_OQ));
+      hue = _mm256_blendv_ps(hue, hue_r, _mm256_cmp_ps(value, r, _CMP_EQ_OQ));
+      hue = _mm256_add_ps(hue, shift);
+      hue = _mm256_blendv_ps(hue, _mm256_sub_ps(hue, six), _mm256_cmp_ps(hue, six, _CMP_GE_OQ));
+      hue = _mm256_blendv_ps(hue, _mm256_sub_ps(hue, six), _mm256_cmp_ps(hue, six, _CMP_GE_OQ));
+      v[0] = HsvChannelAvx2(5.0f, value, new_chroma, hue);
+      v[1] = HsvChannelAvx2(3.0f, value, new_chroma, hue);
+      v[2] = HsvChannelAvx2(1.0f, value, new_chroma, hue);
+    }
+    // Levels to bytes: r0-3 g0-3 b0-3 b0-3 | r4-7 g4-7 b4-7 b4-7, then
+    // dwords reordered to r0-7 g0-7 b0-7.
+    const __m256i rg = _mm256_packus_epi32(ToLevelAvx2(v[0]), ToLevelAvx2(v[1]));
+    const __m256i bb = _mm256_packus_epi32(ToLevelAvx2(v[2]), ToLevelAvx2(v[2]));
+    const __m256i levels = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(rg, bb), planar);
+    const __m128i rg_levels = _mm256_castsi256_si128(levels);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(r_out + i), rg_levels);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(g_out + i), _mm_srli_si128(rg_levels, 8));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(b_out + i), _mm256_extracti128_si256(levels, 1));
+  }
+  return i;
+}
+#endif
+
+// Runs the jitter over `rgb` a chunk at a time and hands each chunk's levels,
+// planar, to sink(y, x0, count, r, g, b). The sink may overwrite the chunk it
+// is given (the chunk has been read by then) but nothing after it. Returns
+// false, without calling the sink, when the parameters are the identity.
+template <typename Sink>
+bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& sink) {
+  assert(rgb.channels == 3);
+  if (params.contrast_factor == 1.0 && params.brightness_delta == 0.0 &&
+      params.saturation_factor == 1.0 && params.hue_delta == 0.0)
+    return false;
+  if (rgb.width <= 0 || rgb.height <= 0) return true;
+
+  const JitterConstants constants = MakeConstants(params, rgb);
+#ifdef SEGFEED_HAVE_AVX2_PATH
+  const bool avx2 = CpuHasAvx2();
+#endif
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {
-    uint8_t* row = rgb.Row(y);
+    const uint8_t* row = rgb.Row(y);
     for (int x0 = 0; x0 < rgb.width; x0 += kChunk) {
       const int n = std::min(kChunk, rgb.width - x0);
-      uint8_t* p = row + 3 * x0;
-      for (int i = 0; i < n; ++i) {
-        r[i] = table[0][p[3 * i]];
-        g[i] = table[1][p[3 * i + 1]];
-        b[i] = table[2][p[3 * i + 2]];
-      }
-      SaturationHueKernel(r, g, b, n, saturation_factor, hue_shift, r_out, g_out, b_out);
-      for (int i = 0; i < n; ++i) {
-        p[3 * i] = r_out[i];
-        p[3 * i + 1] = g_out[i];
-        p[3 * i + 2] = b_out[i];
-      }
+      const uint8_t* p = row + 3 * x0;
+      int done = 0;
+#ifdef SEGFEED_HAVE_AVX2_PATH
+      if (avx2) done = JitterPixelsAvx2(constants, p, n, r_out, g_out, b_out);
+#endif
+      JitterPixelsScalar(constants, p, done, n, r_out, g_out, b_out);
+      sink(y, x0, n, r_out, g_out, b_out);
     }
   }
+  return true;
+}
+
+}  // namespace
+
+void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb) {
+  JitterToLevels(params, rgb.View(),
+                 [&rgb](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
+                        const uint8_t* b) {
+                   uint8_t* p = rgb.Row(y) + 3 * x0;
+                   for (int i = 0; i < n; ++i) {
+                     p[3 * i] = r[i];
+                     p[3 * i + 1] = g[i];
+                     p[3 * i + 2] = b[i];
+                   }
+                 });
+}
+
+bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
+                                const OutputConverter& converter, const StridedImage& dst) {
+  return JitterToLevels(params, rgb,
+                     [&](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
+                         const uint8_t* b) { converter.ConvertPlanarSpan(r, g, b, n, dst, y, x0); });
 }
 
 void ApplyColorJitterReference(const AugmentParams& params, const MutableRasterView& rgb) {

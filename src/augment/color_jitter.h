@@ -1,5 +1,6 @@
 #pragma once
 
+#include "augment/output_conversion.h"
 #include "augment/raster_view.h"
 #include "segfeed/augment.h"
 
@@ -16,12 +17,21 @@ namespace segfeed::internal {
 // untouched. The work per pixel does not depend on other pixels except
 // through the channel means, so the result is the same on any thread.
 
-// Fast path: one counting pass for the means, then one pass that maps the
-// contrast and brightness steps through per-channel tables and applies
-// saturation and hue together in float32 (they commute: saturation keeps hue
-// and value, hue keeps saturation and value). Within 2 levels of the
-// reference; usually identical.
+// Fast path: one counting pass for the means, then one pass in float32 that
+// does contrast and brightness per channel and saturation and hue together
+// (they commute: saturation keeps hue and value, hue keeps saturation and
+// value), 8 pixels a step where AVX2 is available, with the same bits as the
+// scalar code. Within 2 levels of the reference; usually identical.
 void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb);
+
+// The same jitter, written through `converter` into `dst` (see
+// OutputConverter::ConvertPlanarSpan) instead of back into `rgb`: the levels
+// never return to memory as uint8 pixels. Byte-for-byte what ApplyColorJitter
+// followed by converter.ConvertImage(rgb, dst) gives. Returns false and
+// writes nothing for identity parameters: then the caller converts. `dst` may
+// be `rgb`'s own memory when the output is uint8 NHWC.
+bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
+                                const OutputConverter& converter, const StridedImage& dst);
 
 // Straightforward double-precision implementation of the formulas above, one
 // step at a time through textbook RGB<->HSV conversions. Slow; for tests.

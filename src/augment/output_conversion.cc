@@ -6,6 +6,8 @@
 
 #include <opencv2/core.hpp>
 
+#include "augment/avx2_dispatch.h"
+
 namespace segfeed::internal {
 namespace {
 
@@ -77,7 +79,164 @@ void ConvertImageWith(const RasterView& rgb, const StridedImage& dst, const Tabl
   }
 }
 
+// Byte positions that interleave 8 planar pixels (r0..r7 in bytes 0-7 and
+// g0..g7 in bytes 8-15 of `rg`, b0..b7 in bytes 0-7 of `b`) into 24 bytes
+// r0 g0 b0 r1 ...; -1 leaves a zero for the other source to fill.
+struct InterleaveShuffles {
+  int8_t rg_low[16], b_low[16], rg_high[16], b_high[16];
+};
+constexpr InterleaveShuffles MakeInterleaveShuffles() {
+  InterleaveShuffles s{};
+  for (int out = 0; out < 24; ++out) {
+    const int pixel = out / 3, channel = out % 3;
+    int8_t* rg = out < 16 ? s.rg_low : s.rg_high;
+    int8_t* b = out < 16 ? s.b_low : s.b_high;
+    const int lane = out % 16;
+    rg[lane] = channel == 2 ? -1 : static_cast<int8_t>(channel * 8 + pixel);
+    b[lane] = channel == 2 ? static_cast<int8_t>(pixel) : -1;
+  }
+  for (int lane = 8; lane < 16; ++lane) s.rg_high[lane] = s.b_high[lane] = -1;
+  return s;
+}
+constexpr InterleaveShuffles kInterleave = MakeInterleaveShuffles();
+
+#ifdef SEGFEED_HAVE_AVX2_PATH
+// Interleaves 8 pixels of planar levels: `low` gets output bytes 0-15,
+// the low half of `high` bytes 16-23.
+__attribute__((target("avx2"))) inline void InterleaveLevels8(const uint8_t* r, const uint8_t* g,
+                                                             const uint8_t* b, __m128i* low,
+                                                             __m128i* high) {
+  const __m128i rg = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r)),
+                                        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(g)));
+  const __m128i bb = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b));
+  auto load = [](const int8_t* lanes) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(lanes));
+  };
+  *low = _mm_or_si128(_mm_shuffle_epi8(rg, load(kInterleave.rg_low)),
+                      _mm_shuffle_epi8(bb, load(kInterleave.b_low)));
+  *high = _mm_or_si128(_mm_shuffle_epi8(rg, load(kInterleave.rg_high)),
+                       _mm_shuffle_epi8(bb, load(kInterleave.b_high)));
+}
+
+// float32 values of 8 levels: (level / 255 - mean) / std in float32, the
+// table's formula (mean 0 and std 1 change nothing, so they are skipped).
+__attribute__((target("avx2"))) inline __m256 LevelsToFloat(__m128i levels, bool normalize,
+                                                            __m256 mean, __m256 std) {
+  __m256 v = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(levels)),
+                           _mm256_set1_ps(255.0f));
+  if (normalize) v = _mm256_div_ps(_mm256_sub_ps(v, mean), std);
+  return v;
+}
+
+// Packed float32 NHWC: interleave the levels as bytes, then convert 8
+// consecutive values at a time (their channels repeat every 3 vectors).
+// Returns how many pixels it wrote (a multiple of 8); the caller does the rest.
+__attribute__((target("avx2"))) int Float32NhwcSpanAvx2(const uint8_t* r, const uint8_t* g,
+                                                        const uint8_t* b, int count,
+                                                        const OutputOptions& options,
+                                                        float* out) {
+  const bool normalize = options.normalize;
+  const auto& m = options.mean;
+  const auto& d = options.std;
+  const __m256 mean[3] = {_mm256_setr_ps(m[0], m[1], m[2], m[0], m[1], m[2], m[0], m[1]),
+                          _mm256_setr_ps(m[2], m[0], m[1], m[2], m[0], m[1], m[2], m[0]),
+                          _mm256_setr_ps(m[1], m[2], m[0], m[1], m[2], m[0], m[1], m[2])};
+  const __m256 std[3] = {_mm256_setr_ps(d[0], d[1], d[2], d[0], d[1], d[2], d[0], d[1]),
+                         _mm256_setr_ps(d[2], d[0], d[1], d[2], d[0], d[1], d[2], d[0]),
+                         _mm256_setr_ps(d[1], d[2], d[0], d[1], d[2], d[0], d[1], d[2])};
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i low, high;
+    InterleaveLevels8(r + i, g + i, b + i, &low, &high);
+    float* dst = out + 3 * i;
+    _mm256_storeu_ps(dst, LevelsToFloat(low, normalize, mean[0], std[0]));
+    _mm256_storeu_ps(dst + 8, LevelsToFloat(_mm_srli_si128(low, 8), normalize, mean[1], std[1]));
+    _mm256_storeu_ps(dst + 16, LevelsToFloat(high, normalize, mean[2], std[2]));
+  }
+  return i;
+}
+
+// float32 NCHW: one plane per channel, `plane_floats` apart.
+__attribute__((target("avx2"))) int Float32NchwSpanAvx2(const uint8_t* r, const uint8_t* g,
+                                                        const uint8_t* b, int count,
+                                                        const OutputOptions& options,
+                                                        float* out, ptrdiff_t plane_floats) {
+  const uint8_t* levels[3] = {r, g, b};
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    for (int c = 0; c < 3; ++c) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(levels[c] + i));
+      _mm256_storeu_ps(out + c * plane_floats + i,
+                       LevelsToFloat(bytes, options.normalize, _mm256_set1_ps(options.mean[c]),
+                                     _mm256_set1_ps(options.std[c])));
+    }
+  }
+  return i;
+}
+
+// Packed uint8 NHWC: the interleaved bytes are the output.
+__attribute__((target("avx2"))) int Uint8NhwcSpanAvx2(const uint8_t* r, const uint8_t* g,
+                                                      const uint8_t* b, int count, uint8_t* out) {
+  int i = 0;
+  for (; i + 8 <= count; i += 8) {
+    __m128i low, high;
+    InterleaveLevels8(r + i, g + i, b + i, &low, &high);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * i), low);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + 3 * i + 16), high);
+  }
+  return i;
+}
+
+#endif
+
+// Planar levels to any strided destination through per-channel tables.
+template <typename T, typename Table>
+void PlanarSpanScalar(const uint8_t* r, const uint8_t* g, const uint8_t* b, int count,
+                      T* row, ptrdiff_t x_stride_bytes, ptrdiff_t channel_stride_bytes,
+                      const Table& table) {
+  for (int i = 0; i < count; ++i) {
+    T* pixel = At<T>(row, i * x_stride_bytes);
+    pixel[0] = table[0][r[i]];
+    *At<T>(pixel, channel_stride_bytes) = table[1][g[i]];
+    *At<T>(pixel, 2 * channel_stride_bytes) = table[2][b[i]];
+  }
+}
+
 }  // namespace
+
+void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, const uint8_t* b,
+                                        int count, const StridedImage& dst, int y,
+                                        int x0) const {
+  auto* row = static_cast<uint8_t*>(dst.data) + y * dst.y_stride_bytes + x0 * dst.x_stride_bytes;
+  int done = 0;
+  switch (options_.image_dtype) {
+    case ImageDtype::kUint8:
+#ifdef SEGFEED_HAVE_AVX2_PATH
+      if (dst.x_stride_bytes == 3 && dst.channel_stride_bytes == 1 && CpuHasAvx2())
+        done = Uint8NhwcSpanAvx2(r, g, b, count, row);
+#endif
+      PlanarSpanScalar(r + done, g + done, b + done, count - done, row + done * dst.x_stride_bytes,
+                       dst.x_stride_bytes, dst.channel_stride_bytes, IdentityTable{});
+      return;
+    case ImageDtype::kFloat16:
+      PlanarSpanScalar(r, g, b, count, reinterpret_cast<uint16_t*>(row), dst.x_stride_bytes,
+                       dst.channel_stride_bytes, float16_table_);
+      return;
+    case ImageDtype::kFloat32:
+#ifdef SEGFEED_HAVE_AVX2_PATH
+      if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && CpuHasAvx2()) {
+        done = Float32NhwcSpanAvx2(r, g, b, count, options_, reinterpret_cast<float*>(row));
+      } else if (dst.x_stride_bytes == 4 && dst.channel_stride_bytes % 4 == 0 && CpuHasAvx2()) {
+        done = Float32NchwSpanAvx2(r, g, b, count, options_, reinterpret_cast<float*>(row),
+                                   dst.channel_stride_bytes / 4);
+      }
+#endif
+      PlanarSpanScalar(r + done, g + done, b + done, count - done,
+                       reinterpret_cast<float*>(row + done * dst.x_stride_bytes),
+                       dst.x_stride_bytes, dst.channel_stride_bytes, float32_table_);
+      return;
+  }
+}
 
 OutputConverter::OutputConverter(const OutputOptions& options) : options_(options) {
   ValidateOutputOptions(options_);

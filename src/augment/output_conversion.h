@@ -49,6 +49,14 @@ class OutputConverter {
   // must not overlap `rgb` unless both are the same uint8 NHWC memory.
   void ConvertImage(const RasterView& rgb, const StridedImage& dst) const;
 
+  // Writes `count` pixels given as planar levels (`r`, `g`, `b`) to row `y`
+  // of `dst`, columns x0 .. x0 + count - 1, with the same values
+  // ConvertImage would write for those levels. The colour jitter calls it
+  // once per chunk so its levels go from L1 straight to the destination.
+  // `dst` may be the uint8 NHWC memory the levels were computed from.
+  void ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, const uint8_t* b, int count,
+                         const StridedImage& dst, int y, int x0) const;
+
   // Writes `mask` (1 channel) to `dst` as exactly 0 or 1 in the configured
   // dtype: any nonzero source value counts as foreground. May run in place
   // for uint8.

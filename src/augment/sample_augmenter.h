@@ -29,15 +29,19 @@ class SampleAugmenter {
   // Writes the augmented sample to `image_dst` / `mask_dst` (see
   // OutputConverter for the stride conventions). When the output is uint8
   // NHWC with packed pixels the warp writes straight into `image_dst` and the
-  // jitter runs there; otherwise the warp writes to scratch and the
-  // conversion is the only write to the destination.
+  // jitter runs there; otherwise the warp writes to scratch and the fused
+  // jitter and conversion is the only write to the destination.
   void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
            const StridedMask& mask_dst);
 
   // Where the last Run() spent its time.
   struct Timings {
-    int64_t augment_ns = 0;  // warp and colour jitter
-    int64_t convert_ns = 0;  // dtype/layout conversion into the destination
+    // Warp and colour jitter; with jitter on, the image conversion is fused
+    // into the jitter pass and counted here.
+    int64_t augment_ns = 0;
+    // The conversions not fused into the jitter: the mask, and the image
+    // when the jitter is off.
+    int64_t convert_ns = 0;
   };
   const Timings& last_timings() const { return timings_; }
 

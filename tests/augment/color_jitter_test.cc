@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -121,6 +122,69 @@ TEST(ColorJitterTest, OpsRunInDocumentedOrder) {
   params.saturation_factor = 0.5;
   EXPECT_EQ(Pixel(Fast(params, OnePixel(255, 100, 100))), cv::Vec3b(255, 203, 203));
   EXPECT_EQ(Pixel(Reference(params, OnePixel(255, 100, 100))), cv::Vec3b(255, 203, 203));
+}
+
+// Without contrast the jitter is a function of each pixel alone, so a pixel
+// jittered inside a wide image (8 pixels a step where AVX2 is available)
+// must get the same bits as the same pixel alone (the one-pixel code).
+TEST(ColorJitterTest, VectorAndOnePixelPathsGiveSameBits) {
+  const cv::Mat noise = NoiseImage(67, 5, 3, 40);
+  AugmentOptions wide;
+  wide.contrast_enabled = false;
+  wide.brightness_delta = {-0.5, 0.5};
+  wide.saturation_factor = {0.0, 2.5};
+  wide.hue_delta = {-0.5, 0.5};
+  for (uint64_t id = 0; id < 20; ++id) {
+    const AugmentParams params = DrawAugmentParams(wide, 6, 0, id);
+    const cv::Mat whole = Fast(params, noise);
+    int mismatches = 0;
+    for (int y = 0; y < noise.rows; ++y) {
+      for (int x = 0; x < noise.cols; ++x) {
+        const cv::Mat alone = Fast(params, noise(cv::Rect(x, y, 1, 1)).clone());
+        mismatches += Pixel(alone) != whole.at<cv::Vec3b>(y, x);
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << "set " << id;
+  }
+}
+
+// The fused jitter + conversion writes exactly what the jitter followed by
+// the plain conversion writes, for every dtype and layout, with widths that
+// leave tails after the 8-pixel vector steps and the 64-pixel chunks.
+TEST(ColorJitterTest, FusedConversionMatchesJitterThenConvert) {
+  for (int width : {1, 13, 64, 77, 200}) {
+    const cv::Mat image = NoiseImage(width, 9, 3, 21 + width);
+    for (int dtype = 0; dtype < 3; ++dtype) {
+      for (Layout layout : {Layout::kNHWC, Layout::kNCHW}) {
+        OutputOptions output;
+        output.image_dtype = static_cast<ImageDtype>(dtype);
+        output.layout = layout;
+        output.normalize = dtype != 0 && width % 2 == 1;
+        const OutputConverter converter(output);
+        const size_t bytes = size_t{3} * width * image.rows * ImageDtypeBytes(output.image_dtype);
+        for (uint64_t id = 0; id < 4; ++id) {
+          AugmentOptions options;
+          options.saturation_enabled = options.hue_enabled = id != 3;
+          const AugmentParams params = DrawAugmentParams(options, 8, 0, id);
+          std::vector<uint8_t> fused(bytes, 0xAB), expected(bytes, 0xCD);
+          ASSERT_TRUE(ApplyColorJitterAndConvert(
+              params, segfeed::testing::View(image), converter,
+              converter.DenseImage(fused.data(), width, image.rows)));
+          converter.ConvertImage(segfeed::testing::View(Fast(params, image)),
+                                 converter.DenseImage(expected.data(), width, image.rows));
+          EXPECT_TRUE(fused == expected) << "width " << width << " dtype " << dtype
+                                         << " layout " << LayoutName(layout) << " set " << id;
+        }
+      }
+    }
+  }
+  // Identity parameters write nothing and say so.
+  const cv::Mat image = NoiseImage(8, 2, 3, 1);
+  const OutputConverter converter{OutputOptions{}};
+  std::vector<float> out(3 * 8 * 2, -1.0f);
+  EXPECT_FALSE(ApplyColorJitterAndConvert({}, segfeed::testing::View(image), converter,
+                                          converter.DenseImage(out.data(), 8, 2)));
+  EXPECT_EQ(out[0], -1.0f);
 }
 
 }  // namespace

@@ -1,0 +1,28 @@
+#pragma once
+
+// Run-time choice between the AVX2 kernels of the augment stage and their
+// one-pixel versions. Binaries target baseline x86-64; the AVX2 functions
+// carry __attribute__((target("avx2"))) and run only where the CPU has it.
+// Every AVX2 kernel gives the same bytes as its scalar version, so the
+// choice changes speed, never results.
+//
+// __builtin_cpu_supports rather than target_clones: the check runs when
+// called, not in an ifunc resolver during relocation, which runs before the
+// ThreadSanitizer runtime is up and crashes every program under TSan.
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define SEGFEED_HAVE_AVX2_PATH 1
+#endif
+
+namespace segfeed::internal {
+
+inline bool CpuHasAvx2() {
+#ifdef SEGFEED_HAVE_AVX2_PATH
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+}  // namespace segfeed::internal
