@@ -23,8 +23,12 @@ class LoaderRuntime;
 struct StageSeconds {
   double read = 0;     // reading files into memory
   double decode = 0;   // JPEG at its DCT scale + GIF
-  double augment = 0;  // fused warp + colour jitter
-  double convert = 0;  // dtype/layout conversion into the batch slot
+  // Fused warp and colour jitter; with jitter on, the image's conversion
+  // into the batch slot is fused into the jitter pass and counted here.
+  double augment = 0;
+  // The rest of the conversion into the batch slot: the mask, and the image
+  // when colour jitter is off.
+  double convert = 0;
   double consumer_wait = 0;  // time next() blocked waiting for a batch
 };
 
