@@ -10,6 +10,8 @@
 // called, not in an ifunc resolver during relocation, which runs before the
 // ThreadSanitizer runtime is up and crashes every program under TSan.
 
+#include <cstdlib>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define SEGFEED_HAVE_AVX2_PATH 1
@@ -17,9 +19,19 @@
 
 namespace segfeed::internal {
 
+#ifdef SEGFEED_HAVE_AVX2_PATH
+// Decided once per process: the CPU's answer, unless SEGFEED_NO_AVX2 is set
+// in the environment, which forces the one-pixel kernels (the tests use it
+// to check that both paths give the same bytes).
+inline const bool kUseAvx2 = [] {
+  __builtin_cpu_init();  // may run before libgcc's own constructor
+  return __builtin_cpu_supports("avx2") && std::getenv("SEGFEED_NO_AVX2") == nullptr;
+}();
+#endif
+
 inline bool CpuHasAvx2() {
 #ifdef SEGFEED_HAVE_AVX2_PATH
-  return __builtin_cpu_supports("avx2");
+  return kUseAvx2;
 #else
   return false;
 #endif

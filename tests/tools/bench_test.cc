@@ -56,6 +56,26 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
   EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
 }
 
+// The AVX2 kernels of the augment stage must give the same bytes as the
+// one-pixel kernels that run on CPUs without AVX2.
+TEST(BenchTest, DigestIsTheSameWithTheScalarKernels) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 9);
+  // Odd sizes put pixels in every kernel's head, body and tail.
+  const std::string run = "bench --data '" + data + "' --size 75x61 --batch 4 --epochs 2 --digest";
+  const auto vectorised = RunSegfeed(run + " --dtype float32");
+  setenv("SEGFEED_NO_AVX2", "1", 1);
+  const auto scalar = RunSegfeed(run + " --dtype float32");
+  const auto scalar_u8 = RunSegfeed(run + " --dtype uint8 --layout nchw");
+  unsetenv("SEGFEED_NO_AVX2");
+  const auto vectorised_u8 = RunSegfeed(run + " --dtype uint8 --layout nchw");
+  ASSERT_EQ(vectorised.exit_code, 0) << vectorised.output;
+  ASSERT_EQ(scalar.exit_code, 0) << scalar.output;
+  EXPECT_FALSE(DigestOf(vectorised.output).empty());
+  EXPECT_EQ(DigestOf(scalar.output), DigestOf(vectorised.output));
+  EXPECT_EQ(DigestOf(scalar_u8.output), DigestOf(vectorised_u8.output));
+}
+
 TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 9);
