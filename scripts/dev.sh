@@ -14,12 +14,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-# Debian packages: the toolchain, the libraries segfeed is built on, and
-# djpeg/giflib tools the tests use to cross-check our files.
+# Debian packages: the toolchain, the libraries segfeed is built on, djpeg
+# (the tests cross-check our JPEGs with it) and xz (to unpack oneTBB's source
+# for the ThreadSanitizer build).
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev
-  libgtest-dev libbenchmark-dev libjpeg-turbo-progs
+  libgtest-dev libbenchmark-dev libjpeg-turbo-progs xz-utils
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -58,7 +59,9 @@ build_tsan_tbb() {
   rm -rf "$work" && mkdir -p "$work/apt/sources.list.d" "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
   local sources
   for sources in /etc/apt/sources.list.d/*.sources; do
-    [[ -f "$sources" ]] && sed 's/^Types: deb$/Types: deb-src/' "$sources" >"$work/apt/sources.list.d/$(basename "$sources")"
+    if [[ -f "$sources" ]]; then
+      sed 's/^Types: deb$/Types: deb-src/' "$sources" >"$work/apt/sources.list.d/$(basename "$sources")"
+    fi
   done
   if [[ -f /etc/apt/sources.list ]]; then
     sed -n 's/^deb /deb-src /p' /etc/apt/sources.list >"$work/apt/sources.list.d/main.list"
@@ -71,18 +74,29 @@ build_tsan_tbb() {
   (cd "$work" && apt-get "${apt_dirs[@]}" -qq update && \
      apt-get "${apt_dirs[@]}" -qq source --download-only "onetbb=$version") >/dev/null 2>&1 || {
     log "could not download the Debian source of oneTBB $version"; return 1; }
-  tar -C "$work" -xf "$work"/onetbb_*.orig.tar.*
-  cmake -S "$(ls -d "$work"/oneTBB-*/ | head -1)" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # Each step checks its own status: `set -e` does not apply inside a
+  # function whose caller tests its result.
+  tar -C "$work" -xf "$work"/onetbb_*.orig.tar.* || return 1
+  local source_dir
+  source_dir="$(ls -d "$work"/oneTBB-*/ | head -1)"
+  [[ -d $source_dir ]] || { log "no oneTBB source in the download"; return 1; }
+  cmake -S "$source_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTBB_TEST=OFF -DTBB_EXAMPLES=OFF -DTBB_STRICT=OFF -DTBBMALLOC_BUILD=OFF -DTBB_SANITIZE=thread \
-    "-DCMAKE_INSTALL_PREFIX=$prefix" >/dev/null
-  cmake --build "$work/build" -j "$(nproc)" >/dev/null
-  cmake --install "$work/build" >/dev/null
+    "-DCMAKE_INSTALL_PREFIX=$prefix" >/dev/null || return 1
+  cmake --build "$work/build" -j "$(nproc)" >/dev/null || return 1
+  cmake --install "$work/build" >/dev/null || return 1
   rm -rf "$work"
 }
 
 build() {
   local preset="$1"
   export CMAKE_GENERATOR=Ninja
+  # A tsan build configured before the instrumented oneTBB existed found
+  # the system one; configure it again now that ours is there.
+  if [[ $preset == tsan && -f build/tsan/CMakeCache.txt ]] &&
+     ! grep -q '^TBB_DIR.*tbb-tsan' build/tsan/CMakeCache.txt; then
+    rm -f build/tsan/CMakeCache.txt
+  fi
   if [[ ! -f "build/$preset/CMakeCache.txt" ]]; then
     log "configuring ($preset)"
     cmake --preset "$preset" >/dev/null
