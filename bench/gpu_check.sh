@@ -9,5 +9,7 @@ build=build/release
 echo "== pinned allocation and copy bandwidth"
 $build/bench/h2d_bandwidth 256 20
 echo "== the loader's pool must be cuda_host when asked for pinned=cuda"
-$build/src/tools/segfeed bench --pinned cuda --epochs 2 --json /tmp/segfeed-gpu-check.json | grep -E "memory:|throughput|loaded"
-grep -o '"pool_kind":"[a-z_]*"' /tmp/segfeed-gpu-check.json
+report="$(mktemp)"
+trap 'rm -f "$report"' EXIT
+$build/src/tools/segfeed bench --pinned cuda --epochs 2 --json "$report" | grep -E "memory:|throughput|loaded"
+grep -o '"pool_kind":"[a-z_]*"' "$report"
