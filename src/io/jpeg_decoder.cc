@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "io/file_reader.h"
 #include "io/format_sniffer.h"
 
 namespace segfeed::internal {
@@ -176,6 +177,14 @@ Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& head
     }
   }
   return {};
+}
+
+Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path, const DecodeOptions& options) {
+  FileReader file(options.max_file_bytes);
+  auto bytes = file.Read(path);
+  if (!bytes.ok()) return bytes.error();
+  JpegDecoder decoder(options);
+  return decoder.ReadHeader(bytes.value(), path.native());
 }
 
 }  // namespace segfeed::internal

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -87,5 +88,10 @@ class JpegDecoder {
   // The scales libjpeg-turbo supports that do not upscale, largest first.
   std::vector<DctScale> downscales_;
 };
+
+// Reads the file at `path` and parses its JPEG header, with the limits of
+// `options`. For callers that need one photo's size (the memory plan), not
+// its pixels. Errors name `path`.
+Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path, const DecodeOptions& options);
 
 }  // namespace segfeed::internal

@@ -16,7 +16,6 @@
 
 #include "augment/sample_augmenter.h"
 #include "counter_rng.h"
-#include "io/file_reader.h"
 #include "io/jpeg_decoder.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
@@ -56,23 +55,10 @@ int EnvironmentInt(const char* name) {
   return static_cast<int>(value);
 }
 
-// Full-resolution size of a photo from its JPEG header, for the memory plan.
-bool ReadImageSize(const std::filesystem::path& path, const DecodeOptions& options, int* width, int* height) {
-  FileReader file;
-  auto bytes = file.Read(path);
-  if (!bytes.ok()) return false;
-  JpegDecoder decoder(options);
-  auto header = decoder.ReadHeader(bytes.value(), path.string());
-  if (!header.ok()) return false;
-  *width = header.value().width;
-  *height = header.value().height;
-  return true;
-}
-
 // One decode thread's tools and scratch; only the worker holding its index
 // touches it.
 struct Worker {
-  Worker(const LoaderOptions& options) : reader(options.decode), augmenter(options.augment, options.output) {}
+  explicit Worker(const LoaderOptions& options) : reader(options.decode), augmenter(options.augment, options.output) {}
   PairReader reader;
   SampleAugmenter augmenter;
 };
@@ -180,10 +166,11 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
 
   // The plan is for the first pair's size; the checker finds pairs that differ.
-  int source_width = 0, source_height = 0;
-  if (!ReadImageSize(dataset_.pairs.front().image_path, options_.decode, &source_width, &source_height)) {
-    source_width = options_.augment.output_width;
-    source_height = options_.augment.output_height;
+  int source_width = options_.augment.output_width;
+  int source_height = options_.augment.output_height;
+  if (auto header = ReadJpegHeaderFile(dataset_.pairs.front().image_path, options_.decode); header.ok()) {
+    source_width = header.value().width;
+    source_height = header.value().height;
   }
   LoaderOptions resolved = options_;
   resolved.threads = threads_;

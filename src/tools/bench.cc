@@ -84,7 +84,7 @@ int RunBench(std::span<const std::string> args) {
   } else {
     DemoOptions demo;
     demo.count = static_cast<int>(cli.GetInt("--demo-count", demo.count, 1, 1000000));
-    auto dir = EnsureDemoDataset(demo, show_progress);
+    auto dir = EnsureDemoDataset(demo);
     if (!dir.ok()) {
       std::cerr << "segfeed bench: " << dir.error().Message() << "\n";
       return 1;
@@ -157,8 +157,7 @@ int RunBench(std::span<const std::string> args) {
 
   double decode_only = 0, baseline = 0;
   if (cli.Has("--decode-only")) {
-    LoaderOptions resolved = options;
-    decode_only = DecodeOnlyPairsPerSecond(loader.dataset().pairs, resolved, stats.threads);
+    decode_only = DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, stats.threads);
     std::printf("  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n", decode_only,
                 stats.threads, samples_per_s / decode_only);
   }

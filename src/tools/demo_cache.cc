@@ -24,7 +24,7 @@ std::filesystem::path DemoCacheRoot() {
   return std::filesystem::temp_directory_path() / "segfeed-cache";
 }
 
-internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options, bool show_progress) {
+internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options) {
   namespace fs = std::filesystem;
   const std::string name = "demo-v" + std::to_string(kDemoVersion) + "-n" + std::to_string(options.count) +
                            "-seed" + std::to_string(options.seed) + "-" + std::to_string(options.width) + "x" +
@@ -38,13 +38,7 @@ internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& opt
   fs::remove_all(temp_dir, ec);
   std::fprintf(stderr, "segfeed: creating the demo dataset (%d pairs, %dx%d) in %s\n", options.count,
                options.width, options.height, final_dir.c_str());
-  auto progress = [&](int done) {
-    if (show_progress && (done % 10 == 0 || done == options.count)) {
-      std::fprintf(stderr, "\rmake-demo: %d/%d pairs", done, options.count);
-    }
-  };
-  auto summary = WriteDemoDataset(temp_dir, options, progress);
-  if (show_progress) std::fprintf(stderr, "\n");
+  auto summary = WriteDemoDatasetWithProgress(temp_dir, options);
   if (!summary.ok()) {
     fs::remove_all(temp_dir, ec);
     return summary.error();

@@ -15,6 +15,6 @@ std::filesystem::path DemoCacheRoot();
 // the first time and reused afterwards. Written into a temporary folder and
 // renamed when complete, so an interrupted or concurrent run never leaves a
 // half-written dataset that later runs would trust.
-internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options, bool show_progress);
+internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options);
 
 }  // namespace segfeed::tools

@@ -1,6 +1,7 @@
 #include "tools/demo_dataset.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
+#include <unistd.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -278,6 +279,19 @@ uint64_t FileBytes(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
+                                                           const DemoOptions& options) {
+  const bool show_progress = isatty(STDERR_FILENO) != 0;
+  auto progress = [&](int done) {
+    if (show_progress && (done % 10 == 0 || done == options.count)) {
+      std::fprintf(stderr, "\rmake-demo: %d/%d pairs", done, options.count);
+    }
+  };
+  auto summary = WriteDemoDataset(out_dir, options, progress);
+  if (show_progress) std::fprintf(stderr, "\n");
+  return summary;
+}
 
 std::string DemoStem(uint64_t seed, int index) {
   char stem[32];

@@ -56,4 +56,9 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
                                                const DemoOptions& options,
                                                const std::function<void(int)>& progress);
 
+// WriteDemoDataset() with a "make-demo: done/count pairs" progress line on
+// stderr when stderr is a terminal (none in logs), as the commands show it.
+internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
+                                                           const DemoOptions& options);
+
 }  // namespace segfeed::tools

@@ -1,6 +1,4 @@
 // segfeed make-demo: writes a synthetic Carvana-like dataset.
-#include <unistd.h>
-
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -49,15 +47,7 @@ int RunMakeDemo(std::span<const std::string> args) {
   options.quality = static_cast<int>(cli.GetInt("--quality", options.quality, 1, 100));
   const std::string out_dir = cli.positionals()[0];
 
-  // A progress line only for a person watching; logs stay clean.
-  const bool show_progress = isatty(STDERR_FILENO) != 0;
-  auto progress = [&](int done) {
-    if (show_progress && (done % 10 == 0 || done == options.count)) {
-      std::fprintf(stderr, "\rmake-demo: %d/%d pairs", done, options.count);
-    }
-  };
-  auto summary = WriteDemoDataset(out_dir, options, progress);
-  if (show_progress) std::fprintf(stderr, "\n");
+  auto summary = WriteDemoDatasetWithProgress(out_dir, options);
   if (!summary.ok()) {
     std::cerr << "segfeed make-demo: " << summary.error().Message() << "\n";
     return 1;

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "io/file_reader.h"
 #include "io/jpeg_decoder.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
@@ -86,11 +85,7 @@ internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Decod
     return Error{ErrorKind::kIoError, spec.image_dir.string(), "no image/mask pairs to plan for"};
   }
   const SamplePair& first = dataset.pairs.front();
-  internal::FileReader reader;
-  auto bytes = reader.Read(first.image_path);
-  if (!bytes.ok()) return bytes.error();
-  internal::JpegDecoder decoder(decode);
-  auto header = decoder.ReadHeader(bytes.value(), first.image_path.string());
+  auto header = internal::ReadJpegHeaderFile(first.image_path, decode);
   if (!header.ok()) return header.error();
   return SourceSize{header.value().width, header.value().height, first.image_path.string()};
 }

@@ -180,8 +180,7 @@ TEST_F(LoaderTest, PoolAndScratchMatchThePlanAndNeverGrow) {
   LoaderOptions options = SmallOptions();
   options.prefetch_batches = 3;
   Loader loader(Spec(), options);
-  LoaderOptions resolved = options;
-  const MemoryPlan plan = PlanMemory(resolved, 160, 106);
+  const MemoryPlan plan = PlanMemory(options, 160, 106);
   LoaderStats before = loader.stats();
   EXPECT_EQ(before.pool_allocations, 3);
   EXPECT_EQ(before.pool_bytes, plan.pool_bytes);
