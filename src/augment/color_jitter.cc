@@ -5,8 +5,10 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 
 #include "augment/avx2_dispatch.h"
+#include "augment/jitter_fixed_point.h"
 
 namespace segfeed::internal {
 namespace {
@@ -115,11 +117,8 @@ struct JitterConstants {
   float hue_shift_plus_6;  // hue shift in sextants, + 6 (see SaturationHue)
 };
 
-JitterConstants MakeConstants(const AugmentParams& params, const RasterView& rgb) {
+JitterConstants MakeConstants(const AugmentParams& params, const std::array<double, 3>& means) {
   JitterConstants k{};
-  const bool contrast = params.contrast_factor != 1.0;
-  std::array<double, 3> means{0, 0, 0};
-  if (contrast) means = ChannelMeans(rgb);
   for (int c = 0; c < 3; ++c) {
     k.gain[c] = static_cast<float>(params.contrast_factor / 255.0);
     k.offset[c] = static_cast<float>(means[c] * (1.0 - params.contrast_factor));
@@ -291,21 +290,27 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
     return false;
   if (rgb.width <= 0 || rgb.height <= 0) return true;
 
-  const JitterConstants constants = MakeConstants(params, rgb);
-#ifdef SEGFEED_HAVE_AVX2_PATH
+  std::array<double, 3> means{0, 0, 0};
+  if (params.contrast_factor != 1.0) means = ChannelMeans(rgb);
+  const std::optional<FixedPointJitter> fixed_point = FixedPointJitter::For(params, means);
+  const JitterConstants constants = MakeConstants(params, means);
   const bool avx2 = CpuHasAvx2();
-#endif
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {
     const uint8_t* row = rgb.Row(y);
     for (int x0 = 0; x0 < rgb.width; x0 += kChunk) {
       const int n = std::min(kChunk, rgb.width - x0);
       const uint8_t* p = row + 3 * x0;
-      int done = 0;
+      if (fixed_point) {
+        const int done = avx2 ? fixed_point->RunAvx2(p, n, r_out, g_out, b_out) : 0;
+        fixed_point->RunScalar(p, done, n, r_out, g_out, b_out);
+      } else {
+        int done = 0;
 #ifdef SEGFEED_HAVE_AVX2_PATH
-      if (avx2) done = JitterPixelsAvx2(constants, p, n, r_out, g_out, b_out);
+        if (avx2) done = JitterPixelsAvx2(constants, p, n, r_out, g_out, b_out);
 #endif
-      JitterPixelsScalar(constants, p, done, n, r_out, g_out, b_out);
+        JitterPixelsScalar(constants, p, done, n, r_out, g_out, b_out);
+      }
       sink(y, x0, n, r_out, g_out, b_out);
     }
   }

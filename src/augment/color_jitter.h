@@ -17,11 +17,13 @@ namespace segfeed::internal {
 // untouched. The work per pixel does not depend on other pixels except
 // through the channel means, so the result is the same on any thread.
 
-// Fast path: one counting pass for the means, then one pass in float32 that
-// does contrast and brightness per channel and saturation and hue together
-// (they commute: saturation keeps hue and value, hue keeps saturation and
-// value), 8 pixels a step where AVX2 is available, with the same bits as the
-// scalar code. Within 2 levels of the reference; usually identical.
+// Fast path: one counting pass for the means, then one pass that does
+// contrast and brightness per channel and saturation and hue together (they
+// commute: saturation keeps hue and value, hue keeps saturation and value).
+// Factors up to 1 (the default ranges) take 16-bit fixed point, 16 pixels a
+// step (jitter_fixed_point.h, within 1 level of the reference); larger
+// factors take float32, 8 pixels a step (within 2 levels). Where AVX2 is
+// available it gives the same bits as the one-pixel code.
 void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb);
 
 // The same jitter, written through `converter` into `dst` (see
