@@ -143,15 +143,32 @@ int ReflectIndex(int index, int size) {
 }
 
 // --- Bilinear RGB ----------------------------------------------------------
-// Weights are 8 bits: positions are rounded to 1/256 pixel (the +128 in
-// kBilinearOffset), then value = round(sum of tap * weight / 65536).
+// Weights are 7 bits: positions are rounded to 1/128 pixel (the +1/256 of
+// kBilinearOffset), so that a row's tap pair times its weights is one
+// maddubs (unsigned weights 0..128 times signed taps) in the AVX2 kernel.
+// Taps are centred (level - 128) to fit int8; the centring passes through
+// both interpolations (their weights sum to one) and is undone at the end:
+//   top    = (p00 - 128) * (128 - fx) + (p01 - 128) * fx      (int16)
+//   bottom = the same for the lower row
+//   value  = top + round((bottom - top) * fy / 128)           (mulhrs)
+//   level  = (value + 128 * 128 + 64) >> 7
 
-constexpr int32_t kBilinearOffset = 1 << (kFracBits - 9);
+constexpr int32_t kBilinearOffset = 1 << (kFracBits - 8);
+constexpr int kWeightBits = 7;
+constexpr int kWeightOne = 1 << kWeightBits;
+
+inline int WeightX(int32_t x) { return (x >> (kFracBits - kWeightBits)) & (kWeightOne - 1); }
+
+inline int BilinearRow(int left, int right, int fx) {
+  return (left - 128) * (kWeightOne - fx) + (right - 128) * fx;
+}
 
 inline int Bilinear(int p00, int p01, int p10, int p11, int fx, int fy) {
-  const int top = p00 * 256 + (p01 - p00) * fx;
-  const int bottom = p10 * 256 + (p11 - p10) * fx;
-  return (top * 256 + (bottom - top) * fy + (1 << 15)) >> 16;
+  const int top = BilinearRow(p00, p01, fx);
+  const int bottom = BilinearRow(p10, p11, fx);
+  // _mm256_mulhrs_epi16 of (bottom - top) and fy << 8.
+  const int value = top + (((bottom - top) * (fy << 8) + (1 << 14)) >> 15);
+  return (value + 128 * kWeightOne + kWeightOne / 2) >> kWeightBits;
 }
 
 struct BilinearSource {
@@ -164,7 +181,7 @@ struct BilinearSource {
 void BilinearBorderPixel(const BilinearSource& src, int32_t x, int32_t y, FillMode mode,
                          uint8_t fill, uint8_t* out) {
   const int ix = x >> kFracBits, iy = y >> kFracBits;
-  const int fx = (x >> 8) & 255, fy = (y >> 8) & 255;
+  const int fx = WeightX(x), fy = WeightX(y);
   const uint8_t fill_pixel[3] = {fill, fill, fill};
   const uint8_t* taps[2][2];
   for (int dy = 0; dy < 2; ++dy) {
@@ -194,7 +211,7 @@ void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, 
   for (int i = first; i < last; ++i, x += row.x_step, y += row.y_step) {
     const uint8_t* p = src.data + (y >> kFracBits) * src.stride + 3 * (x >> kFracBits);
     const uint8_t* q = p + src.stride;
-    const int fx = (x >> 8) & 255, fy = (y >> 8) & 255;
+    const int fx = WeightX(x), fy = WeightX(y);
     for (int c = 0; c < 3; ++c)
       out[3 * i + c] = static_cast<uint8_t>(Bilinear(p[c], p[3 + c], q[c], q[3 + c], fx, fy));
   }
@@ -202,14 +219,43 @@ void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, 
 
 #ifdef SEGFEED_HAVE_AVX2_PATH
 
-// The interior, 8 pixels per step with dword gathers: a tap pair p, p+3 is
-// read as the dwords at p and p+2 (the latter shifted down a byte), which
-// never reads past the right tap's last byte. Returns the first pixel it
-// did not do.
+// Four pixels: `top`/`bottom` hold each pixel's tap pair as a qword (r0 g0
+// b0 r1 g1 b1 and two bytes not used), `wx` each pixel's (128 - fx, fx) and
+// `wy` its fy << 8 as words repeated through the qword. Returns the levels
+// as words r g b 0 per pixel.
+__attribute__((target("avx2"))) inline __m256i BilinearFour(__m256i top, __m256i bottom,
+                                                            __m256i wx, __m256i wy) {
+  // r0 r1 g0 g1 b0 b1, then a pair the weights turn into a word not used.
+  const __m256i pairs = _mm256_setr_epi8(0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1,
+                                         0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1);
+  const __m256i centre = _mm256_set1_epi8(static_cast<char>(0x80));
+  const __m256i upper =
+      _mm256_maddubs_epi16(wx, _mm256_xor_si256(_mm256_shuffle_epi8(top, pairs), centre));
+  const __m256i lower =
+      _mm256_maddubs_epi16(wx, _mm256_xor_si256(_mm256_shuffle_epi8(bottom, pairs), centre));
+  const __m256i value =
+      _mm256_add_epi16(upper, _mm256_mulhrs_epi16(_mm256_sub_epi16(lower, upper), wy));
+  return _mm256_srli_epi16(
+      _mm256_add_epi16(value, _mm256_set1_epi16(128 * kWeightOne + kWeightOne / 2)), kWeightBits);
+}
+
+// Four dwords' low words, each repeated through a qword.
+__attribute__((target("avx2"))) inline __m256i SpreadWords(__m128i dwords) {
+  const __m256i spread = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9,
+                                          0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
+  return _mm256_shuffle_epi8(_mm256_cvtepu32_epi64(dwords), spread);
+}
+
+// The interior, 8 pixels per step: a qword gather per pixel and row reads
+// both taps (and 2 bytes after them, so the caller keeps the lower row above
+// the source's last row). Returns the first pixel it did not do.
 __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& src,
                                                          const RowPositions& row, int first,
                                                          int last, uint8_t* out) {
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  // Lanes hold pixels 0 1 4 5 | 2 3 6 7: the low four lanes gather into one
+  // vector and the high four into another, and packing the two results per
+  // 128-bit lane puts pixels 0-3 in the low lane and 4-7 in the high one.
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
   __m256i x = _mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
                                _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.x_step)));
   __m256i y = _mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
@@ -217,54 +263,42 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   const __m256i x_step8 = _mm256_set1_epi32(row.x_step * 8);
   const __m256i y_step8 = _mm256_set1_epi32(row.y_step * 8);
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride));
-  const __m256i byte = _mm256_set1_epi32(255);
-  const __m256i half = _mm256_set1_epi32(1 << 15);
-  const auto* top = reinterpret_cast<const int*>(src.data);
-  const auto* top_right = reinterpret_cast<const int*>(src.data + 2);
-  const auto* bottom = reinterpret_cast<const int*>(src.data + src.stride);
-  const auto* bottom_right = reinterpret_cast<const int*>(src.data + src.stride + 2);
-  // Keeps bytes 0-2 of each pixel dword: 12 bytes per 128-bit lane.
-  const __m256i pack = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
-                                        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+  const __m256i weight_mask = _mm256_set1_epi32(kWeightOne - 1);
+  const __m256i weight_one = _mm256_set1_epi32(kWeightOne);
+  // Bytes 0-2 of each pixel's dword, pixels in order, then the 24 bytes
+  // made contiguous.
+  const __m256i drop_fourth = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1,
+                                               -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1,
+                                               -1, -1);
+  const __m256i contiguous = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+  const auto* top = reinterpret_cast<const long long*>(src.data);
+  const auto* bottom = reinterpret_cast<const long long*>(src.data + src.stride);
   int i = first;
   for (; i + 8 <= last; i += 8) {
     const __m256i ix = _mm256_srai_epi32(x, kFracBits);
     const __m256i iy = _mm256_srai_epi32(y, kFracBits);
-    const __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, 8), byte);
-    const __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, 8), byte);
+    const __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, kFracBits - kWeightBits), weight_mask);
+    const __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, kFracBits - kWeightBits), weight_mask);
+    // (128 - fx) in the low byte, fx in the high byte; fy << 8.
+    const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(weight_one, fx), _mm256_slli_epi32(fx, 8));
+    const __m256i wy = _mm256_slli_epi32(fy, 8);
     const __m256i offset = _mm256_add_epi32(_mm256_mullo_epi32(iy, stride),
                                             _mm256_add_epi32(ix, _mm256_add_epi32(ix, ix)));
-    const __m256i p00 = _mm256_i32gather_epi32(top, offset, 1);
-    const __m256i p01 = _mm256_srli_epi32(_mm256_i32gather_epi32(top_right, offset, 1), 8);
-    const __m256i p10 = _mm256_i32gather_epi32(bottom, offset, 1);
-    const __m256i p11 = _mm256_srli_epi32(_mm256_i32gather_epi32(bottom_right, offset, 1), 8);
-    __m256i result = _mm256_setzero_si256();
-    for (int shift = 0; shift < 24; shift += 8) {
-      const __m256i a = _mm256_and_si256(_mm256_srli_epi32(p00, shift), byte);
-      const __m256i b = _mm256_and_si256(_mm256_srli_epi32(p01, shift), byte);
-      const __m256i c = _mm256_and_si256(_mm256_srli_epi32(p10, shift), byte);
-      const __m256i d = _mm256_and_si256(_mm256_srli_epi32(p11, shift), byte);
-      const __m256i upper = _mm256_add_epi32(_mm256_slli_epi32(a, 8),
-                                             _mm256_mullo_epi32(_mm256_sub_epi32(b, a), fx));
-      const __m256i lower = _mm256_add_epi32(_mm256_slli_epi32(c, 8),
-                                             _mm256_mullo_epi32(_mm256_sub_epi32(d, c), fx));
-      const __m256i value = _mm256_srli_epi32(
-          _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(upper, 8),
-                                            _mm256_mullo_epi32(_mm256_sub_epi32(lower, upper), fy)),
-                           half),
-          16);
-      result = _mm256_or_si256(result, _mm256_slli_epi32(value, shift));
-    }
-    const __m256i packed = _mm256_shuffle_epi8(result, pack);
-    const __m128i low = _mm256_castsi256_si128(packed);
-    const __m128i high = _mm256_extracti128_si256(packed, 1);
+    const __m128i offset_low = _mm256_castsi256_si128(offset);
+    const __m128i offset_high = _mm256_extracti128_si256(offset, 1);
+    const __m256i low = BilinearFour(_mm256_i32gather_epi64(top, offset_low, 1),
+                                     _mm256_i32gather_epi64(bottom, offset_low, 1),
+                                     SpreadWords(_mm256_castsi256_si128(wx)),
+                                     SpreadWords(_mm256_castsi256_si128(wy)));
+    const __m256i high = BilinearFour(_mm256_i32gather_epi64(top, offset_high, 1),
+                                      _mm256_i32gather_epi64(bottom, offset_high, 1),
+                                      SpreadWords(_mm256_extracti128_si256(wx, 1)),
+                                      SpreadWords(_mm256_extracti128_si256(wy, 1)));
+    const __m256i levels = _mm256_permutevar8x32_epi32(
+        _mm256_shuffle_epi8(_mm256_packus_epi16(low, high), drop_fourth), contiguous);
     uint8_t* dst = out + 3 * i;
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), low);
-    const int low_tail = _mm_cvtsi128_si32(_mm_srli_si128(low, 8));
-    std::memcpy(dst + 8, &low_tail, 4);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 12), high);
-    const int high_tail = _mm_cvtsi128_si32(_mm_srli_si128(high, 8));
-    std::memcpy(dst + 20, &high_tail, 4);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(levels));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 16), _mm256_extracti128_si256(levels, 1));
     x = _mm256_add_epi32(x, x_step8);
     y = _mm256_add_epi32(y, y_step8);
   }
@@ -301,7 +335,17 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
                           dst + 3 * x);
     int done = inner_first;
 #ifdef SEGFEED_HAVE_AVX2_PATH
-    if (avx2) done = BilinearInteriorAvx2(src, row, inner_first, inner_last, dst);
+    if (avx2) {
+      // The vector kernel reads 2 bytes past the lower tap pair: it takes
+      // the pixels whose lower row has a row after it.
+      const Span vector = Intersect(
+          {inner_first, inner_last},
+          SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 2} << kFracBits, out.width));
+      if (vector.first < vector.last) {
+        BilinearInteriorScalar(src, row, done, vector.first, dst);
+        done = BilinearInteriorAvx2(src, row, vector.first, vector.last, dst);
+      }
+    }
 #endif
     BilinearInteriorScalar(src, row, done, inner_last, dst);
     for (int x = inner_last; x < touching.last; ++x)

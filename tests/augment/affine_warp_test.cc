@@ -10,6 +10,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "augment/avx2_dispatch.h"
 #include "test_rasters.h"
 
 namespace segfeed::internal {
@@ -245,6 +246,32 @@ TEST(AffineWarpTest, MaskStaysExactlyBinaryForEveryParameterSet) {
     cv::Mat non_binary = out.mask > 1;
     EXPECT_EQ(cv::countNonZero(non_binary), 0) << id;
     EXPECT_GT(cv::countNonZero(out.mask), 0) << id;
+  }
+}
+
+// The AVX2 kernels and the one-pixel kernels give the same bytes, for the
+// image and the mask, both fills, a half-resolution source (plain warp), a
+// full-resolution one (pre-reduce first) and odd output sizes that leave
+// vector tails and rows whose lower taps reach the source's last row.
+TEST(AffineWarpTest, Avx2AndOnePixelKernelsGiveSameBytes) {
+  if (!CpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU (or SEGFEED_NO_AVX2 set)";
+  const auto scene = RenderDemoScene(2);
+  const cv::Mat half = HalfResolution(scene.image);
+  AugmentOptions options;
+  for (uint64_t id = 0; id < 40; ++id) {
+    options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
+    options.output_width = id % 3 == 0 ? 131 : 512;
+    options.output_height = id % 3 == 0 ? 77 : 512;
+    const AugmentParams params = DrawAugmentParams(options, 99, 0, id);
+    const cv::Mat& image = id % 4 == 1 ? scene.image : half;
+    const Warped vector = RunWarp(options, params, image, scene.mask);
+    Warped one_pixel;
+    {
+      ScopedOnePixelKernels scalar;
+      one_pixel = RunWarp(options, params, image, scene.mask);
+    }
+    EXPECT_EQ(cv::norm(vector.image, one_pixel.image, cv::NORM_INF), 0.0) << "set " << id;
+    EXPECT_EQ(cv::norm(vector.mask, one_pixel.mask, cv::NORM_INF), 0.0) << "set " << id;
   }
 }
 
