@@ -142,10 +142,10 @@ __attribute__((target("avx2"))) inline __m256i Clamp16(__m256i v) {
                           _mm256_set1_epi16(kWhite));
 }
 
-// The table's byte for each lane's code, in both bytes of the lane: a word
-// mask. `code2` holds the code in both bytes of each word.
-__attribute__((target("avx2"))) inline __m256i Lookup(const Table& table, __m256i code2) {
-  return _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(Load16(table.data())), code2);
+// A table in both 128-bit lanes: _mm256_shuffle_epi8 of it by a vector
+// holding each lane's code in both bytes of each word gives word masks.
+__attribute__((target("avx2"))) inline __m256i LoadTable(const Table& table) {
+  return _mm256_broadcastsi128_si256(Load16(table.data()));
 }
 
 }  // namespace
@@ -159,6 +159,18 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
   const __m256i shift_fraction = _mm256_set1_epi16(shift_fraction_q15_);
   const __m256i shift_whole = _mm256_set1_epi16(shift_whole_plus_2_);
   const __m256i half_level = _mm256_set1_epi16(kOneLevel / 2);
+  // Locals, not members: stores through the uint8_t outputs may alias
+  // *this as far as the compiler knows, which would reload every member
+  // after every store.
+  const bool contrast_on = contrast_, saturation_hue = saturation_hue_;
+  const bool scale_chroma = scale_chroma_;
+  const __m256i means[3] = {_mm256_set1_epi16(mean_[0]), _mm256_set1_epi16(mean_[1]),
+                            _mm256_set1_epi16(mean_[2])};
+  const __m256i even_sextant = LoadTable(kEvenSextant);
+  const __m256i is_max[3] = {LoadTable(kRedIsMax), LoadTable(kGreenIsMax),
+                             LoadTable(kBlueIsMax)};
+  const __m256i is_min[3] = {LoadTable(kRedIsMin), LoadTable(kGreenIsMin),
+                             LoadTable(kBlueIsMin)};
   int i = 0;
   for (; i + 16 <= count; i += 16) {
     const __m128i loads[3] = {Load16(p + 3 * i), Load16(p + 3 * i + 16), Load16(p + 3 * i + 32)};
@@ -169,14 +181,13 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
         bytes = _mm_or_si128(bytes,
                              _mm_shuffle_epi8(loads[load], Load16(kDeinterleave.lanes[c][load])));
       v[c] = _mm256_slli_epi16(_mm256_cvtepu8_epi16(bytes), 6);
-      if (contrast_) {
-        const __m256i mean = _mm256_set1_epi16(mean_[c]);
+      if (contrast_on) {
         v[c] = Clamp16(_mm256_add_epi16(
-            mean, _mm256_mulhrs_epi16(_mm256_sub_epi16(v[c], mean), contrast)));
+            means[c], _mm256_mulhrs_epi16(_mm256_sub_epi16(v[c], means[c]), contrast)));
       }
       v[c] = Clamp16(_mm256_add_epi16(v[c], brightness));
     }
-    if (saturation_hue_) {
+    if (saturation_hue) {
       const __m256i r = v[0], g = v[1], b = v[2];
       const __m256i value = _mm256_max_epi16(r, _mm256_max_epi16(g, b));
       const __m256i least = _mm256_min_epi16(r, _mm256_min_epi16(g, b));
@@ -205,20 +216,18 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
                                             _mm256_add_epi16(falling, no_wrap));
       const __m256i code2 = _mm256_or_si256(code, _mm256_slli_epi16(code, 8));
       const __m256i new_rise = _mm256_blendv_epi8(_mm256_sub_epi16(chroma, new_position),
-                                                  new_position, Lookup(kEvenSextant, code2));
+                                                  new_position, _mm256_shuffle_epi8(even_sextant, code2));
       __m256i low, mid;
-      if (scale_chroma_) {
+      if (scale_chroma) {
         low = _mm256_sub_epi16(value, _mm256_mulhrs_epi16(chroma, saturation));
         mid = _mm256_add_epi16(low, _mm256_mulhrs_epi16(new_rise, saturation));
       } else {
         low = least;  // value - chroma
         mid = _mm256_add_epi16(low, new_rise);
       }
-      const Table* const max_tables[3] = {&kRedIsMax, &kGreenIsMax, &kBlueIsMax};
-      const Table* const min_tables[3] = {&kRedIsMin, &kGreenIsMin, &kBlueIsMin};
       for (int c = 0; c < 3; ++c) {
-        v[c] = _mm256_blendv_epi8(mid, value, Lookup(*max_tables[c], code2));
-        v[c] = _mm256_blendv_epi8(v[c], low, Lookup(*min_tables[c], code2));
+        v[c] = _mm256_blendv_epi8(mid, value, _mm256_shuffle_epi8(is_max[c], code2));
+        v[c] = _mm256_blendv_epi8(v[c], low, _mm256_shuffle_epi8(is_min[c], code2));
       }
     }
     for (__m256i& channel : v)
