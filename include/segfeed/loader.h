@@ -21,11 +21,13 @@ class LoaderRuntime;
 // Seconds spent per stage, summed over all decode threads (so with 4 threads
 // they can add up to 4 s per second of wall time), plus the consumer's wait.
 struct StageSeconds {
-  double read = 0;     // reading files into memory
-  double decode = 0;   // JPEG at its DCT scale + GIF
-  // Fused warp and colour jitter; with jitter on, the image's conversion
-  // into the batch slot is fused into the jitter pass and counted here.
-  double augment = 0;
+  double read = 0;          // reading files into memory
+  double decode_image = 0;  // JPEG header and decoding at its DCT scale
+  double decode_mask = 0;   // GIF decoding
+  double warp = 0;          // the fused affine warp of image and mask
+  // Colour jitter; with jitter on, the image's conversion into the batch
+  // slot is fused into the jitter pass and counted here.
+  double jitter = 0;
   // The rest of the conversion into the batch slot: the mask, and the image
   // when colour jitter is off.
   double convert = 0;

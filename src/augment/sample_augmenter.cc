@@ -51,17 +51,20 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
 
   const Clock::time_point start = Clock::now();
   WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
+  const Clock::time_point warped = Clock::now();
   // Jitter on the output-size image (cheaper than on the source), fused with
   // the image conversion: each chunk's levels go from L1 straight to
-  // `image_dst`. The fused pass counts as augment time (jitter is most of it).
+  // `image_dst`. The fused pass counts as jitter time.
   const bool image_written = ApplyColorJitterAndConvert(params, image_out.View(), converter_,
                                                         image_dst);
-  const Clock::time_point augmented = Clock::now();
+  const Clock::time_point jittered = Clock::now();
   if (!image_written) converter_.ConvertImage(image_out.View(), image_dst);
   // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.
   converter_.ConvertMask(mask_out.View(), mask_dst);
-  timings_.augment_ns = NanosBetween(start, augmented);
-  timings_.convert_ns = NanosBetween(augmented, Clock::now());
+  timings_.warp_ns = NanosBetween(start, warped);
+  // Without jitter, the call that found nothing to do counts as conversion.
+  timings_.jitter_ns = image_written ? NanosBetween(warped, jittered) : 0;
+  timings_.convert_ns = NanosBetween(image_written ? jittered : warped, Clock::now());
 }
 
 size_t SampleAugmenter::scratch_bytes() const {

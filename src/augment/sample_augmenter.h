@@ -36,9 +36,10 @@ class SampleAugmenter {
 
   // Where the last Run() spent its time.
   struct Timings {
-    // Warp and colour jitter; with jitter on, the image conversion is fused
-    // into the jitter pass and counted here.
-    int64_t augment_ns = 0;
+    int64_t warp_ns = 0;  // image and mask
+    // Colour jitter with the image's conversion fused into it (0 when the
+    // jitter is off).
+    int64_t jitter_ns = 0;
     // The conversions not fused into the jitter: the mask, and the image
     // when the jitter is off.
     int64_t convert_ns = 0;

@@ -48,8 +48,9 @@ class PairReader {
 
   // Where the last Read() spent its time, and how many file bytes it read.
   struct Timings {
-    int64_t read_ns = 0;    // reading both files
-    int64_t decode_ns = 0;  // header parsing, GIF and JPEG decoding
+    int64_t read_ns = 0;          // reading both files
+    int64_t image_decode_ns = 0;  // JPEG header and decoding
+    int64_t mask_decode_ns = 0;   // GIF decoding and the size check
   };
   const Timings& last_timings() const { return timings_; }
   size_t last_bytes_read() const { return bytes_read_; }

@@ -114,7 +114,8 @@ class LoaderRuntime {
   std::atomic<int64_t> batches_delivered_{0};
   std::atomic<int64_t> input_bytes_{0};
   std::atomic<int64_t> samples_skipped_{0};
-  std::atomic<int64_t> read_ns_{0}, decode_ns_{0}, augment_ns_{0}, convert_ns_{0}, wait_ns_{0};
+  std::atomic<int64_t> read_ns_{0}, image_decode_ns_{0}, mask_decode_ns_{0}, warp_ns_{0}, jitter_ns_{0},
+      convert_ns_{0}, wait_ns_{0};
   mutable std::mutex skipped_mu_;
   std::vector<Error> skipped_files_;               // guarded by skipped_mu_
   std::set<std::string> skipped_paths_;            // guarded by skipped_mu_
@@ -242,7 +243,8 @@ Status LoaderRuntime::LoadSample(const SampleTask& task, int worker_index) {
     Status status = worker.reader.Read(dataset_.pairs[id], out_w, out_h);
     const PairReader::Timings& read = worker.reader.last_timings();
     read_ns_ += read.read_ns;
-    decode_ns_ += read.decode_ns;
+    image_decode_ns_ += read.image_decode_ns;
+    mask_decode_ns_ += read.mask_decode_ns;
     input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
     if (status.ok()) {
       // A replacement gets parameters of its own, not a copy of those its
@@ -260,7 +262,8 @@ Status LoaderRuntime::LoadSample(const SampleTask& task, int worker_index) {
       worker.augmenter.Run(params, source, converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), out_w, out_h),
                            converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), out_w));
       const SampleAugmenter::Timings& augment = worker.augmenter.last_timings();
-      augment_ns_ += augment.augment_ns;
+      warp_ns_ += augment.warp_ns;
+      jitter_ns_ += augment.jitter_ns;
       convert_ns_ += augment.convert_ns;
       meta.sample_ids[task.slot] = id;
       meta.params[task.slot] = params;
@@ -351,8 +354,10 @@ LoaderStats LoaderRuntime::Stats() const {
     stats.skipped_files = skipped_files_;
   }
   stats.stage_seconds.read = read_ns_.load() * 1e-9;
-  stats.stage_seconds.decode = decode_ns_.load() * 1e-9;
-  stats.stage_seconds.augment = augment_ns_.load() * 1e-9;
+  stats.stage_seconds.decode_image = image_decode_ns_.load() * 1e-9;
+  stats.stage_seconds.decode_mask = mask_decode_ns_.load() * 1e-9;
+  stats.stage_seconds.warp = warp_ns_.load() * 1e-9;
+  stats.stage_seconds.jitter = jitter_ns_.load() * 1e-9;
   stats.stage_seconds.convert = convert_ns_.load() * 1e-9;
   stats.stage_seconds.consumer_wait = wait_ns_.load() * 1e-9;
   return stats;

@@ -138,15 +138,16 @@ int RunBench(std::span<const std::string> args) {
   const double input_bytes_per_epoch = static_cast<double>(after_epoch.front().input_bytes);
   const double input_mb_per_s = input_bytes_per_epoch / median_seconds / 1e6;
   const StageSeconds& stage = stats.stage_seconds;
-  const double work = stage.read + stage.decode + stage.augment + stage.convert;
+  const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp + stage.jitter + stage.convert;
   auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
 
   std::printf("  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epochs)\n",
               samples_per_s, batches_per_s, input_mb_per_s, epoch_seconds.size() - first_timed);
-  std::printf("  stages (thread-seconds, all epochs): read %.2f (%.0f%%), decode %.2f (%.0f%%), augment %.2f (%.0f%%), "
-              "convert %.2f (%.0f%%); consumer waited %.2f s\n",
-              stage.read, share(stage.read), stage.decode, share(stage.decode), stage.augment, share(stage.augment),
-              stage.convert, share(stage.convert), stage.consumer_wait);
+  std::printf("  stages (thread-seconds, all epochs): read %.2f (%.0f%%), JPEG %.2f (%.0f%%), GIF %.2f (%.0f%%), "
+              "warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); consumer waited %.2f s\n",
+              stage.read, share(stage.read), stage.decode_image, share(stage.decode_image), stage.decode_mask,
+              share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter, share(stage.jitter), stage.convert,
+              share(stage.convert), stage.consumer_wait);
   std::printf("  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB, read buffers %.1f MiB, "
               "max in flight %d of %d samples, peak RSS %.1f MiB\n",
               stats.pool_buffers, MiB(static_cast<double>(stats.pool_bytes) / stats.pool_buffers),
@@ -188,8 +189,10 @@ int RunBench(std::span<const std::string> args) {
     json.EndArray()
         .BeginObject("stage_seconds")
         .Number("read", stage.read)
-        .Number("decode", stage.decode)
-        .Number("augment", stage.augment)
+        .Number("decode_image", stage.decode_image)
+        .Number("decode_mask", stage.decode_mask)
+        .Number("warp", stage.warp)
+        .Number("jitter", stage.jitter)
         .Number("convert", stage.convert)
         .Number("consumer_wait", stage.consumer_wait)
         .EndObject()

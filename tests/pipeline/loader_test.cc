@@ -196,6 +196,31 @@ TEST_F(LoaderTest, PoolAndScratchMatchThePlanAndNeverGrow) {
   EXPECT_EQ(after.in_flight_bound, 12);
 }
 
+// Stage times add up per stage: every stage that ran has time, and the
+// jitter has none when colour jitter is off (the image conversion is then
+// counted under convert).
+TEST_F(LoaderTest, StageSecondsCountEachStageThatRan) {
+  for (bool jitter : {true, false}) {
+    LoaderOptions options = SmallOptions();
+    AugmentOptions& augment = options.augment;
+    augment.contrast_enabled = augment.brightness_enabled = augment.saturation_enabled =
+        augment.hue_enabled = jitter;
+    Loader loader(Spec(), options);
+    EpochBatches(loader, 0);
+    const StageSeconds stage = loader.stats().stage_seconds;
+    EXPECT_GT(stage.read, 0.0);
+    EXPECT_GT(stage.decode_image, 0.0);
+    EXPECT_GT(stage.decode_mask, 0.0);
+    EXPECT_GT(stage.warp, 0.0);
+    EXPECT_GT(stage.convert, 0.0);
+    if (jitter) {
+      EXPECT_GT(stage.jitter, 0.0);
+    } else {
+      EXPECT_EQ(stage.jitter, 0.0);
+    }
+  }
+}
+
 TEST_F(LoaderTest, StalledConsumerHoldsTheBoundAndShutsDownPromptly) {
   LoaderOptions options = SmallOptions();
   options.prefetch_batches = 3;
