@@ -73,6 +73,35 @@ cat <<REPORT
 | augment on / --no-augment                   | $(ratio "$all" "$noaug") | >= 0.85 |
 REPORT
 
+# Where the time goes, from the all-cores runs' own stage timers: thread
+# milliseconds per sample (median over runs) and each stage's share of the
+# work; the wait is what the consumer spent blocked in Next() per batch.
+stages="read decode_image decode_mask warp jitter convert"
+per_sample() {  # per_sample KEY -> median over runs of KEY seconds / samples loaded, in ms
+  for f in "$work"/all.*.json; do
+    awk -v s="$(field "$f" "$1")" -v n="$(field "$f" loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
+  done | median
+}
+declare -A stage_ms
+total_ms=0
+for stage in $stages; do
+  stage_ms[$stage]=$(per_sample "$stage")
+  total_ms=$(awk -v a="$total_ms" -v b="${stage_ms[$stage]}" 'BEGIN {print a + b}')
+done
+wait_ms=$(for f in "$work"/all.*.json; do
+  awk -v s="$(field "$f" consumer_wait)" -v n="$(field "$f" loaded)" -v b="$(field "$f" batch_size)" \
+    'BEGIN {printf "%.3f\n", 1000 * s / (n / b)}'
+done | median)
+echo
+echo "| stage (all cores, median of $runs runs) | ms per sample (thread time) | share |"
+echo "|-----------------------------------------|-----------------------------|-------|"
+for stage in $stages; do
+  printf '| %-39s | %27.3f | %4.1f%% |\n' "$stage" "${stage_ms[$stage]}" \
+    "$(awk -v a="${stage_ms[$stage]}" -v t="$total_ms" 'BEGIN {print 100 * a / t}')"
+done
+printf '| %-39s | %27.3f |       |\n' "total" "$total_ms"
+echo "consumer wait in Next(): $wait_ms ms per batch"
+
 if $rss; then
   small="$(dataset 200)" large="$(dataset 2000)"
   $segfeed bench --data "$small" --epochs 1 --json "$work/rss-small.json" >/dev/null
