@@ -92,7 +92,7 @@ RowPositions PositionsOfRow(const AffineMatrix& m, int row, int32_t offset) {
 bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
                     const RasterView& source) {
   if (source.width >= kMaxFixedPointPixels || source.height >= kMaxFixedPointPixels) return false;
-  if (std::abs(static_cast<double>(source.stride_bytes)) * source.height > (1u << 30)) return false;
+  if (static_cast<double>(source.stride_bytes) * source.height > (1u << 30)) return false;
   for (double x : {-1.0, static_cast<double>(output_width)}) {
     for (double y : {-1.0, static_cast<double>(output_height)}) {
       if (!(std::abs(m[0] * x + m[1] * y + m[2]) < kMaxFixedPointPixels) ||
@@ -486,6 +486,8 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const WarpSource& source, const MutableRasterView& image_out,
                       const MutableRasterView& mask_out, WarpScratch* scratch) {
   assert(source.image.channels == 3 && source.mask.channels == 1);
+  assert(source.image.stride_bytes >= source.image.width * 3);
+  assert(source.mask.stride_bytes >= source.mask.width);
   assert(image_out.channels == 3 && mask_out.channels == 1);
   const double scale_x = source.image_scale > 0
                              ? source.image_scale

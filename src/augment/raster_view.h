@@ -6,8 +6,10 @@
 namespace segfeed::internal {
 
 // A borrowed 8-bit raster: `height` rows of `width` pixels of `channels`
-// bytes each, rows `stride_bytes` apart. The view never owns the memory; the
-// caller keeps it alive for the duration of the call that takes the view.
+// bytes each, top row first, rows `stride_bytes` >= width * channels apart
+// (the vector kernels rely on the bytes after a row's last pixel being the
+// next row's or padding). The view never owns the memory; the caller keeps
+// it alive for the duration of the call that takes the view.
 struct RasterView {
   const uint8_t* data = nullptr;
   int width = 0;

@@ -2,7 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -272,6 +277,63 @@ TEST(AffineWarpTest, Avx2AndOnePixelKernelsGiveSameBytes) {
     }
     EXPECT_EQ(cv::norm(vector.image, one_pixel.image, cv::NORM_INF), 0.0) << "set " << id;
     EXPECT_EQ(cv::norm(vector.mask, one_pixel.mask, cv::NORM_INF), 0.0) << "set " << id;
+  }
+}
+
+// Memory whose last byte sits right before an inaccessible page: a kernel
+// that reads past a raster ending there crashes the test instead of reading
+// the next row's bytes unnoticed (ASan does not check AVX2 gathers).
+class GuardedBytes {
+ public:
+  explicit GuardedBytes(size_t bytes) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    mapped_ = (bytes + page - 1) / page * page + page;
+    base_ = static_cast<uint8_t*>(
+        mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    EXPECT_NE(base_, MAP_FAILED);
+    EXPECT_EQ(mprotect(base_ + mapped_ - page, page, PROT_NONE), 0);
+    data_ = base_ + mapped_ - page - bytes;
+  }
+  ~GuardedBytes() { munmap(base_, mapped_); }
+  uint8_t* data() const { return data_; }
+
+ private:
+  size_t mapped_ = 0;
+  uint8_t* base_ = nullptr;
+  uint8_t* data_ = nullptr;
+};
+
+// Sources of a few pixels up to wide ones, densely packed and padded, that
+// end at a guard page, warped up and down with random parameters: no kernel
+// reads past the source's last byte.
+TEST(AffineWarpTest, KernelsNeverReadPastTheSourcesLastByte) {
+  for (const auto& [width, height, padding] :
+       {std::tuple{1, 1, 0}, {2, 2, 0}, {3, 2, 0}, {4, 3, 0}, {37, 11, 0}, {37, 11, 5},
+        {160, 3, 0}, {3, 160, 1}, {96, 64, 0}}) {
+    const cv::Mat noise = segfeed::testing::NoiseImage(width, height, 3, width * 7 + height);
+    const ptrdiff_t image_stride = ptrdiff_t{width} * 3 + padding;
+    const ptrdiff_t mask_stride = width + padding;
+    GuardedBytes image_bytes(static_cast<size_t>(image_stride) * (height - 1) + width * 3);
+    GuardedBytes mask_bytes(static_cast<size_t>(mask_stride) * (height - 1) + width);
+    for (int y = 0; y < height; ++y) {
+      std::memcpy(image_bytes.data() + y * image_stride, noise.ptr(y), static_cast<size_t>(width) * 3);
+      for (int x = 0; x < width; ++x) mask_bytes.data()[y * mask_stride + x] = (x + y) % 2;
+    }
+    const WarpSource source{{image_bytes.data(), width, height, 3, image_stride},
+                            {mask_bytes.data(), width, height, 1, mask_stride}};
+    AugmentOptions options;
+    for (uint64_t id = 0; id < 24; ++id) {
+      options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
+      options.output_width = id % 3 == 0 ? width : 64 + static_cast<int>(id);
+      options.output_height = id % 3 == 0 ? height : 48 + static_cast<int>(id);
+      const AugmentParams params = id < 2 ? AugmentParams{} : DrawAugmentParams(options, 5, 0, id);
+      cv::Mat image_out(options.output_height, options.output_width, CV_8UC3);
+      cv::Mat mask_out(options.output_height, options.output_width, CV_8UC1);
+      WarpScratch scratch;
+      WarpImageAndMask(options, params, source, MutableView(image_out), MutableView(mask_out),
+                       &scratch);
+      EXPECT_LE(cv::countNonZero(mask_out > 1), 0) << width << "x" << height << " set " << id;
+    }
   }
 }
 

@@ -123,8 +123,23 @@ TEST(FixedPointJitterTest, Avx2AndOnePixelKernelsGiveSameBits) {
   if (!CpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU (or SEGFEED_NO_AVX2 set)";
   // 16-pixel steps plus a tail of 7.
   const cv::Mat noise = NoiseImage(16 * 9 + 7, 40, 3, 77);
-  for (uint64_t id = 0; id < 100; ++id) {
-    const AugmentParams params = DrawAugmentParams(FixedPointRanges(), 4, 0, id);
+  // Random draws, then the branches they never take: each op off, factors
+  // of exactly 0 and 1, the widest brightness, shifts on sextant edges.
+  std::vector<AugmentParams> sets;
+  for (uint64_t id = 0; id < 100; ++id) sets.push_back(DrawAugmentParams(FixedPointRanges(), 4, 0, id));
+  for (double contrast : {0.0, 0.7, 1.0})
+    for (double brightness : {-1.0, 0.0, 1.0})
+      for (double saturation : {0.0, 0.6, 1.0})
+        for (double hue : {-0.5, -1.0 / 6, 0.0, 1.0 / 3, 0.5}) {
+          AugmentParams params;
+          params.contrast_factor = contrast;
+          params.brightness_delta = brightness;
+          params.saturation_factor = saturation;
+          params.hue_delta = hue;
+          sets.push_back(params);
+        }
+  for (size_t id = 0; id < sets.size(); ++id) {
+    const AugmentParams& params = sets[id];
     const auto jitter = FixedPointJitter::For(params, {0.3 + 0.004 * id, 0.5, 0.6});
     ASSERT_TRUE(jitter.has_value());
     const cv::Mat vector = RunFixedPoint(*jitter, noise, true);
