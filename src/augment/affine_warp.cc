@@ -246,11 +246,26 @@ __attribute__((target("avx2"))) inline __m256i SpreadWords(__m128i dwords) {
   return _mm256_shuffle_epi8(_mm256_cvtepu32_epi64(dwords), spread);
 }
 
+// Asks for the cache lines of the taps of pixel `i` of `row` (both rows).
+// Integer address arithmetic: the position may lie outside the source, and
+// a prefetch of any address is harmless.
+inline void PrefetchTaps(const BilinearSource& src, const RowPositions& row, int i) {
+  const int32_t x = row.x + row.x_step * i, y = row.y + row.y_step * i;
+  const uintptr_t top = reinterpret_cast<uintptr_t>(src.data) +
+                        static_cast<uintptr_t>((y >> kFracBits) * src.stride + 3 * (x >> kFracBits));
+  __builtin_prefetch(reinterpret_cast<const void*>(top));
+  __builtin_prefetch(reinterpret_cast<const void*>(top + static_cast<uintptr_t>(src.stride)));
+}
+
 // The interior, 8 pixels per step: a qword gather per pixel and row reads
 // both taps (and 2 bytes after them, so the caller keeps the lower row above
 // the source's last row). Returns the first pixel it did not do.
+// `ahead` is the output row two rows down: its taps are prefetched, since
+// a rotated row walks the source diagonally, which the hardware prefetcher
+// does not follow (measured in BENCHMARKS.md).
 __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& src,
-                                                         const RowPositions& row, int first,
+                                                         const RowPositions& row,
+                                                         const RowPositions& ahead, int first,
                                                          int last, uint8_t* out) {
   // Lanes hold pixels 0 1 4 5 | 2 3 6 7: the low four lanes gather into one
   // vector and the high four into another, and packing the two results per
@@ -275,6 +290,8 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   const auto* bottom = reinterpret_cast<const long long*>(src.data + src.stride);
   int i = first;
   for (; i + 8 <= last; i += 8) {
+    PrefetchTaps(src, ahead, i);
+    PrefetchTaps(src, ahead, i + 4);
     const __m256i ix = _mm256_srai_epi32(x, kFracBits);
     const __m256i iy = _mm256_srai_epi32(y, kFracBits);
     const __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, kFracBits - kWeightBits), weight_mask);
@@ -343,7 +360,10 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
           SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 2} << kFracBits, out.width));
       if (vector.first < vector.last) {
         BilinearInteriorScalar(src, row, done, vector.first, dst);
-        done = BilinearInteriorAvx2(src, row, vector.first, vector.last, dst);
+        // Rows past the output are not fitted to 16.16 (FitsFixedPoint).
+        const RowPositions ahead =
+            y + 2 < out.height ? PositionsOfRow(m, y + 2, kBilinearOffset) : row;
+        done = BilinearInteriorAvx2(src, row, ahead, vector.first, vector.last, dst);
       }
     }
 #endif
