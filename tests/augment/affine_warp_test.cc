@@ -22,6 +22,7 @@ namespace segfeed::internal {
 namespace {
 
 using segfeed::testing::HalfResolution;
+using segfeed::testing::MaxAbsDiff;
 using segfeed::testing::MutableView;
 using segfeed::testing::Psnr;
 using segfeed::testing::RenderDemoScene;
@@ -41,14 +42,6 @@ Warped RunWarp(const AugmentOptions& options, const AugmentParams& params, const
   WarpImageAndMask(options, params, {View(image), View(mask), image_scale},
                    MutableView(out.image), MutableView(out.mask), &scratch);
   return out;
-}
-
-double MaxAbsDiff(const cv::Mat& a, const cv::Mat& b) {
-  double max_diff = 0;
-  cv::Mat d;
-  cv::absdiff(a.reshape(1), b.reshape(1), d);
-  cv::minMaxLoc(d, nullptr, &max_diff);
-  return max_diff;
 }
 
 // Forward geometry of the params applied to an already resized square image

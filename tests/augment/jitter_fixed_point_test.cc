@@ -16,6 +16,8 @@
 namespace segfeed::internal {
 namespace {
 
+using segfeed::testing::DescribeJitter;
+using segfeed::testing::MaxAbsDiff;
 using segfeed::testing::MutableView;
 using segfeed::testing::NoiseImage;
 
@@ -56,14 +58,6 @@ cv::Mat RunFixedPoint(const FixedPointJitter& jitter, const cv::Mat& image, bool
   return out;
 }
 
-int MaxAbsDiff(const cv::Mat& a, const cv::Mat& b) {
-  cv::Mat d;
-  cv::absdiff(a.reshape(1), b.reshape(1), d);
-  double max_diff = 0;
-  cv::minMaxLoc(d, nullptr, &max_diff);
-  return static_cast<int>(max_diff);
-}
-
 TEST(FixedPointJitterTest, TakesFactorsUpToOneOnly) {
   AugmentParams params;
   params.contrast_factor = 0.5;
@@ -93,9 +87,7 @@ TEST(FixedPointJitterTest, WithinOneLevelOfReferenceOnColourGrid) {
     ApplyColorJitterReference(params, MutableView(reference));
     const int diff = MaxAbsDiff(RunFixedPoint(*jitter, grid, false), reference);
     worst = std::max(worst, diff);
-    EXPECT_LE(diff, 1) << "set " << id << " contrast " << params.contrast_factor
-                       << " brightness " << params.brightness_delta << " saturation "
-                       << params.saturation_factor << " hue " << params.hue_delta;
+    EXPECT_LE(diff, 1) << "set " << id << ": " << DescribeJitter(params);
   }
   std::printf("fixed-point jitter vs reference on the colour grid: max abs diff %d\n", worst);
 }

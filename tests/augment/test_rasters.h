@@ -1,15 +1,17 @@
 #pragma once
 
 // Inputs for the augment tests, made in memory with OpenCV: views over
-// cv::Mat, make-demo scenes at full and half resolution, noise, PSNR.
+// cv::Mat, make-demo scenes at full and half resolution, noise, differences.
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "augment/raster_view.h"
+#include "segfeed/augment.h"
 #include "counter_rng.h"
 #include "tools/demo_dataset.h"
 
@@ -55,6 +57,22 @@ inline cv::Mat NoiseImage(int width, int height, int channels, uint64_t seed) {
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width * channels; ++x) out.ptr<uint8_t>(y)[x] = rng.NextU64() & 0xff;
   return out;
+}
+
+// Largest absolute difference between two 8-bit images of the same shape.
+inline int MaxAbsDiff(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat d;
+  cv::absdiff(a.reshape(1), b.reshape(1), d);
+  double max_diff = 0;
+  cv::minMaxLoc(d, nullptr, &max_diff);
+  return static_cast<int>(max_diff);
+}
+
+// The colour jitter parameters, for failure messages.
+inline std::string DescribeJitter(const AugmentParams& params) {
+  return "contrast " + std::to_string(params.contrast_factor) + " brightness " +
+         std::to_string(params.brightness_delta) + " saturation " +
+         std::to_string(params.saturation_factor) + " hue " + std::to_string(params.hue_delta);
 }
 
 // Peak signal-to-noise ratio in dB between two 8-bit images.
