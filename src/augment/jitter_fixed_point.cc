@@ -22,27 +22,32 @@ inline int MulHrs(int a, int b) { return (a * b + (1 << 14)) >> 15; }
 inline int Clamp(int v) { return std::min(std::max(v, 0), kWhite); }
 
 // The kernels reach the new sextant k' as a code t in [0, 11] with
-// k' = (t + 5) mod 6 (see RunScalar). Each table answers one question
-// about k' for every code, as 0xFF / 0x00 bytes so that AVX2 looks it up
-// with one byte shuffle.
+// k' = (t + 5) mod 6 (see RunScalar). In sextant k' (hue in [k', k' + 1)
+// sixths of a turn) the largest, middle and smallest channels are: 0 r g b,
+// 1 g r b, 2 g b r, 3 b g r, 4 b r g, 5 r b g; in even sextants the middle
+// channel rises with the hue. One byte table per channel answers, for every
+// code, whether the channel is the largest (bit 7) or the smallest (bit 6)
+// and, in every table, whether the sextant is even (bit 5). AVX2 looks a
+// table up with one byte shuffle and reads each answer as bit 7 after a
+// shift (_mm256_blendv_epi8 looks only at bit 7), so three tables stay in
+// registers instead of seven.
+constexpr uint8_t kIsMax = 0x80, kIsMin = 0x40, kIsEven = 0x20;
 using Table = FixedPointJitter::Table;
-constexpr Table SextantTable(std::initializer_list<int> sextants) {
+constexpr Table ChannelTable(std::initializer_list<int> max_sextants,
+                             std::initializer_list<int> min_sextants) {
   Table table{};
-  for (int t = 0; t < 12; ++t)
-    for (int s : sextants)
-      if ((t + 5) % 6 == s) table[t] = 0xFF;
+  for (int t = 0; t < 12; ++t) {
+    const int sextant = (t + 5) % 6;
+    for (int s : max_sextants)
+      if (sextant == s) table[t] |= kIsMax;
+    for (int s : min_sextants)
+      if (sextant == s) table[t] |= kIsMin;
+    if (sextant % 2 == 0) table[t] |= kIsEven;
+  }
   return table;
 }
-// In sextant k' (hue in [k', k' + 1) sixths of a turn) the largest, middle
-// and smallest channels are: 0 r g b, 1 g r b, 2 g b r, 3 b g r, 4 b r g,
-// 5 r b g. In even sextants the middle channel rises with the hue.
-constexpr Table kRedIsMax = SextantTable({0, 5});
-constexpr Table kRedIsMin = SextantTable({2, 3});
-constexpr Table kGreenIsMax = SextantTable({1, 2});
-constexpr Table kGreenIsMin = SextantTable({4, 5});
-constexpr Table kBlueIsMax = SextantTable({3, 4});
-constexpr Table kBlueIsMin = SextantTable({0, 1});
-constexpr Table kEvenSextant = SextantTable({0, 2, 4});
+constexpr Table kChannelTables[3] = {ChannelTable({0, 5}, {2, 3}), ChannelTable({1, 2}, {4, 5}),
+                                     ChannelTable({3, 4}, {0, 1})};
 
 }  // namespace
 
@@ -99,12 +104,13 @@ void FixedPointJitter::RunScalar(const uint8_t* p, int first, int count, uint8_t
       const bool no_wrap = chroma > shifted;
       const int new_position = no_wrap ? shifted : shifted - chroma;  // chroma * u'
       const int t = base + shift_whole_plus_2_ - (falling ? 1 : 0) - (no_wrap ? 1 : 0);
-      const int new_rise = kEvenSextant[t] ? new_position : chroma - new_position;
+      const int new_rise = kChannelTables[0][t] & kIsEven ? new_position : chroma - new_position;
       const int low = scale_chroma_ ? value - MulHrs(chroma, saturation_q15_) : value - chroma;
       const int mid = scale_chroma_ ? low + MulHrs(new_rise, saturation_q15_) : low + new_rise;
-      v[0] = kRedIsMax[t] ? value : (kRedIsMin[t] ? low : mid);
-      v[1] = kGreenIsMax[t] ? value : (kGreenIsMin[t] ? low : mid);
-      v[2] = kBlueIsMax[t] ? value : (kBlueIsMin[t] ? low : mid);
+      for (int c = 0; c < 3; ++c) {
+        const uint8_t role = kChannelTables[c][t];
+        v[c] = role & kIsMax ? value : (role & kIsMin ? low : mid);
+      }
     }
     r_out[i] = static_cast<uint8_t>((v[0] + kOneLevel / 2) >> 6);
     g_out[i] = static_cast<uint8_t>((v[1] + kOneLevel / 2) >> 6);
@@ -166,11 +172,8 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
   const bool scale_chroma = scale_chroma_;
   const __m256i means[3] = {_mm256_set1_epi16(mean_[0]), _mm256_set1_epi16(mean_[1]),
                             _mm256_set1_epi16(mean_[2])};
-  const __m256i even_sextant = LoadTable(kEvenSextant);
-  const __m256i is_max[3] = {LoadTable(kRedIsMax), LoadTable(kGreenIsMax),
-                             LoadTable(kBlueIsMax)};
-  const __m256i is_min[3] = {LoadTable(kRedIsMin), LoadTable(kGreenIsMin),
-                             LoadTable(kBlueIsMin)};
+  const __m256i tables[3] = {LoadTable(kChannelTables[0]), LoadTable(kChannelTables[1]),
+                             LoadTable(kChannelTables[2])};
   int i = 0;
   for (; i + 16 <= count; i += 16) {
     const __m128i loads[3] = {Load16(p + 3 * i), Load16(p + 3 * i + 16), Load16(p + 3 * i + 32)};
@@ -215,8 +218,13 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
       const __m256i code = _mm256_add_epi16(_mm256_add_epi16(base, shift_whole),
                                             _mm256_add_epi16(falling, no_wrap));
       const __m256i code2 = _mm256_or_si256(code, _mm256_slli_epi16(code, 8));
+      // Each lane's table byte in both bytes of the word, so that shifting
+      // the word moves bit 6 (or 5) of each byte to its bit 7.
+      const __m256i roles[3] = {_mm256_shuffle_epi8(tables[0], code2),
+                                _mm256_shuffle_epi8(tables[1], code2),
+                                _mm256_shuffle_epi8(tables[2], code2)};
       const __m256i new_rise = _mm256_blendv_epi8(_mm256_sub_epi16(chroma, new_position),
-                                                  new_position, _mm256_shuffle_epi8(even_sextant, code2));
+                                                  new_position, _mm256_slli_epi16(roles[0], 2));
       __m256i low, mid;
       if (scale_chroma) {
         low = _mm256_sub_epi16(value, _mm256_mulhrs_epi16(chroma, saturation));
@@ -226,8 +234,8 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
         mid = _mm256_add_epi16(low, new_rise);
       }
       for (int c = 0; c < 3; ++c) {
-        v[c] = _mm256_blendv_epi8(mid, value, _mm256_shuffle_epi8(is_max[c], code2));
-        v[c] = _mm256_blendv_epi8(v[c], low, _mm256_shuffle_epi8(is_min[c], code2));
+        v[c] = _mm256_blendv_epi8(mid, value, roles[c]);
+        v[c] = _mm256_blendv_epi8(v[c], low, _mm256_slli_epi16(roles[c], 1));
       }
     }
     for (__m256i& channel : v)
