@@ -14,6 +14,7 @@
 # Needs a release build (scripts/dev.sh bench makes one). Datasets are made
 # once under $SEGFEED_CACHE_DIR (default ~/.cache/segfeed).
 set -euo pipefail
+export LC_ALL=C  # awk and printf agree on the decimal point
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 segfeed=build/release/src/tools/segfeed
 runs=5 pairs=200 rss=false
@@ -38,7 +39,12 @@ dataset() {  # dataset N -> folder with N demo pairs, made once
   cat "$dir"/train/* "$dir"/train_masks/* >/dev/null  # into the page cache
   echo "$dir"
 }
-field() { grep -o "\"$2\":[0-9.e+-]*" "$1" | head -1 | cut -d: -f2; }
+field() {  # field FILE KEY -> the number; fails when the report lacks KEY
+  local value
+  value=$(grep -o "\"$2\":[0-9.e+-]*" "$1" | head -1 | cut -d: -f2)
+  [[ -n $value ]] || { echo "compare.sh: no \"$2\" in $1" >&2; exit 1; }
+  echo "$value"
+}
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
@@ -89,8 +95,7 @@ for stage in $stages; do
   total_ms=$(awk -v a="$total_ms" -v b="${stage_ms[$stage]}" 'BEGIN {print a + b}')
 done
 wait_ms=$(for f in "$work"/all.*.json; do
-  awk -v s="$(field "$f" consumer_wait)" -v n="$(field "$f" loaded)" -v b="$(field "$f" batch_size)" \
-    'BEGIN {printf "%.3f\n", 1000 * s / (n / b)}'
+  awk -v s="$(field "$f" consumer_wait)" -v n="$(field "$f" batches)" 'BEGIN {printf "%.3f\n", 1000 * s / n}'
 done | median)
 echo
 echo "| stage (all cores, median of $runs runs) | ms per sample (thread time) | share |"

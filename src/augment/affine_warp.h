@@ -74,8 +74,8 @@ ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int i
                            double extent_width, double extent_height, int output_width,
                            int output_height);
 
-// Warps image (bilinear, 8-bit fixed point: bit-exact and independent of the
-// thread count) and mask (nearest neighbour: output values are source
+// Warps image (bilinear, weights in 1/128 pixel, integer arithmetic:
+// bit-exact and independent of the thread count) and mask (nearest neighbour: output values are source
 // values, so a 0/1 mask stays exactly 0/1) to the output size in one pass
 // each, straight into the caller's rasters. `image_out` must be
 // output_width x output_height x 3 and `mask_out` the same x 1, not

@@ -57,7 +57,7 @@ class ScopedOnePixelKernels {
   ScopedOnePixelKernels& operator=(const ScopedOnePixelKernels&) = delete;
 
  private:
-  bool saved_ = CpuHasAvx2();
+  [[maybe_unused]] bool saved_ = CpuHasAvx2();
 };
 
 }  // namespace segfeed::internal

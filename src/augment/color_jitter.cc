@@ -95,7 +95,7 @@ double Clamp01Double(double v) { return std::min(std::max(v, 0.0), 1.0); }
 
 namespace {
 
-// The fast path works in float32 with a fixed sequence of operations, the
+// The float32 path (factors above 1) runs a fixed sequence of operations, the
 // same in the scalar and the AVX2 code, so both give the same bits. No fused
 // multiply-add (neither target enables it) and no approximate reciprocals.
 // MaxPs/MinPs are maxps/minps exactly (the second operand unless the first
@@ -293,7 +293,7 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
   std::array<double, 3> means{0, 0, 0};
   if (params.contrast_factor != 1.0) means = ChannelMeans(rgb);
   const std::optional<FixedPointJitter> fixed_point = FixedPointJitter::For(params, means);
-  const JitterConstants constants = MakeConstants(params, means);
+  const JitterConstants constants = fixed_point ? JitterConstants{} : MakeConstants(params, means);
   const bool avx2 = CpuHasAvx2();
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {

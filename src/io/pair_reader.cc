@@ -24,7 +24,8 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
   bytes_read_ = 0;
   const Clock::time_point start = Clock::now();
   Status status = ReadAndDecode(pair, target_width, target_height);
-  // Reading and the mask are timed inside ReadAndDecode; the image is the rest.
+  // Reading and the mask are timed inside ReadAndDecode; the image (header,
+  // size check, decode) is the rest.
   timings_.image_decode_ns =
       NanosBetween(start, Clock::now()) - timings_.read_ns - timings_.mask_decode_ns;
   return status;

@@ -50,7 +50,7 @@ class PairReader {
   struct Timings {
     int64_t read_ns = 0;          // reading both files
     int64_t image_decode_ns = 0;  // JPEG header and decoding
-    int64_t mask_decode_ns = 0;   // GIF decoding and the size check
+    int64_t mask_decode_ns = 0;   // GIF decoding
   };
   const Timings& last_timings() const { return timings_; }
   size_t last_bytes_read() const { return bytes_read_; }

@@ -205,6 +205,7 @@ int RunBench(std::span<const std::string> args) {
         .Integer("in_flight_bound", stats.in_flight_bound)
         .Integer("peak_rss_bytes", PeakRssBytes())
         .Integer("loaded", stats.samples_loaded)
+        .Integer("batches", stats.batches_delivered)
         .Integer("skipped", stats.samples_skipped)
         .BeginArray("skipped_files");
     for (const Error& e : stats.skipped_files) {

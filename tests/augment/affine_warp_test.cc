@@ -283,11 +283,17 @@ class GuardedBytes {
     mapped_ = (bytes + page - 1) / page * page + page;
     base_ = static_cast<uint8_t*>(
         mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    EXPECT_NE(base_, MAP_FAILED);
-    EXPECT_EQ(mprotect(base_ + mapped_ - page, page, PROT_NONE), 0);
+    if (base_ == MAP_FAILED) {
+      base_ = nullptr;
+      return;
+    }
+    if (mprotect(base_ + mapped_ - page, page, PROT_NONE) != 0) return;
     data_ = base_ + mapped_ - page - bytes;
   }
-  ~GuardedBytes() { munmap(base_, mapped_); }
+  ~GuardedBytes() {
+    if (base_ != nullptr) munmap(base_, mapped_);
+  }
+  bool ok() const { return data_ != nullptr; }
   uint8_t* data() const { return data_; }
 
  private:
@@ -308,6 +314,7 @@ TEST(AffineWarpTest, KernelsNeverReadPastTheSourcesLastByte) {
     const ptrdiff_t mask_stride = width + padding;
     GuardedBytes image_bytes(static_cast<size_t>(image_stride) * (height - 1) + width * 3);
     GuardedBytes mask_bytes(static_cast<size_t>(mask_stride) * (height - 1) + width);
+    ASSERT_TRUE(image_bytes.ok() && mask_bytes.ok()) << "mmap or mprotect failed";
     for (int y = 0; y < height; ++y) {
       std::memcpy(image_bytes.data() + y * image_stride, noise.ptr(y), static_cast<size_t>(width) * 3);
       for (int x = 0; x < width; ++x) mask_bytes.data()[y * mask_stride + x] = (x + y) % 2;
@@ -315,6 +322,7 @@ TEST(AffineWarpTest, KernelsNeverReadPastTheSourcesLastByte) {
     const WarpSource source{{image_bytes.data(), width, height, 3, image_stride},
                             {mask_bytes.data(), width, height, 1, mask_stride}};
     AugmentOptions options;
+    options.antialias = false;  // a pre-reduce would read the source once, then warp a copy
     for (uint64_t id = 0; id < 24; ++id) {
       options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
       options.output_width = id % 3 == 0 ? width : 64 + static_cast<int>(id);

@@ -117,7 +117,7 @@ TEST(ColorJitterTest, OpsRunInDocumentedOrder) {
 }
 
 // Without contrast the jitter is a function of each pixel alone, so a pixel
-// jittered inside a wide image (8 pixels a step where AVX2 is available)
+// jittered inside a wide image (8 or 16 pixels a step where AVX2 is available)
 // must get the same bits as the same pixel alone (the one-pixel code).
 TEST(ColorJitterTest, VectorAndOnePixelPathsGiveSameBits) {
   const cv::Mat noise = NoiseImage(67, 5, 3, 40);

@@ -196,9 +196,8 @@ TEST_F(LoaderTest, PoolAndScratchMatchThePlanAndNeverGrow) {
   EXPECT_EQ(after.in_flight_bound, 12);
 }
 
-// Stage times add up per stage: every stage that ran has time, and the
-// jitter has none when colour jitter is off (the image conversion is then
-// counted under convert).
+// Every stage that ran has time, and the jitter has none when colour jitter
+// is off.
 TEST_F(LoaderTest, StageSecondsCountEachStageThatRan) {
   for (bool jitter : {true, false}) {
     LoaderOptions options = SmallOptions();
