@@ -246,6 +246,27 @@ __attribute__((target("avx2"))) inline __m256i SpreadWords(__m128i dwords) {
   return _mm256_shuffle_epi8(_mm256_cvtepu32_epi64(dwords), spread);
 }
 
+// Source positions of 8 output pixels of a row, one per lane, from pixel
+// `first` on: lane k holds pixel first + lane_pixels[k]. Next() moves every
+// lane 8 pixels right.
+struct LanePositions {
+  __m256i x, y, x_step8, y_step8;
+
+  __attribute__((target("avx2"))) LanePositions(const RowPositions& row, int first,
+                                                __m256i lane_pixels)
+      : x(_mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
+                           _mm256_mullo_epi32(lane_pixels, _mm256_set1_epi32(row.x_step)))),
+        y(_mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
+                           _mm256_mullo_epi32(lane_pixels, _mm256_set1_epi32(row.y_step)))),
+        x_step8(_mm256_set1_epi32(row.x_step * 8)),
+        y_step8(_mm256_set1_epi32(row.y_step * 8)) {}
+
+  __attribute__((target("avx2"))) void Next() {
+    x = _mm256_add_epi32(x, x_step8);
+    y = _mm256_add_epi32(y, y_step8);
+  }
+};
+
 // Asks for the cache lines of the taps of pixel `i` of `row` (both rows).
 // Integer address arithmetic: the position may lie outside the source, and
 // a prefetch of any address is harmless.
@@ -270,13 +291,7 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   // Lanes hold pixels 0 1 4 5 | 2 3 6 7: the low four lanes gather into one
   // vector and the high four into another, and packing the two results per
   // 128-bit lane puts pixels 0-3 in the low lane and 4-7 in the high one.
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
-  __m256i x = _mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
-                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.x_step)));
-  __m256i y = _mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
-                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.y_step)));
-  const __m256i x_step8 = _mm256_set1_epi32(row.x_step * 8);
-  const __m256i y_step8 = _mm256_set1_epi32(row.y_step * 8);
+  LanePositions p(row, first, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride));
   const __m256i weight_mask = _mm256_set1_epi32(kWeightOne - 1);
   const __m256i weight_one = _mm256_set1_epi32(kWeightOne);
@@ -292,10 +307,12 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   for (; i + 8 <= last; i += 8) {
     PrefetchTaps(src, ahead, i);
     PrefetchTaps(src, ahead, i + 4);
-    const __m256i ix = _mm256_srai_epi32(x, kFracBits);
-    const __m256i iy = _mm256_srai_epi32(y, kFracBits);
-    const __m256i fx = _mm256_and_si256(_mm256_srli_epi32(x, kFracBits - kWeightBits), weight_mask);
-    const __m256i fy = _mm256_and_si256(_mm256_srli_epi32(y, kFracBits - kWeightBits), weight_mask);
+    const __m256i ix = _mm256_srai_epi32(p.x, kFracBits);
+    const __m256i iy = _mm256_srai_epi32(p.y, kFracBits);
+    const __m256i fx =
+        _mm256_and_si256(_mm256_srli_epi32(p.x, kFracBits - kWeightBits), weight_mask);
+    const __m256i fy =
+        _mm256_and_si256(_mm256_srli_epi32(p.y, kFracBits - kWeightBits), weight_mask);
     // (128 - fx) in the low byte, fx in the high byte; fy << 8.
     const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(weight_one, fx), _mm256_slli_epi32(fx, 8));
     const __m256i wy = _mm256_slli_epi32(fy, 8);
@@ -316,8 +333,7 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
     uint8_t* dst = out + 3 * i;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(levels));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 16), _mm256_extracti128_si256(levels, 1));
-    x = _mm256_add_epi32(x, x_step8);
-    y = _mm256_add_epi32(y, y_step8);
+    p.Next();
   }
   return i;
 }
@@ -384,13 +400,7 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
 __attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
                                                         const RowPositions& row, int first,
                                                         int last, uint8_t* out) {
-  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  __m256i x = _mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
-                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.x_step)));
-  __m256i y = _mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
-                               _mm256_mullo_epi32(lanes, _mm256_set1_epi32(row.y_step)));
-  const __m256i x_step8 = _mm256_set1_epi32(row.x_step * 8);
-  const __m256i y_step8 = _mm256_set1_epi32(row.y_step * 8);
+  LanePositions p(row, first, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride_bytes));
   const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                              -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
@@ -400,12 +410,12 @@ __attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
   int i = first;
   for (; i + 8 <= last; i += 8) {
     const __m256i offset = _mm256_add_epi32(
-        _mm256_mullo_epi32(_mm256_srai_epi32(y, kFracBits), stride), _mm256_srai_epi32(x, kFracBits));
+        _mm256_mullo_epi32(_mm256_srai_epi32(p.y, kFracBits), stride),
+        _mm256_srai_epi32(p.x, kFracBits));
     const __m256i values = _mm256_shuffle_epi8(_mm256_i32gather_epi32(base, offset, 1), low_bytes);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i),
                      _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(values, gather_lanes)));
-    x = _mm256_add_epi32(x, x_step8);
-    y = _mm256_add_epi32(y, y_step8);
+    p.Next();
   }
   return i;
 }
