@@ -17,14 +17,20 @@ Error ImageError(ErrorKind kind, std::string_view path, std::string detail) {
   return Error{kind, std::string(path), std::move(detail)};
 }
 
-// The start-of-frame marker says how the image is coded; TurboJPEG 2.1 does
-// not report it, so we walk the marker segments up to the first SOF. Returns
-// 0 when no SOF is found before the scan data or the end (libjpeg then
-// produces the error message).
-int FindStartOfFrameMarker(std::span<const uint8_t> jpeg) {
+// The start-of-frame segment says how the image is coded and at what
+// precision; TurboJPEG 2.1 reports neither, so we walk the marker segments
+// up to the first SOF.
+struct FrameMarker {
+  int marker = 0;     // 0xC0-0xCF; 0 when no SOF comes before the scan data or the end
+  int precision = 0;  // bits per sample
+  int width = 0;      // as the frame header claims, before libjpeg's checks
+  int height = 0;
+};
+
+FrameMarker FindStartOfFrame(std::span<const uint8_t> jpeg) {
   size_t pos = 2;  // after SOI
   while (pos + 4 <= jpeg.size()) {
-    if (jpeg[pos] != 0xFF) return 0;
+    if (jpeg[pos] != 0xFF) return {};
     const uint8_t marker = jpeg[pos + 1];
     if (marker == 0xFF) {  // fill byte before a marker
       ++pos;
@@ -38,14 +44,15 @@ int FindStartOfFrameMarker(std::span<const uint8_t> jpeg) {
     // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC).
     if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
         marker != 0xCC) {
-      return marker;
+      if (pos + 9 > jpeg.size()) return {marker};
+      return {marker, jpeg[pos + 4], (jpeg[pos + 7] << 8) | jpeg[pos + 8], (jpeg[pos + 5] << 8) | jpeg[pos + 6]};
     }
-    if (marker == 0xDA || marker == 0xD9) return 0;  // SOS or EOI before any SOF
+    if (marker == 0xDA || marker == 0xD9) return {};  // SOS or EOI before any SOF
     const size_t length = (static_cast<size_t>(jpeg[pos + 2]) << 8) | jpeg[pos + 3];
-    if (length < 2) return 0;
+    if (length < 2) return {};
     pos += 2 + length;
   }
-  return 0;
+  return {};
 }
 
 JpegColorspace ToColorspace(int tj_colorspace) {
@@ -71,9 +78,10 @@ JpegSubsampling ToSubsampling(int tj_subsampling) {
 
 }  // namespace
 
-JpegDecoder::JpegDecoder(const DecodeOptions& options)
-    : handle_(tjInitDecompress()), options_(options) {
-  if (!handle_) throw std::bad_alloc();
+void JpegDecoder::HandleDeleter::operator()(void* handle) const { tjDestroy(handle); }
+
+JpegDecoder::JpegDecoder(const DecodeOptions& options) : options_(options) {
+  StartNewFile();
   int count = 0;
   const tjscalingfactor* factors = tjGetScalingFactors(&count);
   for (int i = 0; factors && i < count; ++i) {
@@ -87,15 +95,27 @@ JpegDecoder::JpegDecoder(const DecodeOptions& options)
   });
 }
 
-JpegDecoder::~JpegDecoder() { tjDestroy(handle_); }
+JpegDecoder::~JpegDecoder() = default;
+
+// libjpeg keeps quantization and Huffman tables in the decompressor from one
+// stream to the next (for abbreviated streams), and TurboJPEG 2.1 leaves it
+// in a state that fails the next stream after some header errors ("two SOI
+// markers"). A handle per file costs a few microseconds against milliseconds
+// of decoding and guarantees that no file inherits anything from another.
+void JpegDecoder::StartNewFile() {
+  handle_.reset(tjInitDecompress());
+  if (!handle_) throw std::bad_alloc();
+}
 
 Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::string_view path) {
   if (SniffFormat(jpeg) != SniffedFormat::kJpeg) {
     return ImageError(ErrorKind::kUnsupportedFormat, path,
                       "not a JPEG file (" + DescribeContent(jpeg) + ")");
   }
+  StartNewFile();
   JpegHeader header;
-  const int sof = FindStartOfFrameMarker(jpeg);
+  const FrameMarker frame = FindStartOfFrame(jpeg);
+  const int sof = frame.marker;
   // Lossless (C3, C7, CB, CF) and hierarchical (C5-C7, CD-CF) processes.
   if (sof == 0xC3 || sof == 0xCB || (sof >= 0xC5 && sof <= 0xC7) || sof >= 0xCD) {
     char name[8];
@@ -104,40 +124,55 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
                       std::string("lossless or hierarchical JPEG (") + name +
                           ") is not supported");
   }
+  if (sof != 0 && frame.precision != 8) {
+    return ImageError(ErrorKind::kUnsupportedFormat, path,
+                      std::to_string(frame.precision) +
+                          "-bit JPEG (data precision in the frame header) is not supported; "
+                          "only 8-bit JPEG is");
+  }
   header.progressive = sof == 0xC2 || sof == 0xCA;
   header.arithmetic = sof >= 0xC9;
 
+  // Before libjpeg sees the header: it refuses sizes over 65500 as corrupt,
+  // and a size over the limit is too_large whatever libjpeg thinks of it.
+  if (Status too_large = CheckPixelLimit(frame.width, frame.height, path); !too_large.ok()) {
+    return too_large.error();
+  }
+
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
-  if (tjDecompressHeader3(handle_, jpeg.data(), static_cast<unsigned long>(jpeg.size()), &width,
+  if (tjDecompressHeader3(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()), &width,
                           &height, &subsampling, &colorspace) != 0) {
     return ImageError(ErrorKind::kCorruptImage, path,
-                      std::string("bad JPEG header: ") + tjGetErrorStr2(handle_));
+                      std::string("bad JPEG header: ") + tjGetErrorStr2(handle_.get()));
   }
   // TurboJPEG accepts a tables-only stream, which is also what a file cut
   // inside its tables looks like: success with a 0x0 image.
   if (width < 1 || height < 1) {
     return ImageError(ErrorKind::kCorruptImage, path,
-                      std::string("JPEG has no frame header: ") + tjGetErrorStr2(handle_));
+                      std::string("JPEG has no frame header: ") + tjGetErrorStr2(handle_.get()));
   }
   header.width = width;
   header.height = height;
   header.subsampling = ToSubsampling(subsampling);
   header.colorspace = ToColorspace(colorspace);
+  // Again with libjpeg's reading (the frame may not be the first SOF seen).
+  if (Status too_large = CheckPixelLimit(width, height, path); !too_large.ok()) return too_large.error();
 
-  const int64_t pixels = static_cast<int64_t>(width) * height;
-  if (pixels > options_.max_pixels) {
-    return ImageError(ErrorKind::kTooLarge, path,
-                      "JPEG header claims " + std::to_string(width) + "x" +
-                          std::to_string(height) + " = " + std::to_string(pixels) +
-                          " pixels, more than max_pixels = " +
-                          std::to_string(options_.max_pixels));
-  }
   if (header.colorspace == JpegColorspace::kCmyk || header.colorspace == JpegColorspace::kYcck) {
     return ImageError(ErrorKind::kUnsupportedFormat, path,
                       std::string(header.colorspace == JpegColorspace::kCmyk ? "CMYK" : "YCCK") +
                           " JPEG is not supported (convert the image to RGB)");
   }
   return header;
+}
+
+Status JpegDecoder::CheckPixelLimit(int width, int height, std::string_view path) const {
+  const int64_t pixels = static_cast<int64_t>(width) * height;
+  if (pixels <= options_.max_pixels) return {};
+  return ImageError(ErrorKind::kTooLarge, path,
+                    "JPEG header claims " + std::to_string(width) + "x" + std::to_string(height) + " = " +
+                        std::to_string(pixels) + " pixels, more than max_pixels = " +
+                        std::to_string(options_.max_pixels));
 }
 
 DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int target_width,
@@ -155,6 +190,7 @@ DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int targe
 
 Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header,
                            DctScale scale, std::string_view path, RgbImage* out) {
+  StartNewFile();
   out->width = scale.Apply(header.width);
   out->height = scale.Apply(header.height);
   // resize() keeps the capacity, so this allocates only for a larger image
@@ -165,15 +201,15 @@ Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& head
   // way to make a tiny file take minutes to decode.
   int flags = TJFLAG_LIMITSCANS;
   if (options_.jpeg_warnings == JpegWarnings::kAreErrors) flags |= TJFLAG_STOPONWARNING;
-  if (tjDecompress2(handle_, jpeg.data(), static_cast<unsigned long>(jpeg.size()),
+  if (tjDecompress2(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()),
                     out->pixels.data(), out->width, 0, out->height, TJPF_RGB, flags) != 0) {
     // Without STOPONWARNING, TurboJPEG finishes the image and still returns
     // -1 for a warning; that is the caller's choice to accept.
-    const bool warning_only = tjGetErrorCode(handle_) == TJERR_WARNING;
+    const bool warning_only = tjGetErrorCode(handle_.get()) == TJERR_WARNING;
     if (!(warning_only && options_.jpeg_warnings == JpegWarnings::kAreIgnored)) {
       return ImageError(ErrorKind::kCorruptImage, path,
                         std::string(warning_only ? "JPEG data warning: " : "corrupt JPEG data: ") +
-                            tjGetErrorStr2(handle_));
+                            tjGetErrorStr2(handle_.get()));
     }
   }
   return {};

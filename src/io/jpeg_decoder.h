@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -44,8 +45,9 @@ struct RgbImage {
   std::vector<uint8_t> pixels;
 };
 
-// JPEG decoding with libjpeg-turbo's TurboJPEG API. Owns one TurboJPEG
-// handle; use one decoder per thread (not thread-safe). libjpeg's error
+// JPEG decoding with libjpeg-turbo's TurboJPEG API. Every file gets a fresh
+// TurboJPEG handle, so nothing (tables, Huffman state, an error) passes
+// from one file to the next; use one decoder per thread (not thread-safe). libjpeg's error
 // path is a longjmp, which TurboJPEG keeps inside its own C code: no C++
 // frame is ever jumped over, so a corrupt file cannot leak our objects.
 //
@@ -53,10 +55,12 @@ struct RgbImage {
 // YCbCr, RGB or grayscale (expanded to RGB). Refused as unsupported_format:
 // CMYK/YCCK (a correct conversion needs the ICC profile and Adobe's inverted
 // ink convention; photo datasets don't use it) and lossless/hierarchical
-// JPEG (libjpeg-turbo 2.1 cannot decode them). EXIF orientation is ignored.
+// JPEG (libjpeg-turbo 2.1 cannot decode them), and 12- or 16-bit samples.
+// EXIF orientation is ignored.
 class JpegDecoder {
  public:
-  // Throws std::bad_alloc if TurboJPEG cannot allocate its handle.
+  // ReadHeader() and Decode() throw std::bad_alloc if TurboJPEG cannot
+  // allocate a handle.
   explicit JpegDecoder(const DecodeOptions& options);
   JpegDecoder(const JpegDecoder&) = delete;
   JpegDecoder& operator=(const JpegDecoder&) = delete;
@@ -83,7 +87,15 @@ class JpegDecoder {
                 std::string_view path, RgbImage* out);
 
  private:
-  void* handle_;  // tjhandle; owned
+  struct HandleDeleter {
+    void operator()(void* handle) const;
+  };
+  // Replaces the handle with a fresh one, for the next file.
+  void StartNewFile();
+  // too_large naming `path` when width x height exceeds max_pixels.
+  Status CheckPixelLimit(int width, int height, std::string_view path) const;
+
+  std::unique_ptr<void, HandleDeleter> handle_;  // tjhandle
   DecodeOptions options_;
   // The scales libjpeg-turbo supports that do not upscale, largest first.
   std::vector<DctScale> downscales_;

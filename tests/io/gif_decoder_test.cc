@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "fuzz/giflib_reference.h"
+#include "io/defective_files.h"
 #include "io/fixtures.h"
 #include "temp_dir.h"
 #include "tools/demo_dataset.h"
@@ -305,6 +306,31 @@ TEST(GifDecoderTest, RandomlyDamagedFilesNeverCrash) {
                   status.error().kind == ErrorKind::kTooLarge)
           << status.error().Message();
     }
+  }
+}
+
+// A mask inherits nothing from the one before it: on one decoder, a good
+// mask, a defective one and another good mask (interlaced, other size) give
+// the defect's error and then exactly what a fresh decoder gives.
+TEST(GifDecoderTest, NoFileChangesHowTheNextIsDecoded) {
+  const Bytes before = testing::EncodeMaskGif(testing::TestMask(48, 40), 48, 40);
+  const Bytes after = testing::EncodeMaskGif(testing::TestMask(50, 30), 50, 30, true);
+  const MaskImage reference = DecodeOk(after);
+  for (const testing::DefectiveFile& defect : testing::DefectiveGifs(before)) {
+    SCOPED_TRACE(defect.name);
+    DecodeOptions options;
+    options.max_pixels = 1 << 20;
+    GifDecoder decoder(options);
+    MaskImage mask;
+    ASSERT_TRUE(decoder.Decode(before, kPath, &mask).ok());
+    Status bad = decoder.Decode(defect.bytes, kPath, &mask);
+    ASSERT_FALSE(bad.ok()) << "the defective file decoded";
+    EXPECT_EQ(bad.error().kind, defect.kind) << bad.error().Message();
+    EXPECT_EQ(bad.error().path, kPath);
+    Status good = decoder.Decode(after, kPath, &mask);
+    ASSERT_TRUE(good.ok()) << good.error().Message();
+    EXPECT_EQ(mask.width, reference.width);
+    EXPECT_TRUE(mask.pixels == reference.pixels);
   }
 }
 

@@ -4,10 +4,12 @@
 #include <turbojpeg.h>
 
 #include <cstdlib>
+#include <optional>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "io/defective_files.h"
 #include "io/fixtures.h"
 #include "tools/demo_dataset.h"
 
@@ -289,6 +291,51 @@ TEST(JpegDecoderTest, RandomlyDamagedFilesNeverCrash) {
       if (!status.ok()) {
         EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
       }
+    }
+  }
+}
+
+// What a decoder gives for `jpeg` at `scale`: the pixels, or the error.
+struct DecodeOutcome {
+  std::optional<Error> error;
+  RgbImage image;
+};
+DecodeOutcome DecodeWith(JpegDecoder* decoder, const Bytes& jpeg, DctScale scale) {
+  DecodeOutcome outcome;
+  auto header = decoder->ReadHeader(jpeg, kPath);
+  if (!header.ok()) {
+    outcome.error = header.error();
+    return outcome;
+  }
+  Status status = decoder->Decode(jpeg, header.value(), scale, kPath, &outcome.image);
+  if (!status.ok()) outcome.error = status.error();
+  return outcome;
+}
+
+// A file inherits nothing from the one before it (tables, Huffman state,
+// markers, an error): on one decoder, a good file, a defective one and
+// another good file with different tables give the defect's error and then
+// exactly what a fresh decoder gives.
+TEST(JpegDecoderTest, NoFileChangesHowTheNextIsDecoded) {
+  const auto rgb = testing::TestPicture(48, 40);
+  const Bytes before = testing::EncodeJpegWithOpenCv(rgb, 48, 40, JpegVariant::kBaseline, 95);
+  const Bytes after = testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 32), 64, 32, JpegVariant::kProgressive, 40);
+  for (const DctScale scale : {DctScale{1, 1}, DctScale{1, 2}}) {
+    JpegDecoder fresh({});
+    const DecodeOutcome reference = DecodeWith(&fresh, after, scale);
+    ASSERT_FALSE(reference.error) << reference.error->Message();
+    for (const testing::DefectiveFile& defect : testing::DefectiveJpegs(before, 48, 40)) {
+      SCOPED_TRACE(defect.name + " at scale 1/" + std::to_string(scale.denom));
+      JpegDecoder decoder({});
+      ASSERT_FALSE(DecodeWith(&decoder, before, scale).error);
+      const DecodeOutcome bad = DecodeWith(&decoder, defect.bytes, scale);
+      ASSERT_TRUE(bad.error) << "the defective file decoded";
+      EXPECT_EQ(bad.error->kind, defect.kind) << bad.error->Message();
+      EXPECT_EQ(bad.error->path, kPath);
+      const DecodeOutcome good = DecodeWith(&decoder, after, scale);
+      ASSERT_FALSE(good.error) << good.error->Message();
+      EXPECT_EQ(good.image.width, reference.image.width);
+      EXPECT_TRUE(good.image.pixels == reference.image.pixels);
     }
   }
 }
