@@ -1,6 +1,7 @@
 #include "io/pair_reader.h"
 
 #include <chrono>
+#include <new>
 #include <string>
 
 namespace segfeed::internal {
@@ -23,7 +24,15 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
   timings_ = {};
   bytes_read_ = 0;
   const Clock::time_point start = Clock::now();
-  Status status = ReadAndDecode(pair, target_width, target_height);
+  Status status;
+  // Memory is a resource of the file being read: running out of it is that
+  // file's error, and the next file starts afresh.
+  try {
+    status = ReadAndDecode(pair, target_width, target_height);
+  } catch (const std::bad_alloc&) {
+    status = Error{ErrorKind::kTooLarge, (reading_mask_ ? pair.mask_path : pair.image_path).string(),
+                   "not enough memory to read and decode this file (std::bad_alloc)"};
+  }
   // Reading and the mask are timed inside ReadAndDecode; the image (header,
   // size check, decode) is the rest.
   timings_.image_decode_ns =
@@ -37,6 +46,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   const std::string& mask_path = pair.mask_path.native();
 
   mask_warning_.reset();
+  reading_mask_ = false;
   Clock::time_point start = Clock::now();
   auto image_bytes = image_file_.Read(pair.image_path);
   timings_.read_ns += NanosBetween(start, Clock::now());
@@ -49,6 +59,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   // The mask is decoded before the image because it is ~20x cheaper: a
   // size mismatch then costs no JPEG decode.
   start = Clock::now();
+  reading_mask_ = true;
   auto mask_bytes = mask_file_.Read(pair.mask_path);
   timings_.read_ns += NanosBetween(start, Clock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
@@ -70,6 +81,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
                               std::to_string(threshold_)};
   }
 
+  reading_mask_ = false;
   image_scale_ = jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width,
                                    target_height);
   return jpeg_.Decode(image_bytes.value(), image_header_, image_scale_, image_path, &image_);

@@ -27,7 +27,8 @@ class PairReader {
   // mask) before decoding the image. Every error names the file at fault.
   // A mask with more than two colours is not an error here: it is
   // thresholded, and mask_warning() holds a non_binary_mask Error for the
-  // checker to report.
+  // checker to report. Running out of memory on a file is that file's
+  // too_large error.
   Status Read(const SamplePair& pair, int target_width, int target_height);
 
   // Sizes the pixel scratch for photos of source_width x source_height
@@ -78,6 +79,7 @@ class PairReader {
   std::optional<Error> mask_warning_;
   Timings timings_;
   size_t bytes_read_ = 0;
+  bool reading_mask_ = false;  // which file of the pair ReadAndDecode() is on
 };
 
 }  // namespace segfeed::internal
