@@ -46,6 +46,24 @@ class FileError : public std::runtime_error {
   Error error_;
 };
 
+// Thrown from Loader::Next() instead of waiting forever when the consumer
+// holds every pool buffer: no buffer is left to load the next batch into.
+// The usual cause is calling Next() while the previous batch's Lease is
+// still alive with prefetch_batches = 1 (`batch = loader.Next();` keeps the
+// old lease until the assignment). Release a lease, or raise
+// prefetch_batches, and call Next() again: the loader is still usable.
+class PoolExhausted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Thrown from Loader::Next(timeout) when no batch was ready in time. Nothing
+// changed: call Next() again for the same batch.
+class NextTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Thrown from constructors when an option is invalid. The message names the
 // option and the bad value: "batch_size must be >= 1 (got 0)".
 class ConfigError : public std::invalid_argument {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -43,6 +44,8 @@ struct LoaderStats {
   size_t pool_bytes = 0;
   int pool_buffers = 0;
   int pool_allocations = 0;  // separate allocations made by the pool
+  // Leases the consumer holds right now (each holds one pool buffer).
+  int outstanding_leases = 0;
   // Decode and augment scratch held by all threads right now.
   size_t scratch_bytes = 0;
   // File read buffers held by all threads (as large as the largest file read).
@@ -52,12 +55,22 @@ struct LoaderStats {
   // and the bound the design guarantees (prefetch_batches x batch_size).
   int max_in_flight = 0;
   int in_flight_bound = 0;
+  // Samples of the epochs' plans: loaded are those whose own pair loaded,
+  // skipped those whose pair was bad (OnBadFile::kSkip), and replaced the
+  // samples loaded from another, good pair in their place, which keep
+  // batches full. loaded + skipped samples were planned; loaded + replaced
+  // were delivered. A bad pair met again while drawing a replacement is not
+  // counted again.
   int64_t samples_loaded = 0;
+  int64_t samples_skipped = 0;
+  int64_t samples_replaced = 0;
   int64_t batches_delivered = 0;
   int64_t input_bytes = 0;  // bytes of image and mask files read
-  int64_t samples_skipped = 0;
   // Each file skipped under OnBadFile::kSkip, once, in the order met.
   std::vector<Error> skipped_files;
+  // The listing's unpaired files: images without a mask (missing_mask, never
+  // loaded) and masks without an image (orphan_mask), sorted by stem.
+  std::vector<Error> unpaired_files;
   StageSeconds stage_seconds;
 };
 
@@ -84,8 +97,12 @@ struct LoaderStats {
 class Loader {
  public:
   // Lists the dataset and allocates the pool. Throws ConfigError for invalid
-  // options, an empty dataset or an impossible pinned mode, and FileError
-  // when a dataset folder cannot be listed.
+  // options, a dataset without a complete pair, an epoch without a batch
+  // (drop_last with fewer samples than batch_size) or an impossible pinned
+  // mode, and FileError when a dataset folder cannot be listed or, with
+  // OnBadFile::kFail, when images have no mask (naming the first few and
+  // how many). Masks without an image never stop the loader; stats() lists
+  // them.
   Loader(const DatasetSpec& dataset, const LoaderOptions& options);
   Loader(const Loader&) = delete;
   Loader& operator=(const Loader&) = delete;
@@ -102,8 +119,15 @@ class Loader {
   // The next batch of the epoch, in order; nothing at the end of the epoch.
   // Blocks while the batch is being loaded. With OnBadFile::kFail, throws
   // FileError for the first bad file met, after the batches before it were
-  // delivered, and closes the loader.
+  // delivered, and closes the loader. Throws PoolExhausted, without waiting,
+  // when no batch is ready and the consumer holds every pool buffer (the
+  // loader stays usable: release a lease and call again).
   std::optional<Lease> Next();
+  // The same, waiting at most `timeout` for the batch: throws NextTimeout
+  // when it is not ready by then, and the next call returns that same
+  // batch. For a runtime that must stay responsive (a Python binding checks
+  // for Ctrl-C between short waits).
+  std::optional<Lease> Next(std::chrono::milliseconds timeout);
 
   // Stops loading; later Next() calls return nothing. Idempotent.
   void Close();

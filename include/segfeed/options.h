@@ -144,11 +144,17 @@ const char* LayoutName(Layout layout);
 // What to do with a sample whose image or mask cannot be read or decoded.
 enum class OnBadFile {
   // next() throws a FileError naming the file and the reason; the loader is
-  // closed. Nothing is silently lost.
+  // closed. Images without a mask stop the loader at construction. Nothing
+  // is silently lost.
   kFail,
   // The sample's slot is refilled with another sample chosen by the seed, so
   // batches stay full and the stream stays reproducible; the file is listed
-  // in LoaderStats::skipped_files.
+  // in LoaderStats::skipped_files. Replacements are drawn from a sequence
+  // fixed by (seed, epoch, position), taking the first good pair in it, so
+  // the stream does not depend on thread timing. Images without a mask are
+  // left out and listed in LoaderStats::unpaired_files. Only when a slot
+  // finds no good pair in 256 draws (a dataset almost all bad) does next()
+  // throw, saying how many pairs were bad.
   kSkip,
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct BatchBuffers {
   size_t batch_bytes;  // mask_offset + masks
   BufferPool pool;
   std::vector<BatchMeta> meta;  // one per buffer
+  // Leases alive now; each holds one of the pool's buffers.
+  std::atomic<int> outstanding_leases{0};
 
   // The byte layout of one buffer for these options (also what the memory
   // plan reports).

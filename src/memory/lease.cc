@@ -6,7 +6,9 @@
 namespace segfeed {
 
 Lease::Lease(std::shared_ptr<internal::BatchBuffers> buffers, int buffer)
-    : buffers_(std::move(buffers)), buffer_(buffer) {}
+    : buffers_(std::move(buffers)), buffer_(buffer) {
+  ++buffers_->outstanding_leases;
+}
 
 Lease::Lease(Lease&& other) noexcept
     : buffers_(std::move(other.buffers_)), buffer_(std::exchange(other.buffer_, -1)) {}
@@ -23,7 +25,10 @@ Lease& Lease::operator=(Lease&& other) noexcept {
 Lease::~Lease() { Release(); }
 
 void Lease::Release() noexcept {
-  if (buffers_ && buffer_ >= 0) buffers_->pool.Release(buffer_);
+  if (buffers_ && buffer_ >= 0) {
+    --buffers_->outstanding_leases;
+    buffers_->pool.Release(buffer_);
+  }
   buffers_.reset();
   buffer_ = -1;
 }

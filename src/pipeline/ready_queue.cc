@@ -12,13 +12,27 @@ void ReadyQueue::Push(FilledBatch batch) {
   ready_.notify_one();
 }
 
-std::optional<FilledBatch> ReadyQueue::Pop() {
+ReadyQueue::Popped ReadyQueue::Pop(Wait wait, std::chrono::steady_clock::time_point deadline,
+                                   const std::function<bool()>& cannot_arrive) {
+  Popped popped;
   std::unique_lock lock(mu_);
-  ready_.wait(lock, [this] { return !batches_.empty() || closed_; });
-  if (batches_.empty()) return std::nullopt;
-  FilledBatch batch = std::move(batches_.front());
+  // Asked once: only the consumer takes buffers, and it is the one waiting
+  // here, so a batch that can arrive now still can later.
+  if (batches_.empty() && !closed_ && cannot_arrive()) {
+    popped.blocked = true;
+    return popped;
+  }
+  const auto ready = [this] { return !batches_.empty() || closed_; };
+  if (wait == Wait::kForever) {
+    ready_.wait(lock, ready);
+  } else if (!ready_.wait_until(lock, deadline, ready)) {
+    popped.timed_out = true;
+    return popped;
+  }
+  if (batches_.empty()) return popped;
+  popped.batch = std::move(batches_.front());
   batches_.pop_front();
-  return batch;
+  return popped;
 }
 
 void ReadyQueue::Close() {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -18,7 +20,22 @@ class ReadyQueue {
   void Push(FilledBatch batch);
   // Waits for the next batch; nothing once Close() was called and the queue
   // is empty.
-  std::optional<FilledBatch> Pop();
+  std::optional<FilledBatch> Pop() {
+    return Pop(Wait::kForever, {}, [] { return false; }).batch;
+  }
+
+  enum class Wait { kForever, kUntilDeadline };
+  struct Popped {
+    std::optional<FilledBatch> batch;  // empty when closed, timed out or blocked
+    bool timed_out = false;
+    bool blocked = false;  // `cannot_arrive` said no batch can come
+  };
+  // Waits for the next batch (until `deadline` when asked); nothing once
+  // Close() was called and the queue is empty. When the queue is empty,
+  // `cannot_arrive` is asked first: when it says no batch can come (the
+  // consumer holds every buffer), Pop returns at once with `blocked`.
+  Popped Pop(Wait wait, std::chrono::steady_clock::time_point deadline,
+             const std::function<bool()>& cannot_arrive);
   // Wakes every waiter; later pushes are still accepted (and drained).
   void Close();
   // Reopens for a new epoch.

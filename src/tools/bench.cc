@@ -55,6 +55,14 @@ int64_t PeakRssBytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+void WriteErrors(JsonWriter* json, std::string_view key, const std::vector<Error>& errors) {
+  json->BeginArray(key);
+  for (const Error& e : errors) {
+    json->BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
+  }
+  json->EndArray();
+}
+
 void DigestBatch(const Lease& lease, Digest* digest) {
   digest->Update(lease.images().data, lease.images().bytes());
   digest->Update(lease.masks().data, lease.masks().bytes());
@@ -105,11 +113,12 @@ int RunBench(std::span<const std::string> args) {
   Digest digest;
   const bool want_digest = cli.Has("--digest");
   std::vector<double> epoch_seconds;
-  std::vector<LoaderStats> after_epoch;
+  std::vector<int64_t> epoch_samples;  // delivered: an epoch that stopped early has fewer
   int64_t samples = 0, batches = 0;
   std::string failure;
   for (int epoch = 0; epoch < epochs && failure.empty(); ++epoch) {
     const auto start = std::chrono::steady_clock::now();
+    const int64_t samples_before = samples;
     loader.StartEpoch(epoch);
     try {
       while (std::optional<Lease> lease = loader.Next()) {
@@ -122,21 +131,25 @@ int RunBench(std::span<const std::string> args) {
       failure = e.what();
     }
     epoch_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    after_epoch.push_back(loader.stats());
+    epoch_samples.push_back(samples - samples_before);
   }
   if (show_progress) std::fprintf(stderr, "\n");
   const LoaderStats stats = loader.stats();
 
   // Throughput over the epochs after the warm-up: the first pays for page
-  // cache misses and the first touch of the scratch memory.
+  // cache misses and the first touch of the scratch memory. Rates are of
+  // what was delivered, so an epoch cut short by a bad file counts as short.
   const size_t first_timed = epoch_seconds.size() > 1 ? 1 : 0;
-  const double median_seconds =
-      Median(std::vector<double>(epoch_seconds.begin() + static_cast<long>(first_timed), epoch_seconds.end()));
-  const double samples_per_epoch = static_cast<double>(loader.samples_per_epoch());
-  const double samples_per_s = samples_per_epoch / median_seconds;
-  const double batches_per_s = static_cast<double>(loader.batches_per_epoch()) / median_seconds;
-  const double input_bytes_per_epoch = static_cast<double>(after_epoch.front().input_bytes);
-  const double input_mb_per_s = input_bytes_per_epoch / median_seconds / 1e6;
+  std::vector<double> samples_per_s_by_epoch;
+  for (size_t i = first_timed; i < epoch_seconds.size(); ++i) {
+    samples_per_s_by_epoch.push_back(static_cast<double>(epoch_samples[i]) / epoch_seconds[i]);
+  }
+  const double samples_per_s = Median(samples_per_s_by_epoch);
+  const double samples_per_batch = static_cast<double>(loader.samples_per_epoch()) / loader.batches_per_epoch();
+  const double batches_per_s = samples_per_s / samples_per_batch;
+  const double input_bytes_per_sample =
+      samples > 0 ? static_cast<double>(stats.input_bytes) / static_cast<double>(samples) : 0.0;
+  const double input_mb_per_s = input_bytes_per_sample * samples_per_s / 1e6;
   const StageSeconds& stage = stats.stage_seconds;
   const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp + stage.jitter + stage.convert;
   auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
@@ -168,10 +181,11 @@ int RunBench(std::span<const std::string> args) {
                 samples_per_s / baseline);
   }
   if (want_digest) std::printf("digest %s\n", digest.Hex().c_str());
+  for (const Error& unpaired : stats.unpaired_files) std::printf("  unpaired %s\n", unpaired.Message().c_str());
   for (const Error& skipped : stats.skipped_files) std::printf("  skipped %s\n", skipped.Message().c_str());
   if (!failure.empty()) std::printf("  stopped: %s\n", failure.c_str());
-  std::printf("loaded %lld pairs, skipped %lld\n", static_cast<long long>(stats.samples_loaded),
-              static_cast<long long>(stats.samples_skipped));
+  std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n", static_cast<long long>(stats.samples_loaded),
+              static_cast<long long>(stats.samples_skipped), static_cast<long long>(stats.samples_replaced));
 
   if (auto json_path = cli.Get("--json")) {
     JsonWriter json;
@@ -207,11 +221,9 @@ int RunBench(std::span<const std::string> args) {
         .Integer("loaded", stats.samples_loaded)
         .Integer("batches", stats.batches_delivered)
         .Integer("skipped", stats.samples_skipped)
-        .BeginArray("skipped_files");
-    for (const Error& e : stats.skipped_files) {
-      json.BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
-    }
-    json.EndArray();
+        .Integer("replaced", stats.samples_replaced);
+    WriteErrors(&json, "skipped_files", stats.skipped_files);
+    WriteErrors(&json, "unpaired_files", stats.unpaired_files);
     if (cli.Has("--decode-only")) json.Number("decode_only_samples_per_s", decode_only);
     if (cli.Has("--baseline")) json.Number("baseline_samples_per_s", baseline);
     if (want_digest) json.String("digest", digest.Hex());

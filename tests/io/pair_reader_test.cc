@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <string>
 
 #include "io/fixtures.h"
+#include "io/mixed_dataset.h"
 #include "temp_dir.h"
 
 namespace segfeed::internal {
@@ -179,6 +182,41 @@ TEST(PairReaderTest, NonBinaryMaskIsThresholdedAndReported) {
   pair = WritePair(dir, 4, 1, 4, 1);
   ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
   EXPECT_FALSE(reader.mask_warning().has_value());
+}
+
+// Every pair of a dataset where good and bad pairs alternate, read in order
+// on one reader: each bad pair gives its error, naming the file at fault,
+// and each good pair exactly what a fresh reader gives.
+TEST(PairReaderTest, NoPairChangesHowTheNextIsRead) {
+  TempDir dir;
+  const testing::MixedDataset mixed = testing::WriteMixedDataset(dir.path(), 40);
+  std::map<std::string, ErrorKind> bad;
+  for (const testing::MixedFile& file : mixed.bad_files) bad[file.path] = file.kind;
+  const Dataset dataset = ListDataset(DatasetSpec::Carvana(dir.path()));
+  ASSERT_EQ(static_cast<int>(dataset.pairs.size()), mixed.complete_pairs());
+
+  // Scaled as the loader does for a 32x24 output, and at full size.
+  for (const int target : {32, 0}) {
+    PairReader reader({});
+    int good = 0, failed = 0;
+    for (const SamplePair& pair : dataset.pairs) {
+      SCOPED_TRACE(pair.stem);
+      Status status = reader.Read(pair, target, target * 3 / 4);
+      if (!status.ok()) {
+        ++failed;
+        ASSERT_TRUE(bad.count(status.error().path)) << status.error().Message();
+        EXPECT_EQ(status.error().kind, bad[status.error().path]) << status.error().Message();
+        continue;
+      }
+      ++good;
+      PairReader fresh({});
+      ASSERT_TRUE(fresh.Read(pair, target, target * 3 / 4).ok());
+      EXPECT_TRUE(reader.image().pixels == fresh.image().pixels);
+      EXPECT_TRUE(reader.mask().pixels == fresh.mask().pixels);
+    }
+    EXPECT_EQ(failed, static_cast<int>(mixed.bad_files.size()));
+    EXPECT_EQ(good, static_cast<int>(mixed.good_stems.size() + mixed.non_binary_masks.size()));
+  }
 }
 
 TEST(DecodeOptionsTest, ValidationNamesFieldAndValue) {

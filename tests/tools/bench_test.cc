@@ -88,7 +88,8 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
   for (const char* key : {"samples_per_s", "batches_per_s", "stage_seconds", "read", "decode_image",
                           "decode_mask", "warp", "jitter", "convert", "consumer_wait", "pool_kind",
                           "pool_bytes", "max_in_flight", "peak_rss_bytes", "loaded", "batches",
-                          "skipped", "skipped_files", "decode_only_samples_per_s", "digest"}) {
+                          "skipped", "replaced", "skipped_files", "unpaired_files", "decode_only_samples_per_s",
+                          "digest"}) {
     EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << json;
   }
 }

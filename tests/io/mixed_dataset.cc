@@ -1,0 +1,150 @@
+#include "io/mixed_dataset.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "io/defective_files.h"
+#include "io/fixtures.h"
+
+namespace segfeed::testing {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr int kWidth = MixedDataset::kWidth;
+constexpr int kHeight = MixedDataset::kHeight;
+
+std::string Stem(int position, const std::string& name) {
+  char prefix[16];
+  std::snprintf(prefix, sizeof prefix, "%03d_", position);
+  return prefix + name;
+}
+
+// A different picture and mask for every good pair.
+Bytes GoodJpeg(int index) {
+  std::vector<uint8_t> rgb = TestPicture(kWidth, kHeight);
+  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<uint8_t>(rgb[i] + 37 * index + i % (index + 2));
+  return EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline, 90);
+}
+
+Bytes GoodGif(int index) {
+  std::vector<uint8_t> mask = TestMask(kWidth, kHeight);
+  for (int x = 0; x < kWidth; ++x) mask[static_cast<size_t>(index % kHeight) * kWidth + x] ^= 1;
+  return EncodeMaskGif(mask, kWidth, kHeight);
+}
+
+struct Layout {
+  fs::path images, masks;
+  fs::path Image(const std::string& stem) const { return images / (stem + ".jpg"); }
+  fs::path Mask(const std::string& stem) const { return masks / (stem + "_mask.gif"); }
+};
+
+Layout MakeLayout(const fs::path& root) {
+  Layout layout{root / "train", root / "train_masks"};
+  fs::create_directories(layout.images);
+  fs::create_directories(layout.masks);
+  return layout;
+}
+
+// Good pair `index` sits at stem position 2 * index: bad pairs fill the odd
+// positions between them, so in stem order good and bad alternate.
+void WriteGoodPairs(const Layout& layout, int good_pairs, MixedDataset* dataset) {
+  for (int i = 0; i < good_pairs; ++i) {
+    const std::string stem = Stem(2 * i, "good");
+    WriteFile(layout.Image(stem), GoodJpeg(i));
+    WriteFile(layout.Mask(stem), GoodGif(i));
+    if (dataset) dataset->good_stems.push_back(stem);
+  }
+}
+
+}  // namespace
+
+void WriteGoodPairsOfMixedDataset(const fs::path& root, int good_pairs) {
+  WriteGoodPairs(MakeLayout(root), good_pairs, nullptr);
+}
+
+MixedDataset WriteMixedDataset(const fs::path& root, int good_pairs) {
+  const Layout layout = MakeLayout(root);
+  MixedDataset dataset;
+  WriteGoodPairs(layout, good_pairs, &dataset);
+
+  int position = 1;
+  auto next_stem = [&](const std::string& name) {
+    const std::string stem = Stem(position, name);
+    position += 2;
+    return stem;
+  };
+  const Bytes good_jpeg = GoodJpeg(1000);
+  const Bytes good_gif = GoodGif(1000);
+  for (const DefectiveFile& defect : DefectiveJpegs(good_jpeg, kWidth, kHeight)) {
+    const std::string stem = next_stem("jpeg_" + defect.name);
+    WriteFile(layout.Image(stem), defect.bytes);
+    WriteFile(layout.Mask(stem), good_gif);
+    dataset.bad_files.push_back({layout.Image(stem).string(), defect.kind});
+  }
+  for (const DefectiveFile& defect : DefectiveGifs(good_gif)) {
+    const std::string stem = next_stem("gif_" + defect.name);
+    WriteFile(layout.Image(stem), good_jpeg);
+    WriteFile(layout.Mask(stem), defect.bytes);
+    dataset.bad_files.push_back({layout.Mask(stem).string(), defect.kind});
+  }
+  {
+    const std::string stem = next_stem("empty_image");
+    WriteFile(layout.Image(stem), {});
+    WriteFile(layout.Mask(stem), good_gif);
+    dataset.bad_files.push_back({layout.Image(stem).string(), ErrorKind::kEmptyFile});
+  }
+  {
+    const std::string stem = next_stem("empty_mask");
+    WriteFile(layout.Image(stem), good_jpeg);
+    WriteFile(layout.Mask(stem), {});
+    dataset.bad_files.push_back({layout.Mask(stem).string(), ErrorKind::kEmptyFile});
+  }
+  {
+    const std::string stem = next_stem("dangling_symlink");
+    fs::create_symlink(layout.images / "does-not-exist.jpg", layout.Image(stem));
+    WriteFile(layout.Mask(stem), good_gif);
+    dataset.bad_files.push_back({layout.Image(stem).string(), ErrorKind::kIoError});
+  }
+  {
+    const std::string stem = next_stem("fifo");
+    EXPECT_EQ(mkfifo(layout.Image(stem).c_str(), 0600), 0);
+    WriteFile(layout.Mask(stem), good_gif);
+    dataset.bad_files.push_back({layout.Image(stem).string(), ErrorKind::kIoError});
+  }
+  {
+    const std::string stem = next_stem("size_mismatch");
+    WriteFile(layout.Image(stem), good_jpeg);
+    WriteFile(layout.Mask(stem), EncodeMaskGif(TestMask(kWidth / 2, kHeight), kWidth / 2, kHeight));
+    dataset.bad_files.push_back({layout.Image(stem).string(), ErrorKind::kSizeMismatch});
+  }
+  {
+    const std::string stem = next_stem("three_colour_mask");
+    GifPicture picture;
+    picture.screen_width = kWidth;
+    picture.screen_height = kHeight;
+    picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{200, 200, 200}, Rgb{0, 0, 0}};
+    GifFrame frame;
+    frame.width = kWidth;
+    frame.height = kHeight;
+    for (int i = 0; i < kWidth * kHeight; ++i) frame.indices.push_back(static_cast<uint8_t>(i % 3));
+    picture.frames.push_back(frame);
+    WriteFile(layout.Image(stem), good_jpeg);
+    WriteFile(layout.Mask(stem), EncodeGif(picture));
+    dataset.non_binary_masks.push_back({layout.Mask(stem).string(), ErrorKind::kNonBinaryMask});
+  }
+  for (const char* name : {"unpaired_a", "unpaired_b"}) {
+    const std::string stem = next_stem(name);
+    WriteFile(layout.Image(stem), good_jpeg);
+    dataset.unpaired_images.push_back({layout.Image(stem).string(), ErrorKind::kMissingMask});
+  }
+  for (const char* name : {"orphan_a", "orphan_b"}) {
+    const std::string stem = next_stem(name);
+    WriteFile(layout.Mask(stem), good_gif);
+    dataset.orphan_masks.push_back({layout.Mask(stem).string(), ErrorKind::kOrphanMask});
+  }
+  return dataset;
+}
+
+}  // namespace segfeed::testing

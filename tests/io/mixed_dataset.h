@@ -1,0 +1,46 @@
+#pragma once
+
+// A Carvana-layout dataset of good pairs interleaved with one bad pair for
+// every defect the decoders and the file reader know, plus unpaired images
+// and orphan masks: the dataset a careless or hostile user brings. Tests
+// run whole sequences over it (a bad file followed by a good one on the same
+// thread), where state that survives an error shows.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "segfeed/errors.h"
+
+namespace segfeed::testing {
+
+struct MixedFile {
+  std::string path;
+  ErrorKind kind;
+};
+
+struct MixedDataset {
+  static constexpr int kWidth = 64;
+  static constexpr int kHeight = 48;
+  // Stems of the pairs that load, each picture different.
+  std::vector<std::string> good_stems;
+  // One per bad pair: the file at fault and what the loader reports.
+  std::vector<MixedFile> bad_files;
+  // Pairs that load but whose mask has three colours (thresholded; the
+  // checker reports non_binary_mask).
+  std::vector<MixedFile> non_binary_masks;
+  std::vector<MixedFile> unpaired_images;  // missing_mask
+  std::vector<MixedFile> orphan_masks;     // orphan_mask
+  int complete_pairs() const { return static_cast<int>(good_stems.size() + bad_files.size() + non_binary_masks.size()); }
+};
+
+// Writes `root`/train and `root`/train_masks: `good_pairs` good pairs
+// interleaved (by stem order) with the bad ones, among them an empty image
+// and mask, a dangling symlink, a FIFO, a size mismatch and every
+// DefectiveJpegs() and DefectiveGifs() file.
+MixedDataset WriteMixedDataset(const std::filesystem::path& root, int good_pairs);
+
+// Only the good pairs of WriteMixedDataset(), with the same stems and bytes.
+void WriteGoodPairsOfMixedDataset(const std::filesystem::path& root, int good_pairs);
+
+}  // namespace segfeed::testing
