@@ -4,6 +4,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "memory/pinned_buffer.h"
@@ -19,7 +20,11 @@ namespace segfeed::internal {
 // the moment they are released, instead of polling the free list.
 class BufferPool {
  public:
-  // `buffer_count` >= 1 buffers of `buffer_bytes` >= 1 each.
+  // `buffer_count` >= 1 buffers of `buffer_bytes` >= 1 each, all of one
+  // kind. With PinnedMode::kAuto, when pinning succeeds for the first
+  // buffers but not for all (a memlock limit that fits one), the whole pool
+  // is pageable and fallback_reason() says why; other modes throw
+  // ConfigError as PinnedBuffer does.
   BufferPool(int buffer_count, size_t buffer_bytes, PinnedMode mode);
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -31,7 +36,8 @@ class BufferPool {
   // How many separate allocations the pool made (one per buffer).
   int allocation_count() const { return static_cast<int>(buffers_.size()); }
   PoolKind kind() const { return buffers_.front().kind(); }
-  const std::string& fallback_reason() const { return buffers_.front().fallback_reason(); }
+  // Why the pool is not of the requested kind; empty when it is.
+  const std::string& fallback_reason() const { return fallback_reason_; }
   std::byte* data(int index) const { return buffers_[index].data(); }
 
   // Takes a free buffer, or nothing when all are in use. Never blocks.
@@ -51,6 +57,7 @@ class BufferPool {
  private:
   size_t buffer_bytes_;
   std::vector<PinnedBuffer> buffers_;
+  std::string fallback_reason_;
   mutable std::mutex mu_;
   std::vector<int> free_;                        // guarded by mu_
   std::function<void(int)> return_listener_;     // guarded by mu_

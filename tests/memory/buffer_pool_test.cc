@@ -1,11 +1,19 @@
 #include "memory/buffer_pool.h"
 
 #include <gtest/gtest.h>
+#include <linux/capability.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <atomic>
 #include <thread>
 #include <vector>
+
+#include "segfeed/errors.h"
 
 namespace segfeed::internal {
 namespace {
@@ -70,6 +78,42 @@ TEST(BufferPoolTest, ConcurrentUseNeverHandsOutABufferTwice) {
   for (auto& thread : threads) thread.join();
   EXPECT_FALSE(duplicate);
   EXPECT_EQ(pool.free_count(), kBuffers);
+}
+
+// Makes mlock obey RLIMIT_MEMLOCK in this process (root's CAP_IPC_LOCK
+// would ignore it) and sets the limit to `bytes`.
+bool LimitLockedMemory(rlim_t bytes) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct caps[2]{};
+  if (syscall(SYS_capget, &header, caps) != 0) return false;
+  caps[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+  if (syscall(SYS_capset, &header, caps) != 0) return false;
+  const rlimit limit{bytes, bytes};
+  return setrlimit(RLIMIT_MEMLOCK, &limit) == 0;
+}
+
+// A memlock limit that fits one buffer but not two: auto gives a pool of
+// one kind (all pageable) and says why; mlock is a ConfigError. In a child
+// process, so the lowered limit stays there.
+TEST(BufferPoolTest, AutoFallsBackForTheWholePoolWhenPinningRunsOut) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  constexpr size_t kBytes = size_t{1} << 20;
+  EXPECT_EXIT(
+      {
+        if (!LimitLockedMemory(kBytes * 3 / 2)) std::_Exit(10);
+        BufferPool pool(2, kBytes, PinnedMode::kAuto);
+        if (pool.kind() != PoolKind::kPageable) std::_Exit(11);
+        const std::string& reason = pool.fallback_reason();
+        if (reason.find("mlock failed") == std::string::npos) std::_Exit(12);
+        if (reason.find("for buffer 2 of 2, so the whole pool is pageable") == std::string::npos) std::_Exit(13);
+        try {
+          BufferPool strict(2, kBytes, PinnedMode::kMlock);
+          std::_Exit(14);
+        } catch (const ConfigError&) {
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -274,6 +275,69 @@ TEST_F(LoaderTest, ShardFromEnvironmentReadsRankAndWorldSize) {
 }
 
 // A copy of the dataset with some files broken.
+// With one pool buffer, `batch = loader.Next()` calls Next() while the old
+// lease is alive: it must say so, not wait forever, and the loader stays
+// usable once the lease is gone.
+TEST_F(LoaderTest, NextRaisesPoolExhaustedWhenTheConsumerHoldsEveryBuffer) {
+  LoaderOptions options = SmallOptions();
+  options.prefetch_batches = 1;
+  Loader loader(Spec(), options);
+  loader.StartEpoch(0);
+  std::optional<Lease> batch = loader.Next();
+  ASSERT_TRUE(batch.has_value());
+  EXPECT_EQ(loader.stats().outstanding_leases, 1);
+  try {
+    batch = loader.Next();
+    FAIL() << "expected PoolExhausted";
+  } catch (const PoolExhausted& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("prefetch_batches = 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("1 leases alive"), std::string::npos) << message;
+  }
+  batch.reset();
+  EXPECT_EQ(loader.stats().outstanding_leases, 0);
+  int batches = 1;
+  while (auto lease = loader.Next()) ++batches;
+  EXPECT_EQ(batches, loader.batches_per_epoch());
+}
+
+TEST_F(LoaderTest, NextRaisesPoolExhaustedWhenAllLeasesAreHeld) {
+  LoaderOptions options = SmallOptions();
+  options.prefetch_batches = 3;
+  Loader loader(Spec(), options);
+  loader.StartEpoch(0);
+  std::vector<Lease> held;
+  for (int i = 0; i < 3; ++i) held.push_back(*loader.Next());
+  EXPECT_EQ(loader.stats().outstanding_leases, 3);
+  EXPECT_THROW(loader.Next(), PoolExhausted);
+  EXPECT_THROW(loader.Next(std::chrono::milliseconds(50)), PoolExhausted);
+  held.erase(held.begin());
+  EXPECT_EQ(loader.Next()->batch_index(), 3);
+}
+
+// A consumer polling with a zero timeout (as a runtime that checks for
+// signals between waits does) gets exactly the batches of a plain Next()
+// loop: a timeout loses or skips nothing.
+TEST_F(LoaderTest, NextWithTimeoutLosesNothing) {
+  Loader plain(Spec(), SmallOptions());
+  const std::vector<std::string> reference = EpochBatches(plain, 0);
+  Loader polled(Spec(), SmallOptions());
+  polled.StartEpoch(0);
+  std::vector<std::string> batches;
+  for (;;) {
+    std::optional<Lease> lease;
+    try {
+      lease = polled.Next(std::chrono::milliseconds(0));
+    } catch (const NextTimeout& e) {
+      EXPECT_NE(std::string(e.what()).find("call Next() again"), std::string::npos) << e.what();
+      continue;
+    }
+    if (!lease) break;
+    batches.push_back(BatchBytes(*lease));
+  }
+  EXPECT_TRUE(batches == reference);
+}
+
 class BadFileTest : public LoaderTest {
  protected:
   void SetUp() override {
