@@ -10,6 +10,7 @@
 #include <iterator>
 #include <string>
 
+#include "io/mixed_dataset.h"
 #include "temp_dir.h"
 #include "tools/run_segfeed.h"
 #include "tools/demo_dataset.h"
@@ -51,7 +52,7 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_FALSE(DigestOf(one.output).empty()) << one.output;
   EXPECT_EQ(DigestOf(one.output), DigestOf(two.output));
-  EXPECT_NE(one.output.find("loaded 38 pairs, skipped 0"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("loaded 38 pairs, skipped 0, replaced 0\n"), std::string::npos) << one.output;
   const auto other_seed = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --seed 1");
   EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
 }
@@ -92,6 +93,97 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
                           "digest"}) {
     EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << json;
   }
+}
+
+// A dataset a careless user brings: every defect between good pairs, plus
+// images without masks and masks without images.
+class BenchMixedDatasetTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    mixed_ = new segfeed::testing::MixedDataset(segfeed::testing::WriteMixedDataset(dir_->path(), 40));
+  }
+  static void TearDownTestSuite() {
+    delete mixed_;
+    delete dir_;
+  }
+  static std::string Run(const std::string& options) {
+    return "bench --data '" + dir_->path().string() + "' --size 32 --batch 8 --epochs 2 " + options;
+  }
+  static TempDir* dir_;
+  static segfeed::testing::MixedDataset* mixed_;
+};
+TempDir* BenchMixedDatasetTest::dir_ = nullptr;
+segfeed::testing::MixedDataset* BenchMixedDatasetTest::mixed_ = nullptr;
+
+// Under skip: the closing line counts loads of listed pairs, skipped bad
+// pairs and replacements apart; the text and the JSON list every skipped
+// and unpaired file; the digest is the same for every run and thread count.
+TEST_F(BenchMixedDatasetTest, SkipCountsListsAndIsReproducible) {
+  const auto json_path = dir_->path() / "report.json";
+  const auto r = RunSegfeed(Run("--on-error skip --digest --threads 2 --json '" + json_path.string() + "'"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const int bad = static_cast<int>(mixed_->bad_files.size());
+  const int loaded = 2 * (mixed_->complete_pairs() - bad);
+  const std::string closing = "loaded " + std::to_string(loaded) + " pairs, skipped " + std::to_string(2 * bad) +
+                              ", replaced " + std::to_string(2 * bad) + "\n";
+  EXPECT_NE(r.output.find(closing), std::string::npos) << closing << " in " << r.output;
+  std::ifstream in(json_path);
+  const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_NE(json.find("\"loaded\":" + std::to_string(loaded) + ","), std::string::npos) << json;
+  EXPECT_NE(json.find("\"skipped\":" + std::to_string(2 * bad) + ","), std::string::npos) << json;
+  EXPECT_NE(json.find("\"replaced\":" + std::to_string(2 * bad) + ","), std::string::npos) << json;
+  for (const auto& file : mixed_->bad_files) {
+    EXPECT_NE(r.output.find("  skipped " + file.path + ": "), std::string::npos) << file.path;
+    EXPECT_NE(json.find("\"path\":\"" + file.path + "\""), std::string::npos) << file.path;
+  }
+  for (const auto* files : {&mixed_->unpaired_images, &mixed_->orphan_masks}) {
+    for (const auto& file : *files) {
+      EXPECT_NE(r.output.find("  unpaired " + file.path + ": "), std::string::npos) << file.path;
+      EXPECT_NE(json.find("\"path\":\"" + file.path + "\""), std::string::npos) << file.path;
+    }
+  }
+  const std::string digest = DigestOf(r.output);
+  ASSERT_FALSE(digest.empty());
+  for (int run = 0; run < 4; ++run) {
+    const auto again = RunSegfeed(Run("--on-error skip --digest --threads " + std::to_string(1 + run % 2) +
+                                      " --prefetch " + std::to_string(2 + run)));
+    EXPECT_EQ(DigestOf(again.output), digest) << again.output;
+  }
+}
+
+// Under fail (the default) the unpaired images stop bench before it loads
+// anything, named; without them, the first bad pair stops it, named.
+TEST_F(BenchMixedDatasetTest, FailStopsNamingTheFiles) {
+  auto r = RunSegfeed(Run(""));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find(mixed_->unpaired_images[0].path), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(mixed_->unpaired_images[1].path), std::string::npos) << r.output;
+
+  TempDir dir;
+  const auto mixed = segfeed::testing::WriteMixedDataset(dir.path(), 40);
+  for (const auto& file : mixed.unpaired_images) std::filesystem::remove(file.path);
+  const auto json_path = dir.path() / "report.json";
+  r = RunSegfeed("bench --data '" + dir.path().string() + "' --size 32 --batch 1 --epochs 1 --no-shuffle --json '" +
+                 json_path.string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("  stopped: " + mixed.bad_files[0].path + ": "), std::string::npos) << r.output;
+  // Throughput is what was delivered over the time it took, not the whole
+  // epoch's samples over the short time of a run that stopped early.
+  std::ifstream in(json_path);
+  const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const double samples_per_s = std::stod(ValueAfter(json, "\"samples_per_s\":", "0123456789.e+-"));
+  const double seconds = std::stod(ValueAfter(json, "\"epoch_seconds\":[", "0123456789.e+-"));
+  const double delivered = std::stod(ValueAfter(json, "\"batches\":", "0123456789"));  // batch 1
+  EXPECT_EQ(delivered, 1.0) << "the pair before the first bad one";
+  EXPECT_NEAR(samples_per_s * seconds, delivered, 0.01 * delivered + 1e-9) << json;
+}
+
+// A run that could load nothing is an error, not an empty success.
+TEST_F(BenchMixedDatasetTest, DropLastWithoutAFullBatchIsAnError) {
+  const auto r = RunSegfeed(Run("--on-error skip --drop-last --batch 1000"));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("drop_last leaves no batch"), std::string::npos) << r.output;
 }
 
 TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {

@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "io/fixtures.h"
+#include "io/mixed_dataset.h"
 #include "temp_dir.h"
 #include "tools/image_writers.h"
 #include "tools/planted_dataset.h"
@@ -194,6 +196,28 @@ TEST(DatasetCheckerTest, InvalidOptionsThrowNamingTheField) {
     FAIL() << "no ConfigError";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("threads"), std::string::npos) << e.what();
+  }
+}
+
+// Good pairs interleaved with one bad file of every defect: the checker
+// reports exactly the defective files (and the unpaired ones), never a good
+// file, whatever the thread count and so whichever files each thread
+// decoded before.
+TEST(DatasetCheckerTest, ReportsExactlyTheDefectiveFilesOfAMixedDataset) {
+  TempDir dir;
+  const auto mixed = segfeed::testing::WriteMixedDataset(dir.path(), 40);
+  std::vector<std::pair<std::string, ErrorKind>> expected;
+  for (const auto* files : {&mixed.bad_files, &mixed.non_binary_masks, &mixed.unpaired_images, &mixed.orphan_masks}) {
+    for (const auto& file : *files) expected.emplace_back(file.path, file.kind);
+  }
+  std::sort(expected.begin(), expected.end());
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(threads));
+    auto found = PathsAndKinds(report.problems);
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(found, expected);
+    EXPECT_EQ(report.pairs, mixed.complete_pairs());
   }
 }
 
