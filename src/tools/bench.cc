@@ -28,7 +28,9 @@ constexpr const char* kHelp = R"(usage: segfeed bench [--data DIR] [options]
 Runs the whole pipeline (read, decode, augment, convert into pinned batch
 buffers) for a few epochs with a consumer that does nothing, and reports
 throughput, time per stage and memory. Without a dataset it uses the demo
-dataset (made once with make-demo in the cache folder, then reused).
+dataset (made once with make-demo in the cache folder, then reused). Ends
+with `loaded N pairs, skipped M, replaced R` over all epochs: samples loaded
+from their own pair, samples whose pair was bad, replacement samples.
 
 bench:
   --epochs N            epochs to run; the first is a warm-up when N > 1 (3)

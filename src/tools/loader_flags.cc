@@ -34,7 +34,9 @@ const char* const kLoaderHelp = R"(loader:
   --shard r/N           stream shard r of N (DistributedSampler semantics); 'auto' reads RANK, WORLD_SIZE
   --subset S            all, train or val (all)
   --val-fraction F      fraction of pairs in the val subset (0.1)
-  --on-error P          fail or skip a bad file (fail)
+  --on-error P          fail: stop at a bad file, or at start on images
+                        without a mask; skip: replace bad pairs, list
+                        them and the unpaired files (fail)
   --pinned M            auto, cuda, mlock or off (auto)
   --no-augment          no flips, rotation or colour jitter (resize only)
   --no-color            geometry only: flips and rotation, no colour jitter
