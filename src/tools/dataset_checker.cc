@@ -5,6 +5,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <new>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -253,7 +254,15 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
       std::unique_ptr<FileChecker> checker;
       if (!checkers.try_pop(checker)) checker = std::make_unique<FileChecker>(options);
       for (size_t i = range.begin(); i != range.end(); ++i) {
-        outcomes[i] = checker->Check(jobs[i]);
+        // Running out of memory on a file is that file's problem; the
+        // checker goes on with the next one.
+        try {
+          outcomes[i] = checker->Check(jobs[i]);
+        } catch (const std::bad_alloc&) {
+          outcomes[i] = FileOutcome{};
+          outcomes[i].error = Error{ErrorKind::kTooLarge, jobs[i].path.string(),
+                                    "not enough memory to check this file (std::bad_alloc)"};
+        }
         const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
         if (options.progress) options.progress(finished, total);
       }

@@ -1,8 +1,12 @@
 #include "io/pair_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -217,6 +221,47 @@ TEST(PairReaderTest, NoPairChangesHowTheNextIsRead) {
     EXPECT_EQ(failed, static_cast<int>(mixed.bad_files.size()));
     EXPECT_EQ(good, static_cast<int>(mixed.good_stems.size() + mixed.non_binary_masks.size()));
   }
+}
+
+// Bytes of address space this process has mapped now (VmSize).
+size_t MappedBytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+// A junk file too large for the memory left is that file's too_large
+// error, not an internal error of the stream, and the next pair reads. In
+// a child process, whose address space is limited.
+TEST(PairReaderTest, RunningOutOfMemoryIsTheFilesError) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer runtimes reserve address space that an RLIMIT_AS would break";
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  TempDir dir;
+  const SamplePair good = WritePair(dir, 64, 48, 64, 48);
+  const SamplePair junk{"junk", dir / "junk.jpg", good.mask_path};
+  {
+    std::ofstream out(junk.image_path);
+  }
+  fs::resize_file(junk.image_path, size_t{200} << 20);  // sparse: costs no disk
+  auto in_child = [&] {
+    const size_t limit = MappedBytes() + (size_t{64} << 20);
+    const rlimit rl{limit, limit};
+    if (setrlimit(RLIMIT_AS, &rl) != 0) std::_Exit(10);
+    PairReader reader({});
+    Status status = reader.Read(junk, 0, 0);
+    if (status.ok()) std::_Exit(11);
+    if (status.error().kind != ErrorKind::kTooLarge || status.error().path != junk.image_path.string()) {
+      std::_Exit(12);
+    }
+    if (!reader.Read(good, 0, 0).ok()) std::_Exit(13);
+    std::_Exit(0);
+  };
+  EXPECT_EXIT(in_child(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(DecodeOptionsTest, ValidationNamesFieldAndValue) {
