@@ -92,9 +92,23 @@ struct DecodeOptions {
   // demand (3 bytes per pixel for images).
   int64_t max_pixels = 100'000'000;
   // Largest image or mask file accepted, in bytes; a larger one is
-  // too_large without being read. Each thread keeps one read buffer that
-  // grows to the largest file accepted, so this bounds it.
-  int64_t max_file_bytes = int64_t{256} << 20;
+  // too_large without being read. Each decode thread has two read buffers
+  // (image and mask) that may grow this large for one file, so the memory
+  // plan counts 2 x this per thread. 16 MiB holds any photo a camera
+  // writes (a 24-megapixel JPEG at quality 95 is ~10 MB) and any mask.
+  int64_t max_file_bytes = int64_t{16} << 20;
+  // Largest width x height x scans accepted for a JPEG: every scan of a
+  // progressive file passes over the whole image, so a small file with
+  // hundreds of scans over a large image costs seconds. 10^9 is ~0.5 s of
+  // decoding; a 24-megapixel progressive photo (~10 scans) is 2.4 x 10^8.
+  int64_t max_pixel_scans = 1'000'000'000;
+  // The Loader's decode budget per thread, as a multiple of what the
+  // planned source size needs (the decoded photo at its DCT scale, the
+  // mask, libjpeg's coefficients for a progressive photo): a pair whose
+  // headers say it needs more is too_large, refused before anything is
+  // allocated, and after a pair larger than planned the buffers shrink back.
+  // 4 accepts photos of twice the planned width and height.
+  double scratch_headroom = 4.0;
   // A mask palette colour is foreground (1) when its luminance
   // 0.299 R + 0.587 G + 0.114 B is at least this (0-255), else background (0).
   int mask_threshold = 128;

@@ -46,10 +46,16 @@ struct LoaderStats {
   int pool_allocations = 0;  // separate allocations made by the pool
   // Leases the consumer holds right now (each holds one pool buffer).
   int outstanding_leases = 0;
-  // Decode and augment scratch held by all threads right now.
+  // Decode and augment scratch held by all threads right now (the plan's
+  // scratch_bytes, after a pair larger than planned too: buffers shrink
+  // back), and the most each thread held at once, summed over the threads:
+  // never more than the plan's scratch_ceiling_bytes.
   size_t scratch_bytes = 0;
-  // File read buffers held by all threads (as large as the largest file read).
+  size_t peak_scratch_bytes = 0;
+  // File read buffers held by all threads right now, and the most each
+  // thread held, summed: never more than the plan's read_buffer_bytes.
   size_t read_buffer_bytes = 0;
+  size_t peak_read_buffer_bytes = 0;
   int threads = 0;
   // Most samples that were being loaded or waiting for their batch at once,
   // and the bound the design guarantees (prefetch_batches x batch_size).

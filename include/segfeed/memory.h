@@ -29,9 +29,11 @@ std::string_view PoolKindName(PoolKind kind);
 struct LoaderOptions;
 
 // The memory the input stage will use, known before it runs (DESIGN.md,
-// "Memory model"). A Loader with the same options allocates exactly these
-// pool and scratch bytes for sources of the planned size; tests hold it to
-// that.
+// "Memory model"). A Loader with the same options allocates exactly the
+// pool and scratch bytes for sources of the planned size, and never holds
+// more than total_bytes whatever the files: a pair that would need more is
+// that pair's too_large error. All arithmetic is 64-bit; planning allocates
+// nothing.
 struct MemoryPlan {
   // One sample in the batch tensors.
   size_t image_bytes_per_sample = 0;
@@ -40,23 +42,38 @@ struct MemoryPlan {
   size_t batch_bytes = 0;
   int pool_buffers = 0;
   size_t pool_bytes = 0;  // pool_buffers x batch_bytes, pinned when possible
-  // Per decode thread: the decoded photo at its DCT scale, the decoded mask
-  // at full size, and the output-size rasters of the augment stage. Grows
-  // only for a source larger than planned.
+  // Per decode thread, allocated at construction: the decoded photo at its
+  // DCT scale, the decoded mask at full size, and the output-size rasters
+  // of the augment stage, for a source of the planned size.
   int threads = 0;
   size_t scratch_bytes_per_thread = 0;
   size_t scratch_bytes = 0;  // threads x scratch_bytes_per_thread
+  // Per decode thread, the most decoding one pair may hold:
+  // DecodeOptions::scratch_headroom x (decoded photo + mask) of the planned
+  // source. A larger pair is too_large; after one nearer the budget than
+  // the plan, buffers shrink back.
+  size_t decode_budget_bytes_per_thread = 0;
+  // threads x (decode budget + the augment stage's largest scratch).
+  size_t scratch_ceiling_bytes = 0;
+  // threads x 2 (image and mask) x DecodeOptions::max_file_bytes.
+  size_t read_buffer_bytes = 0;
   // Upper bound of samples between start of decoding and hand-off.
-  int max_samples_in_flight = 0;
+  int64_t max_samples_in_flight = 0;
   // Bytes of one batch on the GPU after upload (images + masks).
   size_t gpu_batch_bytes = 0;
-  // pool_bytes + scratch_bytes; the file list and file read buffers (as
-  // large as the largest file) come on top.
+  // pool_bytes + scratch_ceiling_bytes + read_buffer_bytes: the most the
+  // input stage holds, the file listing and the libraries' own memory aside.
   size_t total_bytes = 0;
 };
 
 // Plans for `options` (validated; throws ConfigError) and photos of
-// source_width x source_height pixels. threads = 0 resolves to the cores.
+// source_width x source_height pixels (each at most max_pixels). threads = 0
+// resolves to the cores.
 MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height);
+
+// Throws ConfigError, giving the bytes, when `plan` cannot fit this machine:
+// more than its physical memory, or than the process's address-space or
+// data-segment limit.
+void CheckPlanFitsMachine(const MemoryPlan& plan);
 
 }  // namespace segfeed

@@ -84,4 +84,13 @@ size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int d
   return pixels * 3 + pixels + static_cast<size_t>(reduced.width) * reduced.height * 3;
 }
 
+size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options) {
+  const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
+  // A pre-reduce factor is at least half the source-to-output ratio, so the
+  // reduced image is at most about twice the output in each dimension.
+  const size_t reduced = (2 * static_cast<size_t>(options.output_width) + 2) *
+                         (2 * static_cast<size_t>(options.output_height) + 2) * 3;
+  return pixels * 3 + pixels + reduced;
+}
+
 }  // namespace segfeed::internal

@@ -52,6 +52,9 @@ class SampleAugmenter {
   // pre-reduce buffer depends on it); what scratch_bytes() reaches.
   static size_t PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
                                     int decoded_height);
+  // The most scratch_bytes() reaches for any source: the pre-reduced copy of
+  // the image is never much more than twice the output size.
+  static size_t MaxScratchBytes(const AugmentOptions& options);
 
  private:
   AugmentOptions augment_options_;

@@ -5,8 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <string>
+
+#include "io/format_sniffer.h"
 
 namespace segfeed::internal {
 namespace {
@@ -32,7 +35,8 @@ class FileDescriptor {
 
 }  // namespace
 
-Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path) {
+Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path,
+                                                  std::optional<SniffedFormat> expected) {
   // open(2) follows symlinks; a dangling one fails here with ENOENT.
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
   // for regular files it changes nothing.
@@ -51,10 +55,31 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
                      std::to_string(max_bytes_)};
   }
 
+  size_t done = 0;
+  if (expected) {
+    // The first bytes say what the file is: a file of the wrong kind is
+    // refused before a buffer of its size is allocated.
+    uint8_t head[kSniffBytes];
+    const size_t want = std::min(size, sizeof head);
+    while (done < want) {
+      const ssize_t n = ::read(fd.get(), head + done, want - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    const std::span<const uint8_t> first(head, done);
+    if (SniffFormat(first) != *expected) {
+      return Error{ErrorKind::kUnsupportedFormat, path.string(),
+                   std::string("not a ") + (*expected == SniffedFormat::kGif ? "GIF" : "JPEG") + " file (" +
+                       DescribeContent(first) + ")"};
+    }
+    buffer_.resize(size);
+    std::memcpy(buffer_.data(), head, done);
+  } else {
+    buffer_.resize(size);
+  }
   // resize() never shrinks the capacity, so a file no larger than the
   // largest one seen before costs no allocation and no fresh pages.
-  buffer_.resize(size);
-  size_t done = 0;
   // read(2) may return fewer bytes than asked (signals, network file
   // systems); only a return of 0 means the file ended early.
   while (done < size) {
@@ -70,6 +95,10 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
     done += static_cast<size_t>(n);
   }
   return std::span<const uint8_t>(buffer_.data(), size);
+}
+
+void FileReader::Shrink(size_t keep_bytes) {
+  if (buffer_.capacity() > keep_bytes) std::vector<uint8_t>().swap(buffer_);
 }
 
 }  // namespace segfeed::internal

@@ -2,9 +2,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "io/format_sniffer.h"
 #include "result.h"
 
 namespace segfeed::internal {
@@ -23,12 +25,21 @@ class FileReader {
   // empty_file for zero bytes, too_large above max_bytes, io_error for a
   // missing file, a dangling symlink, a folder, a FIFO or device (refused
   // without blocking), a permission problem or a short read.
-  Result<std::span<const uint8_t>> Read(const std::filesystem::path& path);
+  // With `expected`, the first bytes are checked before the whole file is
+  // read: a file of another format is unsupported_format (naming what it
+  // looks like) without a buffer of its size ever being allocated.
+  Result<std::span<const uint8_t>> Read(const std::filesystem::path& path,
+                                        std::optional<SniffedFormat> expected = std::nullopt);
+  // Frees the buffer when it holds more than `keep_bytes`, so that one
+  // large file leaves nothing grown.
+  void Shrink(size_t keep_bytes);
 
   // Bytes currently reserved by the buffer (for the memory plan and tests).
   size_t capacity_bytes() const { return buffer_.capacity(); }
 
  private:
+  // Enough for SniffFormat() to tell every format it knows.
+  static constexpr size_t kSniffBytes = 16;
   int64_t max_bytes_;
   std::vector<uint8_t> buffer_;
 };

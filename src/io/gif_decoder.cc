@@ -47,7 +47,8 @@ constexpr int kPassRowStep[4] = {8, 8, 4, 2};
 
 }  // namespace
 
-Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out) {
+Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out,
+                          int64_t budget_bytes) {
   auto fail = [&](ErrorKind kind, std::string detail) {
     return Error{kind, std::string(path), std::move(detail)};
   };
@@ -126,6 +127,19 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
                     std::to_string(frame.Height) + " = " + std::to_string(frame_pixels) +
                     " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
   }
+  // What this file makes the decoder hold, before anything is allocated:
+  // the canvas, and the frame's own buffer when it is not decoded in place.
+  const bool decode_in_place = frame.Left == 0 && frame.Top == 0 && frame.Width == gif->SWidth &&
+                               frame.Height == gif->SHeight && !frame.Interlace;
+  const int64_t needed = std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
+                         (decode_in_place ? 0 : std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels));
+  if (needed > budget_bytes) {
+    return fail(ErrorKind::kTooLarge, "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
+                                          std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
+                                          ", frame " + std::to_string(frame.Width) + "x" +
+                                          std::to_string(frame.Height) + "), more than the " +
+                                          std::to_string(budget_bytes) + " bytes left of the decode budget");
+  }
   const ColorMapObject* palette = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
   if (!palette || !palette->Colors || palette->ColorCount <= 0) {
     return fail(ErrorKind::kCorruptMask, "GIF has no colour table");
@@ -151,8 +165,6 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   out->pixels.resize(static_cast<size_t>(out->width) * out->height);
   // The common case, one frame exactly covering the screen in row order,
   // decodes straight into the output; anything else goes through indices_.
-  const bool decode_in_place = frame.Left == 0 && frame.Top == 0 && frame.Width == out->width &&
-                               frame.Height == out->height && !frame.Interlace;
   std::span<uint8_t> indices;
   if (decode_in_place) {
     indices = out->pixels;
@@ -240,6 +252,11 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   }
   out->used_more_than_two_colours = distinct > 2;
   return {};
+}
+
+void GifDecoder::ShrinkScratch(size_t keep_bytes) {
+  if (indices_.capacity() > keep_bytes) std::vector<uint8_t>().swap(indices_);
+  if (compressed_.capacity() > keep_bytes) std::vector<uint8_t>().swap(compressed_);
 }
 
 }  // namespace segfeed::internal

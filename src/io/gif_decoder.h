@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -44,8 +45,14 @@ class GifDecoder {
   // the bytes are not GIF, too_large when the logical screen or the frame
   // has more than max_pixels (checked before allocating), corrupt_mask with
   // giflib's reason for anything else (truncation included). On error `out`
-  // holds garbage.
-  Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out);
+  // holds garbage. too_large also when the file would make `out` and this
+  // decoder's frame buffer hold more than `budget_bytes` together (checked
+  // on the headers, before allocating).
+  Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out,
+                int64_t budget_bytes = INT64_MAX);
+  // Frees the frame and compressed-data buffers when they hold more than
+  // `keep_bytes`, so that an outlier file leaves nothing grown.
+  void ShrinkScratch(size_t keep_bytes);
 
   // Frame-sized scratch, used only for frames not decoded in place
   // (interlaced, or not covering the whole screen).

@@ -3,6 +3,7 @@
 #include <turbojpeg.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <new>
 #include <string>
@@ -25,7 +26,47 @@ struct FrameMarker {
   int precision = 0;  // bits per sample
   int width = 0;      // as the frame header claims, before libjpeg's checks
   int height = 0;
+  // libjpeg's whole-image coefficient arrays (2 bytes per coefficient, 64
+  // per 8x8 block of each component, padded to whole MCUs), which it keeps
+  // for a file of more than one scan.
+  int64_t coefficient_bytes = 0;
 };
+
+int64_t CoefficientBytes(std::span<const uint8_t> sof, int width, int height) {
+  // SOF: FF Cn, length (2), precision, height (2), width (2), components,
+  // then per component: id, sampling factors (H << 4 | V), table.
+  if (sof.size() < 10) return 0;
+  const int components = sof[9];
+  if (components < 1 || sof.size() < 10 + 3 * static_cast<size_t>(components)) return 0;
+  int h_max = 1, v_max = 1;
+  for (int c = 0; c < components; ++c) {
+    h_max = std::max(h_max, sof[11 + 3 * c] >> 4);
+    v_max = std::max(v_max, sof[11 + 3 * c] & 15);
+  }
+  int64_t bytes = 0;
+  for (int c = 0; c < components; ++c) {
+    const int64_t h = std::max(1, sof[11 + 3 * c] >> 4), v = std::max(1, sof[11 + 3 * c] & 15);
+    const int64_t blocks_wide = ((int64_t{width} * h + h_max - 1) / h_max + 7) / 8;
+    const int64_t blocks_high = ((int64_t{height} * v + v_max - 1) / v_max + 7) / 8;
+    bytes += (blocks_wide + h - 1) / h * h * ((blocks_high + v - 1) / v * v) * 64 * 2;
+  }
+  return bytes;
+}
+
+// Start-of-scan markers in the whole file. Entropy-coded data stuffs a zero
+// after every FF byte, so FF DA is always a real marker.
+int CountScans(std::span<const uint8_t> jpeg) {
+  int scans = 0;
+  const uint8_t* p = jpeg.data();
+  const uint8_t* end = jpeg.data() + jpeg.size();
+  while (p + 1 < end) {
+    p = static_cast<const uint8_t*>(std::memchr(p, 0xFF, static_cast<size_t>(end - p - 1)));
+    if (!p) break;
+    if (p[1] == 0xDA) ++scans;
+    ++p;
+  }
+  return scans;
+}
 
 FrameMarker FindStartOfFrame(std::span<const uint8_t> jpeg) {
   size_t pos = 2;  // after SOI
@@ -45,7 +86,9 @@ FrameMarker FindStartOfFrame(std::span<const uint8_t> jpeg) {
     if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
         marker != 0xCC) {
       if (pos + 9 > jpeg.size()) return {marker};
-      return {marker, jpeg[pos + 4], (jpeg[pos + 7] << 8) | jpeg[pos + 8], (jpeg[pos + 5] << 8) | jpeg[pos + 6]};
+      FrameMarker frame{marker, jpeg[pos + 4], (jpeg[pos + 7] << 8) | jpeg[pos + 8], (jpeg[pos + 5] << 8) | jpeg[pos + 6]};
+      frame.coefficient_bytes = CoefficientBytes(jpeg.subspan(pos), frame.width, frame.height);
+      return frame;
     }
     if (marker == 0xDA || marker == 0xD9) return {};  // SOS or EOI before any SOF
     const size_t length = (static_cast<size_t>(jpeg[pos + 2]) << 8) | jpeg[pos + 3];
@@ -157,6 +200,18 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   header.colorspace = ToColorspace(colorspace);
   // Again with libjpeg's reading (the frame may not be the first SOF seen).
   if (Status too_large = CheckPixelLimit(width, height, path); !too_large.ok()) return too_large.error();
+  header.scans = CountScans(jpeg);
+  if (header.scans > 1) header.coefficient_bytes = frame.coefficient_bytes;
+  // Every scan of a progressive file passes over the whole image: the work,
+  // not only the memory, must be bounded, or one small file stalls an epoch.
+  const int64_t pixel_scans = int64_t{width} * height * std::max(1, header.scans);
+  if (pixel_scans > options_.max_pixel_scans) {
+    return ImageError(ErrorKind::kTooLarge, path,
+                      "JPEG has " + std::to_string(header.scans) + " scans over " + std::to_string(width) + "x" +
+                          std::to_string(height) + " pixels = " + std::to_string(pixel_scans) +
+                          " pixel-scans of work, more than max_pixel_scans = " +
+                          std::to_string(options_.max_pixel_scans));
+  }
 
   if (header.colorspace == JpegColorspace::kCmyk || header.colorspace == JpegColorspace::kYcck) {
     return ImageError(ErrorKind::kUnsupportedFormat, path,
@@ -164,6 +219,10 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
                           " JPEG is not supported (convert the image to RGB)");
   }
   return header;
+}
+
+int64_t JpegDecoder::DecodeBytes(const JpegHeader& header, DctScale scale) {
+  return int64_t{scale.Apply(header.width)} * scale.Apply(header.height) * 3 + header.coefficient_bytes;
 }
 
 Status JpegDecoder::CheckPixelLimit(int width, int height, std::string_view path) const {

@@ -23,6 +23,11 @@ struct JpegHeader {
   JpegColorspace colorspace = JpegColorspace::kYCbCr;
   bool progressive = false;  // SOF2 or SOF10
   bool arithmetic = false;   // arithmetic entropy coding (SOF9/SOF10)
+  int scans = 0;             // start-of-scan markers in the file
+  // Memory libjpeg keeps while decoding a file of more than one scan
+  // (progressive, or one scan per component): every DCT coefficient of the
+  // image at full resolution, whatever the DCT scale. 0 for one scan.
+  int64_t coefficient_bytes = 0;
 };
 
 // A DCT scaling factor num/denom. libjpeg-turbo scales inside the inverse
@@ -66,8 +71,10 @@ class JpegDecoder {
   JpegDecoder& operator=(const JpegDecoder&) = delete;
   ~JpegDecoder();
 
-  // Parses the header. Refuses too_large (width x height > max_pixels) and
-  // the unsupported variants above before anything is allocated for pixels.
+  // Parses the header. Refuses too_large (width x height > max_pixels, or
+  // width x height x scans > max_pixel_scans: the work of a many-scan
+  // progressive file) and the unsupported variants above before anything
+  // is allocated for pixels.
   // Errors name `path`: unsupported_format when the bytes are not JPEG at
   // all, corrupt_image with libjpeg-turbo's message when the header is bad.
   Result<JpegHeader> ReadHeader(std::span<const uint8_t> jpeg, std::string_view path);
@@ -78,6 +85,10 @@ class JpegDecoder {
   // 1918x1280 -> 512x512 gives 1/2 (959x640).
   DctScale ChooseScale(int source_width, int source_height, int target_width,
                        int target_height) const;
+
+  // Bytes decoding a file with `header` at `scale` holds: the RGB output
+  // and, for a file of several scans, libjpeg's coefficient arrays.
+  static int64_t DecodeBytes(const JpegHeader& header, DctScale scale);
 
   // Decodes `jpeg`, whose header ReadHeader() accepted, at `scale` (one
   // ChooseScale() can return) into `out`. On error (corrupt_image with

@@ -1,5 +1,6 @@
 #include "io/pair_reader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <new>
 #include <string>
@@ -23,6 +24,7 @@ PairReader::PairReader(const DecodeOptions& options)
 Status PairReader::Read(const SamplePair& pair, int target_width, int target_height) {
   timings_ = {};
   bytes_read_ = 0;
+  ShrinkToPlan();  // the previous pair's pixels are no longer needed
   const Clock::time_point start = Clock::now();
   Status status;
   // Memory is a resource of the file being read: running out of it is that
@@ -33,11 +35,32 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
     status = Error{ErrorKind::kTooLarge, (reading_mask_ ? pair.mask_path : pair.image_path).string(),
                    "not enough memory to read and decode this file (std::bad_alloc)"};
   }
+  peak_scratch_bytes_ = std::max(peak_scratch_bytes_, scratch_bytes());
+  peak_read_buffer_bytes_ = std::max(peak_read_buffer_bytes_, read_buffer_bytes());
   // Reading and the mask are timed inside ReadAndDecode; the image (header,
   // size check, decode) is the rest.
   timings_.image_decode_ns =
       NanosBetween(start, Clock::now()) - timings_.read_ns - timings_.mask_decode_ns;
   return status;
+}
+
+// Buffers grown past the plan by the previous pair go back to the planned
+// size, so an outlier leaves nothing grown and the budget check of the next
+// pair sees the planned capacities: whether a pair fits never depends on
+// which pairs this thread read before.
+void PairReader::ShrinkToPlan() {
+  if (image_.pixels.capacity() > planned_image_bytes_) {
+    std::vector<uint8_t>().swap(image_.pixels);
+    image_.pixels.reserve(planned_image_bytes_);
+  }
+  if (mask_.pixels.capacity() > planned_mask_bytes_) {
+    std::vector<uint8_t>().swap(mask_.pixels);
+    mask_.pixels.reserve(planned_mask_bytes_);
+  }
+  gif_.ShrinkScratch(planned_mask_bytes_);
+  if (planned_mask_bytes_ == SIZE_MAX) return;  // not planned: keep what was read
+  image_file_.Shrink(kKeptReadBufferBytes);
+  mask_file_.Shrink(kKeptReadBufferBytes);
 }
 
 Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int target_height) {
@@ -48,24 +71,41 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   mask_warning_.reset();
   reading_mask_ = false;
   Clock::time_point start = Clock::now();
-  auto image_bytes = image_file_.Read(pair.image_path);
+  auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg);
   timings_.read_ns += NanosBetween(start, Clock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
   auto header = jpeg_.ReadHeader(image_bytes.value(), image_path);
   if (!header.ok()) return header.error();
   image_header_ = header.value();
+  image_scale_ = jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
+  // Checked on the header, before the mask or the pixels take any memory.
+  const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} * image_scale_.Apply(image_header_.height) * 3;
+  const int64_t image_needs =
+      std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) + image_header_.coefficient_bytes;
+  if (image_needs > budget_bytes_) {
+    return Error{ErrorKind::kTooLarge, image_path,
+                 "decoding needs " + std::to_string(image_needs) + " bytes (" + std::to_string(image_header_.width) +
+                     "x" + std::to_string(image_header_.height) + " at scale " + std::to_string(image_scale_.num) +
+                     "/" + std::to_string(image_scale_.denom) +
+                     (image_header_.coefficient_bytes > 0
+                          ? ", with " + std::to_string(image_header_.coefficient_bytes) + " bytes of coefficients for its " +
+                                std::to_string(image_header_.scans) + " scans"
+                          : std::string()) +
+                     "), more than the decode budget of " + std::to_string(budget_bytes_) +
+                     " bytes per thread (scratch_headroom x what the planned source needs)"};
+  }
 
   // The mask is decoded before the image because it is ~20x cheaper: a
   // size mismatch then costs no JPEG decode.
   start = Clock::now();
   reading_mask_ = true;
-  auto mask_bytes = mask_file_.Read(pair.mask_path);
+  auto mask_bytes = mask_file_.Read(pair.mask_path, SniffedFormat::kGif);
   timings_.read_ns += NanosBetween(start, Clock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
   start = Clock::now();
-  Status mask_status = gif_.Decode(mask_bytes.value(), mask_path, &mask_);
+  Status mask_status = gif_.Decode(mask_bytes.value(), mask_path, &mask_, budget_bytes_ - image_needs);
   timings_.mask_decode_ns = NanosBetween(start, Clock::now());
   if (!mask_status.ok()) return mask_status;
   if (mask_.width != image_header_.width || mask_.height != image_header_.height) {
@@ -82,22 +122,24 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   }
 
   reading_mask_ = false;
-  image_scale_ = jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width,
-                                   target_height);
   return jpeg_.Decode(image_bytes.value(), image_header_, image_scale_, image_path, &image_);
 }
 
-void PairReader::Reserve(int source_width, int source_height, int target_width, int target_height) {
+void PairReader::Reserve(int source_width, int source_height, int target_width, int target_height,
+                         int64_t budget_bytes) {
   const DctScale scale = jpeg_.ChooseScale(source_width, source_height, target_width, target_height);
-  image_.pixels.reserve(static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3);
-  mask_.pixels.reserve(static_cast<size_t>(source_width) * source_height);
+  planned_image_bytes_ = static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
+  planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;
+  image_.pixels.reserve(planned_image_bytes_);
+  mask_.pixels.reserve(planned_mask_bytes_);
+  budget_bytes_ = budget_bytes;
 }
 
-size_t PairReader::PlannedScratchBytes(const DecodeOptions& options, int source_width, int source_height,
-                                       int target_width, int target_height) {
-  PairReader reader(options);
-  reader.Reserve(source_width, source_height, target_width, target_height);
-  return reader.scratch_bytes();
+size_t PairReader::PlannedScratchBytes(DctScale scale, int source_width, int source_height) {
+  // What Reserve() reserves, in 64-bit arithmetic: nothing is allocated to
+  // plan it.
+  return static_cast<size_t>(scale.Apply(source_width)) * static_cast<size_t>(scale.Apply(source_height)) * 3 +
+         static_cast<size_t>(source_width) * static_cast<size_t>(source_height);
 }
 
 size_t PairReader::scratch_bytes() const {

@@ -33,19 +33,26 @@ class PairReader {
 
   // Sizes the pixel scratch for photos of source_width x source_height
   // decoded for the target, so that the first Read() of such a pair
-  // allocates nothing and scratch_bytes() equals PlannedScratchBytes().
-  void Reserve(int source_width, int source_height, int target_width, int target_height);
-  // Pixel scratch Reserve() sets up for that source and target: the decoded
-  // photo at its DCT scale plus the decoded mask at full size.
-  static size_t PlannedScratchBytes(const DecodeOptions& options, int source_width,
-                                    int source_height, int target_width, int target_height);
+  // allocates nothing and scratch_bytes() equals PlannedScratchBytes(), and
+  // sets the decode budget: a pair whose headers say that decoding it needs
+  // more than `budget_bytes` (the decoded photo, libjpeg's coefficients for
+  // a photo of several scans, the mask canvas and frame buffer) is
+  // too_large, refused before anything is allocated for it. After a pair
+  // larger than planned, the buffers shrink back to the planned size.
+  void Reserve(int source_width, int source_height, int target_width, int target_height,
+               int64_t budget_bytes = INT64_MAX);
+  // Pixel scratch Reserve() sets up for a source decoded at `scale`: the
+  // decoded photo plus the decoded mask at full size. Allocates nothing.
+  static size_t PlannedScratchBytes(DctScale scale, int source_width, int source_height);
   // Pixel scratch held now: decoded photo and mask, and the GIF decoder's
-  // frame buffer for interlaced or offset frames. Grows only for a larger
-  // source (or the first such GIF); the memory plan assumes neither.
+  // frame buffer for interlaced or offset frames.
   size_t scratch_bytes() const;
-  // File buffers held now, with the GIF decoder's compressed-data buffer:
-  // as large as the largest files read.
+  // File buffers held now, with the GIF decoder's compressed-data buffer.
   size_t read_buffer_bytes() const;
+  // The most scratch and file-buffer bytes held at once since construction
+  // (at the end of a Read(), before shrinking back to the plan).
+  size_t peak_scratch_bytes() const { return peak_scratch_bytes_; }
+  size_t peak_read_buffer_bytes() const { return peak_read_buffer_bytes_; }
 
   // Where the last Read() spent its time, and how many file bytes it read.
   struct Timings {
@@ -65,6 +72,11 @@ class PairReader {
   const std::optional<Error>& mask_warning() const { return mask_warning_; }
 
  private:
+  // Read buffers up to this size are kept from file to file; a larger one
+  // (a file far larger than a photo) is freed before the next pair.
+  static constexpr size_t kKeptReadBufferBytes = size_t{4} << 20;
+
+  void ShrinkToPlan();
   Status ReadAndDecode(const SamplePair& pair, int target_width, int target_height);
 
   FileReader image_file_;
@@ -80,6 +92,12 @@ class PairReader {
   Timings timings_;
   size_t bytes_read_ = 0;
   bool reading_mask_ = false;  // which file of the pair ReadAndDecode() is on
+  // Set by Reserve(); until then nothing is shrunk.
+  size_t planned_image_bytes_ = SIZE_MAX;
+  size_t planned_mask_bytes_ = SIZE_MAX;
+  int64_t budget_bytes_ = INT64_MAX;
+  size_t peak_scratch_bytes_ = 0;
+  size_t peak_read_buffer_bytes_ = 0;
 };
 
 }  // namespace segfeed::internal

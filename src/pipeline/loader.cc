@@ -22,6 +22,7 @@
 #include "memory/batch_buffers.h"
 #include "pipeline/batch_graph.h"
 #include "pipeline/epoch_plan.h"
+#include "pipeline/planned_source.h"
 #include "pipeline/ready_queue.h"
 #include "pipeline/worker_arena.h"
 
@@ -233,16 +234,18 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
   known_bad_ = std::make_unique<std::atomic<bool>[]>(dataset_.pairs.size());
 
-  // The plan is for the first pair's size; the checker finds pairs that differ.
+  // The plan is for the dataset's typical photo; pairs up to the budget it
+  // gives are decoded, larger ones are too_large.
   int source_width = options_.augment.output_width;
   int source_height = options_.augment.output_height;
-  if (auto header = ReadJpegHeaderFile(dataset_.pairs.front().image_path, options_.decode); header.ok()) {
-    source_width = header.value().width;
-    source_height = header.value().height;
+  if (auto source = PlanSourceFromHeaders(dataset_.pairs, options_.decode); source.ok()) {
+    source_width = source.value().width;
+    source_height = source.value().height;
   }
   LoaderOptions resolved = options_;
   resolved.threads = threads_;
   plan_ = PlanMemory(resolved, source_width, source_height);
+  CheckPlanFitsMachine(plan_);
 
   // OpenCV's parallel loops run in their own arena and would escape ours.
   cv::setNumThreads(1);
@@ -254,7 +257,8 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   for (int i = 0; i < threads_; ++i) {
     workers_.push_back(std::make_unique<Worker>(options_));
     workers_.back()->reader.Reserve(source_width, source_height, options_.augment.output_width,
-                                    options_.augment.output_height);
+                                    options_.augment.output_height,
+                                    static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
   }
 }
 
@@ -459,6 +463,8 @@ LoaderStats LoaderRuntime::Stats() const {
   for (const auto& worker : workers_) {
     stats.scratch_bytes += worker->reader.scratch_bytes() + worker->augmenter.scratch_bytes();
     stats.read_buffer_bytes += worker->reader.read_buffer_bytes();
+    stats.peak_scratch_bytes += worker->reader.peak_scratch_bytes() + worker->augmenter.scratch_bytes();
+    stats.peak_read_buffer_bytes += worker->reader.peak_read_buffer_bytes();
   }
   stats.threads = threads_;
   stats.max_in_flight = std::max(max_in_flight_, graph_ ? graph_->max_in_flight() : 0);

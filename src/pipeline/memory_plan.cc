@@ -1,4 +1,9 @@
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <oneapi/tbb/info.h>
+
+#include <string>
 
 #include "augment/sample_augmenter.h"
 #include "io/jpeg_decoder.h"
@@ -8,6 +13,33 @@
 #include "segfeed/options.h"
 
 namespace segfeed {
+namespace {
+
+// a x b, or ConfigError naming `what` when the product does not fit in
+// 64 bits: no plan is that large, and a wrapped one would look small.
+size_t Times(size_t a, size_t b, const char* what) {
+  size_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    throw ConfigError(std::string(what) + " overflows 64 bits: the configuration asks for more memory than exists");
+  }
+  return product;
+}
+
+size_t Plus(size_t a, size_t b, const char* what) {
+  size_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    throw ConfigError(std::string(what) + " overflows 64 bits: the configuration asks for more memory than exists");
+  }
+  return sum;
+}
+
+std::string MiBText(size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+}  // namespace
 
 MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height) {
   ValidateLoaderOptions(options);
@@ -15,30 +47,74 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
     throw ConfigError("source size must be at least 1x1 (got " + std::to_string(source_width) + "x" +
                       std::to_string(source_height) + ")");
   }
-  const int out_w = options.augment.output_width;
-  const int out_h = options.augment.output_height;
+  const int64_t source_pixels = int64_t{source_width} * source_height;
+  if (source_pixels > options.decode.max_pixels) {
+    throw ConfigError("source size " + std::to_string(source_width) + "x" + std::to_string(source_height) + " = " +
+                      std::to_string(source_pixels) + " pixels is more than max_pixels = " +
+                      std::to_string(options.decode.max_pixels));
+  }
+  const size_t out_w = static_cast<size_t>(options.augment.output_width);
+  const size_t out_h = static_cast<size_t>(options.augment.output_height);
+  const size_t batch = static_cast<size_t>(options.batch_size);
   MemoryPlan plan;
+  const size_t out_pixels = Times(out_w, out_h, "the output size");
   plan.image_bytes_per_sample =
-      static_cast<size_t>(out_w) * out_h * 3 * ImageDtypeBytes(options.output.image_dtype);
-  plan.mask_bytes_per_sample = static_cast<size_t>(out_w) * out_h * MaskDtypeBytes(options.output.mask_dtype);
-  plan.batch_bytes = internal::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample) +
-                     static_cast<size_t>(options.batch_size) * plan.mask_bytes_per_sample;
+      Times(Times(out_pixels, 3, "an image"), ImageDtypeBytes(options.output.image_dtype), "an image");
+  plan.mask_bytes_per_sample = Times(out_pixels, MaskDtypeBytes(options.output.mask_dtype), "a mask");
+  Times(batch, plan.image_bytes_per_sample, "a batch");  // MaskOffset() multiplies them
+  plan.batch_bytes = Plus(internal::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample),
+                          Times(batch, plan.mask_bytes_per_sample, "a batch"), "a batch");
   plan.pool_buffers = options.prefetch_batches;
-  plan.pool_bytes = plan.batch_bytes * static_cast<size_t>(plan.pool_buffers);
+  plan.pool_bytes = Times(plan.batch_bytes, static_cast<size_t>(plan.pool_buffers), "the pool");
 
   plan.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  const size_t threads = static_cast<size_t>(plan.threads);
   const internal::JpegDecoder decoder(options.decode);
-  const internal::DctScale scale = decoder.ChooseScale(source_width, source_height, out_w, out_h);
+  const internal::DctScale scale =
+      decoder.ChooseScale(source_width, source_height, options.augment.output_width, options.augment.output_height);
+  const size_t decode_bytes = internal::PairReader::PlannedScratchBytes(scale, source_width, source_height);
   plan.scratch_bytes_per_thread =
-      internal::PairReader::PlannedScratchBytes(options.decode, source_width, source_height, out_w, out_h) +
-      internal::SampleAugmenter::PlannedScratchBytes(options.augment, scale.Apply(source_width),
-                                                     scale.Apply(source_height));
-  plan.scratch_bytes = plan.scratch_bytes_per_thread * static_cast<size_t>(plan.threads);
-  plan.max_samples_in_flight = options.prefetch_batches * options.batch_size;
-  plan.gpu_batch_bytes =
-      static_cast<size_t>(options.batch_size) * (plan.image_bytes_per_sample + plan.mask_bytes_per_sample);
-  plan.total_bytes = plan.pool_bytes + plan.scratch_bytes;
+      decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(options.augment, scale.Apply(source_width),
+                                                                    scale.Apply(source_height));
+  plan.scratch_bytes = Times(plan.scratch_bytes_per_thread, threads, "the scratch");
+  plan.decode_budget_bytes_per_thread =
+      static_cast<size_t>(static_cast<double>(decode_bytes) * options.decode.scratch_headroom);
+  plan.scratch_ceiling_bytes =
+      Times(Plus(plan.decode_budget_bytes_per_thread, internal::SampleAugmenter::MaxScratchBytes(options.augment),
+                 "the scratch"),
+            threads, "the scratch");
+  plan.read_buffer_bytes =
+      Times(Times(static_cast<size_t>(options.decode.max_file_bytes), 2, "the read buffers"), threads,
+            "the read buffers");
+  plan.max_samples_in_flight = int64_t{options.prefetch_batches} * options.batch_size;
+  plan.gpu_batch_bytes = Times(batch, Plus(plan.image_bytes_per_sample, plan.mask_bytes_per_sample, "a batch"),
+                               "a GPU batch");
+  plan.total_bytes = Plus(Plus(plan.pool_bytes, plan.scratch_ceiling_bytes, "the plan"), plan.read_buffer_bytes,
+                          "the plan");
   return plan;
+}
+
+void CheckPlanFitsMachine(const MemoryPlan& plan) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) {
+    const size_t physical = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+    if (plan.total_bytes > physical) {
+      throw ConfigError("the memory plan needs " + std::to_string(plan.total_bytes) + " bytes (" +
+                        MiBText(plan.total_bytes) + "; pool " + std::to_string(plan.pool_bytes) +
+                        "), more than the " + std::to_string(physical) + " bytes (" + MiBText(physical) +
+                        ") of physical memory: lower batch_size, prefetch_batches, the output size or threads");
+    }
+  }
+  for (const auto& [resource, name] : {std::pair{RLIMIT_AS, "address-space limit (ulimit -v)"},
+                                       std::pair{RLIMIT_DATA, "data-segment limit (ulimit -d)"}}) {
+    rlimit limit{};
+    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && plan.total_bytes > limit.rlim_cur) {
+      throw ConfigError("the memory plan needs " + std::to_string(plan.total_bytes) + " bytes (" +
+                        MiBText(plan.total_bytes) + "), more than the process's " + name + " of " +
+                        std::to_string(limit.rlim_cur) + " bytes");
+    }
+  }
 }
 
 }  // namespace segfeed

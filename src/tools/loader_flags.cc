@@ -9,7 +9,8 @@ namespace segfeed::tools {
 const std::vector<std::string> kDatasetValueOptions = {"--data", "--images", "--masks"};
 const std::vector<std::string> kLoaderValueOptions = {
     "--batch", "--size",     "--dtype",  "--mask-dtype", "--layout", "--threads",      "--prefetch",
-    "--seed",  "--shard",    "--on-error", "--pinned",   "--subset", "--val-fraction"};
+    "--seed",  "--shard",    "--on-error", "--pinned",   "--subset", "--val-fraction",
+    "--headroom"};
 const std::vector<std::string> kLoaderFlags = {"--no-augment", "--no-color", "--no-shuffle", "--drop-last",
                                                "--normalize"};
 
@@ -34,6 +35,8 @@ const char* const kLoaderHelp = R"(loader:
   --shard r/N           stream shard r of N (DistributedSampler semantics); 'auto' reads RANK, WORLD_SIZE
   --subset S            all, train or val (all)
   --val-fraction F      fraction of pairs in the val subset (0.1)
+  --headroom F          decode budget per thread, as a multiple of what the
+                        planned photo needs; larger pairs are too_large (4)
   --on-error P          fail: stop at a bad file, or at start on images
                         without a mask; skip: replace bad pairs, list
                         them and the unpaired files (fail)
@@ -53,6 +56,15 @@ int ParseInt(const std::string& flag, const std::string& text) {
   return value;
 }
 
+double ParseNumber(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) {
+    throw UsageError(flag + " must be a number (got '" + text + "')");
+  }
+  return value;
+}
+
 template <typename Enum>
 Enum ParseChoice(const std::string& flag, const std::string& text,
                  std::initializer_list<std::pair<const char*, Enum>> choices) {
@@ -68,6 +80,7 @@ Enum ParseChoice(const std::string& flag, const std::string& text,
 constexpr std::pair<const char*, const char*> kFlagOfField[] = {
     {"batch_size", "--batch"},   {"prefetch_batches", "--prefetch"}, {"threads", "--threads"},
     {"validation_fraction", "--val-fraction"}, {"world_size", "--shard"}, {"rank", "--shard"},
+    {"scratch_headroom", "--headroom"},
     {"output_width", "--size"}, {"output_height", "--size"},     {"normalize", "--normalize"}};
 
 }  // namespace
@@ -159,13 +172,8 @@ LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli) {
     options.subset = ParseChoice<Subset>("--subset", *v,
                                          {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"val", Subset::kValidation}});
   }
-  if (auto v = cli.Get("--val-fraction")) {
-    char* end = nullptr;
-    options.validation_fraction = std::strtod(v->c_str(), &end);
-    if (end != v->c_str() + v->size() || v->empty()) {
-      throw UsageError("--val-fraction must be a number (got '" + *v + "')");
-    }
-  }
+  if (auto v = cli.Get("--val-fraction")) options.validation_fraction = ParseNumber("--val-fraction", *v);
+  if (auto v = cli.Get("--headroom")) options.decode.scratch_headroom = ParseNumber("--headroom", *v);
   if (auto v = cli.Get("--on-error")) {
     options.on_bad_file =
         ParseChoice<OnBadFile>("--on-error", *v, {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});

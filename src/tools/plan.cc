@@ -15,6 +15,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "tools/cli_args.h"
+#include "pipeline/planned_source.h"
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
 #include "tools/model_memory.h"
@@ -37,8 +38,10 @@ the same options allocates (PlanMemory(), which the Loader itself uses):
   total       pool + scratch (the file list and the file read buffers, as
               large as the largest file, come on top)
 
-The source size is the first image's (by stem) JPEG header under --data, or
---source-size; the plan holds for every photo of that size or smaller.
+The source size is the median of the JPEG headers of up to 9 pairs spread
+over --data (only headers are read), or --source-size. Scratch is planned
+for that size; a pair whose headers say it needs more than the decode budget
+(--headroom times that) is refused as too_large, so the total is a ceiling.
 
 --model-params N adds the simple float32 training estimate training guides
 use: parameters 4N + gradients 4N + optimizer state (sgd with momentum 4N,
@@ -77,17 +80,19 @@ SourceSize ParseSourceSize(const std::string& text) {
   return size;
 }
 
-// The first pair's photo size from its JPEG header, as the Loader plans it.
-// An error names the file (or the folder when it has no pairs).
+// The typical photo size from JPEG headers, as the Loader plans it. An
+// error names the file (or the folder when it has no pairs).
 internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const DecodeOptions& decode) {
   const Dataset dataset = ListDataset(spec);
-  if (dataset.pairs.empty()) {
-    return Error{ErrorKind::kIoError, spec.image_dir.string(), "no image/mask pairs to plan for"};
+  auto source = internal::PlanSourceFromHeaders(dataset.pairs, decode);
+  if (!source.ok()) {
+    Error error = source.error();
+    if (error.path.empty()) error.path = spec.image_dir.string();
+    return error;
   }
-  const SamplePair& first = dataset.pairs.front();
-  auto header = internal::ReadJpegHeaderFile(first.image_path, decode);
-  if (!header.ok()) return header.error();
-  return SourceSize{header.value().width, header.value().height, first.image_path.string()};
+  const internal::PlannedSource& planned = source.value();
+  return SourceSize{planned.width, planned.height,
+                    "median of " + std::to_string(planned.headers_read) + " headers, e.g. " + planned.example_path};
 }
 
 }  // namespace
@@ -147,12 +152,20 @@ int RunPlan(std::span<const std::string> args) {
               source.from.c_str(), scale.num, scale.denom, scale.Apply(source.width), scale.Apply(source.height));
   std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n", plan.pool_bytes,
               MiB(bytes(plan.pool_bytes)), plan.pool_buffers, MiB(bytes(plan.batch_bytes)));
-  std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB\n", plan.scratch_bytes,
-              MiB(bytes(plan.scratch_bytes)), plan.threads, MiB(bytes(plan.scratch_bytes_per_thread)));
-  std::printf("  in flight   %12d samples            at most prefetch x batch\n", plan.max_samples_in_flight);
+  std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB for this source; at most %.1f MiB:\n",
+              plan.scratch_bytes, MiB(bytes(plan.scratch_bytes)), plan.threads, MiB(bytes(plan.scratch_bytes_per_thread)),
+              MiB(bytes(plan.scratch_ceiling_bytes)));
+  std::printf("                                            a decode budget of %.1f MiB per thread (headroom %g),\n"
+              "                                            a larger pair is too_large\n",
+              MiB(bytes(plan.decode_budget_bytes_per_thread)), options.decode.scratch_headroom);
+  std::printf("  read bufs   %12zu bytes %9.1f MiB   at most %d threads x 2 files x %.1f MiB (max_file_bytes)\n",
+              plan.read_buffer_bytes, MiB(bytes(plan.read_buffer_bytes)), plan.threads,
+              MiB(bytes(static_cast<size_t>(options.decode.max_file_bytes))));
+  std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
+              static_cast<long long>(plan.max_samples_in_flight));
   std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", plan.gpu_batch_bytes,
               MiB(bytes(plan.gpu_batch_bytes)), MiB(bytes(images_on_gpu)), MiB(bytes(masks_on_gpu)));
-  std::printf("  total       %12zu bytes %9.1f MiB   host: pool + scratch (+ file list and read buffers)\n",
+  std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers (+ file list)\n",
               plan.total_bytes, MiB(bytes(plan.total_bytes)));
   if (has_model) {
     const std::string state = std::string(OptimizerName(optimizer)) + " state";
@@ -163,6 +176,13 @@ int RunPlan(std::span<const std::string> args) {
                 MiB(static_cast<double>(model.optimizer_state_bytes)));
     std::printf("  gpu total   %12lld bytes %9.1f MiB   gpu batch + model; activations not included\n",
                 static_cast<long long>(gpu_total), MiB(static_cast<double>(gpu_total)));
+  }
+  std::fflush(stdout);
+  try {
+    CheckPlanFitsMachine(plan);
+  } catch (const ConfigError& e) {
+    std::cerr << "segfeed plan: " << e.what() << "\n";
+    return 1;
   }
 
   if (auto json_path = cli.Get("--json")) {
@@ -188,6 +208,9 @@ int RunPlan(std::span<const std::string> args) {
         .Integer("pool_bytes", static_cast<int64_t>(plan.pool_bytes))
         .Integer("scratch_bytes_per_thread", static_cast<int64_t>(plan.scratch_bytes_per_thread))
         .Integer("scratch_bytes", static_cast<int64_t>(plan.scratch_bytes))
+        .Integer("decode_budget_bytes_per_thread", static_cast<int64_t>(plan.decode_budget_bytes_per_thread))
+        .Integer("scratch_ceiling_bytes", static_cast<int64_t>(plan.scratch_ceiling_bytes))
+        .Integer("read_buffer_bytes", static_cast<int64_t>(plan.read_buffer_bytes))
         .Integer("max_samples_in_flight", plan.max_samples_in_flight)
         .Integer("gpu_batch_bytes", static_cast<int64_t>(plan.gpu_batch_bytes))
         .Integer("total_bytes", static_cast<int64_t>(plan.total_bytes));

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "result.h"
+#include "segfeed/dataset.h"
+
+namespace segfeed::internal {
+
+// The photo size a memory plan is made for, read from JPEG headers only.
+struct PlannedSource {
+  int width = 0;
+  int height = 0;
+  int headers_read = 0;     // of the sampled pairs, how many headers parsed
+  std::string example_path;  // a photo of exactly this size
+};
+
+// The median (by pixel count) of the photo sizes of up to kSampledPairs
+// pairs spread evenly over `pairs`, so that neither one outlier nor a first
+// file that happens to be broken decides the budget of every thread. Only
+// the headers are read. An error names the last file that failed when no
+// sampled header parses, or says that there are no pairs.
+Result<PlannedSource> PlanSourceFromHeaders(const std::vector<SamplePair>& pairs, const DecodeOptions& decode);
+
+inline constexpr int kSampledPairs = 9;
+
+}  // namespace segfeed::internal
