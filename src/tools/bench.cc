@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +18,7 @@
 #include "tools/digest.h"
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
+#include "tools/output_file.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -75,6 +76,7 @@ int RunBench(std::span<const std::string> args) {
   // Parsed before the demo dataset is made: a typo should not cost minutes.
   const LoaderOptions options = LoaderOptionsFromArgs(cli);
   CheckLoaderOptions(options);
+  const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
 
   DatasetSpec spec;
   std::string dataset_label;
@@ -173,7 +175,7 @@ int RunBench(std::span<const std::string> args) {
   std::printf("loaded %lld pairs, skipped %lld\n", static_cast<long long>(stats.samples_loaded),
               static_cast<long long>(stats.samples_skipped));
 
-  if (auto json_path = cli.Get("--json")) {
+  if (json_file) {
     JsonWriter json;
     json.BeginObject()
         .String("dataset", dataset_label)
@@ -217,12 +219,7 @@ int RunBench(std::span<const std::string> args) {
     if (want_digest) json.String("digest", digest.Hex());
     if (!failure.empty()) json.String("error", failure);
     json.EndObject();
-    std::ofstream out(*json_path);
-    out << json.str() << "\n";
-    if (!out) {
-      std::cerr << "segfeed bench: cannot write " << *json_path << "\n";
-      return 1;
-    }
+    if (internal::Status written = json_file->Write(json.str() + "\n"); !written.ok()) throw FileError(written.error());
   }
   return failure.empty() ? 0 : 1;
 }

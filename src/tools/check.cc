@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -15,6 +14,7 @@
 #include "tools/dataset_checker.h"
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
+#include "tools/output_file.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -35,12 +35,14 @@ resolution (exact; for normalisation), the fraction of foreground pixels in
 the masks (mean, min, max) and groups of byte-identical files (information,
 not a problem). The output is the same for any thread count.
 
-Exit status: 0 when no problem was found, 1 when some were, 2 for a usage
-error.
+Exit status: 0 when no problem was found, 1 when some were or when the
+report could not be written, 2 for a usage error.
 
 check:
   --json FILE           also write the report as JSON:
                         {"pairs": N, "problems": [{"path", "kind", "detail"}], "summary": {...}}
+                        The folder must exist; FILE is replaced only once the
+                        report is complete, and may not be inside the dataset folders
   --threads N           decoding threads, 0 = one per core (0)
   --max-pixels N        too_large limit on a header's width x height (100000000)
   --help                show this text
@@ -213,13 +215,9 @@ int RunCheck(std::span<const std::string> args) {
   options.threads = static_cast<int>(cli.GetInt("--threads", 0, 0, 1024));
   options.decode.max_pixels = cli.GetInt("--max-pixels", options.decode.max_pixels, 1, INT64_MAX);
 
-  // Opened before the check, which may take an hour, so a bad path fails now.
-  std::ofstream json_out;
-  const std::optional<std::string> json_path = cli.Get("--json");
-  if (json_path) {
-    json_out.open(*json_path);
-    if (!json_out) throw UsageError("--json: cannot write '" + *json_path + "'");
-  }
+  // Checked before the check, which may take an hour, so a bad path fails
+  // now; written only when the report is complete.
+  const std::optional<OutputFile> json = OutputFileFromArgs(cli, "--json");
 
   // A progress line only for a person watching; logs stay clean.
   if (isatty(STDERR_FILENO) != 0) {
@@ -234,12 +232,9 @@ int RunCheck(std::span<const std::string> args) {
   if (options.progress) std::fprintf(stderr, "\n");
 
   PrintText(report);
-  if (json_path) {
-    json_out << ReportJson(report) << "\n";
-    json_out.close();
-    if (!json_out) {
-      std::cerr << "segfeed check: cannot write " << *json_path << "\n";
-      return 2;
+  if (json) {
+    if (internal::Status written = json->Write(ReportJson(report) + "\n"); !written.ok()) {
+      throw FileError(written.error());
     }
   }
   return report.problems.empty() ? 0 : 1;

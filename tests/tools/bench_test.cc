@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -101,6 +102,31 @@ TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
   r = RunSegfeed("bench --epoch 3");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("unknown option --epoch"), std::string::npos) << r.output;
+}
+
+// A report that cannot be written in full (file size limit, SIGXFSZ
+// ignored: EFBIG as on a full disk) leaves the previous one as it was.
+TEST(BenchTest, FailedJsonWriteKeepsTheOldReport) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto report = dir / "report.json";
+  std::ofstream(report) << "the previous report";
+  const auto r = segfeed::testing::RunSegfeedScript("trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" bench --data '" + data +
+                                                    "' --size 32 --batch 2 --epochs 1 --json '" + report.string() +
+                                                    "' 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos) << r.output;
+  std::ifstream in(report);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), "the previous report");
+}
+
+TEST(BenchTest, JsonInsideTheDatasetIsRefusedBeforeRunning) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto r = RunSegfeed("bench --data '" + data + "' --json '" + data + "/train_masks/report.json'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("inside the dataset folder"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("throughput"), std::string::npos) << r.output;
 }
 
 int64_t PeakRss(const std::string& json) {

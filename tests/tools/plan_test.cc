@@ -158,6 +158,15 @@ TEST_F(PlanTest, UsageErrorsExitTwoAndNameTheOption) {
   }
 }
 
+TEST_F(PlanTest, JsonInAMissingFolderIsAUsageError) {
+  const auto r = RunSegfeed("plan" + data_ + " --json " + Quoted((dir_ / "no" / "plan.json").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--json '" + (dir_ / "no" / "plan.json").string() + "': folder '" +
+                          (dir_ / "no").string() + "' does not exist"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(PlanTest, UnreadableFirstImageIsAnErrorNamingIt) {
   // The first pair by stem gets a photo that is not a JPEG.
   std::filesystem::path first;
