@@ -36,7 +36,7 @@ the masks (mean, min, max) and groups of byte-identical files (information,
 not a problem). The output is the same for any thread count.
 
 Exit status: 0 when no problem was found, 1 when some were or when the
-report could not be written, 2 for a usage error.
+report could not be written (standard output included), 2 for a usage error.
 
 check:
   --json FILE           also write the report as JSON:

@@ -104,6 +104,17 @@ TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
   EXPECT_NE(r.output.find("unknown option --epoch"), std::string::npos) << r.output;
 }
 
+TEST(BenchTest, FullDiskForJsonOrStdoutExitsOne) {
+  TempDir dir;
+  const std::string bench = "bench --data '" + MakeDataset(dir, "data", 4) + "' --size 32 --batch 2 --epochs 1";
+  auto r = RunSegfeed(bench + " --json /dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" " + bench + " 2>&1 >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("segfeed bench: cannot write to standard output"), std::string::npos) << r.output;
+}
+
 // A report that cannot be written in full (file size limit, SIGXFSZ
 // ignored: EFBIG as on a full disk) leaves the previous one as it was.
 TEST(BenchTest, FailedJsonWriteKeepsTheOldReport) {

@@ -340,6 +340,18 @@ TEST(CheckTest, KilledWhileWritingTheJsonKeepsTheOldReport) {
   EXPECT_EQ(ReadText(report), "the previous report");
 }
 
+TEST(CheckTest, FullDiskForJsonOrStdoutExitsOne) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const std::string check = "check --data " + Quoted(dir / "data");
+  auto r = RunSegfeed(check + " --json /dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" " + check + " 2>&1 >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("segfeed check: cannot write to standard output"), std::string::npos) << r.output;
+}
+
 // /dev/stdout is written through stdout itself, after the text report.
 TEST(CheckTest, JsonToStandardOutputComesAfterTheTextReport) {
   TempDir dir;
