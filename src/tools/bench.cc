@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -164,10 +165,18 @@ int RunBench(std::span<const std::string> args) {
     std::printf("  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n", decode_only,
                 stats.threads, samples_per_s / decode_only);
   }
+  std::optional<Error> baseline_error;
   if (cli.Has("--baseline")) {
-    baseline = NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
-    std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n", baseline,
-                samples_per_s / baseline);
+    const internal::Result<double> measured = NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
+    if (measured.ok()) {
+      baseline = measured.value();
+      std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n", baseline,
+                  samples_per_s / baseline);
+    } else {
+      baseline = NAN;  // null in the JSON: no number rather than a wrong one
+      baseline_error = measured.error();
+      std::printf("  baseline: %s\n", baseline_error->Message().c_str());
+    }
   }
   if (want_digest) std::printf("digest %s\n", digest.Hex().c_str());
   for (const Error& skipped : stats.skipped_files) std::printf("  skipped %s\n", skipped.Message().c_str());
@@ -216,6 +225,7 @@ int RunBench(std::span<const std::string> args) {
     json.EndArray();
     if (cli.Has("--decode-only")) json.Number("decode_only_samples_per_s", decode_only);
     if (cli.Has("--baseline")) json.Number("baseline_samples_per_s", baseline);
+    if (baseline_error) json.String("baseline_error", baseline_error->Message());
     if (want_digest) json.String("digest", digest.Hex());
     if (!failure.empty()) json.String("error", failure);
     json.EndObject();

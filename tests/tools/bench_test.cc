@@ -140,6 +140,26 @@ TEST(BenchTest, JsonInsideTheDatasetIsRefusedBeforeRunning) {
   EXPECT_EQ(r.output.find("throughput"), std::string::npos) << r.output;
 }
 
+// The naive baseline stops at a truncated mask (it used to crash on one)
+// and says so; the loader's own report and exit status are unaffected.
+TEST(BenchTest, BaselineReportsABadFileAndTheBenchGoesOn) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto mask = std::filesystem::path(data) / "train_masks";
+  const auto first_mask = std::filesystem::directory_iterator(mask)->path();
+  std::filesystem::resize_file(first_mask, 6);
+  const auto json_path = dir / "report.json";
+  const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 2 --epochs 1 --on-error skip --baseline" +
+                            " --json '" + json_path.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  baseline: " + first_mask.string() + ": truncated GIF"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loaded "), std::string::npos) << r.output;
+  std::ifstream in(json_path);
+  const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_NE(json.find("\"baseline_samples_per_s\":null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"baseline_error\":\"" + first_mask.string() + ": truncated GIF"), std::string::npos) << json;
+}
+
 int64_t PeakRss(const std::string& json) {
   const std::string digits = ValueAfter(json, "\"peak_rss_bytes\":", "0123456789");
   return digits.empty() ? -1 : std::stoll(digits);
