@@ -364,6 +364,54 @@ TEST(CheckTest, JsonToStandardOutputComesAfterTheTextReport) {
   EXPECT_EQ(r.output.find("{\"pairs\":2,"), verdict + std::strlen("clean: 0 problems in 2 pairs\n")) << r.output;
 }
 
+TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data" / "train");
+  std::filesystem::create_directories(dir / "data" / "train_masks");
+  const auto json_path = dir / "report.json";
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string train = (dir / "data" / "train").string(), masks = (dir / "data" / "train_masks").string();
+  const std::string found = "found 0 images (.jpg/.jpeg) in " + train + " and 0 masks (.gif) in " + masks +
+                            "; 0 files ignored";
+  EXPECT_NE(r.output.find("NO PAIRS: " + found + "\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected " + train + "/<stem>.jpg with its mask " + masks + "/<stem>_mask.gif"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("clean"), std::string::npos) << r.output;
+  Json report;
+  ASSERT_NO_THROW(report = JsonParser(ReadText(json_path)).ParseDocument());
+  EXPECT_NE(report.at("error").text.find(found), std::string::npos) << report.at("error").text;
+}
+
+TEST(CheckTest, AllPngDatasetExitsOneAndCountsTheIgnoredFiles) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data" / "train");
+  std::filesystem::create_directories(dir / "data" / "train_masks");
+  for (const char* name : {"train/a.png", "train/b.png", "train/c.png", "train_masks/a_mask.png", "train/notes"}) {
+    std::ofstream(dir / "data" / name) << "x";
+  }
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("found 0 images (.jpg/.jpeg) in " + (dir / "data" / "train").string() +
+                          " and 0 masks (.gif) in " + (dir / "data" / "train_masks").string() +
+                          "; 5 files ignored (.png 4, no extension 1)\n"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(CheckTest, SwappedFoldersExitOneAndSaySo) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 3);
+  const std::string train = (dir / "data" / "train").string(), masks = (dir / "data" / "train_masks").string();
+  const auto r = RunSegfeed("check --images " + Quoted(masks) + " --masks " + Quoted(train));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("NO PAIRS: found 0 images (.jpg/.jpeg) in " + masks + " and 0 masks (.gif) in " + train +
+                          "; 6 files ignored (.gif 3, .jpg 3); the two folders look swapped\n"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {
   const auto r = RunSegfeed("check --help");
   EXPECT_EQ(r.exit_code, 0);
