@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "tools/digest.h"
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
+#include "tools/output_file.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -85,6 +87,7 @@ int RunBench(std::span<const std::string> args) {
   // Parsed before the demo dataset is made: a typo should not cost minutes.
   const LoaderOptions options = LoaderOptionsFromArgs(cli);
   CheckLoaderOptions(options);
+  const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
 
   DatasetSpec spec;
   std::string dataset_label;
@@ -177,10 +180,18 @@ int RunBench(std::span<const std::string> args) {
     std::printf("  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n", decode_only,
                 stats.threads, samples_per_s / decode_only);
   }
+  std::optional<Error> baseline_error;
   if (cli.Has("--baseline")) {
-    baseline = NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
-    std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n", baseline,
-                samples_per_s / baseline);
+    const internal::Result<double> measured = NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
+    if (measured.ok()) {
+      baseline = measured.value();
+      std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n", baseline,
+                  samples_per_s / baseline);
+    } else {
+      baseline = NAN;  // null in the JSON: no number rather than a wrong one
+      baseline_error = measured.error();
+      std::printf("  baseline: %s\n", baseline_error->Message().c_str());
+    }
   }
   if (want_digest) std::printf("digest %s\n", digest.Hex().c_str());
   for (const Error& unpaired : stats.unpaired_files) std::printf("  unpaired %s\n", unpaired.Message().c_str());
@@ -189,7 +200,7 @@ int RunBench(std::span<const std::string> args) {
   std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n", static_cast<long long>(stats.samples_loaded),
               static_cast<long long>(stats.samples_skipped), static_cast<long long>(stats.samples_replaced));
 
-  if (auto json_path = cli.Get("--json")) {
+  if (json_file) {
     JsonWriter json;
     json.BeginObject()
         .String("dataset", dataset_label)
@@ -228,15 +239,11 @@ int RunBench(std::span<const std::string> args) {
     WriteErrors(&json, "unpaired_files", stats.unpaired_files);
     if (cli.Has("--decode-only")) json.Number("decode_only_samples_per_s", decode_only);
     if (cli.Has("--baseline")) json.Number("baseline_samples_per_s", baseline);
+    if (baseline_error) json.String("baseline_error", baseline_error->Message());
     if (want_digest) json.String("digest", digest.Hex());
     if (!failure.empty()) json.String("error", failure);
     json.EndObject();
-    std::ofstream out(*json_path);
-    out << json.str() << "\n";
-    if (!out) {
-      std::cerr << "segfeed bench: cannot write " << *json_path << "\n";
-      return 1;
-    }
+    if (internal::Status written = json_file->Write(json.str() + "\n"); !written.ok()) throw FileError(written.error());
   }
   return failure.empty() ? 0 : 1;
 }

@@ -5,14 +5,18 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
-#include <stdexcept>
+#include <span>
+#include <string>
 
+#include "io/file_reader.h"
 #include "io/pair_reader.h"
 #include "pipeline/worker_arena.h"
 #include "segfeed/augment.h"
@@ -26,21 +30,77 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// giflib pulls the mask's bytes from memory through this callback and the
+// source remembers when they ran out, to tell truncation from damage.
+struct GifBytes {
+  std::span<const uint8_t> bytes;
+  size_t offset = 0;
+  bool ran_out = false;
+};
+
+int ReadGifBytes(GifFileType* gif, GifByteType* buffer, int length) {
+  auto* source = static_cast<GifBytes*>(gif->UserData);
+  const size_t wanted = length > 0 ? static_cast<size_t>(length) : 0;
+  const size_t n = std::min(wanted, source->bytes.size() - source->offset);
+  if (n < wanted) source->ran_out = true;
+  std::memcpy(buffer, source->bytes.data() + source->offset, n);
+  source->offset += n;
+  return static_cast<int>(n);
+}
+
+struct GifCloser {
+  void operator()(GifFileType* gif) const {
+    int ignored = 0;
+    DGifCloseFile(gif, &ignored);  // frees `gif` even when it reports an error
+  }
+};
+
+// Why giflib failed. GifErrorString() is NULL for a code it does not know,
+// and DGifOpen() leaves the code at 0 when the screen descriptor is cut.
+std::string GifFailure(const GifBytes& source, int giflib_error) {
+  if (source.ran_out) return "truncated GIF: data ends after " + std::to_string(source.bytes.size()) + " bytes";
+  const char* reason = GifErrorString(giflib_error);
+  return std::string("corrupt GIF: ") + (reason ? reason : "giflib error " + std::to_string(giflib_error));
+}
+
+// What a user would write to decode an image: OpenCV's whole-file decoder.
+internal::Result<cv::Mat> DecodeImageNaively(std::span<const uint8_t> bytes, const std::string& path) {
+  auto corrupt = [&](const std::string& detail) { return Error{ErrorKind::kCorruptImage, path, detail}; };
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return Error{ErrorKind::kTooLarge, path, "file too large for OpenCV"};
+  }
+  try {
+    // OpenCV only reads through the Mat header here.
+    const cv::Mat encoded(1, static_cast<int>(bytes.size()), CV_8UC1, const_cast<uint8_t*>(bytes.data()));
+    cv::Mat image = cv::imdecode(encoded, cv::IMREAD_COLOR);
+    if (image.empty()) return corrupt("OpenCV cannot decode it as an image");
+    return image;
+  } catch (const cv::Exception& e) {
+    return corrupt(std::string("OpenCV cannot decode it: ") + e.what());
+  }
+}
+
 // What a user would write to read a GIF mask: the whole-file API, a fresh
 // allocation per file, palette index of "white" as foreground.
-cv::Mat ReadMaskNaively(const std::filesystem::path& path) {
+internal::Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, const std::string& path,
+                                            int64_t max_pixels) {
+  auto corrupt = [&](const std::string& detail) { return Error{ErrorKind::kCorruptMask, path, detail}; };
+  GifBytes source{bytes};
   int error = 0;
-  GifFileType* gif = DGifOpenFileName(path.c_str(), &error);
-  if (!gif) throw std::runtime_error(path.string() + ": " + GifErrorString(error));
-  if (DGifSlurp(gif) != GIF_OK || gif->ImageCount < 1) {
-    DGifCloseFile(gif, &error);
-    throw std::runtime_error(path.string() + ": cannot read GIF");
+  std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadGifBytes, &error));
+  if (!gif) return corrupt(GifFailure(source, error) + " in the header");
+  if (static_cast<int64_t>(gif->SWidth) * gif->SHeight > max_pixels) {
+    return Error{ErrorKind::kTooLarge, path,
+                 "GIF logical screen claims " + std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight)};
   }
+  if (DGifSlurp(gif.get()) != GIF_OK) return corrupt(GifFailure(source, gif->Error));
+  if (gif->ImageCount < 1) return corrupt("GIF has no image");
   const SavedImage& frame = gif->SavedImages[0];
-  cv::Mat indices(frame.ImageDesc.Height, frame.ImageDesc.Width, CV_8UC1, frame.RasterBits);
-  cv::Mat mask = indices > 0;  // 0/255
-  DGifCloseFile(gif, &error);
-  return mask;
+  if (frame.RasterBits == nullptr || frame.ImageDesc.Width <= 0 || frame.ImageDesc.Height <= 0) {
+    return corrupt("GIF's first image is empty");
+  }
+  const cv::Mat indices(frame.ImageDesc.Height, frame.ImageDesc.Width, CV_8UC1, frame.RasterBits);
+  return cv::Mat(indices > 0);  // 0/255, a copy that outlives `gif`
 }
 
 }  // namespace
@@ -66,16 +126,26 @@ double DecodeOnlyPairsPerSecond(const std::vector<SamplePair>& pairs, const Load
   return static_cast<double>(pairs.size()) / SecondsSince(start);
 }
 
-double NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs, const LoaderOptions& options,
-                                   int max_pairs) {
+internal::Result<double> NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs,
+                                                     const LoaderOptions& options, int max_pairs) {
   cv::setNumThreads(1);
   const int count = std::min<int>(max_pairs, static_cast<int>(pairs.size()));
   const cv::Size out(options.augment.output_width, options.augment.output_height);
+  internal::FileReader reader(options.decode.max_file_bytes);
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < count; ++i) {
-    cv::Mat image = cv::imread(pairs[i].image_path.string(), cv::IMREAD_COLOR);
-    if (image.empty()) continue;
-    cv::Mat mask = ReadMaskNaively(pairs[i].mask_path);
+    // The reader's bytes last until its next Read(): decode each file first.
+    auto image_bytes = reader.Read(pairs[i].image_path);
+    if (!image_bytes.ok()) return image_bytes.error();
+    internal::Result<cv::Mat> decoded_image = DecodeImageNaively(image_bytes.value(), pairs[i].image_path.string());
+    if (!decoded_image.ok()) return decoded_image.error();
+    auto mask_bytes = reader.Read(pairs[i].mask_path);
+    if (!mask_bytes.ok()) return mask_bytes.error();
+    internal::Result<cv::Mat> decoded_mask =
+        DecodeMaskNaively(mask_bytes.value(), pairs[i].mask_path.string(), options.decode.max_pixels);
+    if (!decoded_mask.ok()) return decoded_mask.error();
+    cv::Mat image = std::move(decoded_image).value();
+    cv::Mat mask = std::move(decoded_mask).value();
     const AugmentParams p = DrawAugmentParams(options.augment, options.seed, 0, static_cast<uint64_t>(i));
     if (p.flip_lr) {
       cv::flip(image, image, 1);
@@ -111,7 +181,7 @@ double NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs, const L
     cv::Mat mask_out;
     mask.convertTo(mask_out, CV_32F, 1.0 / 255.0);
   }
-  return count / SecondsSince(start);
+  return static_cast<double>(count) / SecondsSince(start);
 }
 
 }  // namespace segfeed::tools

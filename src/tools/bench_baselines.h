@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "result.h"
 #include "segfeed/dataset.h"
 #include "segfeed/options.h"
 
@@ -18,11 +19,18 @@ double DecodeOnlyPairsPerSecond(const std::vector<SamplePair>& pairs, const Load
                                 int threads);
 
 // The same work the way a user writes it without segfeed: one thread,
-// cv::imread of the full-size JPEG, giflib's DGifSlurp for the mask, then
+// cv::imdecode of the full-size JPEG, giflib's DGifSlurp for the mask, then
 // OpenCV flips, rotation, resize and colour ops one after the other in
 // float32, with the loader's own augmentation parameters. Returns pairs per
 // second over the first `max_pairs` pairs.
-double NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs, const LoaderOptions& options,
-                                   int max_pairs);
+//
+// Files are read with the loader's FileReader (so a FIFO or device is
+// refused without blocking, and a file above decode.max_file_bytes is not
+// read) and decoded from memory. The first file that cannot be read or
+// decoded stops the measurement: the result is then that file's Error
+// (path and reason) rather than a rate measured on less work. Never throws
+// for a bad file.
+internal::Result<double> NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs,
+                                                     const LoaderOptions& options, int max_pairs);
 
 }  // namespace segfeed::tools

@@ -1,12 +1,14 @@
 // segfeed check: the dataset sanity checker, run before a long training job.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "tools/dataset_checker.h"
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
+#include "tools/output_file.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -35,12 +38,20 @@ resolution (exact; for normalisation), the fraction of foreground pixels in
 the masks (mean, min, max) and groups of byte-identical files (information,
 not a problem). The output is the same for any thread count.
 
-Exit status: 0 when no problem was found, 1 when some were, 2 for a usage
-error.
+A dataset without a single image/mask pair is not clean: check says what
+it found in each folder (images, masks, ignored files by extension) and the
+names it expects, <image folder>/<stem>.jpg with <mask folder>/<stem>_mask.gif.
+
+Exit status: 0 when no problem was found, 1 when some were, when there was
+no pair to check or when the report could not be written (standard output
+included), 2 for a usage error.
 
 check:
   --json FILE           also write the report as JSON:
                         {"pairs": N, "problems": [{"path", "kind", "detail"}], "summary": {...}}
+                        and "error" when there is no pair. The folder must exist;
+                        FILE is replaced only once the report is complete, and may
+                        not be inside the dataset folders
   --threads N           decoding threads, 0 = one per core (0)
   --max-pixels N        too_large limit on a header's width x height (100000000)
   --help                show this text
@@ -59,7 +70,66 @@ std::string Join(const std::vector<ValueCount>& counts) {
   return text.empty() ? "none" : text;
 }
 
-void PrintText(const CheckReport& report) {
+// What a check without a single image/mask pair found, and the names the
+// pairing expects: the report of an empty dataset, of one in another
+// format, or of --images and --masks given the wrong way round.
+struct NoPairsExplanation {
+  std::string found;     // "found 0 images (.jpg/.jpeg) in d/train and ...; 5 files ignored (.png 5)"
+  std::string expected;  // "expected d/train/<stem>.jpg with its mask d/train_masks/<stem>_mask.gif"
+};
+
+std::string Lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool HasExtensionIn(const std::filesystem::path& path, const std::vector<std::string>& extensions) {
+  const std::string extension = Lowercase(path.extension().string());
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [&](const std::string& candidate) { return Lowercase(candidate) == extension; });
+}
+
+NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& spec) {
+  auto joined = [](const std::vector<std::string>& extensions) {
+    std::string text;
+    for (const std::string& extension : extensions) text += (text.empty() ? "" : "/") + extension;
+    return text;
+  };
+  // Ignored files by extension (or "hidden", "folder"), and whether each
+  // folder holds what belongs in the other.
+  std::map<std::string, int64_t> ignored_by_kind;
+  int64_t masks_among_images = 0, images_among_masks = 0;
+  for (const IgnoredFile& file : report.ignored) {
+    const bool named_by_listing = file.reason == "hidden" || file.reason == "folder";
+    const std::string extension = Lowercase(file.path.extension().string());
+    ++ignored_by_kind[named_by_listing ? file.reason : extension.empty() ? "no extension" : extension];
+    if (file.path.parent_path() == spec.image_dir && HasExtensionIn(file.path, spec.mask_extensions)) {
+      ++masks_among_images;
+    }
+    if (file.path.parent_path() == spec.mask_dir && HasExtensionIn(file.path, spec.image_extensions)) {
+      ++images_among_masks;
+    }
+  }
+  NoPairsExplanation explanation;
+  explanation.found = "found " + std::to_string(report.images_checked) + " images (" +
+                      joined(spec.image_extensions) + ") in " + spec.image_dir.string() + " and " +
+                      std::to_string(report.masks_checked) + " masks (" + joined(spec.mask_extensions) + ") in " +
+                      spec.mask_dir.string() + "; " + std::to_string(report.ignored.size()) + " files ignored";
+  std::string kinds;
+  for (const auto& [kind, files] : ignored_by_kind) {
+    kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(files);
+  }
+  if (!kinds.empty()) explanation.found += " (" + kinds + ")";
+  if (masks_among_images > 0 && images_among_masks > 0) explanation.found += "; the two folders look swapped";
+  const std::string first_image_extension = spec.image_extensions.empty() ? "" : spec.image_extensions.front();
+  const std::string first_mask_extension = spec.mask_extensions.empty() ? "" : spec.mask_extensions.front();
+  explanation.expected = "expected " + (spec.image_dir / ("<stem>" + first_image_extension)).string() +
+                         " with its mask " +
+                         (spec.mask_dir / ("<stem>" + spec.mask_suffix + first_mask_extension)).string();
+  return explanation;
+}
+
+void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   std::printf("problems: %zu\n", report.problems.size());
   for (const Error& problem : report.problems) std::printf("  %s\n", problem.Message().c_str());
 
@@ -114,6 +184,11 @@ void PrintText(const CheckReport& report) {
   if (report.ignored.size() > kIgnoredListed) {
     std::printf("    ... and %zu more (all of them in --json)\n", report.ignored.size() - kIgnoredListed);
   }
+  if (report.pairs == 0) {
+    const NoPairsExplanation why = ExplainNoPairs(report, spec);
+    std::printf("NO PAIRS: %s\n  %s\n", why.found.c_str(), why.expected.c_str());
+    return;
+  }
   std::printf("%s: %zu problem%s in %lld pairs\n", report.problems.empty() ? "clean" : "NOT CLEAN",
               report.problems.size(), report.problems.size() == 1 ? "" : "s", static_cast<long long>(report.pairs));
 }
@@ -124,9 +199,14 @@ void WriteCounts(JsonWriter* json, std::string_view key, const std::vector<Value
   json->EndObject();
 }
 
-std::string ReportJson(const CheckReport& report) {
+std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
   JsonWriter json;
-  json.BeginObject().Integer("pairs", report.pairs).BeginArray("problems");
+  json.BeginObject().Integer("pairs", report.pairs);
+  if (report.pairs == 0) {
+    const NoPairsExplanation why = ExplainNoPairs(report, spec);
+    json.String("error", "no image/mask pairs: " + why.found + "; " + why.expected);
+  }
+  json.BeginArray("problems");
   for (const Error& e : report.problems) {
     json.BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
   }
@@ -213,13 +293,9 @@ int RunCheck(std::span<const std::string> args) {
   options.threads = static_cast<int>(cli.GetInt("--threads", 0, 0, 1024));
   options.decode.max_pixels = cli.GetInt("--max-pixels", options.decode.max_pixels, 1, INT64_MAX);
 
-  // Opened before the check, which may take an hour, so a bad path fails now.
-  std::ofstream json_out;
-  const std::optional<std::string> json_path = cli.Get("--json");
-  if (json_path) {
-    json_out.open(*json_path);
-    if (!json_out) throw UsageError("--json: cannot write '" + *json_path + "'");
-  }
+  // Checked before the check, which may take an hour, so a bad path fails
+  // now; written only when the report is complete.
+  const std::optional<OutputFile> json = OutputFileFromArgs(cli, "--json");
 
   // A progress line only for a person watching; logs stay clean.
   if (isatty(STDERR_FILENO) != 0) {
@@ -233,16 +309,13 @@ int RunCheck(std::span<const std::string> args) {
   const CheckReport report = CheckDataset(spec, options);
   if (options.progress) std::fprintf(stderr, "\n");
 
-  PrintText(report);
-  if (json_path) {
-    json_out << ReportJson(report) << "\n";
-    json_out.close();
-    if (!json_out) {
-      std::cerr << "segfeed check: cannot write " << *json_path << "\n";
-      return 2;
+  PrintText(report, spec);
+  if (json) {
+    if (internal::Status written = json->Write(ReportJson(report, spec) + "\n"); !written.ok()) {
+      throw FileError(written.error());
     }
   }
-  return report.problems.empty() ? 0 : 1;
+  return report.problems.empty() && report.pairs > 0 ? 0 : 1;
 }
 
 }  // namespace segfeed::tools

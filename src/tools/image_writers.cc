@@ -52,26 +52,19 @@ internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb
   return {};
 }
 
-internal::Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width,
-                          int height, int channels) {
-  if (channels != 1 && channels != 3) return WriteError(path, "PNG needs 1 or 3 channels");
+internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height, int channels) {
+  if (channels != 1 && channels != 3) return WriteError(file.path(), "PNG needs 1 or 3 channels");
   // OpenCV only reads through the Mat header here.
   const cv::Mat source(height, width, channels == 3 ? CV_8UC3 : CV_8UC1, const_cast<uint8_t*>(pixels));
   cv::Mat bgr;
   if (channels == 3) cv::cvtColor(source, bgr, cv::COLOR_RGB2BGR);  // OpenCV's codecs expect BGR
   std::vector<uchar> png;
   try {
-    if (!cv::imencode(".png", channels == 3 ? bgr : source, png)) return WriteError(path, "PNG encoding failed");
+    if (!cv::imencode(".png", channels == 3 ? bgr : source, png)) return WriteError(file.path(), "PNG encoding failed");
   } catch (const cv::Exception& e) {
-    return WriteError(path, e.what());
+    return WriteError(file.path(), e.what());
   }
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) return WriteError(path, std::strerror(errno));
-  if (std::fwrite(png.data(), 1, png.size(), file.get()) != png.size()) {
-    return WriteError(path, std::strerror(errno));
-  }
-  if (std::fclose(file.release()) != 0) return WriteError(path, std::strerror(errno));
-  return {};
+  return file.Write(std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
 }
 
 internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,

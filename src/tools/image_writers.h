@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "result.h"
+#include "tools/output_file.h"
 
 namespace segfeed::tools {
 
@@ -22,8 +23,9 @@ internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* 
 
 // Writes 8-bit pixels (height x width x channels, rows packed) as a PNG:
 // channels 3 is RGB, 1 is grey. Lossless, so the file holds exactly these
-// bytes. Returns an io_error naming `path` if it cannot be encoded or written.
-internal::Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width,
-                          int height, int channels);
+// bytes. Encoded in memory, then written as OutputFile writes (complete or
+// not at all). Returns an io_error naming the file if it cannot be encoded
+// or written.
+internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height, int channels);
 
 }  // namespace segfeed::tools

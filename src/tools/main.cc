@@ -1,4 +1,7 @@
 // The segfeed command: one binary, one file per subcommand.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -34,10 +37,8 @@ constexpr Subcommand kSubcommands[] = {
     {"preview", segfeed::tools::RunPreview},
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
+// Runs the command line; returns the exit status.
+int Run(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     (args.empty() ? std::cerr : std::cout) << kUsage;
     return args.empty() ? 2 : 0;
@@ -64,4 +65,29 @@ int main(int argc, char** argv) {
   }
   std::cerr << "segfeed: unknown command '" << args[0] << "'\n" << kUsage;
   return 2;
+}
+
+// A report that did not reach standard output (a full disk, /dev/full, a
+// file size limit) is a failure, whatever the command found: flushes what is
+// still buffered and checks every earlier write. std::cout writes through
+// stdout's buffer (synced with stdio), and both are checked.
+int CheckStandardOutput(int exit_status, const std::string& program) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int flush_errno = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return exit_status;
+  // glibc drops a buffer it failed to write, so the final flush may succeed
+  // with the error only recorded in ferror(), its errno long gone.
+  const std::string reason = !flushed && flush_errno != 0 ? std::strerror(flush_errno) : "a write failed";
+  std::cerr << program << ": cannot write to standard output (" << reason << "); the output is incomplete\n";
+  return exit_status != 0 ? exit_status : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const int exit_status = Run(args);
+  return CheckStandardOutput(exit_status, args.empty() ? "segfeed" : "segfeed " + args[0]);
 }

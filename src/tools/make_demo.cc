@@ -1,7 +1,11 @@
 // segfeed make-demo: writes a synthetic Carvana-like dataset.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "tools/cli_args.h"
 #include "tools/demo_dataset.h"
@@ -17,19 +21,55 @@ Writes a synthetic dataset in Carvana's layout: OUT_DIR/train/<stem>.jpg
 OUT_DIR/train_masks/<stem>_mask.gif (two-colour GIF, 1 = car). The files
 depend only on the options: the same seed gives byte-identical files.
 
+OUT_DIR must be empty or not exist yet, so that a mistyped path never mixes
+demo files into real data: a folder with anything in it is refused (exit
+status 2, naming what is there) unless --force is given. With --force, demo
+files replace files of the same name and everything else stays as it is.
+
+Exit status: 0 when every pair was written, 1 when a file could not be
+written, 2 for a usage error (a non-empty OUT_DIR included).
+
 options:
   --count N        pairs to write (default 100)
   --seed S         random seed (default 0)
   --width W        image width in pixels (default 1918)
   --height H       image height in pixels (default 1280)
   --quality Q      JPEG quality 1-100 (default 90)
+  --force          write into OUT_DIR even if it is not empty
   --help           show this text
 )";
+
+// How many entries a refusal names before it only counts the rest.
+constexpr size_t kEntriesNamed = 5;
+
+// Refuses an OUT_DIR that already holds something, naming the first few
+// entries (folders with a trailing '/') and how many there are. A missing
+// folder, an empty one and a path that is not a folder pass: the writer
+// creates the first two and reports the third.
+void RequireEmptyOrNew(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return;
+  std::vector<std::string> entries;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    std::error_code ignored;
+    entries.push_back(it->path().filename().string() + (it->is_directory(ignored) ? "/" : ""));
+  }
+  if (error) throw UsageError("OUT_DIR '" + dir.string() + "' cannot be listed: " + error.message());
+  if (entries.empty()) return;
+  std::sort(entries.begin(), entries.end());
+  std::string named;
+  for (size_t i = 0; i < entries.size() && i < kEntriesNamed; ++i) named += (i ? ", " : "") + entries[i];
+  if (entries.size() > kEntriesNamed) named += ", ...";
+  throw UsageError("OUT_DIR '" + dir.string() + "' is not empty (" + std::to_string(entries.size()) +
+                   (entries.size() == 1 ? " entry: " : " entries: ") + named +
+                   "); give an empty or new folder, or --force to write the demo files into it anyway");
+}
 
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
-  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality"}, {"--help"});
+  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality"}, {"--force", "--help"});
   if (cli.Has("--help")) {
     std::cout << kHelp;
     return 0;
@@ -46,6 +86,7 @@ int RunMakeDemo(std::span<const std::string> args) {
   options.height = static_cast<int>(cli.GetInt("--height", options.height, 16, 16384));
   options.quality = static_cast<int>(cli.GetInt("--quality", options.quality, 1, 100));
   const std::string out_dir = cli.positionals()[0];
+  if (!cli.Has("--force")) RequireEmptyOrNew(out_dir);
 
   auto summary = WriteDemoDatasetWithProgress(out_dir, options);
   if (!summary.ok()) {

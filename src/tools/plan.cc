@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +19,7 @@
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
 #include "tools/model_memory.h"
+#include "tools/output_file.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -52,7 +53,7 @@ plan:
   --source-size WxH     plan for photos of W x H pixels instead of reading --data
   --model-params N      parameters of the model being trained
   --optimizer O         sgd (with momentum) or adam (adam)
-  --json FILE           also write the plan as JSON
+  --json FILE           also write the plan as JSON (replaced only once complete)
   --help                show this text
 
 )";
@@ -117,6 +118,9 @@ int RunPlan(std::span<const std::string> args) {
       throw UsageError("--optimizer must be one of sgd, adam (got '" + *name + "')");
     }
   }
+
+  // Checked before anything is read, and never among the files being read.
+  const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
 
   SourceSize source;
   if (cli.Has("--source-size")) {
@@ -185,7 +189,7 @@ int RunPlan(std::span<const std::string> args) {
     return 1;
   }
 
-  if (auto json_path = cli.Get("--json")) {
+  if (json_file) {
     JsonWriter json;
     json.BeginObject()
         .Integer("source_width", source.width)
@@ -227,13 +231,7 @@ int RunPlan(std::span<const std::string> args) {
           .Integer("gpu_total_bytes", gpu_total);
     }
     json.EndObject();
-    std::ofstream out(*json_path);
-    out << json.str() << "\n";
-    out.close();
-    if (!out) {
-      std::cerr << "segfeed plan: cannot write " << *json_path << "\n";
-      return 1;
-    }
+    if (internal::Status written = json_file->Write(json.str() + "\n"); !written.ok()) throw FileError(written.error());
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "tools/cli_args.h"
 #include "tools/image_writers.h"
 #include "tools/loader_flags.h"
+#include "tools/output_file.h"
 #include "tools/preview_dump.h"
 #include "tools/preview_grid.h"
 #include "tools/subcommands.h"
@@ -74,6 +75,10 @@ int RunPreview(std::span<const std::string> args) {
   const int count = static_cast<int>(cli.GetInt("--count", 16, 1, 256));
   const int64_t epoch = cli.GetInt("--epoch", 0, 0, INT64_MAX);
   const DatasetSpec spec = DatasetFromArgs(cli);
+  // Checked before the loader runs: a bad path fails at once, and nothing
+  // is ever written among the files being read.
+  const std::optional<OutputFile> out_file = OutputFileFromArgs(cli, "--out");
+  OutputFolderFromArgs(cli, "--dump");
 
   LoaderOptions options = LoaderOptionsFromArgs(cli);
   options.output.image_dtype = ImageDtype::kUint8;
@@ -102,7 +107,7 @@ int RunPreview(std::span<const std::string> args) {
   if (out_path) {
     const PreviewGridLayout layout = PlanPreviewGrid(static_cast<int>(samples.size()), width, height);
     const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
-    const internal::Status status = WritePng(*out_path, grid.data(), layout.width, layout.height, 3);
+    const internal::Status status = WritePng(*out_file, grid.data(), layout.width, layout.height, 3);
     if (!status.ok()) {
       std::cerr << "segfeed preview: " << status.error().Message() << "\n";
       return 1;

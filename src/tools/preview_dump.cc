@@ -1,11 +1,11 @@
 #include "tools/preview_dump.h"
 
-#include <fstream>
 #include <system_error>
 #include <vector>
 
 #include "tools/image_writers.h"
 #include "tools/json_writer.h"
+#include "tools/output_file.h"
 
 namespace segfeed::tools {
 
@@ -41,23 +41,30 @@ internal::Status WritePreviewDump(const std::filesystem::path& dir, std::span<co
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + error.message()};
+  // Each file is complete or absent: a failed dump never leaves a cut PNG
+  // or a cut params.json, nor destroys the file of an earlier dump.
+  auto write = [&](const std::string& name, auto write_to) -> internal::Status {
+    internal::Result<OutputFile> file = OutputFile::Prepare(dir / name);
+    if (!file.ok()) return file.error();
+    return write_to(file.value());
+  };
   std::vector<uint8_t> mask_255;
   for (const PreviewSample& sample : samples) {
-    internal::Status status =
-        WritePng(dir / (sample.stem + "_image.png"), sample.rgb.data(), sample.width, sample.height, 3);
+    internal::Status status = write(sample.stem + "_image.png", [&](const OutputFile& file) {
+      return WritePng(file, sample.rgb.data(), sample.width, sample.height, 3);
+    });
     if (!status.ok()) return status;
     // 0/255 so the mask is visible in any image viewer.
     mask_255.resize(sample.mask.size());
     for (size_t i = 0; i < mask_255.size(); ++i) mask_255[i] = sample.mask[i] ? 255 : 0;
-    status = WritePng(dir / (sample.stem + "_mask.png"), mask_255.data(), sample.width, sample.height, 1);
+    status = write(sample.stem + "_mask.png", [&](const OutputFile& file) {
+      return WritePng(file, mask_255.data(), sample.width, sample.height, 1);
+    });
     if (!status.ok()) return status;
   }
-  const std::filesystem::path params_path = dir / "params.json";
-  std::ofstream out(params_path);
-  out << PreviewParamsJson(samples, seed, epoch);
-  out.close();
-  if (!out) return Error{ErrorKind::kIoError, params_path.string(), "cannot write"};
-  return {};
+  return write("params.json", [&](const OutputFile& file) {
+    return file.Write(PreviewParamsJson(samples, seed, epoch));
+  });
 }
 
 }  // namespace segfeed::tools

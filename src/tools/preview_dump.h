@@ -23,7 +23,8 @@ std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t s
 
 // Writes each sample's image as `<stem>_image.png` (RGB), its mask as
 // `<stem>_mask.png` (grey, 0 or 255) and params.json into `dir`, creating
-// it if needed. Returns an io_error naming the file that failed.
+// it if needed. Each file is written as OutputFile writes it: complete or
+// not at all. Returns an io_error naming the file that failed.
 internal::Status WritePreviewDump(const std::filesystem::path& dir, std::span<const PreviewSample> samples,
                                   uint64_t seed, int64_t epoch);
 

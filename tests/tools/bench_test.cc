@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -194,6 +195,62 @@ TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
   r = RunSegfeed("bench --epoch 3");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("unknown option --epoch"), std::string::npos) << r.output;
+}
+
+TEST(BenchTest, FullDiskForJsonOrStdoutExitsOne) {
+  TempDir dir;
+  const std::string bench = "bench --data '" + MakeDataset(dir, "data", 4) + "' --size 32 --batch 2 --epochs 1";
+  auto r = RunSegfeed(bench + " --json /dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" " + bench + " 2>&1 >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("segfeed bench: cannot write to standard output"), std::string::npos) << r.output;
+}
+
+// A report that cannot be written in full (file size limit, SIGXFSZ
+// ignored: EFBIG as on a full disk) leaves the previous one as it was.
+TEST(BenchTest, FailedJsonWriteKeepsTheOldReport) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto report = dir / "report.json";
+  std::ofstream(report) << "the previous report";
+  const auto r = segfeed::testing::RunSegfeedScript("trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" bench --data '" + data +
+                                                    "' --size 32 --batch 2 --epochs 1 --json '" + report.string() +
+                                                    "' 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos) << r.output;
+  std::ifstream in(report);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), "the previous report");
+}
+
+TEST(BenchTest, JsonInsideTheDatasetIsRefusedBeforeRunning) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto r = RunSegfeed("bench --data '" + data + "' --json '" + data + "/train_masks/report.json'");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("inside the dataset folder"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("throughput"), std::string::npos) << r.output;
+}
+
+// The naive baseline stops at a truncated mask (it used to crash on one)
+// and says so; the loader's own report and exit status are unaffected.
+TEST(BenchTest, BaselineReportsABadFileAndTheBenchGoesOn) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto mask = std::filesystem::path(data) / "train_masks";
+  const auto first_mask = std::filesystem::directory_iterator(mask)->path();
+  std::filesystem::resize_file(first_mask, 6);
+  const auto json_path = dir / "report.json";
+  const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 2 --epochs 1 --on-error skip --baseline" +
+                            " --json '" + json_path.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("  baseline: " + first_mask.string() + ": truncated GIF"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("loaded "), std::string::npos) << r.output;
+  std::ifstream in(json_path);
+  const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_NE(json.find("\"baseline_samples_per_s\":null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"baseline_error\":\"" + first_mask.string() + ": truncated GIF"), std::string::npos) << json;
 }
 
 int64_t PeakRss(const std::string& json) {

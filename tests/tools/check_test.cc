@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -264,6 +267,149 @@ TEST(CheckTest, UsageErrorsExitTwoAndNameTheOption) {
   r = RunSegfeed("check --data " + Quoted(dir.path()) + " extra");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("unexpected argument 'extra'"), std::string::npos) << r.output;
+}
+
+std::vector<char> ReadBytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Every entry of `dir`, hidden ones included, by name.
+std::vector<std::string> Entries(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The first report: --json naming a training image emptied it.
+TEST(CheckTest, JsonOnATrainingImageIsRefusedAndTheImageKept) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 3);
+  const auto image = (dir / "data" / "train").string() + "/" + Entries(dir / "data" / "train").front();
+  const std::vector<char> before = ReadBytes(image);
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(image));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--json '" + image + "': is inside the dataset folder"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadBytes(image), before);
+  // The same through --images/--masks and a path with "..".
+  const auto masks = (dir / "data" / "train_masks").string();
+  const auto other = RunSegfeed("check --images " + Quoted(dir / "data" / "train") + " --masks " + Quoted(masks) +
+                                " --json " + Quoted(masks + "/../train_masks/report.json"));
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("inside the dataset folder"), std::string::npos) << other.output;
+  EXPECT_FALSE(std::filesystem::exists(masks + "/report.json"));
+}
+
+TEST(CheckTest, JsonInAMissingFolderFailsBeforeChecking) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(dir / "no" / "r.json"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("folder '" + (dir / "no").string() + "' does not exist"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("problems:"), std::string::npos) << "checked before refusing:\n" << r.output;
+}
+
+// A write that fails (here the file size limit, as on a full disk, with
+// SIGXFSZ ignored so the write returns EFBIG) keeps the previous report
+// and leaves no temporary file.
+TEST(CheckTest, FailedJsonWriteKeepsTheOldReportAndLeavesNoTemporaryFile) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 3);
+  std::filesystem::create_directory(dir / "reports");
+  const auto report = dir / "reports" / "report.json";
+  std::ofstream(report) << "the previous report";
+  const auto r = segfeed::testing::RunSegfeedScript("trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" check --data " +
+                                                    Quoted(dir / "data") + " --json " + Quoted(report) + " 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadText(report), "the previous report");
+  EXPECT_EQ(Entries(dir / "reports"), std::vector<std::string>{"report.json"});
+}
+
+// Killed while writing the report (SIGXFSZ at its first byte): the old
+// report is whole. Before, --json truncated it at the start of the run.
+TEST(CheckTest, KilledWhileWritingTheJsonKeepsTheOldReport) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 3);
+  const auto report = dir / "report.json";
+  std::ofstream(report) << "the previous report";
+  const auto r = segfeed::testing::RunSegfeedScript("ulimit -f 0; \"$SEGFEED\" check --data " + Quoted(dir / "data") +
+                                                    " --json " + Quoted(report) + " 2>&1");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadText(report), "the previous report");
+}
+
+TEST(CheckTest, FullDiskForJsonOrStdoutExitsOne) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const std::string check = "check --data " + Quoted(dir / "data");
+  auto r = RunSegfeed(check + " --json /dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" " + check + " 2>&1 >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("segfeed check: cannot write to standard output"), std::string::npos) << r.output;
+}
+
+// /dev/stdout is written through stdout itself, after the text report.
+TEST(CheckTest, JsonToStandardOutputComesAfterTheTextReport) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json /dev/stdout",
+                            segfeed::testing::Streams::kStdoutOnly);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const size_t verdict = r.output.find("clean: 0 problems in 2 pairs\n");
+  ASSERT_NE(verdict, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("{\"pairs\":2,"), verdict + std::strlen("clean: 0 problems in 2 pairs\n")) << r.output;
+}
+
+TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data" / "train");
+  std::filesystem::create_directories(dir / "data" / "train_masks");
+  const auto json_path = dir / "report.json";
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string train = (dir / "data" / "train").string(), masks = (dir / "data" / "train_masks").string();
+  const std::string found = "found 0 images (.jpg/.jpeg) in " + train + " and 0 masks (.gif) in " + masks +
+                            "; 0 files ignored";
+  EXPECT_NE(r.output.find("NO PAIRS: " + found + "\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected " + train + "/<stem>.jpg with its mask " + masks + "/<stem>_mask.gif"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("clean"), std::string::npos) << r.output;
+  Json report;
+  ASSERT_NO_THROW(report = JsonParser(ReadText(json_path)).ParseDocument());
+  EXPECT_NE(report.at("error").text.find(found), std::string::npos) << report.at("error").text;
+}
+
+TEST(CheckTest, AllPngDatasetExitsOneAndCountsTheIgnoredFiles) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data" / "train");
+  std::filesystem::create_directories(dir / "data" / "train_masks");
+  for (const char* name : {"train/a.png", "train/b.png", "train/c.png", "train_masks/a_mask.png", "train/notes"}) {
+    std::ofstream(dir / "data" / name) << "x";
+  }
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("found 0 images (.jpg/.jpeg) in " + (dir / "data" / "train").string() +
+                          " and 0 masks (.gif) in " + (dir / "data" / "train_masks").string() +
+                          "; 5 files ignored (.png 4, no extension 1)\n"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(CheckTest, SwappedFoldersExitOneAndSaySo) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 3);
+  const std::string train = (dir / "data" / "train").string(), masks = (dir / "data" / "train_masks").string();
+  const auto r = RunSegfeed("check --images " + Quoted(masks) + " --masks " + Quoted(train));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("NO PAIRS: found 0 images (.jpg/.jpeg) in " + masks + " and 0 masks (.gif) in " + train +
+                          "; 6 files ignored (.gif 3, .jpg 3); the two folders look swapped\n"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {

@@ -68,6 +68,44 @@ TEST(MakeDemoTest, UnwritableOutDirIsAClearError) {
   EXPECT_NE(r.output.find("cannot create directory"), std::string::npos) << r.output;
 }
 
+// A mistyped OUT_DIR must not mix demo files into a real dataset.
+TEST(MakeDemoTest, RefusesANonEmptyFolderAndNamesWhatIsThere) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data" / "train");
+  std::ofstream(dir / "data" / "notes.txt") << "mine";
+  const auto r = RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("OUT_DIR '" + (dir / "data").string() + "' is not empty (2 entries: notes.txt, train/)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::is_empty(dir / "data" / "train"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "train_masks"));
+
+  // An empty folder is as good as a new one.
+  std::filesystem::create_directory(dir / "empty");
+  const auto empty = RunSegfeed("make-demo '" + (dir / "empty").string() + "' --count 2 --width 64 --height 48");
+  EXPECT_EQ(empty.exit_code, 0) << empty.output;
+}
+
+TEST(MakeDemoTest, ForceWritesIntoANonEmptyFolderAndKeepsOtherFiles) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "data");
+  std::ofstream(dir / "data" / "notes.txt") << "mine";
+  const auto r = RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48 --force");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote 2 pairs"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadBytes(dir / "data" / "notes.txt"), (std::vector<char>{'m', 'i', 'n', 'e'}));
+  const auto again = RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48 --force");
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+}
+
+TEST(MakeDemoTest, HelpDocumentsForce) {
+  const auto r = RunSegfeed("make-demo --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+}
+
 TEST(MakeDemoTest, UsageErrorsExitTwoAndNameTheOption) {
   auto r = RunSegfeed("make-demo");
   EXPECT_EQ(r.exit_code, 2);

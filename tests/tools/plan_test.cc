@@ -160,6 +160,24 @@ TEST_F(PlanTest, UsageErrorsExitTwoAndNameTheOption) {
   }
 }
 
+TEST_F(PlanTest, FullDiskForJsonOrStdoutExitsOne) {
+  auto r = RunSegfeed("plan --source-size 1918x1280 --json /dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" plan --source-size 1918x1280 2>&1 >/dev/full");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("segfeed plan: cannot write to standard output"), std::string::npos) << r.output;
+}
+
+TEST_F(PlanTest, JsonInAMissingFolderIsAUsageError) {
+  const auto r = RunSegfeed("plan" + data_ + " --json " + Quoted((dir_ / "no" / "plan.json").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--json '" + (dir_ / "no" / "plan.json").string() + "': folder '" +
+                          (dir_ / "no").string() + "' does not exist"),
+            std::string::npos)
+      << r.output;
+}
+
 // The plan reads the headers of several pairs: a broken first photo does
 // not decide it, and only a dataset without one readable photo is an error.
 TEST_F(PlanTest, PlansFromTheReadablePhotosAndFailsOnlyWithoutAny) {

@@ -127,6 +127,22 @@ TEST_F(PreviewTest, DumpWritesTheLoadersSamplesAndParameters) {
   }
 }
 
+TEST_F(PreviewTest, OutputsInsideTheDatasetAreRefusedBeforeRunning) {
+  const std::string train = (dir_ / "data" / "train").string();
+  auto r = RunSegfeed("preview" + data_ + " --out " + Quoted(train + "/grid.png"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--out '" + train + "/grid.png': is inside the dataset folder"), std::string::npos)
+      << r.output;
+  r = RunSegfeed("preview" + data_ + " --dump " + Quoted((dir_ / "data" / "train_masks" / "dump").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("is inside the dataset folder"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(train + "/grid.png"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "data" / "train_masks" / "dump"));
+  r = RunSegfeed("preview" + data_ + " --out " + Quoted((dir_ / "no" / "grid.png").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
+}
+
 TEST_F(PreviewTest, HelpExitsZero) {
   const auto r = RunSegfeed("preview --help");
   EXPECT_EQ(r.exit_code, 0);

@@ -20,17 +20,16 @@ struct CommandResult {
 // Which of the binary's streams RunSegfeed() collects.
 enum class Streams { kStdoutAndStderr, kStdoutOnly };
 
-// Runs the segfeed binary (SEGFEED_CLI, set by CTest) with `arguments`, a
-// shell-quoted argument string, and collects its output. stderr is a pipe
-// (or /dev/null), not a terminal, so no progress line may appear.
-inline CommandResult RunSegfeed(const std::string& arguments,
-                                Streams streams = Streams::kStdoutAndStderr) {
+// Runs `script`, a sh command line in which "$SEGFEED" names the segfeed
+// binary (SEGFEED_CLI, set by CTest), and collects what it writes to its
+// standard output, a pipe. For what an argument list cannot say: resource
+// limits, signals, the binary's own redirections.
+inline CommandResult RunSegfeedScript(const std::string& script) {
   const char* cli = std::getenv("SEGFEED_CLI");
   EXPECT_NE(cli, nullptr) << "SEGFEED_CLI is set by CTest";
   CommandResult result;
   if (!cli) return result;
-  const std::string command = std::string("'") + cli + "' " + arguments +
-                              (streams == Streams::kStdoutAndStderr ? " 2>&1" : " 2>/dev/null");
+  const std::string command = std::string("SEGFEED='") + cli + "'; " + script;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return result;
   char buffer[4096];
@@ -38,6 +37,15 @@ inline CommandResult RunSegfeed(const std::string& arguments,
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+// Runs the segfeed binary with `arguments`, a shell-quoted argument string,
+// and collects its output. stderr is a pipe (or /dev/null), not a terminal,
+// so no progress line may appear.
+inline CommandResult RunSegfeed(const std::string& arguments,
+                                Streams streams = Streams::kStdoutAndStderr) {
+  return RunSegfeedScript("\"$SEGFEED\" " + arguments +
+                          (streams == Streams::kStdoutAndStderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 // Single-quotes a path for the shell.
