@@ -113,6 +113,15 @@ int RunBench(std::span<const std::string> args) {
               ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout), initial.threads,
               options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
               cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
+  if (options.batch_size > loader.samples_per_epoch()) {
+    // The pool is allocated (and pinned) for full batches the dataset never fills.
+    std::printf("  warning: a batch has room for %d samples but an epoch has %lld; %.1f MiB of the %.1f MiB pool "
+                "are never filled: lower --batch\n",
+                options.batch_size, static_cast<long long>(loader.samples_per_epoch()),
+                MiB(static_cast<double>(initial.pool_bytes) *
+                    (1.0 - static_cast<double>(loader.samples_per_epoch()) / options.batch_size)),
+                MiB(static_cast<double>(initial.pool_bytes)));
+  }
   std::fflush(stdout);
 
   Digest digest;

@@ -196,5 +196,51 @@ TEST_F(PlanTest, PlansFromTheReadablePhotosAndFailsOnlyWithoutAny) {
   EXPECT_NE(r.output.find("file is empty (0 bytes) [empty_file]"), std::string::npos) << r.output;
 }
 
+// Planning allocates nothing and counts in 64 bits: sizes far beyond any
+// machine give a plan with the right numbers and a refusal giving the bytes,
+// never std::bad_alloc or a wrapped-around count.
+TEST_F(PlanTest, PlansBeyondTheMachineAreRefusedWithTheirBytes) {
+  auto r = RunSegfeed("plan --source-size 1918x1280 --batch 1000000 --prefetch 3000");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("in flight     3000000000 samples"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pool        12582912000000000 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the memory plan needs 12582912109892632 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("of physical memory"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("bad_alloc"), std::string::npos) << r.output;
+
+  r = RunSegfeed("plan --source-size 100000x100000");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("source size 100000x100000 = 10000000000 pixels is more than max_pixels = 100000000"),
+            std::string::npos) << r.output;
+}
+
+TEST(PlanMemoryTest, ProductsBeyondSixtyFourBitsAreAConfigError) {
+  LoaderOptions options;
+  options.threads = 1;
+  options.batch_size = 1 << 30;
+  options.prefetch_batches = 1 << 30;
+  options.augment.output_width = options.augment.output_height = 16384;
+  try {
+    PlanMemory(options, 1918, 1280);
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("overflows 64 bits"), std::string::npos) << e.what();
+  }
+}
+
+// The plan is a ceiling: scratch for the planned photo, a decode budget of
+// scratch_headroom times that, two read buffers of max_file_bytes per thread.
+TEST(PlanMemoryTest, TotalIsPoolPlusScratchCeilingPlusReadBuffers) {
+  LoaderOptions options;
+  options.threads = 3;
+  const MemoryPlan plan = PlanMemory(options, 1918, 1280);
+  EXPECT_EQ(plan.read_buffer_bytes, 3u * 2 * (16u << 20));
+  // 959x640 RGB at 1/2 scale plus the 1918x1280 mask, times the headroom.
+  EXPECT_EQ(plan.decode_budget_bytes_per_thread, static_cast<size_t>(4.0 * (959 * 640 * 3 + 1918 * 1280)));
+  EXPECT_GT(plan.scratch_ceiling_bytes, 3 * plan.decode_budget_bytes_per_thread);
+  EXPECT_GE(plan.scratch_ceiling_bytes, plan.scratch_bytes);
+  EXPECT_EQ(plan.total_bytes, plan.pool_bytes + plan.scratch_ceiling_bytes + plan.read_buffer_bytes);
+}
+
 }  // namespace
 }  // namespace segfeed
