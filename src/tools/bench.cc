@@ -175,13 +175,15 @@ int RunBench(std::span<const std::string> args) {
               stage.read, share(stage.read), stage.decode_image, share(stage.decode_image), stage.decode_mask,
               share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter, share(stage.jitter), stage.convert,
               share(stage.convert), stage.consumer_wait);
-  std::printf("  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB, read buffers %.1f MiB, "
-              "max in flight %d of %d samples, peak RSS %.1f MiB\n",
+  std::printf("  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB (peak %.1f), read buffers %.1f MiB "
+              "(peak %.1f), max in flight %d of %d samples, peak RSS %.1f MiB (plan: at most %.1f MiB + libraries)\n",
               stats.pool_buffers, MiB(static_cast<double>(stats.pool_bytes) / stats.pool_buffers),
               std::string(PoolKindName(stats.pool_kind)).c_str(), MiB(static_cast<double>(stats.pool_bytes)),
               stats.pool_fallback_reason.empty() ? "" : (" [" + stats.pool_fallback_reason + "]").c_str(),
-              MiB(static_cast<double>(stats.scratch_bytes)), MiB(static_cast<double>(stats.read_buffer_bytes)),
-              stats.max_in_flight, stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())));
+              MiB(static_cast<double>(stats.scratch_bytes)), MiB(static_cast<double>(stats.peak_scratch_bytes)),
+              MiB(static_cast<double>(stats.read_buffer_bytes)), MiB(static_cast<double>(stats.peak_read_buffer_bytes)),
+              stats.max_in_flight, stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())),
+              MiB(static_cast<double>(loader.plan().total_bytes)));
 
   double decode_only = 0, baseline = 0;
   if (cli.Has("--decode-only")) {
@@ -240,6 +242,9 @@ int RunBench(std::span<const std::string> args) {
         .Integer("max_in_flight", stats.max_in_flight)
         .Integer("in_flight_bound", stats.in_flight_bound)
         .Integer("peak_rss_bytes", PeakRssBytes())
+        .Integer("plan_total_bytes", static_cast<int64_t>(loader.plan().total_bytes))
+        .Integer("peak_scratch_bytes", static_cast<int64_t>(stats.peak_scratch_bytes))
+        .Integer("peak_read_buffer_bytes", static_cast<int64_t>(stats.peak_read_buffer_bytes))
         .Integer("loaded", stats.samples_loaded)
         .Integer("batches", stats.batches_delivered)
         .Integer("skipped", stats.samples_skipped)

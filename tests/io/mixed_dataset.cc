@@ -60,6 +60,52 @@ void WriteGoodPairs(const Layout& layout, int good_pairs, MixedDataset* dataset)
 
 }  // namespace
 
+std::vector<MixedFile> WriteOutlierPairs(const fs::path& root, int64_t max_file_bytes) {
+  const Layout layout = MakeLayout(root);
+  const Bytes good_gif = GoodGif(2000);
+  const std::vector<uint8_t> rgb = TestPicture(kWidth, kHeight);
+  std::vector<MixedFile> outliers;
+  auto image_outlier = [&](const std::string& stem, const Bytes& jpeg, ErrorKind kind) {
+    WriteFile(layout.Image(stem), jpeg);
+    WriteFile(layout.Mask(stem), good_gif);
+    outliers.push_back({layout.Image(stem).string(), kind});
+  };
+  image_outlier("outlier_baseline_10000x10000",
+                WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline), 10000, 10000),
+                ErrorKind::kTooLarge);
+  image_outlier("outlier_progressive_10000x10000",
+                WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kProgressive), 10000, 10000),
+                ErrorKind::kTooLarge);
+  {
+    // JPEG-looking junk: read whole (it is under the limit), then refused.
+    Bytes junk = RandomBytes(static_cast<size_t>(max_file_bytes) - 1, 21);
+    junk[0] = 0xFF, junk[1] = 0xD8, junk[2] = 0xFF, junk[3] = 0xE0;
+    image_outlier("outlier_junk_under_limit", junk, ErrorKind::kCorruptImage);
+  }
+  {
+    const std::string stem = "outlier_junk_over_limit";
+    WriteFile(layout.Image(stem), {});
+    fs::resize_file(layout.Image(stem), static_cast<uintmax_t>(max_file_bytes) + 1);  // sparse
+    WriteFile(layout.Mask(stem), good_gif);
+    outliers.push_back({layout.Image(stem).string(), ErrorKind::kTooLarge});
+  }
+  {
+    const std::string stem = "outlier_gif_screen_10000x10000";
+    GifPicture picture;
+    picture.screen_width = 10000;
+    picture.screen_height = 10000;
+    GifFrame frame;
+    frame.width = kWidth;
+    frame.height = kHeight;
+    frame.indices = TestMask(kWidth, kHeight);
+    picture.frames.push_back(frame);
+    WriteFile(layout.Image(stem), EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline));
+    WriteFile(layout.Mask(stem), EncodeGif(picture));
+    outliers.push_back({layout.Mask(stem).string(), ErrorKind::kTooLarge});
+  }
+  return outliers;
+}
+
 void WriteGoodPairsOfMixedDataset(const fs::path& root, int good_pairs) {
   WriteGoodPairs(MakeLayout(root), good_pairs, nullptr);
 }

@@ -6,6 +6,7 @@
 // run whole sequences over it (a bad file followed by a good one on the same
 // thread), where state that survives an error shows.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -39,6 +40,14 @@ struct MixedDataset {
 // and mask, a dangling symlink, a FIFO, a size mismatch and every
 // DefectiveJpegs() and DefectiveGifs() file.
 MixedDataset WriteMixedDataset(const std::filesystem::path& root, int good_pairs);
+
+// Pairs whose headers claim far more than a 64x48 photo needs, written
+// among the files of `root`/train and `root`/train_masks: a 10000x10000
+// baseline and a 10000x10000 progressive JPEG (small files whose frame
+// headers claim the size), a GIF mask whose screen is 10000x10000, a
+// JPEG-looking junk file just under `max_file_bytes` and a junk file over
+// it. Returns the file at fault of each, with the kind the loader reports.
+std::vector<MixedFile> WriteOutlierPairs(const std::filesystem::path& root, int64_t max_file_bytes);
 
 // Only the good pairs of WriteMixedDataset(), with the same stems and bytes.
 void WriteGoodPairsOfMixedDataset(const std::filesystem::path& root, int good_pairs);

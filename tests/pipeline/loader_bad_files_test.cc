@@ -283,5 +283,81 @@ TEST(LoaderFailTest, DropLastWithoutAFullBatchIsAConfigError) {
   }
 }
 
+// Pairs whose headers claim far more memory than the planned photo are
+// too_large, named with the bytes they would need, before anything is
+// allocated for them; scratch and read buffers never pass the plan's
+// ceiling and are back to the planned size afterwards.
+TEST(LoaderMemoryTest, OutliersAreTooLargeAndNothingGrowsPastThePlan) {
+  TempDir dir;
+  testing::WriteGoodPairsOfMixedDataset(dir.path(), 20);
+  LoaderOptions options = SmallOptions(2);
+  options.decode.max_file_bytes = 8 << 20;
+  const std::vector<testing::MixedFile> outliers = testing::WriteOutlierPairs(dir.path(), options.decode.max_file_bytes);
+  Loader loader(DatasetSpec::Carvana(dir.path()), options);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    loader.StartEpoch(epoch);
+    while (auto lease = loader.Next()) {
+    }
+  }
+  const LoaderStats stats = loader.stats();
+  const MemoryPlan& plan = loader.plan();
+  std::map<std::string, Error> skipped;
+  for (const Error& e : stats.skipped_files) skipped[e.path] = e;
+  ASSERT_EQ(skipped.size(), outliers.size());
+  for (const auto& outlier : outliers) {
+    ASSERT_TRUE(skipped.count(outlier.path)) << outlier.path;
+    const Error& e = skipped[outlier.path];
+    EXPECT_EQ(e.kind, outlier.kind) << e.Message();
+    if (e.kind == ErrorKind::kTooLarge) {
+      EXPECT_NE(e.detail.find(" bytes"), std::string::npos) << e.Message();
+    }
+  }
+  EXPECT_LE(stats.peak_scratch_bytes, plan.scratch_ceiling_bytes);
+  EXPECT_LE(stats.peak_read_buffer_bytes, plan.read_buffer_bytes);
+  EXPECT_EQ(stats.scratch_bytes, plan.scratch_bytes);
+  // The 8 MiB junk file was read whole, once: buffers that large do not stay.
+  EXPECT_GE(stats.peak_read_buffer_bytes, size_t{8} << 20);
+  EXPECT_LT(stats.read_buffer_bytes, size_t{1} << 20);
+}
+
+// A pair a little larger than planned, within the headroom, decodes; the
+// buffers it grew shrink back before the next pair.
+TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
+  TempDir dir;
+  testing::WriteGoodPairsOfMixedDataset(dir.path(), 9);
+  // One pair at twice the planned width and height: its mask alone needs
+  // four times the planned mask, within the default headroom of 4.
+  const int width = MixedDataset::kWidth * 2, height = MixedDataset::kHeight * 2;
+  testing::WriteFile(dir.path() / "train" / "999_larger.jpg",
+                     testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width, height,
+                                                   testing::JpegVariant::kBaseline));
+  testing::WriteFile(dir.path() / "train_masks" / "999_larger_mask.gif",
+                     testing::EncodeMaskGif(testing::TestMask(width, height), width, height));
+  LoaderOptions options = SmallOptions(1);
+  options.on_bad_file = OnBadFile::kFail;
+  Loader loader(DatasetSpec::Carvana(dir.path()), options);
+  loader.StartEpoch(0);
+  int samples = 0;
+  while (auto lease = loader.Next()) samples += lease->size();
+  EXPECT_EQ(samples, 10);
+  const LoaderStats stats = loader.stats();
+  EXPECT_GT(stats.peak_scratch_bytes, loader.plan().scratch_bytes);
+  EXPECT_LE(stats.peak_scratch_bytes, loader.plan().scratch_ceiling_bytes);
+  // With a headroom of 2 the same pair is too large.
+  options.decode.scratch_headroom = 2.0;
+  Loader strict(DatasetSpec::Carvana(dir.path()), options);
+  strict.StartEpoch(0);
+  try {
+    while (auto lease = strict.Next()) {
+    }
+    FAIL() << "expected FileError";
+  } catch (const FileError& e) {
+    EXPECT_EQ(e.error().kind, ErrorKind::kTooLarge);
+    // The photo fits at its DCT scale; the full-size mask does not.
+    EXPECT_EQ(e.error().path, (dir.path() / "train_masks" / "999_larger_mask.gif").string());
+    EXPECT_NE(std::string(e.what()).find("GIF needs 12288 bytes to decode"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace segfeed

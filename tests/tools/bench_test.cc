@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <string>
 
@@ -185,6 +186,47 @@ TEST_F(BenchMixedDatasetTest, DropLastWithoutAFullBatchIsAnError) {
   const auto r = RunSegfeed(Run("--on-error skip --drop-last --batch 1000"));
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("drop_last leaves no batch"), std::string::npos) << r.output;
+}
+
+// Memory the libraries themselves hold (OpenCV, oneTBB, the CUDA runtime,
+// the C library): ~50 MiB measured for a bench with a tiny pool; the
+// README's memory model allows 64 MiB on top of the plan.
+constexpr int64_t kLibraryBytes = int64_t{64} << 20;
+
+// Outliers among normal pairs (headers claiming 10000x10000, a huge GIF
+// canvas, junk near and over the file limit): each is skipped with its
+// reason, and peak RSS stays under the plan plus the libraries' constant.
+TEST(BenchTest, PeakRssStaysUnderThePlanWithOutliers) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer runtimes keep freed memory in quarantine; RSS says nothing here";
+#endif
+  TempDir dir;
+  segfeed::testing::WriteGoodPairsOfMixedDataset(dir.path(), 30);
+  const auto outliers = segfeed::testing::WriteOutlierPairs(dir.path(), int64_t{16} << 20);
+  for (int threads : {2, 8}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const auto json_path = dir.path() / "rss.json";
+    const auto r = RunSegfeed("bench --data '" + dir.path().string() + "' --size 32 --batch 4 --epochs 2 --on-error skip" +
+                              " --threads " + std::to_string(threads) + " --json '" + json_path.string() + "'");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const auto& outlier : outliers) {
+      EXPECT_NE(r.output.find("  skipped " + outlier.path + ": "), std::string::npos) << outlier.path << r.output;
+    }
+    std::ifstream in(json_path);
+    const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const int64_t peak = std::stoll(ValueAfter(json, "\"peak_rss_bytes\":", "0123456789"));
+    const int64_t plan = std::stoll(ValueAfter(json, "\"plan_total_bytes\":", "0123456789"));
+    std::cout << threads << " threads: peak RSS " << peak / 1024 << " KiB, plan " << plan / 1024 << " KiB\n";
+    EXPECT_LE(peak, plan + kLibraryBytes);
+  }
+}
+
+TEST(BenchTest, WarnsWhenABatchIsLargerThanAnEpoch) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 5);
+  const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 64 --epochs 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: a batch has room for 64 samples but an epoch has 5"), std::string::npos) << r.output;
 }
 
 TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
