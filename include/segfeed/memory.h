@@ -27,6 +27,7 @@ std::string_view PinnedModeName(PinnedMode mode);
 std::string_view PoolKindName(PoolKind kind);
 
 struct LoaderOptions;
+struct Dataset;
 
 // The memory the input stage will use, known before it runs (DESIGN.md,
 // "Memory model"). A Loader with the same options allocates exactly the
@@ -61,8 +62,13 @@ struct MemoryPlan {
   int64_t max_samples_in_flight = 0;
   // Bytes of one batch on the GPU after upload (images + masks).
   size_t gpu_batch_bytes = 0;
-  // pool_bytes + scratch_ceiling_bytes + read_buffer_bytes: the most the
-  // input stage holds, the file listing and the libraries' own memory aside.
+  // The dataset listing and the loader's per-pair state (sample ids, an
+  // epoch's order and the permutation it is made from, bad-pair flags):
+  // about 25 bytes per pair plus the stems' bytes. 0 when planned without
+  // a dataset (AddListingToPlan adds it).
+  size_t listing_bytes = 0;
+  // pool_bytes + scratch_ceiling_bytes + read_buffer_bytes + listing_bytes:
+  // the most the input stage holds, the libraries' own memory aside.
   size_t total_bytes = 0;
 };
 
@@ -70,6 +76,10 @@ struct MemoryPlan {
 // source_width x source_height pixels (each at most max_pixels). threads = 0
 // resolves to the cores.
 MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height);
+
+// Adds the memory of `dataset`'s listing and of the loader's per-pair
+// state to `plan` (listing_bytes and total_bytes).
+void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan);
 
 // Throws ConfigError, giving the bytes, when `plan` cannot fit this machine:
 // more than its physical memory, or than the process's address-space or

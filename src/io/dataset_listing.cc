@@ -1,6 +1,7 @@
 #include <algorithm>
-#include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -15,53 +16,66 @@ namespace fs = std::filesystem;
 // compared bytewise so UTF-8 names are never touched.
 char LowerAscii(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
-bool EndsWithIgnoringCase(const std::string& name, const std::string& suffix) {
+bool EndsWithIgnoringCase(std::string_view name, const std::string& suffix) {
   if (name.size() < suffix.size()) return false;
   return std::equal(suffix.begin(), suffix.end(), name.end() - suffix.size(),
                     [](char a, char b) { return LowerAscii(a) == LowerAscii(b); });
 }
 
-// `name` without the first extension in `extensions` it ends with (case
-// insensitive), or an empty string when none matches or nothing is left.
-std::string StripExtension(const std::string& name, const std::vector<std::string>& extensions) {
+// The length of `name` without the first extension in `extensions` it ends
+// with (case insensitive); 0 when none matches or nothing is left.
+size_t LengthWithoutExtension(std::string_view name, const std::vector<std::string>& extensions) {
   for (const std::string& extension : extensions) {
     if (name.size() > extension.size() && EndsWithIgnoringCase(name, extension)) {
-      return name.substr(0, name.size() - extension.size());
+      return name.size() - extension.size();
     }
   }
-  return {};
+  return 0;
 }
 
-struct FolderEntry {
-  std::string name;
-  bool is_folder = false;
+// The names in one folder, compactly (one string table, as large memory
+// grows with the dataset) and sorted, so that everything after this is
+// independent of the file system's iteration order.
+class FolderNames {
+ public:
+  explicit FolderNames(const fs::path& folder) {
+    std::error_code error;
+    fs::directory_iterator it(folder, error);
+    if (error) Fail(folder, error);
+    for (; it != fs::directory_iterator(); it.increment(error)) {
+      // status() follows symlinks; a dangling one has no status and is kept
+      // as a file, so that reading it later reports it by name.
+      std::error_code status_error;
+      const bool is_folder = it->is_directory(status_error) && !status_error;
+      table_.append(it->path().filename().native());
+      ends_.push_back(table_.size());
+      is_folder_.push_back(is_folder);
+    }
+    if (error) Fail(folder, error);
+    order_.resize(ends_.size());
+    for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) { return Raw(a) < Raw(b); });
+  }
+
+  size_t size() const { return order_.size(); }
+  // The k-th name in sorted order.
+  std::string_view Name(size_t k) const { return Raw(order_[k]); }
+  bool IsFolder(size_t k) const { return is_folder_[order_[k]]; }
+
+ private:
+  [[noreturn]] static void Fail(const fs::path& folder, const std::error_code& error) {
+    throw FileError(Error{ErrorKind::kIoError, folder.string(), "cannot list folder: " + error.message()});
+  }
+  std::string_view Raw(size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return std::string_view(table_).substr(begin, ends_[i] - begin);
+  }
+
+  std::string table_;
+  std::vector<size_t> ends_;
+  std::vector<bool> is_folder_;
+  std::vector<size_t> order_;
 };
-
-// The entries of one folder, sorted by name so that everything after this
-// is independent of the file system's iteration order.
-std::vector<FolderEntry> ReadFolder(const fs::path& folder) {
-  std::error_code error;
-  fs::directory_iterator it(folder, error);
-  if (error) {
-    throw FileError(Error{ErrorKind::kIoError, folder.string(),
-                          "cannot list folder: " + error.message()});
-  }
-  std::vector<FolderEntry> entries;
-  for (; it != fs::directory_iterator(); it.increment(error)) {
-    // status() follows symlinks; a dangling one has no status and is kept
-    // as a file, so that reading it later reports it by name.
-    std::error_code status_error;
-    const bool is_folder = it->is_directory(status_error) && !status_error;
-    entries.push_back({it->path().filename().string(), is_folder});
-  }
-  if (error) {
-    throw FileError(Error{ErrorKind::kIoError, folder.string(),
-                          "cannot list folder: " + error.message()});
-  }
-  std::sort(entries.begin(), entries.end(),
-            [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
-  return entries;
-}
 
 void ValidateSpec(const DatasetSpec& spec) {
   if (spec.image_dir.empty()) throw ConfigError("image_dir must not be empty");
@@ -79,14 +93,32 @@ void ValidateSpec(const DatasetSpec& spec) {
   check_extensions("mask_extensions", spec.mask_extensions);
 }
 
-// The file name of each stem's image (or mask), the first by name when
-// several match ("a.jpg" and "a.JPG").
-using StemFiles = std::map<std::string, std::string>;
+// A file whose name makes it an image or a mask: its name is stem,
+// then (masks) the suffix, then the extension.
+struct Candidate {
+  const FolderNames* folder;
+  size_t name;  // sorted position in `folder`
+  uint32_t stem_length;
+  std::string_view Name() const { return folder->Name(name); }
+  std::string_view Stem() const { return Name().substr(0, stem_length); }
+};
 
-void AddFile(StemFiles* files, const std::string& stem, const std::string& name,
-             const fs::path& folder, std::vector<IgnoredFile>* ignored) {
-  auto [it, inserted] = files->emplace(stem, name);
-  if (!inserted) ignored->push_back({folder / name, "duplicate of " + it->second});
+// Sorts by stem, keeps the first by name of each stem ("a.jpg" before
+// "a.JPG"; candidates come in name order and the sort is stable) and lists
+// the others as ignored.
+void KeepOnePerStem(std::vector<Candidate>* candidates, const fs::path& folder, std::vector<IgnoredFile>* ignored) {
+  std::stable_sort(candidates->begin(), candidates->end(),
+                   [](const Candidate& a, const Candidate& b) { return a.Stem() < b.Stem(); });
+  size_t kept = 0;
+  for (size_t i = 0; i < candidates->size(); ++i) {
+    const Candidate& candidate = (*candidates)[i];
+    if (kept > 0 && (*candidates)[kept - 1].Stem() == candidate.Stem()) {
+      ignored->push_back({folder / candidate.Name(), "duplicate of " + std::string((*candidates)[kept - 1].Name())});
+      continue;
+    }
+    (*candidates)[kept++] = candidate;
+  }
+  candidates->resize(kept);
 }
 
 }  // namespace
@@ -101,8 +133,9 @@ DatasetSpec DatasetSpec::Carvana(const std::filesystem::path& root) {
 Dataset ListDataset(const DatasetSpec& spec) {
   ValidateSpec(spec);
   Dataset dataset;
-  StemFiles images;
-  StemFiles masks;
+  dataset.pairs = PairList(spec.image_dir, spec.mask_dir, spec.mask_suffix);
+  std::vector<Candidate> images;
+  std::vector<Candidate> masks;
 
   // A name in the mask folder is a mask if it has a mask extension and ends
   // with the suffix; otherwise, when both folders are one, it may be an
@@ -110,65 +143,67 @@ Dataset ListDataset(const DatasetSpec& spec) {
   // image "a_mask" when images and masks share folder and extension.
   std::error_code ignored_error;
   const bool same_folder = fs::equivalent(spec.image_dir, spec.mask_dir, ignored_error);
-  auto classify = [&](const fs::path& folder, bool images_here, bool masks_here) {
-    for (const FolderEntry& entry : ReadFolder(folder)) {
-      if (entry.name.front() == '.') {
-        dataset.ignored.push_back({folder / entry.name, "hidden"});
+  const FolderNames image_names(spec.image_dir);
+  const std::optional<FolderNames> mask_names =
+      same_folder ? std::nullopt : std::optional<FolderNames>(std::in_place, spec.mask_dir);
+  auto classify = [&](const FolderNames& names, const fs::path& folder, bool images_here, bool masks_here) {
+    for (size_t k = 0; k < names.size(); ++k) {
+      const std::string_view name = names.Name(k);
+      if (name.front() == '.') {
+        dataset.ignored.push_back({folder / name, "hidden"});
         continue;
       }
-      if (entry.is_folder) {
-        dataset.ignored.push_back({folder / entry.name, "folder"});
+      if (names.IsFolder(k)) {
+        dataset.ignored.push_back({folder / name, "folder"});
         continue;
       }
       if (masks_here) {
-        const std::string base = StripExtension(entry.name, spec.mask_extensions);
-        if (!base.empty() && base.size() > spec.mask_suffix.size() &&
-            base.compare(base.size() - spec.mask_suffix.size(), std::string::npos,
-                         spec.mask_suffix) == 0) {
-          AddFile(&masks, base.substr(0, base.size() - spec.mask_suffix.size()), entry.name,
-                  folder, &dataset.ignored);
+        const size_t base = LengthWithoutExtension(name, spec.mask_extensions);
+        const std::string_view suffix = spec.mask_suffix;
+        if (base > suffix.size() && name.substr(base - suffix.size(), suffix.size()) == suffix) {
+          masks.push_back({&names, k, static_cast<uint32_t>(base - suffix.size())});
           continue;
         }
       }
       if (images_here) {
-        const std::string stem = StripExtension(entry.name, spec.image_extensions);
-        if (!stem.empty()) {
-          AddFile(&images, stem, entry.name, folder, &dataset.ignored);
+        if (const size_t stem = LengthWithoutExtension(name, spec.image_extensions); stem > 0) {
+          images.push_back({&names, k, static_cast<uint32_t>(stem)});
           continue;
         }
       }
-      dataset.ignored.push_back({folder / entry.name, "not an image or mask name"});
+      dataset.ignored.push_back({folder / name, "not an image or mask name"});
     }
   };
   if (same_folder) {
-    classify(spec.image_dir, true, true);
+    classify(image_names, spec.image_dir, true, true);
   } else {
-    classify(spec.image_dir, true, false);
-    classify(spec.mask_dir, false, true);
+    classify(image_names, spec.image_dir, true, false);
+    classify(*mask_names, spec.mask_dir, false, true);
   }
+  KeepOnePerStem(&images, spec.image_dir, &dataset.ignored);
+  KeepOnePerStem(&masks, spec.mask_dir, &dataset.ignored);
 
-  // Both maps are sorted by stem (bytewise: std::string compares as
+  // Both lists are sorted by stem (bytewise: string_view compares as
   // unsigned char), so one merge gives pairs and problems in order.
   auto image = images.begin();
   auto mask = masks.begin();
   const std::string mask_example = spec.mask_suffix + spec.mask_extensions.front();
   const std::string image_example = spec.image_extensions.front();
+  const size_t suffix_length = spec.mask_suffix.size();
   while (image != images.end() || mask != masks.end()) {
-    if (mask == masks.end() || (image != images.end() && image->first < mask->first)) {
-      dataset.problems.push_back(Error{ErrorKind::kMissingMask,
-                                       (spec.image_dir / image->second).string(),
-                                       "no mask " + image->first + mask_example + " in " +
+    if (mask == masks.end() || (image != images.end() && image->Stem() < mask->Stem())) {
+      dataset.problems.push_back(Error{ErrorKind::kMissingMask, (spec.image_dir / image->Name()).string(),
+                                       "no mask " + std::string(image->Stem()) + mask_example + " in " +
                                            spec.mask_dir.string()});
       ++image;
-    } else if (image == images.end() || mask->first < image->first) {
-      dataset.problems.push_back(Error{ErrorKind::kOrphanMask,
-                                       (spec.mask_dir / mask->second).string(),
-                                       "no image " + mask->first + image_example + " in " +
+    } else if (image == images.end() || mask->Stem() < image->Stem()) {
+      dataset.problems.push_back(Error{ErrorKind::kOrphanMask, (spec.mask_dir / mask->Name()).string(),
+                                       "no image " + std::string(mask->Stem()) + image_example + " in " +
                                            spec.image_dir.string()});
       ++mask;
     } else {
-      dataset.pairs.push_back(
-          {image->first, spec.image_dir / image->second, spec.mask_dir / mask->second});
+      dataset.pairs.Add(image->Stem(), image->Name().substr(image->stem_length),
+                        mask->Name().substr(mask->stem_length + suffix_length));
       ++image;
       ++mask;
     }

@@ -245,6 +245,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   LoaderOptions resolved = options_;
   resolved.threads = threads_;
   plan_ = PlanMemory(resolved, source_width, source_height);
+  AddListingToPlan(dataset_, &plan_);
   CheckPlanFitsMachine(plan_);
 
   // OpenCV's parallel loops run in their own arena and would escape ours.

@@ -9,6 +9,7 @@
 #include "io/jpeg_decoder.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
+#include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
 
@@ -92,6 +93,22 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   plan.total_bytes = Plus(Plus(plan.pool_bytes, plan.scratch_ceiling_bytes, "the plan"), plan.read_buffer_bytes,
                           "the plan");
   return plan;
+}
+
+void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan) {
+  // Per pair the loader keeps its sample id (uint32), the epoch's order
+  // (uint32) and the permutation it is made from while planning an epoch
+  // (uint32), and one bad-pair flag.
+  constexpr size_t kLoaderBytesPerPair = 3 * sizeof(uint32_t) + 1;
+  size_t bytes = dataset.pairs.memory_bytes() + dataset.pairs.size() * kLoaderBytesPerPair;
+  for (const Error& problem : dataset.problems) {
+    bytes += sizeof(Error) + problem.path.capacity() + problem.detail.capacity();
+  }
+  for (const IgnoredFile& file : dataset.ignored) {
+    bytes += sizeof(IgnoredFile) + file.path.native().capacity() + file.reason.capacity();
+  }
+  plan->listing_bytes = bytes;
+  plan->total_bytes = Plus(plan->total_bytes, bytes, "the plan");
 }
 
 void CheckPlanFitsMachine(const MemoryPlan& plan) {

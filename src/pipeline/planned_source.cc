@@ -6,14 +6,14 @@
 
 namespace segfeed::internal {
 
-Result<PlannedSource> PlanSourceFromHeaders(const std::vector<SamplePair>& pairs, const DecodeOptions& decode) {
+Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeOptions& decode) {
   if (pairs.empty()) return Error{ErrorKind::kIoError, "", "no image/mask pairs to plan for"};
   std::vector<PlannedSource> sizes;
   Error last_error;
   const size_t samples = std::min<size_t>(pairs.size(), kSampledPairs);
   for (size_t i = 0; i < samples; ++i) {
     // Evenly spread, the first pair included.
-    const SamplePair& pair = pairs[i * pairs.size() / samples];
+    const SamplePair pair = pairs[i * pairs.size() / samples];
     auto header = ReadJpegHeaderFile(pair.image_path, decode);
     if (header.ok()) {
       sizes.push_back({header.value().width, header.value().height, 0, pair.image_path.string()});

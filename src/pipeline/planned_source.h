@@ -21,7 +21,7 @@ struct PlannedSource {
 // file that happens to be broken decides the budget of every thread. Only
 // the headers are read. An error names the last file that failed when no
 // sampled header parses, or says that there are no pairs.
-Result<PlannedSource> PlanSourceFromHeaders(const std::vector<SamplePair>& pairs, const DecodeOptions& decode);
+Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeOptions& decode);
 
 inline constexpr int kSampledPairs = 9;
 

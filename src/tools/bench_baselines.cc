@@ -105,7 +105,7 @@ internal::Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, cons
 
 }  // namespace
 
-double DecodeOnlyPairsPerSecond(const std::vector<SamplePair>& pairs, const LoaderOptions& options,
+double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& options,
                                 int threads) {
   internal::WorkerArena arena(threads);
   tbb::concurrent_queue<std::unique_ptr<internal::PairReader>> readers;
@@ -126,7 +126,7 @@ double DecodeOnlyPairsPerSecond(const std::vector<SamplePair>& pairs, const Load
   return static_cast<double>(pairs.size()) / SecondsSince(start);
 }
 
-internal::Result<double> NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs,
+internal::Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs,
                                                      const LoaderOptions& options, int max_pairs) {
   cv::setNumThreads(1);
   const int count = std::min<int>(max_pairs, static_cast<int>(pairs.size()));

@@ -15,7 +15,7 @@ namespace segfeed::tools {
 // The decode bound: read + decode of every pair in `pairs` (the JPEG at the
 // DCT scale the loader would choose for the output size, the GIF mask at
 // full size) on `threads` threads, nothing else. Returns pairs per second.
-double DecodeOnlyPairsPerSecond(const std::vector<SamplePair>& pairs, const LoaderOptions& options,
+double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& options,
                                 int threads);
 
 // The same work the way a user writes it without segfeed: one thread,
@@ -30,7 +30,7 @@ double DecodeOnlyPairsPerSecond(const std::vector<SamplePair>& pairs, const Load
 // decoded stops the measurement: the result is then that file's Error
 // (path and reason) rather than a rate measured on less work. Never throws
 // for a bad file.
-internal::Result<double> NaiveBaselinePairsPerSecond(const std::vector<SamplePair>& pairs,
+internal::Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs,
                                                      const LoaderOptions& options, int max_pairs);
 
 }  // namespace segfeed::tools

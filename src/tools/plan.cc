@@ -83,8 +83,8 @@ SourceSize ParseSourceSize(const std::string& text) {
 
 // The typical photo size from JPEG headers, as the Loader plans it. An
 // error names the file (or the folder when it has no pairs).
-internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const DecodeOptions& decode) {
-  const Dataset dataset = ListDataset(spec);
+internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Dataset& dataset,
+                                            const DecodeOptions& decode) {
   auto source = internal::PlanSourceFromHeaders(dataset.pairs, decode);
   if (!source.ok()) {
     Error error = source.error();
@@ -123,6 +123,7 @@ int RunPlan(std::span<const std::string> args) {
   const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
 
   SourceSize source;
+  std::optional<Dataset> dataset;
   if (cli.Has("--source-size")) {
     if (HasDataset(cli)) throw UsageError("--source-size cannot be combined with --data/--images/--masks");
     source = ParseSourceSize(*cli.Get("--source-size"));
@@ -130,7 +131,8 @@ int RunPlan(std::span<const std::string> args) {
     if (!HasDataset(cli)) throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
     const DatasetSpec spec = DatasetFromArgs(cli);
     if (isatty(STDERR_FILENO)) std::fprintf(stderr, "plan: reading %s\n", spec.image_dir.c_str());
-    auto read = ReadSourceSize(spec, options.decode);
+    dataset = ListDataset(spec);
+    auto read = ReadSourceSize(spec, *dataset, options.decode);
     if (!read.ok()) {
       std::cerr << "segfeed plan: " << read.error().Message() << "\n";
       return 1;
@@ -138,7 +140,8 @@ int RunPlan(std::span<const std::string> args) {
     source = read.value();
   }
 
-  const MemoryPlan plan = PlanMemory(options, source.width, source.height);
+  MemoryPlan plan = PlanMemory(options, source.width, source.height);
+  if (dataset) AddListingToPlan(*dataset, &plan);
   const int out_w = options.augment.output_width, out_h = options.augment.output_height;
   const internal::DctScale scale =
       internal::JpegDecoder(options.decode).ChooseScale(source.width, source.height, out_w, out_h);
@@ -165,11 +168,15 @@ int RunPlan(std::span<const std::string> args) {
   std::printf("  read bufs   %12zu bytes %9.1f MiB   at most %d threads x 2 files x %.1f MiB (max_file_bytes)\n",
               plan.read_buffer_bytes, MiB(bytes(plan.read_buffer_bytes)), plan.threads,
               MiB(bytes(static_cast<size_t>(options.decode.max_file_bytes))));
+  if (dataset) {
+    std::printf("  listing     %12zu bytes %9.1f MiB   %zu pairs: names and per-pair state\n", plan.listing_bytes,
+                MiB(bytes(plan.listing_bytes)), dataset->pairs.size());
+  }
   std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
               static_cast<long long>(plan.max_samples_in_flight));
   std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", plan.gpu_batch_bytes,
               MiB(bytes(plan.gpu_batch_bytes)), MiB(bytes(images_on_gpu)), MiB(bytes(masks_on_gpu)));
-  std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers (+ file list)\n",
+  std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + listing\n",
               plan.total_bytes, MiB(bytes(plan.total_bytes)));
   if (has_model) {
     const std::string state = std::string(OptimizerName(optimizer)) + " state";
@@ -215,6 +222,7 @@ int RunPlan(std::span<const std::string> args) {
         .Integer("decode_budget_bytes_per_thread", static_cast<int64_t>(plan.decode_budget_bytes_per_thread))
         .Integer("scratch_ceiling_bytes", static_cast<int64_t>(plan.scratch_ceiling_bytes))
         .Integer("read_buffer_bytes", static_cast<int64_t>(plan.read_buffer_bytes))
+        .Integer("listing_bytes", static_cast<int64_t>(plan.listing_bytes))
         .Integer("max_samples_in_flight", plan.max_samples_in_flight)
         .Integer("gpu_batch_bytes", static_cast<int64_t>(plan.gpu_batch_bytes))
         .Integer("total_bytes", static_cast<int64_t>(plan.total_bytes));

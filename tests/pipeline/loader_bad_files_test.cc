@@ -69,7 +69,7 @@ TEST_F(LoaderBadFilesTest, SkipDeliversEveryGoodPairEachEpochAndCountsHonestly) 
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     Loader loader(Mixed(), SmallOptions(threads));
-    const std::vector<SamplePair>& pairs = loader.dataset().pairs;
+    const PairList& pairs = loader.dataset().pairs;
     std::set<std::string> bad_paths;
     for (const auto& file : mixed_->bad_files) bad_paths.insert(file.path);
     constexpr int kEpochs = 2;
@@ -85,7 +85,7 @@ TEST_F(LoaderBadFilesTest, SkipDeliversEveryGoodPairEachEpochAndCountsHonestly) 
         samples += lease->size();
       }
       EXPECT_EQ(samples, mixed_->complete_pairs());
-      for (const SamplePair& pair : pairs) {
+      for (const SamplePair pair : pairs) {
         const bool bad = bad_paths.count(pair.image_path.string()) || bad_paths.count(pair.mask_path.string());
         if (bad) {
           EXPECT_EQ(delivered.count(pair.stem), 0u) << pair.stem;

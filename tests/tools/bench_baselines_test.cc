@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 using segfeed::testing::TempDir;
 
 // Three small clean pairs, listed as the loader lists them.
-std::vector<SamplePair> CleanPairs(const fs::path& root) {
+PairList CleanPairs(const fs::path& root) {
   DemoOptions demo;
   demo.count = 3;
   demo.width = 64;
@@ -56,7 +56,7 @@ TEST(BenchBaselinesTest, CleanPairsGiveARate) {
 TEST(BenchBaselinesTest, FifoImageOrMaskIsAnErrorNamingIt) {
   for (const bool image : {true, false}) {
     TempDir dir;
-    const std::vector<SamplePair> pairs = CleanPairs(dir / "data");
+    const PairList pairs = CleanPairs(dir / "data");
     const fs::path& fifo = image ? pairs[1].image_path : pairs[2].mask_path;
     fs::remove(fifo);
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
@@ -73,7 +73,7 @@ TEST(BenchBaselinesTest, FifoImageOrMaskIsAnErrorNamingIt) {
 TEST(BenchBaselinesTest, TruncatedGifMaskIsAnErrorNamingIt) {
   for (size_t kept : {size_t{6}, size_t{40}}) {
     TempDir dir;
-    const std::vector<SamplePair> pairs = CleanPairs(dir / "data");
+    const PairList pairs = CleanPairs(dir / "data");
     KeepFirstBytes(pairs[1].mask_path, kept);
     const auto measured = NaiveBaselinePairsPerSecond(pairs, SmallOutput(), 40);
     ASSERT_FALSE(measured.ok()) << kept;
@@ -85,7 +85,7 @@ TEST(BenchBaselinesTest, TruncatedGifMaskIsAnErrorNamingIt) {
 
 TEST(BenchBaselinesTest, UndecodableImageIsAnErrorNamingIt) {
   TempDir dir;
-  const std::vector<SamplePair> pairs = CleanPairs(dir / "data");
+  const PairList pairs = CleanPairs(dir / "data");
   std::ofstream(pairs[0].image_path, std::ios::binary | std::ios::trunc) << "not a photo at all";
   const auto measured = NaiveBaselinePairsPerSecond(pairs, SmallOutput(), 40);
   ASSERT_FALSE(measured.ok());

@@ -60,6 +60,7 @@ void ExpectReportIs(const cv::FileStorage& report, const MemoryPlan& plan) {
   EXPECT_EQ(Bytes(report["scratch_bytes"]), static_cast<int64_t>(plan.scratch_bytes));
   EXPECT_EQ(static_cast<int>(report["max_samples_in_flight"]), plan.max_samples_in_flight);
   EXPECT_EQ(Bytes(report["gpu_batch_bytes"]), static_cast<int64_t>(plan.gpu_batch_bytes));
+  EXPECT_EQ(Bytes(report["listing_bytes"]), static_cast<int64_t>(plan.listing_bytes));
   EXPECT_EQ(Bytes(report["total_bytes"]), static_cast<int64_t>(plan.total_bytes));
 }
 
@@ -80,7 +81,8 @@ TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
   const cv::FileStorage report = Plan(data_ + flags);
   EXPECT_EQ(static_cast<int>(report["source_width"]), 160);
   EXPECT_EQ(static_cast<int>(report["source_height"]), 106);
-  const MemoryPlan expected = PlanMemory(options, 160, 106);
+  MemoryPlan expected = PlanMemory(options, 160, 106);
+  AddListingToPlan(ListDataset(DatasetSpec::Carvana(dir_ / "data")), &expected);
   ExpectReportIs(report, expected);
   // The text report prints the same byte counts.
   EXPECT_NE(last_.output.find(std::to_string(expected.pool_bytes) + " bytes"), std::string::npos) << last_.output;
@@ -106,8 +108,12 @@ TEST_F(PlanTest, SourceSizeGivesTheSamePlanAsTheData) {
   options.threads = 3;
   options.augment.output_width = options.augment.output_height = 64;
   const MemoryPlan expected = PlanMemory(options, 160, 106);
-  ExpectReportIs(from_data, expected);
   ExpectReportIs(from_size, expected);
+  // The same, with the listing that only --data knows.
+  MemoryPlan with_listing = expected;
+  AddListingToPlan(ListDataset(DatasetSpec::Carvana(dir_ / "data")), &with_listing);
+  EXPECT_GT(with_listing.listing_bytes, 0u);
+  ExpectReportIs(from_data, with_listing);
   EXPECT_EQ(static_cast<std::string>(from_size["source"]), "--source-size");
 }
 
