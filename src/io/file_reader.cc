@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "io/file_descriptor.h"
 #include "io/format_sniffer.h"
 
 namespace segfeed::internal {
@@ -17,21 +18,6 @@ namespace {
 Error IoError(const std::filesystem::path& path, const std::string& detail) {
   return Error{ErrorKind::kIoError, path.string(), detail};
 }
-
-// Closes the descriptor on every return path.
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 

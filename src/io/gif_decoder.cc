@@ -10,35 +10,10 @@
 
 #include "io/format_sniffer.h"
 #include "io/gif_lzw.h"
+#include "io/gif_memory_source.h"
 
 namespace segfeed::internal {
 namespace {
-
-// giflib pulls bytes through this callback; it reads from memory and
-// remembers when the data ran out, to tell truncation from other damage.
-struct MemorySource {
-  std::span<const uint8_t> bytes;
-  size_t offset = 0;
-  bool ran_out = false;
-};
-
-int ReadFromMemory(GifFileType* gif, GifByteType* buffer, int length) {
-  auto* source = static_cast<MemorySource*>(gif->UserData);
-  const size_t wanted = length > 0 ? static_cast<size_t>(length) : 0;
-  const size_t available = source->bytes.size() - source->offset;
-  const size_t n = std::min(wanted, available);
-  if (n < wanted) source->ran_out = true;
-  std::memcpy(buffer, source->bytes.data() + source->offset, n);
-  source->offset += n;
-  return static_cast<int>(n);
-}
-
-struct GifCloser {
-  void operator()(GifFileType* gif) const {
-    int ignored = 0;
-    DGifCloseFile(gif, &ignored);  // frees `gif` even when it reports an error
-  }
-};
 
 // GIF stores interlaced frames in four passes: rows 0, 8, 16, ... then
 // 4, 12, ... then 2, 6, ... then 1, 3, ...
@@ -55,7 +30,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   if (SniffFormat(bytes) != SniffedFormat::kGif) {
     return fail(ErrorKind::kUnsupportedFormat, "not a GIF file (" + DescribeContent(bytes) + ")");
   }
-  MemorySource source{bytes};
+  GifMemorySource source{bytes};
   // Describes a giflib failure; truncation is by far the most common one.
   auto corrupt = [&](int giflib_error, const std::string& where) {
     if (source.ran_out) {
@@ -69,7 +44,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   };
 
   int open_error = 0;
-  std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadFromMemory, &open_error));
+  std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadGifFromMemory, &open_error));
   if (!gif) return corrupt(open_error, "in the header");
   const int64_t screen_pixels = static_cast<int64_t>(gif->SWidth) * gif->SHeight;
   if (gif->SWidth <= 0 || gif->SHeight <= 0) {

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "io/file_reader.h"
+#include "io/gif_memory_source.h"
 #include "io/pair_reader.h"
 #include "pipeline/worker_arena.h"
 #include "segfeed/augment.h"
@@ -30,34 +31,9 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// giflib pulls the mask's bytes from memory through this callback and the
-// source remembers when they ran out, to tell truncation from damage.
-struct GifBytes {
-  std::span<const uint8_t> bytes;
-  size_t offset = 0;
-  bool ran_out = false;
-};
-
-int ReadGifBytes(GifFileType* gif, GifByteType* buffer, int length) {
-  auto* source = static_cast<GifBytes*>(gif->UserData);
-  const size_t wanted = length > 0 ? static_cast<size_t>(length) : 0;
-  const size_t n = std::min(wanted, source->bytes.size() - source->offset);
-  if (n < wanted) source->ran_out = true;
-  std::memcpy(buffer, source->bytes.data() + source->offset, n);
-  source->offset += n;
-  return static_cast<int>(n);
-}
-
-struct GifCloser {
-  void operator()(GifFileType* gif) const {
-    int ignored = 0;
-    DGifCloseFile(gif, &ignored);  // frees `gif` even when it reports an error
-  }
-};
-
 // Why giflib failed. GifErrorString() is NULL for a code it does not know,
 // and DGifOpen() leaves the code at 0 when the screen descriptor is cut.
-std::string GifFailure(const GifBytes& source, int giflib_error) {
+std::string GifFailure(const internal::GifMemorySource& source, int giflib_error) {
   if (source.ran_out) return "truncated GIF: data ends after " + std::to_string(source.bytes.size()) + " bytes";
   const char* reason = GifErrorString(giflib_error);
   return std::string("corrupt GIF: ") + (reason ? reason : "giflib error " + std::to_string(giflib_error));
@@ -85,9 +61,9 @@ internal::Result<cv::Mat> DecodeImageNaively(std::span<const uint8_t> bytes, con
 internal::Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, const std::string& path,
                                             int64_t max_pixels) {
   auto corrupt = [&](const std::string& detail) { return Error{ErrorKind::kCorruptMask, path, detail}; };
-  GifBytes source{bytes};
+  internal::GifMemorySource source{bytes};
   int error = 0;
-  std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadGifBytes, &error));
+  std::unique_ptr<GifFileType, internal::GifCloser> gif(DGifOpen(&source, internal::ReadGifFromMemory, &error));
   if (!gif) return corrupt(GifFailure(source, error) + " in the header");
   if (static_cast<int64_t>(gif->SWidth) * gif->SHeight > max_pixels) {
     return Error{ErrorKind::kTooLarge, path,

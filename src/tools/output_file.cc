@@ -11,6 +11,7 @@
 #include <random>
 #include <system_error>
 
+#include "io/file_descriptor.h"
 #include "tools/loader_flags.h"
 
 namespace segfeed::tools {
@@ -79,29 +80,6 @@ bool WriteAll(int fd, std::string_view bytes) {
   return true;
 }
 
-// An open descriptor, closed by the destructor on every path that does not
-// close it explicitly with Close() (which reports the error).
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // False with errno set when close(2) fails: on NFS, for one, that is
-  // where a failed write shows.
-  bool Close() {
-    const int fd = fd_;
-    fd_ = -1;
-    return ::close(fd) == 0;
-  }
-
- private:
-  int fd_;
-};
-
 // A hidden file beside the target with a name no other run uses, removed by
 // the destructor unless it was renamed into place.
 class TemporaryFile {
@@ -145,7 +123,7 @@ class TemporaryFile {
   }
 
   fs::path path_;  // empty once renamed, or when it could not be created
-  FileDescriptor fd_;
+  internal::FileDescriptor fd_;
 };
 
 // `path` made absolute with symbolic links, "." and ".." resolved as far as
@@ -216,7 +194,7 @@ internal::Status OutputFile::Replace(std::string_view bytes) const {
 }
 
 internal::Status OutputFile::WriteDirectly(std::string_view bytes) const {
-  FileDescriptor fd(::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+  internal::FileDescriptor fd(::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) return IoError(path_, "cannot open: " + ErrnoText());
   if (!WriteAll(fd.get(), bytes) || !fd.Close()) return IoError(path_, "cannot write: " + ErrnoText());
   return {};

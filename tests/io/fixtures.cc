@@ -174,6 +174,19 @@ Bytes EncodeGif(const GifPicture& picture) {
   return out;
 }
 
+Bytes ThreeColourMaskGif(int width, int height) {
+  GifPicture picture;
+  picture.screen_width = width;
+  picture.screen_height = height;
+  picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{200, 200, 200}, Rgb{0, 0, 0}};
+  GifFrame frame;
+  frame.width = width;
+  frame.height = height;
+  for (int i = 0; i < width * height; ++i) frame.indices.push_back(static_cast<uint8_t>(i % 3));
+  picture.frames.push_back(frame);
+  return EncodeGif(picture);
+}
+
 Bytes EncodeMaskGif(const std::vector<uint8_t>& mask, int width, int height, bool interlaced) {
   GifPicture picture;
   picture.screen_width = width;

@@ -60,6 +60,10 @@ Bytes EncodeGif(const GifPicture& picture);
 Bytes EncodeMaskGif(const std::vector<uint8_t>& mask, int width, int height,
                     bool interlaced = false);
 
+// A full-screen frame cycling through black, white and a light grey: a mask
+// with three colours, which the checker reports as non_binary_mask.
+Bytes ThreeColourMaskGif(int width, int height);
+
 // A deterministic mask raster of 0/1 with an ellipse and stripes.
 std::vector<uint8_t> TestMask(int width, int height);
 

@@ -167,17 +167,8 @@ MixedDataset WriteMixedDataset(const fs::path& root, int good_pairs) {
   }
   {
     const std::string stem = next_stem("three_colour_mask");
-    GifPicture picture;
-    picture.screen_width = kWidth;
-    picture.screen_height = kHeight;
-    picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{200, 200, 200}, Rgb{0, 0, 0}};
-    GifFrame frame;
-    frame.width = kWidth;
-    frame.height = kHeight;
-    for (int i = 0; i < kWidth * kHeight; ++i) frame.indices.push_back(static_cast<uint8_t>(i % 3));
-    picture.frames.push_back(frame);
     WriteFile(layout.Image(stem), good_jpeg);
-    WriteFile(layout.Mask(stem), EncodeGif(picture));
+    WriteFile(layout.Mask(stem), ThreeColourMaskGif(kWidth, kHeight));
     dataset.non_binary_masks.push_back({layout.Mask(stem).string(), ErrorKind::kNonBinaryMask});
   }
   for (const char* name : {"unpaired_a", "unpaired_b"}) {

@@ -82,19 +82,8 @@ PlantedDataset WritePlantedDataset(const fs::path& root) {
   WriteFile(masks[5], EncodeMaskGif(TestMask(kWidth / 2, kHeight / 2), kWidth / 2, kHeight / 2));
   plant(images[5], ErrorKind::kSizeMismatch);
 
-  {
-    GifPicture picture;
-    picture.screen_width = kWidth;
-    picture.screen_height = kHeight;
-    picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{128, 128, 128}, Rgb{0, 0, 0}};
-    GifFrame frame;
-    frame.width = kWidth;
-    frame.height = kHeight;
-    for (int i = 0; i < kWidth * kHeight; ++i) frame.indices.push_back(static_cast<uint8_t>(i % 3));
-    picture.frames.push_back(frame);
-    WriteFile(masks[6], EncodeGif(picture));
-    plant(masks[6], ErrorKind::kNonBinaryMask);
-  }
+  WriteFile(masks[6], ThreeColourMaskGif(kWidth, kHeight));
+  plant(masks[6], ErrorKind::kNonBinaryMask);
 
   WriteFile(masks[7], FirstPart(ReadBytes(masks[7]), 0.5));
   plant(masks[7], ErrorKind::kCorruptMask);
