@@ -15,10 +15,21 @@
 namespace segfeed::internal {
 namespace {
 
-// GIF stores interlaced frames in four passes: rows 0, 8, 16, ... then
+// Calls visit(frame_row) for each row of `frame` in the order the file
+// stores them: interlaced frames in four passes, rows 0, 8, 16, ... then
 // 4, 12, ... then 2, 6, ... then 1, 3, ...
-constexpr int kPassFirstRow[4] = {0, 4, 2, 1};
-constexpr int kPassRowStep[4] = {8, 8, 4, 2};
+template <typename Visit>
+void InStoredOrder(const GifImageDesc& frame, Visit&& visit) {
+  if (!frame.Interlace) {
+    for (int r = 0; r < frame.Height; ++r) visit(r);
+    return;
+  }
+  constexpr int kPassFirstRow[4] = {0, 4, 2, 1};
+  constexpr int kPassRowStep[4] = {8, 8, 4, 2};
+  for (int pass = 0; pass < 4; ++pass) {
+    for (int r = kPassFirstRow[pass]; r < frame.Height; r += kPassRowStep[pass]) visit(r);
+  }
+}
 
 }  // namespace
 
@@ -102,12 +113,23 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
                     std::to_string(frame.Height) + " = " + std::to_string(frame_pixels) +
                     " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
   }
-  // What this file makes the decoder hold, before anything is allocated:
-  // the canvas, and the frame's own buffer when it is not decoded in place.
+  // Where the frame's pixels are decoded: the common case, one frame exactly
+  // covering the screen in row order, straight into the output; a frame
+  // inside the screen (interlaced, or smaller and offset) straight into its
+  // display rows; only a frame reaching past the screen, whose clipped
+  // pixels the LZW decoder still reads back, through a frame buffer.
+  const bool inside_screen = int64_t{frame.Left} + frame.Width <= gif->SWidth &&
+                             int64_t{frame.Top} + frame.Height <= gif->SHeight;
   const bool decode_in_place = frame.Left == 0 && frame.Top == 0 && frame.Width == gif->SWidth &&
                                frame.Height == gif->SHeight && !frame.Interlace;
-  const int64_t needed = std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
-                         (decode_in_place ? 0 : std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels));
+  const bool decode_to_rows = !decode_in_place && inside_screen;
+  const bool decode_to_buffer = !decode_in_place && !inside_screen;
+  // What this file makes the decoder hold, before anything is allocated:
+  // the canvas, and the row table or the frame buffer.
+  const int64_t needed =
+      std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
+      (decode_to_buffer ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels) : 0) +
+      (decode_to_rows ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*)) : 0);
   if (needed > budget_bytes) {
     return fail(ErrorKind::kTooLarge, "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
                                           std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
@@ -138,18 +160,40 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   out->width = gif->SWidth;
   out->height = gif->SHeight;
   out->pixels.resize(static_cast<size_t>(out->width) * out->height);
-  // The common case, one frame exactly covering the screen in row order,
-  // decodes straight into the output; anything else goes through indices_.
-  std::span<uint8_t> indices;
-  if (decode_in_place) {
-    indices = out->pixels;
-  } else {
-    indices_.resize(static_cast<size_t>(frame_pixels));
-    indices = indices_;
+  const size_t width = static_cast<size_t>(out->width);
+  uint8_t* const canvas = out->pixels.data();
+  if (!decode_in_place) {
+    // Background wherever the frame does not reach: above, below, and
+    // beside it.
+    const int left = std::min<int>(frame.Left, out->width);
+    const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
+    const int top = std::min<int>(frame.Top, out->height);
+    const int bottom = static_cast<int>(std::min<int64_t>(int64_t{frame.Top} + frame.Height, out->height));
+    std::fill(canvas, canvas + static_cast<size_t>(top) * width, 0);
+    std::fill(canvas + static_cast<size_t>(bottom) * width, canvas + out->pixels.size(), 0);
+    if (left > 0 || right < out->width) {
+      for (int y = top; y < bottom; ++y) {
+        uint8_t* row = canvas + static_cast<size_t>(y) * width;
+        std::fill(row, row + left, 0);
+        std::fill(row + right, row + width, 0);
+      }
+    }
   }
   std::array<bool, 256> index_used{};
-  const GifLzwDecoder::Result decoded =
-      lzw_.Decode(compressed_, min_code_size, indices, &index_used);
+  GifLzwDecoder::Result decoded;
+  if (decode_in_place) {
+    decoded = lzw_.Decode(compressed_, min_code_size, out->pixels, &index_used);
+  } else if (decode_to_rows) {
+    // Stored row k goes to its display row.
+    rows_.clear();
+    InStoredOrder(frame, [&](int frame_row) {
+      rows_.push_back(canvas + static_cast<size_t>(frame.Top + frame_row) * width + frame.Left);
+    });
+    decoded = lzw_.DecodeRows(compressed_, min_code_size, rows_, static_cast<size_t>(frame.Width), &index_used);
+  } else {
+    indices_.resize(static_cast<size_t>(frame_pixels));
+    decoded = lzw_.Decode(compressed_, min_code_size, indices_, &index_used);
+  }
   if (decoded.outcome != GifLzwDecoder::Outcome::kComplete) {
     std::string reason;
     switch (decoded.outcome) {
@@ -185,28 +229,26 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     if (!identity) {
       for (uint8_t& pixel : out->pixels) pixel = value[pixel];
     }
+  } else if (decode_to_rows) {
+    if (!identity) {
+      for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
+        uint8_t* row = canvas + static_cast<size_t>(y) * width + frame.Left;
+        for (int x = 0; x < frame.Width; ++x) row[x] = value[row[x]];
+      }
+    }
   } else {
-    // Place the frame at its offset on a background canvas; interlaced
-    // frames store rows in four passes: 0, 8, 16, ... then 4, 12, ... then
-    // 2, 6, ... then 1, 3, ...
-    std::fill(out->pixels.begin(), out->pixels.end(), 0);
+    // Clipped: the visible part of each stored row to its display row.
     const int left = std::min<int>(frame.Left, out->width);
-    const int right = std::min<int>(frame.Left + frame.Width, out->width);
+    const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
+    const size_t columns = right > left ? static_cast<size_t>(right - left) : 0;
     int stored_row = 0;
-    auto place_row = [&](int frame_row) {
+    InStoredOrder(frame, [&](int frame_row) {
       const uint8_t* src = indices_.data() + static_cast<size_t>(stored_row++) * frame.Width;
       const int y = frame.Top + frame_row;
-      if (y >= out->height) return;  // clipped
-      uint8_t* row = out->pixels.data() + static_cast<size_t>(y) * out->width;
-      for (int x = left; x < right; ++x) row[x] = value[src[x - frame.Left]];
-    };
-    if (frame.Interlace) {
-      for (int pass = 0; pass < 4; ++pass) {
-        for (int r = kPassFirstRow[pass]; r < frame.Height; r += kPassRowStep[pass]) place_row(r);
-      }
-    } else {
-      for (int r = 0; r < frame.Height; ++r) place_row(r);
-    }
+      if (y >= out->height || columns == 0) return;  // clipped
+      uint8_t* row = canvas + static_cast<size_t>(y) * width + left;
+      for (size_t x = 0; x < columns; ++x) row[x] = value[src[x]];
+    });
   }
 
   // Distinct colours in the frame; two indices with the same RGB are one
@@ -231,6 +273,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
 
 void GifDecoder::ShrinkScratch(size_t keep_bytes) {
   if (indices_.capacity() > keep_bytes) std::vector<uint8_t>().swap(indices_);
+  if (rows_.capacity() * sizeof(uint8_t*) > keep_bytes) std::vector<uint8_t*>().swap(rows_);
   if (compressed_.capacity() > keep_bytes) std::vector<uint8_t>().swap(compressed_);
 }
 

@@ -54,9 +54,9 @@ class GifDecoder {
   // `keep_bytes`, so that an outlier file leaves nothing grown.
   void ShrinkScratch(size_t keep_bytes);
 
-  // Frame-sized scratch, used only for frames not decoded in place
-  // (interlaced, or not covering the whole screen).
-  size_t pixel_scratch_bytes() const { return indices_.capacity(); }
+  // Frame-sized scratch, used only for frames reaching past the screen,
+  // and the row table of interlaced or offset frames.
+  size_t pixel_scratch_bytes() const { return indices_.capacity() + rows_.capacity() * sizeof(uint8_t*); }
   // The gathered LZW data: as large as the largest mask's compressed data,
   // so it is reported with the file buffers.
   size_t compressed_bytes() const { return compressed_.capacity(); }
@@ -66,7 +66,8 @@ class GifDecoder {
   GifLzwDecoder lzw_;
   // Reused between files; they only grow.
   std::vector<uint8_t> compressed_;  // the frame's LZW data, sub-blocks joined
-  std::vector<uint8_t> indices_;     // frame pixels, for frames not decoded in place
+  std::vector<uint8_t> indices_;     // frame pixels, for frames reaching past the screen
+  std::vector<uint8_t*> rows_;       // where each stored row of the frame goes
 };
 
 }  // namespace segfeed::internal

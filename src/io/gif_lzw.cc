@@ -1,13 +1,62 @@
 #include "io/gif_lzw.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace segfeed::internal {
+namespace {
 
-GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed,
-                                            int min_code_size, std::span<uint8_t> out,
-                                            std::array<bool, 256>* index_used) {
+// Output positions are counted in the frame's stored order; these map a
+// position to memory. Run() is how many bytes from there are contiguous.
+struct LinearOutput {
+  uint8_t* base;
+  uint8_t* At(size_t pos) const { return base + pos; }
+  size_t Run(size_t) const { return SIZE_MAX; }
+};
+
+struct RowOutput {
+  uint8_t* const* rows;
+  size_t row_bytes;
+  uint8_t* At(size_t pos) const { return rows[pos / row_bytes] + pos % row_bytes; }
+  size_t Run(size_t pos) const { return row_bytes - pos % row_bytes; }
+};
+
+// Copies `length` bytes from output position `from` to `to` (from < to) in
+// chunks that are contiguous on both sides and never read what the same
+// chunk writes (at most to - from bytes), so an overlapping LZW string
+// (the "KwKwK" case) reads the bytes it has just written, like an LZ77
+// match.
+template <typename Output>
+void CopyWithin(const Output& out, size_t from, size_t to, size_t length) {
+  const size_t distance = to - from;
+  while (length > 0) {
+    const size_t n = std::min({length, distance, out.Run(from), out.Run(to)});
+    std::memcpy(out.At(to), out.At(from), n);
+    from += n;
+    to += n;
+    length -= n;
+  }
+}
+
+}  // namespace
+
+GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed, int min_code_size,
+                                            std::span<uint8_t> out, std::array<bool, 256>* index_used) {
+  return DecodeInto(compressed, min_code_size, LinearOutput{out.data()}, out.size(), index_used);
+}
+
+GifLzwDecoder::Result GifLzwDecoder::DecodeRows(std::span<const uint8_t> compressed, int min_code_size,
+                                                std::span<uint8_t* const> rows, size_t row_bytes,
+                                                std::array<bool, 256>* index_used) {
+  return DecodeInto(compressed, min_code_size, RowOutput{rows.data(), row_bytes}, rows.size() * row_bytes,
+                    index_used);
+}
+
+template <typename Output>
+GifLzwDecoder::Result GifLzwDecoder::DecodeInto(std::span<const uint8_t> compressed, int min_code_size,
+                                                const Output& out, size_t total,
+                                                std::array<bool, 256>* index_used) {
   Result result;
   if (min_code_size < 1 || min_code_size > 8) {
     result.outcome = Outcome::kBadCodeSize;
@@ -27,8 +76,6 @@ GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed,
   int bit_count = 0;
   size_t in = 0;
   size_t pos = 0;
-  const size_t total = out.size();
-  uint8_t* const output = out.data();
 
   while (pos < total) {
     while (bit_count < code_size && in < compressed.size()) {
@@ -58,7 +105,7 @@ GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed,
     if (code < clear_code) {
       // A literal: the only way a new palette index enters the output, so
       // marking literals marks every index used.
-      output[pos] = static_cast<uint8_t>(code);
+      *out.At(pos) = static_cast<uint8_t>(code);
       (*index_used)[code] = true;
       length = 1;
     } else if (previous < 0) {
@@ -67,13 +114,12 @@ GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed,
     } else if (code < next_code) {
       // An earlier entry; its bytes lie wholly before `pos`, no overlap.
       length = std::min<size_t>(length_[code], total - pos);
-      std::memcpy(output + pos, output + start_[code], length);
+      CopyWithin(out, start_[code], pos, length);
     } else if (code == next_code && next_code < kMaxCodes) {
       // The entry being defined right now (the "KwKwK" case): the previous
-      // string plus its own first byte. The copy overlaps its source, so it
-      // goes byte by byte, like an LZ77 match.
+      // string plus its own first byte. The copy overlaps its source.
       length = std::min<size_t>(previous_length + 1, total - pos);
-      for (size_t i = 0; i < length; ++i) output[pos + i] = output[previous_start + i];
+      CopyWithin(out, previous_start, pos, length);
     } else {
       result.outcome = Outcome::kInvalidCode;
       break;

@@ -233,6 +233,35 @@ std::vector<uint8_t> SlurpFirstFrame(const Bytes& gif_bytes, int* width, int* he
   return raster;
 }
 
+FrameLzw FirstFrameLzwData(const Bytes& gif_bytes) {
+  std::pair<const Bytes*, size_t> source{&gif_bytes, 0};
+  int error = 0;
+  GifFileType* gif = DGifOpen(&source, ReadFromVector, &error);
+  EXPECT_NE(gif, nullptr);
+  FrameLzw lzw;
+  GifRecordType record = UNDEFINED_RECORD_TYPE;
+  while (gif && DGifGetRecordType(gif, &record) == GIF_OK && record != IMAGE_DESC_RECORD_TYPE &&
+         record != TERMINATE_RECORD_TYPE) {
+    int code = 0;
+    GifByteType* block = nullptr;
+    if (record == EXTENSION_RECORD_TYPE && DGifGetExtension(gif, &code, &block) == GIF_OK) {
+      while (block && DGifGetExtensionNext(gif, &block) == GIF_OK) {
+      }
+    }
+  }
+  GifByteType* block = nullptr;
+  if (gif && record == IMAGE_DESC_RECORD_TYPE && DGifGetImageDesc(gif) == GIF_OK &&
+      DGifGetCode(gif, &lzw.min_code_size, &block) == GIF_OK) {
+    while (block) {
+      lzw.data.insert(lzw.data.end(), block + 1, block + 1 + block[0]);
+      if (DGifGetCodeNext(gif, &block) != GIF_OK) break;
+    }
+  }
+  EXPECT_FALSE(lzw.data.empty());
+  if (gif) DGifCloseFile(gif, &error);
+  return lzw;
+}
+
 Bytes LzwLiteralStream(const std::vector<uint8_t>& pixels, int min_code_size, bool end_code) {
   Bytes out;
   uint64_t bits = 0;

@@ -67,6 +67,14 @@ Bytes ThreeColourMaskGif(int width, int height);
 // A deterministic mask raster of 0/1 with an ellipse and stripes.
 std::vector<uint8_t> TestMask(int width, int height);
 
+// The first frame's LZW data (sub-block payloads joined) and minimum code
+// size, read with giflib's record API as GifDecoder gathers them.
+struct FrameLzw {
+  Bytes data;
+  int min_code_size = 0;
+};
+FrameLzw FirstFrameLzwData(const Bytes& gif);
+
 // GIF LZW data (sub-block payloads joined) made of literal codes only,
 // packed LSB first with the code width growing as giflib's decoder expects.
 // Every literal after the first defines a table entry, so a long stream

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "io/fixtures.h"
@@ -84,6 +85,50 @@ TEST(GifLzwTest, ReportsDamage) {
   EXPECT_EQ(decoder.Decode(invalid, 2, out, &used).outcome, Outcome::kInvalidCode);
   EXPECT_EQ(decoder.Decode(stream, 0, out, &used).outcome, Outcome::kBadCodeSize);
   EXPECT_EQ(decoder.Decode(stream, 9, out, &used).outcome, Outcome::kBadCodeSize);
+}
+
+// Decoding into rows placed anywhere gives each stored row exactly the
+// bytes of a linear decode, for strings that cross rows and overlap their
+// source (runs make the KwKwK case), and for rows shorter than a string.
+TEST(GifLzwTest, DecodeRowsMatchesLinearDecodeRowByRow) {
+  testing::GifPicture picture;
+  picture.palette = {{0, 0, 0}, {255, 255, 255}, {1, 1, 1}, {2, 2, 2}};
+  for (int width : {1, 7, 301}) {
+    for (int run : {1, 40, 5000}) {
+      const int height = 53;
+      const auto noise = testing::RandomBytes(static_cast<size_t>(width) * height, width + run);
+      std::vector<uint8_t> raster(noise.size());
+      for (size_t i = 0; i < raster.size(); ++i) raster[i] = noise[i / run * run] % 4;
+      testing::GifFrame frame;
+      frame.width = width;
+      frame.height = height;
+      frame.indices = raster;
+      picture.screen_width = width;
+      picture.screen_height = height;
+      picture.frames = {frame};
+      const auto gif = testing::EncodeGif(picture);
+      // The LZW data of the only frame, as the GIF decoder gathers it.
+      const auto lzw = testing::FirstFrameLzwData(gif);
+      GifLzwDecoder decoder;
+      std::array<bool, 256> used{};
+      std::vector<uint8_t> linear(raster.size());
+      ASSERT_EQ(decoder.Decode(lzw.data, lzw.min_code_size, linear, &used).outcome, Outcome::kComplete);
+      ASSERT_TRUE(linear == raster);
+      // Stored row k at display row (k * 17) % height, in a wider canvas.
+      const size_t stride = static_cast<size_t>(width) + 5;
+      std::vector<uint8_t> canvas(stride * height, 0xEE);
+      std::vector<uint8_t*> rows;
+      for (int k = 0; k < height; ++k) rows.push_back(canvas.data() + (k * 17 % height) * stride + 2);
+      const auto result = decoder.DecodeRows(lzw.data, lzw.min_code_size, rows, width, &used);
+      ASSERT_EQ(result.outcome, Outcome::kComplete) << width << " " << run;
+      for (int k = 0; k < height; ++k) {
+        ASSERT_TRUE(std::equal(rows[k], rows[k] + width, linear.begin() + static_cast<long>(k) * width))
+            << "width " << width << ", run " << run << ", row " << k;
+        EXPECT_EQ(rows[k][-1], 0xEE);  // nothing written beside the row
+        EXPECT_EQ(rows[k][width], 0xEE);
+      }
+    }
+  }
 }
 
 }  // namespace
