@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "temp_dir.h"
+#include "tools/python_checks.h"
 #include "tools/run_segfeed.h"
 
 namespace {
@@ -56,6 +57,22 @@ TEST(MakeDemoTest, TwoRunsAreByteIdenticalAndDjpegDecodesEveryPhoto) {
     const std::string command = "djpeg -outfile /dev/null '" + entry.path().string() + "' 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << entry.path();
   }
+}
+
+// The folder's name is printed escaped, on stdout and in errors.
+TEST(MakeDemoTest, OutDirNameIsPrintedEscaped) {
+  TempDir dir;
+  const auto out = dir / "demo \x1b[2J\n\xff";
+  auto r = RunSegfeed("make-demo '" + out.string() + "' --count 1 --width 64 --height 48");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote 1 pairs to " + dir.path().string() + "/demo \\x1b[2J\\n\\xff (train/"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
+  r = RunSegfeed("make-demo '" + out.string() + "' --count 1 --width 64 --height 48");  // not empty now
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/demo \\x1b[2J\\n\\xff' is not empty"), std::string::npos) << r.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
 }
 
 TEST(MakeDemoTest, UnwritableOutDirIsAClearError) {

@@ -148,6 +148,7 @@ TEST_F(PreviewTest, HelpExitsZero) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("--dump DIR"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--no-color"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"path_bytes_hex\""), std::string::npos) << r.output;
 }
 
 TEST_F(PreviewTest, UsageErrorsExitTwoAndNameTheOption) {
