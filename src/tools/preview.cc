@@ -41,7 +41,10 @@ preview:
   --out FILE.png        write the grid as a PNG
   --dump DIR            write each sample as DIR/<stem>_image.png and
                         DIR/<stem>_mask.png (0/255), and DIR/params.json with
-                        every sample's id, stem and augmentation parameters
+                        every sample's id, stem, file names and augmentation
+                        parameters. A stem too long for a 255-byte file name
+                        is cut at a character and tagged with '~' and 8 hex
+                        digits of its digest; params.json has the whole stem
   --count N             samples to show, in stream order, 1-256 (16)
   --epoch E             epoch to show; each epoch has its own order and
                         augmentations (0)
