@@ -1,5 +1,6 @@
 // Runs the segfeed binary itself: exit codes and messages of make-demo.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -56,6 +57,30 @@ TEST(MakeDemoTest, TwoRunsAreByteIdenticalAndDjpegDecodesEveryPhoto) {
   for (const auto& entry : std::filesystem::directory_iterator(dir / "a" / "train")) {
     const std::string command = "djpeg -outfile /dev/null '" + entry.path().string() + "' 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << entry.path();
+  }
+}
+
+// Photos and masks are files like any other the tools write: the same
+// permissions for both, what the umask allows of 0666, and no temporary
+// file left behind.
+TEST(MakeDemoTest, PhotosAndMasksGetTheSameModeFromTheUmask) {
+  TempDir dir;
+  for (const char* mask : {"022", "002"}) {
+    const auto out = dir / mask;
+    const auto r = segfeed::testing::RunSegfeedScript(std::string("umask ") + mask + "; \"$SEGFEED\" make-demo '" +
+                                                      out.string() + "' --count 2 --width 64 --height 48 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const mode_t expected = 0666 & ~static_cast<mode_t>(std::stoi(mask, nullptr, 8));
+    size_t files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
+      if (entry.is_directory()) continue;
+      struct stat info {};
+      ASSERT_EQ(::stat(entry.path().c_str(), &info), 0);
+      EXPECT_EQ(info.st_mode & 07777, expected) << entry.path() << " under umask " << mask;
+      EXPECT_NE(entry.path().filename().string().front(), '.') << "temporary file left: " << entry.path();
+      ++files;
+    }
+    EXPECT_EQ(files, 4u);
   }
 }
 
