@@ -121,6 +121,15 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     return fail(ErrorKind::kCorruptMask, "GIF frame is " + std::to_string(frame.Width) + "x" +
                                              std::to_string(frame.Height));
   }
+  // Nothing of such a frame would be drawn: an all-background mask that
+  // only looks clean.
+  if (frame.Left >= gif->SWidth || frame.Top >= gif->SHeight) {
+    return fail(ErrorKind::kCorruptMask, "GIF frame at (" + std::to_string(frame.Left) + "," +
+                                             std::to_string(frame.Top) + ") of " + std::to_string(frame.Width) +
+                                             "x" + std::to_string(frame.Height) + " lies wholly outside the " +
+                                             std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
+                                             " screen");
+  }
   if (frame_pixels > options_.max_pixels) {
     return fail(ErrorKind::kTooLarge,
                 "GIF frame claims " + std::to_string(frame.Width) + "x" +
