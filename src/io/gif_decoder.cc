@@ -113,6 +113,16 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
       }
     }
   }
+  // The frame header ends with the LZW minimum code size; giflib refuses
+  // one over 8 as a failed read, which would say nothing of the cause.
+  if (const size_t descriptor = source.offset; descriptor + 9 < bytes.size()) {
+    const uint8_t packed = bytes[descriptor + 8];
+    const size_t local_colours = (packed & 0x80) ? size_t{3} << ((packed & 7) + 1) : 0;
+    if (const size_t at = descriptor + 9 + local_colours; at < bytes.size() && bytes[at] > 8) {
+      return fail(ErrorKind::kCorruptMask,
+                  "corrupt GIF: LZW minimum code size " + std::to_string(bytes[at]) + " is outside 1-8");
+    }
+  }
   if (DGifGetImageDesc(gif.get()) == GIF_ERROR) return corrupt(gif->Error, "in the frame header");
 
   const GifImageDesc& frame = gif->Image;

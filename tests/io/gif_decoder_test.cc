@@ -201,6 +201,17 @@ TEST(GifDecoderTest, FrameWhollyOutsideTheScreenIsCorruptMask) {
   }
 }
 
+// giflib refuses these with "Failed to read from given file", which says
+// nothing of the cause.
+TEST(GifDecoderTest, LzwMinimumCodeSizeOverEightSaysSo) {
+  for (int code_size : {9, 12, 255}) {
+    const Bytes gif = testing::GifWithLzwData(4, 1, 2, code_size, Bytes{0x00, 0x01});
+    const Error error = DecodeError(gif);
+    EXPECT_EQ(error.kind, ErrorKind::kCorruptMask);
+    EXPECT_EQ(error.detail, "corrupt GIF: LZW minimum code size " + std::to_string(code_size) + " is outside 1-8");
+  }
+}
+
 TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThreshold) {
   GifPicture picture;
   picture.screen_width = 4;
