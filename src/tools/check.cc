@@ -256,27 +256,23 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
       .Number("max", any_mask ? report.foreground_max : NAN)
       .EndObject();
 
-  json.BeginArray("duplicates");
-  for (const std::vector<std::string>& group : report.duplicates) {
-    json.BeginArray();
-    for (const std::string& path : group) json.String("", path);
+  // The groups of duplicates, each path written by `write`.
+  auto duplicates = [&](std::string_view key, JsonWriter& (JsonWriter::*write)(std::string_view, std::string_view)) {
+    json.BeginArray(key);
+    for (const std::vector<std::string>& group : report.duplicates) {
+      json.BeginArray();
+      for (const std::string& path : group) (json.*write)("", path);
+      json.EndArray();
+    }
     json.EndArray();
-  }
-  json.EndArray();
+  };
+  duplicates("duplicates", &JsonWriter::String);
   // Array items have no key for String() to put the exact bytes beside, so
   // a name that is not UTF-8 brings the whole list again, as hex.
   const bool any_not_utf8 = std::any_of(report.duplicates.begin(), report.duplicates.end(), [](const auto& group) {
     return !std::all_of(group.begin(), group.end(), IsValidUtf8);
   });
-  if (any_not_utf8) {
-    json.BeginArray("duplicates_bytes_hex");
-    for (const std::vector<std::string>& group : report.duplicates) {
-      json.BeginArray();
-      for (const std::string& path : group) json.BytesHex("", path);
-      json.EndArray();
-    }
-    json.EndArray();
-  }
+  if (any_not_utf8) duplicates("duplicates_bytes_hex", &JsonWriter::BytesHex);
   json.BeginArray("ignored");
   for (const IgnoredFile& file : report.ignored) {
     json.BeginObject().String("path", file.path.string()).String("reason", file.reason).EndObject();
