@@ -99,6 +99,16 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
       }
     }
   }
+  // The frame header ends with the LZW minimum code size; giflib refuses
+  // one over 8 as a failed read, which would say nothing of the cause.
+  if (const size_t descriptor = source.offset; descriptor + 9 < bytes.size()) {
+    const uint8_t packed = bytes[descriptor + 8];
+    const size_t local_colours = (packed & 0x80) ? size_t{3} << ((packed & 7) + 1) : 0;
+    if (const size_t at = descriptor + 9 + local_colours; at < bytes.size() && bytes[at] > 8) {
+      return fail(ErrorKind::kCorruptMask,
+                  "corrupt GIF: LZW minimum code size " + std::to_string(bytes[at]) + " is outside 1-8");
+    }
+  }
   if (DGifGetImageDesc(gif.get()) == GIF_ERROR) return corrupt(gif->Error, "in the frame header");
 
   const GifImageDesc& frame = gif->Image;
@@ -106,6 +116,15 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   if (frame.Width <= 0 || frame.Height <= 0) {
     return fail(ErrorKind::kCorruptMask, "GIF frame is " + std::to_string(frame.Width) + "x" +
                                              std::to_string(frame.Height));
+  }
+  // Nothing of such a frame would be drawn: an all-background mask that
+  // only looks clean.
+  if (frame.Left >= gif->SWidth || frame.Top >= gif->SHeight) {
+    return fail(ErrorKind::kCorruptMask, "GIF frame at (" + std::to_string(frame.Left) + "," +
+                                             std::to_string(frame.Top) + ") of " + std::to_string(frame.Width) +
+                                             "x" + std::to_string(frame.Height) + " lies wholly outside the " +
+                                             std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
+                                             " screen");
   }
   if (frame_pixels > options_.max_pixels) {
     return fail(ErrorKind::kTooLarge,

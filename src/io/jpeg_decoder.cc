@@ -192,7 +192,7 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   // inside its tables looks like: success with a 0x0 image.
   if (width < 1 || height < 1) {
     return ImageError(ErrorKind::kCorruptImage, path,
-                      std::string("JPEG has no frame header: ") + tjGetErrorStr2(handle_.get()));
+                      "JPEG has no frame header (SOF): the file holds only tables or markers");
   }
   header.width = width;
   header.height = height;

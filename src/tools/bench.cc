@@ -20,6 +20,7 @@
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
 #include "tools/output_file.h"
+#include "tools/printable.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -79,7 +80,7 @@ void DigestBatch(const Lease& lease, Digest* digest) {
 int RunBench(std::span<const std::string> args) {
   const CliArgs cli = ParseLoaderCommand(args, {"--epochs", "--json", "--demo-count"}, {"--baseline", "--decode-only", "--digest"});
   if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
+    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
     return 0;
   }
   const int epochs = static_cast<int>(cli.GetInt("--epochs", 3, 1, 1000000));
@@ -99,7 +100,7 @@ int RunBench(std::span<const std::string> args) {
     demo.count = static_cast<int>(cli.GetInt("--demo-count", demo.count, 1, 1000000));
     auto dir = EnsureDemoDataset(demo);
     if (!dir.ok()) {
-      std::cerr << "segfeed bench: " << dir.error().Message() << "\n";
+      std::cerr << "segfeed bench: " << PrintableText(dir.error().Message()) << "\n";
       return 1;
     }
     spec = DatasetSpec::Carvana(dir.value());
@@ -107,7 +108,7 @@ int RunBench(std::span<const std::string> args) {
   }
   Loader loader(spec, options);
   const LoaderStats initial = loader.stats();
-  std::printf("segfeed bench: %s (%zu pairs)\n", dataset_label.c_str(), loader.dataset().pairs.size());
+  std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(), loader.dataset().pairs.size());
   std::printf("  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
               options.batch_size, options.augment.output_width, options.augment.output_height,
               ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout), initial.threads,
@@ -201,13 +202,18 @@ int RunBench(std::span<const std::string> args) {
     } else {
       baseline = NAN;  // null in the JSON: no number rather than a wrong one
       baseline_error = measured.error();
-      std::printf("  baseline: %s\n", baseline_error->Message().c_str());
+      std::printf("  baseline: %s\n", PrintableText(baseline_error->Message()).c_str());
     }
   }
   if (want_digest) std::printf("digest %s\n", digest.Hex().c_str());
-  for (const Error& unpaired : stats.unpaired_files) std::printf("  unpaired %s\n", unpaired.Message().c_str());
-  for (const Error& skipped : stats.skipped_files) std::printf("  skipped %s\n", skipped.Message().c_str());
-  if (!failure.empty()) std::printf("  stopped: %s\n", failure.c_str());
+  // Names are escaped: one file is one line, and nothing reaches the terminal raw.
+  for (const Error& unpaired : stats.unpaired_files) {
+    std::printf("  unpaired %s\n", PrintableText(unpaired.Message()).c_str());
+  }
+  for (const Error& skipped : stats.skipped_files) {
+    std::printf("  skipped %s\n", PrintableText(skipped.Message()).c_str());
+  }
+  if (!failure.empty()) std::printf("  stopped: %s\n", PrintableText(failure).c_str());
   std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n", static_cast<long long>(stats.samples_loaded),
               static_cast<long long>(stats.samples_skipped), static_cast<long long>(stats.samples_replaced));
 

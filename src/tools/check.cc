@@ -18,7 +18,9 @@
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
 #include "tools/output_file.h"
+#include "tools/printable.h"
 #include "tools/subcommands.h"
+#include "tools/utf8.h"
 
 namespace segfeed::tools {
 namespace {
@@ -49,7 +51,8 @@ included), 2 for a usage error.
 check:
   --json FILE           also write the report as JSON:
                         {"pairs": N, "problems": [{"path", "kind", "detail"}], "summary": {...}}
-                        and "error" when there is no pair. The folder must exist;
+                        and "error" when there is no pair; "duplicates_bytes_hex" when a
+                        duplicate's name is not UTF-8 (see below). The folder must exist;
                         FILE is replaced only once the report is complete, and may
                         not be inside the dataset folders
   --threads N           decoding threads, 0 = one per core (0)
@@ -131,7 +134,8 @@ NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& 
 
 void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   std::printf("problems: %zu\n", report.problems.size());
-  for (const Error& problem : report.problems) std::printf("  %s\n", problem.Message().c_str());
+  // Names are escaped: one problem is one line, and nothing reaches the terminal raw.
+  for (const Error& problem : report.problems) std::printf("  %s\n", PrintableText(problem.Message()).c_str());
 
   std::printf("summary:\n");
   std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
@@ -174,19 +178,20 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
               report.duplicates.size() == 1 ? "" : "s");
   for (const std::vector<std::string>& group : report.duplicates) {
     std::string line;
-    for (const std::string& path : group) line += (line.empty() ? "" : " = ") + path;
+    for (const std::string& path : group) line += (line.empty() ? "" : " = ") + PrintableText(path);
     std::printf("    %s\n", line.c_str());
   }
   std::printf("  ignored files    %zu\n", report.ignored.size());
   for (size_t i = 0; i < report.ignored.size() && i < kIgnoredListed; ++i) {
-    std::printf("    %s (%s)\n", report.ignored[i].path.string().c_str(), report.ignored[i].reason.c_str());
+    std::printf("    %s (%s)\n", PrintableText(report.ignored[i].path.string()).c_str(),
+                PrintableText(report.ignored[i].reason).c_str());
   }
   if (report.ignored.size() > kIgnoredListed) {
     std::printf("    ... and %zu more (all of them in --json)\n", report.ignored.size() - kIgnoredListed);
   }
   if (report.pairs == 0) {
     const NoPairsExplanation why = ExplainNoPairs(report, spec);
-    std::printf("NO PAIRS: %s\n  %s\n", why.found.c_str(), why.expected.c_str());
+    std::printf("NO PAIRS: %s\n  %s\n", PrintableText(why.found).c_str(), PrintableText(why.expected).c_str());
     return;
   }
   std::printf("%s: %zu problem%s in %lld pairs\n", report.problems.empty() ? "clean" : "NOT CLEAN",
@@ -251,13 +256,24 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
       .Number("max", any_mask ? report.foreground_max : NAN)
       .EndObject();
 
-  json.BeginArray("duplicates");
-  for (const std::vector<std::string>& group : report.duplicates) {
-    json.BeginArray();
-    for (const std::string& path : group) json.String("", path);
+  // The groups of duplicates, each path written by `write`.
+  auto duplicates = [&](std::string_view key, JsonWriter& (JsonWriter::*write)(std::string_view, std::string_view)) {
+    json.BeginArray(key);
+    for (const std::vector<std::string>& group : report.duplicates) {
+      json.BeginArray();
+      for (const std::string& path : group) (json.*write)("", path);
+      json.EndArray();
+    }
     json.EndArray();
-  }
-  json.EndArray().BeginArray("ignored");
+  };
+  duplicates("duplicates", &JsonWriter::String);
+  // Array items have no key for String() to put the exact bytes beside, so
+  // a name that is not UTF-8 brings the whole list again, as hex.
+  const bool any_not_utf8 = std::any_of(report.duplicates.begin(), report.duplicates.end(), [](const auto& group) {
+    return !std::all_of(group.begin(), group.end(), IsValidUtf8);
+  });
+  if (any_not_utf8) duplicates("duplicates_bytes_hex", &JsonWriter::BytesHex);
+  json.BeginArray("ignored");
   for (const IgnoredFile& file : report.ignored) {
     json.BeginObject().String("path", file.path.string()).String("reason", file.reason).EndObject();
   }
@@ -282,7 +298,7 @@ int RunCheck(std::span<const std::string> args) {
   for (const char* name : {"--json", "--threads", "--max-pixels"}) value_options.push_back(name);
   const CliArgs cli(args, value_options, {"--help"});
   if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp;
+    std::cout << kHelp << kDatasetHelp << "\n" << kNamesHelp;
     return 0;
   }
   if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");

@@ -7,6 +7,8 @@
 #include <string>
 #include <system_error>
 
+#include "tools/printable.h"
+
 namespace segfeed::tools {
 namespace {
 
@@ -37,7 +39,7 @@ internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& opt
   std::error_code ec;
   fs::remove_all(temp_dir, ec);
   std::fprintf(stderr, "segfeed: creating the demo dataset (%d pairs, %dx%d) in %s\n", options.count,
-               options.width, options.height, final_dir.c_str());
+               options.width, options.height, PrintableText(final_dir.string()).c_str());
   auto summary = WriteDemoDatasetWithProgress(temp_dir, options);
   if (!summary.ok()) {
     fs::remove_all(temp_dir, ec);

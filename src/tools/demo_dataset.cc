@@ -255,23 +255,6 @@ void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<flo
   }
 }
 
-// Writes through a hidden temporary name and renames, so a file with the
-// final name is always complete.
-template <typename WriteFn>
-internal::Status WriteAtomically(const std::filesystem::path& path, WriteFn write) {
-  // Appending piecewise sidesteps a false -Wrestrict in GCC 12 for "." + s.
-  std::string temp_name = ".";
-  temp_name += path.filename().string();
-  temp_name += ".partial";
-  const std::filesystem::path temp = path.parent_path() / temp_name;
-  internal::Status status = write(temp);
-  if (!status.ok()) return status;
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) return Error{ErrorKind::kIoError, path.string(), "cannot write: " + ec.message()};
-  return {};
-}
-
 uint64_t FileBytes(const std::filesystem::path& path) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
@@ -335,14 +318,10 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
     const std::string stem = DemoStem(options.seed, index);
     const auto jpeg_path = image_dir / (stem + ".jpg");
     const auto gif_path = mask_dir / (stem + "_mask.gif");
-    internal::Status status = WriteAtomically(jpeg_path, [&](const std::filesystem::path& p) {
-      return WriteJpeg(p, s.raster.rgb.data(), options.width, options.height, options.quality);
-    });
-    if (status.ok()) {
-      status = WriteAtomically(gif_path, [&](const std::filesystem::path& p) {
-        return WriteMaskGif(p, s.raster.mask.data(), options.width, options.height);
-      });
-    }
+    // Both written as OutputFile writes: complete under the final name or
+    // absent, with the same permissions.
+    internal::Status status = WriteJpeg(jpeg_path, s.raster.rgb.data(), options.width, options.height, options.quality);
+    if (status.ok()) status = WriteMaskGif(gif_path, s.raster.mask.data(), options.width, options.height);
     if (!status.ok()) {
       std::lock_guard lock(first_error_mu);
       if (!first_error) first_error = status.error();

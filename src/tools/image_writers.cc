@@ -3,9 +3,6 @@
 #include <gif_lib.h>
 #include <turbojpeg.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -26,30 +23,31 @@ struct TjHandleCloser {
 struct TjBufferFree {
   void operator()(unsigned char* buffer) const { tjFree(buffer); }
 };
-struct FileCloser {
-  void operator()(std::FILE* file) const { std::fclose(file); }
-};
+// giflib pushes the encoded bytes through this callback, into a string.
+int AppendToString(GifFileType* gif, const GifByteType* bytes, int length) {
+  static_cast<std::string*>(gif->UserData)->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(length));
+  return length;
+}
 
 }  // namespace
 
-internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width,
-                           int height, int quality) {
+internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality) {
   std::unique_ptr<void, TjHandleCloser> encoder(tjInitCompress());
-  if (!encoder) return WriteError(path, tjGetErrorStr2(nullptr));
+  if (!encoder) return WriteError(file.path(), tjGetErrorStr2(nullptr));
   unsigned char* jpeg = nullptr;
   unsigned long jpeg_bytes = 0;  // NOLINT(runtime/int): TurboJPEG's type
   int rc = tjCompress2(encoder.get(), rgb, width, 0, height, TJPF_RGB, &jpeg, &jpeg_bytes,
                        TJSAMP_420, quality, TJFLAG_ACCURATEDCT);
   std::unique_ptr<unsigned char, TjBufferFree> owned(jpeg);
-  if (rc != 0) return WriteError(path, tjGetErrorStr2(encoder.get()));
+  if (rc != 0) return WriteError(file.path(), tjGetErrorStr2(encoder.get()));
+  return file.Write(std::string_view(reinterpret_cast<const char*>(jpeg), jpeg_bytes));
+}
 
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) return WriteError(path, std::strerror(errno));
-  if (std::fwrite(jpeg, 1, jpeg_bytes, file.get()) != jpeg_bytes) {
-    return WriteError(path, std::strerror(errno));
-  }
-  if (std::fclose(file.release()) != 0) return WriteError(path, std::strerror(errno));
-  return {};
+internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width, int height,
+                           int quality) {
+  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+  if (!file.ok()) return file.error();
+  return WriteJpeg(file.value(), rgb, width, height, quality);
 }
 
 internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height, int channels) {
@@ -67,14 +65,13 @@ internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int wid
   return file.Write(std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
 }
 
-internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
-                              int height) {
+internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height) {
+  // Encoded in memory: giflib's own file writer creates files with mode
+  // 0600, unlike every other file the tools write.
+  std::string encoded;
   int error = 0;
-  GifFileType* gif = EGifOpenFileName(path.c_str(), false, &error);
-  if (!gif) {
-    // giflib reports an open failure as its own code; errno still holds why.
-    return WriteError(path, errno != 0 ? std::strerror(errno) : GifErrorString(error));
-  }
+  GifFileType* gif = EGifOpen(&encoded, AppendToString, &error);
+  if (!gif) return WriteError(file.path(), GifErrorString(error));
   const GifColorType palette[2] = {{0, 0, 0}, {255, 255, 255}};
   ColorMapObject* color_map = GifMakeMapObject(2, palette);
   bool ok = color_map != nullptr &&
@@ -93,8 +90,14 @@ internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* 
     ok = false;
     error = close_error;
   }
-  if (!ok) return WriteError(path, GifErrorString(error));
-  return {};
+  if (!ok) return WriteError(file.path(), GifErrorString(error));
+  return file.Write(encoded);
+}
+
+internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width, int height) {
+  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+  if (!file.ok()) return file.error();
+  return WriteMaskGif(file.value(), mask, width, height);
 }
 
 }  // namespace segfeed::tools

@@ -9,23 +9,28 @@
 
 namespace segfeed::tools {
 
+// The writers below encode in memory, then write as OutputFile writes
+// (complete or not at all, with the permissions any new file gets). The
+// overloads taking a path prepare the OutputFile themselves. Errors are
+// io_errors naming the file.
+
 // Encodes RGB pixels (height x width x 3) as a baseline JPEG with 4:2:0
 // chroma subsampling and the accurate integer DCT, so the bytes are the same
-// on every machine. Returns an io_error naming `path` if it cannot be written.
+// on every machine.
+internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality);
 internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width,
                            int height, int quality);
 
 // Writes a mask (height x width bytes, 0 or 1) as a GIF with a two-colour
 // palette: index 0 black (background), index 1 white (foreground), the form
 // Carvana's masks take.
+internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height);
 internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
                               int height);
 
 // Writes 8-bit pixels (height x width x channels, rows packed) as a PNG:
 // channels 3 is RGB, 1 is grey. Lossless, so the file holds exactly these
-// bytes. Encoded in memory, then written as OutputFile writes (complete or
-// not at all). Returns an io_error naming the file if it cannot be encoded
-// or written.
+// bytes.
 internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height, int channels);
 
 }  // namespace segfeed::tools

@@ -8,10 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "tools/utf8.h"
+
 namespace segfeed::tools {
 
 // Builds a JSON document for the --json reports. Keys are written in the
-// order given; strings are escaped; non-finite numbers become null.
+// order given; strings are escaped; non-finite numbers become null. The
+// document is always valid UTF-8 JSON, whatever bytes the strings hold.
 class JsonWriter {
  public:
   JsonWriter& BeginObject(std::string_view key = {}) { return Open(key, '{'); }
@@ -19,9 +22,26 @@ class JsonWriter {
   JsonWriter& BeginArray(std::string_view key = {}) { return Open(key, '['); }
   JsonWriter& EndArray() { return Close(']'); }
 
+  // A string value. JSON text is Unicode but a file name is bytes, so
+  // every byte of `value` that is not well-formed UTF-8 is written as
+  // U+FFFD; then, inside an object, `<key>_bytes_hex` follows with the
+  // exact bytes (BytesHex), so a reader can always tell and recover them.
+  // Valid UTF-8 is written as it is, with nothing beside it.
   JsonWriter& String(std::string_view key, std::string_view value) {
     Key(key);
     Quote(value);
+    if (!key.empty() && !IsValidUtf8(value)) BytesHex(std::string(key) + "_bytes_hex", value);
+    return *this;
+  }
+  // `value`'s exact bytes as lowercase hex, two digits per byte.
+  JsonWriter& BytesHex(std::string_view key, std::string_view value) {
+    Key(key);
+    out_ += '"';
+    for (unsigned char c : value) {
+      out_ += "0123456789abcdef"[c >> 4];
+      out_ += "0123456789abcdef"[c & 15];
+    }
+    out_ += '"';
     return *this;
   }
   JsonWriter& Number(std::string_view key, double value) {
@@ -88,7 +108,20 @@ class JsonWriter {
   }
   void Quote(std::string_view text) {
     out_ += '"';
-    for (unsigned char c : text) {
+    while (!text.empty()) {
+      const size_t length = Utf8SequenceLength(text);
+      if (length == 0) {
+        out_ += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER, for one byte that is not UTF-8
+        text.remove_prefix(1);
+        continue;
+      }
+      if (length > 1) {
+        out_.append(text.substr(0, length));
+        text.remove_prefix(length);
+        continue;
+      }
+      const auto c = static_cast<unsigned char>(text[0]);
+      text.remove_prefix(1);
       switch (c) {
         case '"': out_ += "\\\""; break;
         case '\\': out_ += "\\\\"; break;

@@ -9,6 +9,7 @@
 
 #include "segfeed/build_info.h"
 #include "tools/cli_args.h"
+#include "tools/printable.h"
 #include "tools/subcommands.h"
 
 namespace {
@@ -55,15 +56,17 @@ int Run(const std::vector<std::string>& args) {
     try {
       return sub.run(std::span(args).subspan(1));
     } catch (const segfeed::tools::UsageError& e) {
-      std::cerr << "segfeed " << sub.name << ": " << e.what() << "\n"
+      // Messages name files and echo arguments: escaped, so they stay one
+      // line and no control sequence reaches the terminal.
+      std::cerr << "segfeed " << sub.name << ": " << segfeed::tools::PrintableText(e.what()) << "\n"
                 << "Try 'segfeed " << sub.name << " --help'.\n";
       return 2;
     } catch (const std::exception& e) {
-      std::cerr << "segfeed " << sub.name << ": " << e.what() << "\n";
+      std::cerr << "segfeed " << sub.name << ": " << segfeed::tools::PrintableText(e.what()) << "\n";
       return 1;
     }
   }
-  std::cerr << "segfeed: unknown command '" << args[0] << "'\n" << kUsage;
+  std::cerr << "segfeed: unknown command '" << segfeed::tools::PrintableText(args[0]) << "'\n" << kUsage;
   return 2;
 }
 
@@ -89,5 +92,6 @@ int CheckStandardOutput(int exit_status, const std::string& program) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const int exit_status = Run(args);
-  return CheckStandardOutput(exit_status, args.empty() ? "segfeed" : "segfeed " + args[0]);
+  return CheckStandardOutput(exit_status,
+                             args.empty() ? "segfeed" : "segfeed " + segfeed::tools::PrintableText(args[0]));
 }

@@ -9,6 +9,7 @@
 
 #include "tools/cli_args.h"
 #include "tools/demo_dataset.h"
+#include "tools/printable.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -90,12 +91,12 @@ int RunMakeDemo(std::span<const std::string> args) {
 
   auto summary = WriteDemoDatasetWithProgress(out_dir, options);
   if (!summary.ok()) {
-    std::cerr << "segfeed make-demo: " << summary.error().Message() << "\n";
+    std::cerr << "segfeed make-demo: " << PrintableText(summary.error().Message()) << "\n";
     return 1;
   }
   const DemoSummary& s = summary.value();
   std::printf("wrote %d pairs to %s (train/, train_masks/): %dx%d, mean JPEG %.1f KB, mean GIF %.1f KB\n",
-              s.pairs, out_dir.c_str(), options.width, options.height,
+              s.pairs, PrintableText(out_dir).c_str(), options.width, options.height,
               static_cast<double>(s.jpeg_bytes) / s.pairs / 1000.0,
               static_cast<double>(s.gif_bytes) / s.pairs / 1000.0);
   return 0;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "io/file_descriptor.h"
 #include "tools/loader_flags.h"
+#include "tools/utf8.h"
 
 namespace segfeed::tools {
 namespace {
@@ -102,15 +104,18 @@ class TemporaryFile {
   }
 
  private:
-  // Creates ".<target name>.<pid>-<random>.tmp" in the target's folder;
-  // the descriptor, or -1 with errno set and `path` empty.
+  // Creates ".<target name>.<pid>-<random>.tmp" in the target's folder,
+  // the target name cut to keep the whole within NAME_MAX (a target name
+  // may use all 255 bytes); the descriptor, or -1 with errno set and `path`
+  // empty.
   static int CreateBeside(const fs::path& target, fs::path* path) {
     std::random_device entropy;
     for (int attempt = 0; attempt < 100; ++attempt) {
       char suffix[40];
       std::snprintf(suffix, sizeof suffix, ".%d-%08x.tmp", static_cast<int>(::getpid()), entropy());
+      const std::string target_name = target.filename().string();
       std::string name = ".";
-      name += target.filename().string();
+      name += Utf8Prefix(target_name, NAME_MAX - name.size() - std::strlen(suffix));
       name += suffix;
       *path = FolderOf(target) / name;
       // 0666 before the umask: the permissions a new file gets anyway.

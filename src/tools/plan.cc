@@ -20,6 +20,7 @@
 #include "tools/loader_flags.h"
 #include "tools/model_memory.h"
 #include "tools/output_file.h"
+#include "tools/printable.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -101,7 +102,7 @@ internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Datas
 int RunPlan(std::span<const std::string> args) {
   const CliArgs cli = ParseLoaderCommand(args, {"--source-size", "--model-params", "--optimizer", "--json"}, {});
   if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
+    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
     return 0;
   }
   const LoaderOptions options = LoaderOptionsFromArgs(cli);
@@ -130,11 +131,13 @@ int RunPlan(std::span<const std::string> args) {
   } else {
     if (!HasDataset(cli)) throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
     const DatasetSpec spec = DatasetFromArgs(cli);
-    if (isatty(STDERR_FILENO)) std::fprintf(stderr, "plan: reading %s\n", spec.image_dir.c_str());
+    if (isatty(STDERR_FILENO)) {
+      std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
+    }
     dataset = ListDataset(spec);
     auto read = ReadSourceSize(spec, *dataset, options.decode);
     if (!read.ok()) {
-      std::cerr << "segfeed plan: " << read.error().Message() << "\n";
+      std::cerr << "segfeed plan: " << PrintableText(read.error().Message()) << "\n";
       return 1;
     }
     source = read.value();
@@ -156,7 +159,7 @@ int RunPlan(std::span<const std::string> args) {
               options.output.normalize ? " normalized" : "", MaskDtypeName(options.output.mask_dtype),
               plan.pool_buffers, plan.threads);
   std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", source.width, source.height,
-              source.from.c_str(), scale.num, scale.denom, scale.Apply(source.width), scale.Apply(source.height));
+              PrintableText(source.from).c_str(), scale.num, scale.denom, scale.Apply(source.width), scale.Apply(source.height));
   std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n", plan.pool_bytes,
               MiB(bytes(plan.pool_bytes)), plan.pool_buffers, MiB(bytes(plan.batch_bytes)));
   std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB for this source; at most %.1f MiB:\n",

@@ -20,6 +20,7 @@
 #include "tools/output_file.h"
 #include "tools/preview_dump.h"
 #include "tools/preview_grid.h"
+#include "tools/printable.h"
 #include "tools/subcommands.h"
 
 namespace segfeed::tools {
@@ -40,7 +41,10 @@ preview:
   --out FILE.png        write the grid as a PNG
   --dump DIR            write each sample as DIR/<stem>_image.png and
                         DIR/<stem>_mask.png (0/255), and DIR/params.json with
-                        every sample's id, stem and augmentation parameters
+                        every sample's id, stem, file names and augmentation
+                        parameters. A stem too long for a 255-byte file name
+                        is cut at a character and tagged with '~' and 8 hex
+                        digits of its digest; params.json has the whole stem
   --count N             samples to show, in stream order, 1-256 (16)
   --epoch E             epoch to show; each epoch has its own order and
                         augmentations (0)
@@ -56,7 +60,7 @@ preview:
 int RunPreview(std::span<const std::string> args) {
   const CliArgs cli = ParseLoaderCommand(args, {"--out", "--dump", "--count", "--epoch"}, {});
   if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp;
+    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
     return 0;
   }
   for (const char* fixed : {"--dtype", "--mask-dtype", "--layout", "--normalize"}) {
@@ -109,20 +113,21 @@ int RunPreview(std::span<const std::string> args) {
     const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
     const internal::Status status = WritePng(*out_file, grid.data(), layout.width, layout.height, 3);
     if (!status.ok()) {
-      std::cerr << "segfeed preview: " << status.error().Message() << "\n";
+      std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
       return 1;
     }
-    std::printf("segfeed preview: wrote %s, %zu samples of %dx%d in a %dx%d grid, %dx%d px\n", out_path->c_str(),
-                samples.size(), width, height, layout.columns, layout.rows, layout.width, layout.height);
+    std::printf("segfeed preview: wrote %s, %zu samples of %dx%d in a %dx%d grid, %dx%d px\n",
+                PrintableText(*out_path).c_str(), samples.size(), width, height, layout.columns, layout.rows,
+                layout.width, layout.height);
   }
   if (dump_dir) {
     const internal::Status status = WritePreviewDump(*dump_dir, samples, options.seed, epoch);
     if (!status.ok()) {
-      std::cerr << "segfeed preview: " << status.error().Message() << "\n";
+      std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
       return 1;
     }
     std::printf("segfeed preview: wrote %zu image/mask pairs and params.json to %s\n", samples.size(),
-                dump_dir->c_str());
+                PrintableText(*dump_dir).c_str());
   }
   return 0;
 }

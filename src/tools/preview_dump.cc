@@ -1,13 +1,35 @@
 #include "tools/preview_dump.h"
 
+#include <climits>
 #include <system_error>
 #include <vector>
 
+#include "tools/digest.h"
 #include "tools/image_writers.h"
 #include "tools/json_writer.h"
 #include "tools/output_file.h"
+#include "tools/utf8.h"
 
 namespace segfeed::tools {
+namespace {
+
+constexpr std::string_view kImageSuffix = "_image.png";
+constexpr std::string_view kMaskSuffix = "_mask.png";  // shorter: what fits with the image suffix fits with it
+
+}  // namespace
+
+std::string PreviewDumpName(std::string_view stem) {
+  constexpr size_t kMaxName = NAME_MAX - kImageSuffix.size();
+  if (stem.size() <= kMaxName) return std::string(stem);
+  Digest digest;
+  digest.Update(stem.data(), stem.size());
+  // Appending piecewise sidesteps a false -Wrestrict in GCC 12 for "~" + s.
+  std::string tag = "~";
+  tag += digest.Hex().substr(0, 8);
+  std::string name(Utf8Prefix(stem, kMaxName - tag.size()));
+  name += tag;
+  return name;
+}
 
 std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed, int64_t epoch) {
   JsonWriter json;
@@ -17,12 +39,13 @@ std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t s
   for (size_t i = 0; i < samples.size(); ++i) {
     const PreviewSample& sample = samples[i];
     const AugmentParams& p = sample.params;
+    const std::string name = PreviewDumpName(sample.stem);
     json.BeginObject()
         .Integer("index", static_cast<int64_t>(i))
         .Integer("sample_id", sample.sample_id)
         .String("stem", sample.stem)
-        .String("image", sample.stem + "_image.png")
-        .String("mask", sample.stem + "_mask.png")
+        .String("image", name + std::string(kImageSuffix))
+        .String("mask", name + std::string(kMaskSuffix))
         .Bool("flip_lr", p.flip_lr)
         .Bool("flip_ud", p.flip_ud)
         .ExactNumber("angle_deg", p.angle_deg)
@@ -50,14 +73,15 @@ internal::Status WritePreviewDump(const std::filesystem::path& dir, std::span<co
   };
   std::vector<uint8_t> mask_255;
   for (const PreviewSample& sample : samples) {
-    internal::Status status = write(sample.stem + "_image.png", [&](const OutputFile& file) {
+    const std::string name = PreviewDumpName(sample.stem);
+    internal::Status status = write(name + std::string(kImageSuffix), [&](const OutputFile& file) {
       return WritePng(file, sample.rgb.data(), sample.width, sample.height, 3);
     });
     if (!status.ok()) return status;
     // 0/255 so the mask is visible in any image viewer.
     mask_255.resize(sample.mask.size());
     for (size_t i = 0; i < mask_255.size(); ++i) mask_255[i] = sample.mask[i] ? 255 : 0;
-    status = write(sample.stem + "_mask.png", [&](const OutputFile& file) {
+    status = write(name + std::string(kMaskSuffix), [&](const OutputFile& file) {
       return WritePng(file, mask_255.data(), sample.width, sample.height, 1);
     });
     if (!status.ok()) return status;

@@ -91,6 +91,11 @@ TEST(GifDecoderTest, MatchesGiflibLineDecoderOnVariedFrames) {
     for (size_t i = 0; i < noise.size(); ++i) frame.indices[i] = noise[i / run * run] % colours;
     picture.frames = {frame};
     const Bytes gif = testing::EncodeGif(picture);
+    if (frame.left >= picture.screen_width || frame.top >= picture.screen_height) {
+      // Nothing to compare: refused (FrameWhollyOutsideTheScreenIsCorruptMask).
+      EXPECT_FALSE(decoder.Decode(gif, kPath, &mask).ok()) << "seed " << seed;
+      continue;
+    }
     ASSERT_TRUE(decoder.Decode(gif, kPath, &mask).ok()) << "seed " << seed;
     const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, int64_t{1} << 30);
     ASSERT_TRUE(reference.has_value());
@@ -197,6 +202,31 @@ TEST(GifDecoderTest, FramePartsOutsideScreenAreClipped) {
   picture.frames.push_back({1, 1, 3, 2, false, -1, {1, 0, 1, 1, 1, 1}});
   const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
   EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 0, 0, 0, 1, 0}));
+}
+
+// Nothing of such a frame is drawn: the all-background mask would look clean.
+TEST(GifDecoderTest, FrameWhollyOutsideTheScreenIsCorruptMask) {
+  for (const auto& [left, top] : {std::pair{3, 0}, std::pair{0, 2}, std::pair{100, 100}}) {
+    GifPicture picture;
+    picture.screen_width = 3;
+    picture.screen_height = 2;
+    picture.frames.push_back({left, top, 2, 1, false, -1, {1, 1}});
+    const Error error = DecodeError(testing::EncodeGif(picture));
+    EXPECT_EQ(error.kind, ErrorKind::kCorruptMask);
+    EXPECT_EQ(error.detail, "GIF frame at (" + std::to_string(left) + "," + std::to_string(top) +
+                                ") of 2x1 lies wholly outside the 3x2 screen");
+  }
+}
+
+// giflib refuses these with "Failed to read from given file", which says
+// nothing of the cause.
+TEST(GifDecoderTest, LzwMinimumCodeSizeOverEightSaysSo) {
+  for (int code_size : {9, 12, 255}) {
+    const Bytes gif = testing::GifWithLzwData(4, 1, 2, code_size, Bytes{0x00, 0x01});
+    const Error error = DecodeError(gif);
+    EXPECT_EQ(error.kind, ErrorKind::kCorruptMask);
+    EXPECT_EQ(error.detail, "corrupt GIF: LZW minimum code size " + std::to_string(code_size) + " is outside 1-8");
+  }
 }
 
 TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThreshold) {

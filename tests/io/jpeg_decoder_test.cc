@@ -251,6 +251,27 @@ TEST(JpegDecoderTest, TruncatedHeaderIsCorruptImage) {
   }
 }
 
+// SOI and EOI alone, or tables without a frame: libjpeg accepts these as a
+// tables-only stream, with nothing in its error message.
+TEST(JpegDecoderTest, FileWithoutFrameHeaderSaysWhatItHolds) {
+  const Bytes jpeg = testing::EncodeJpegWithOpenCv(testing::TestPicture(16, 16), 16, 16, JpegVariant::kBaseline);
+  Bytes tables_only;
+  for (size_t i = 0; i + 1 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {  // SOF0: keep what comes before, then EOI
+      tables_only.assign(jpeg.begin(), jpeg.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+  }
+  ASSERT_FALSE(tables_only.empty());
+  tables_only.insert(tables_only.end(), {0xFF, 0xD9});
+  for (const Bytes& bytes : {Bytes{0xFF, 0xD8, 0xFF, 0xD9}, tables_only}) {
+    auto header = JpegDecoder({}).ReadHeader(bytes, kPath);
+    ASSERT_FALSE(header.ok()) << bytes.size() << " bytes";
+    EXPECT_EQ(header.error().kind, ErrorKind::kCorruptImage);
+    EXPECT_EQ(header.error().detail, "JPEG has no frame header (SOF): the file holds only tables or markers");
+  }
+}
+
 TEST(JpegDecoderTest, PngAndRandomBytesAreUnsupportedFormat) {
   cv::Mat picture(8, 8, CV_8UC3, cv::Scalar(1, 2, 3));
   std::vector<uint8_t> png;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -11,11 +12,14 @@
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "io/mixed_dataset.h"
 #include "temp_dir.h"
-#include "tools/run_segfeed.h"
 #include "tools/demo_dataset.h"
+#include "tools/hostile_names.h"
+#include "tools/python_checks.h"
+#include "tools/run_segfeed.h"
 
 namespace {
 
@@ -186,6 +190,60 @@ TEST_F(BenchMixedDatasetTest, DropLastWithoutAFullBatchIsAnError) {
   const auto r = RunSegfeed(Run("--on-error skip --drop-last --batch 1000"));
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("drop_last leaves no batch"), std::string::npos) << r.output;
+}
+
+// Lines of `text` that start with `prefix`.
+int CountLinesStartingWith(const std::string& text, const std::string& prefix) {
+  std::string line_start = "\n";  // piecewise: GCC 12 warns falsely (-Wrestrict) on "\n" + prefix
+  line_start += prefix;
+  int lines = 0;
+  for (size_t at = text.find(line_start); at != std::string::npos; at = text.find(line_start, at + 1)) ++lines;
+  return lines;
+}
+
+// File names may hold any byte but '/' and NUL: the JSON stays valid UTF-8
+// JSON with each skipped or unpaired file's exact bytes recoverable, and
+// the text, stderr included, has one file per line and no raw control
+// character, under skip and when a name stops the run.
+TEST(BenchTest, HostileNamesGiveValidJsonAndEscapedText) {
+  TempDir dir;
+  const auto dataset = segfeed::testing::WriteHostileNamesDataset(dir / "data");
+  const auto json_path = dir / "report.json";
+  const std::string run = "bench --data '" + (dir / "data").string() + "' --size 32 --batch 2 --epochs 1";
+  const auto r = RunSegfeed(run + " --on-error skip --no-shuffle --json '" + json_path.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto json = segfeed::testing::ReadJsonStrings(json_path);
+  ASSERT_TRUE(json.valid) << json.error;
+  auto sorted = [](std::vector<std::string> paths) {
+    std::sort(paths.begin(), paths.end());
+    return paths;
+  };
+  EXPECT_EQ(sorted(json.At("skipped_files.path")), sorted(dataset.skipped));
+  EXPECT_EQ(sorted(json.At("unpaired_files.path")), sorted(dataset.unpaired));
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
+  EXPECT_EQ(CountLinesStartingWith(r.output, "  skipped "), 2) << r.output;
+  EXPECT_EQ(CountLinesStartingWith(r.output, "  unpaired "), 2) << r.output;
+  EXPECT_NE(r.output.find("  skipped " + (dir / "data" / "train").string() + "/two\\nlines.jpg: "),
+            std::string::npos)
+      << r.output;
+
+  // Under fail the image without a mask stops bench, named on stderr.
+  const auto stopped = RunSegfeed(run);
+  EXPECT_EQ(stopped.exit_code, 1) << stopped.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(stopped.output, dir / "output.txt"), "");
+  EXPECT_NE(stopped.output.find("/train/\\x1b[31mred\\x1b[0m\\x1b]0;title\\x07.jpg: no mask"),
+            std::string::npos)
+      << stopped.output;
+
+  // Without the unpaired files, the first bad pair stops it mid-run.
+  for (const std::string& path : dataset.unpaired) std::filesystem::remove(path);
+  const auto bad_pair = RunSegfeed(run + " --no-shuffle", segfeed::testing::Streams::kStdoutOnly);
+  EXPECT_EQ(bad_pair.exit_code, 1) << bad_pair.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(bad_pair.output, dir / "output.txt"), "");
+  EXPECT_NE(bad_pair.output.find("  stopped: " + (dir / "data" / "train").string() +
+                                 "/bad\\xff\\xfe latin-1 \\xe9t\\xe9.jpg: file is empty"),
+            std::string::npos)
+      << bad_pair.output;
 }
 
 // Memory the libraries themselves hold (OpenCV, oneTBB, the CUDA runtime,

@@ -19,8 +19,10 @@
 
 #include "segfeed/errors.h"
 #include "temp_dir.h"
-#include "tools/run_segfeed.h"
+#include "tools/hostile_names.h"
 #include "tools/planted_dataset.h"
+#include "tools/python_checks.h"
+#include "tools/run_segfeed.h"
 
 namespace {
 
@@ -412,12 +414,64 @@ TEST(CheckTest, SwappedFoldersExitOneAndSaySo) {
       << r.output;
 }
 
+std::vector<std::string> Sorted(std::vector<std::string> values) {
+  std::sort(values.begin(), values.end());
+  return values;
+}
+
+// The lines of `text` between the line starting with `first` and the one
+// starting with `last`, both excluded.
+std::vector<std::string> LinesBetween(const std::string& text, const std::string& first, const std::string& last) {
+  std::vector<std::string> lines;
+  bool inside = false;
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.rfind(last, 0) == 0) break;
+    if (inside) lines.push_back(line);
+    if (line.rfind(first, 0) == 0) inside = true;
+  }
+  return lines;
+}
+
+// File names may hold any byte but '/' and NUL. The JSON report stays valid
+// UTF-8 JSON that Python reads, with each name's exact bytes recoverable;
+// the text report has one problem per line and no raw control character.
+TEST(CheckTest, HostileNamesGiveValidJsonAndOneLinePerProblem) {
+  TempDir dir;
+  const auto dataset = segfeed::testing::WriteHostileNamesDataset(dir / "data");
+  const auto json_path = dir / "report.json";
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+
+  const auto json = segfeed::testing::ReadJsonStrings(json_path);
+  ASSERT_TRUE(json.valid) << json.error;
+  EXPECT_EQ(json.At("problems.path"), dataset.problems);
+  EXPECT_EQ(Sorted(json.At("summary.duplicates")), dataset.duplicates);
+  EXPECT_EQ(json.At("summary.ignored.path"), std::vector<std::string>{dataset.ignored});
+
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
+  const std::vector<std::string> problem_lines = LinesBetween(r.output, "problems:", "summary:");
+  ASSERT_EQ(problem_lines.size(), dataset.problems.size()) << r.output;
+  for (const std::string& line : problem_lines) {
+    EXPECT_EQ(line.rfind("  " + (dir / "data").string() + "/train", 0), 0u) << line;
+    EXPECT_EQ(line.back(), ']') << line;
+  }
+  EXPECT_NE(r.output.find("/train/two\\nlines.jpg: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/train/\\x1b[31mred\\x1b[0m\\x1b]0;title\\x07.jpg: no mask "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("/train/bad\\xff\\xfe latin-1 \\xe9t\\xe9.jpg: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/train_masks/orphan \\u009b2J \\xff \xc3\xa9"), std::string::npos) << r.output;
+}
+
 TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {
   const auto r = RunSegfeed("check --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("usage: segfeed check"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("non_binary_mask"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--threads"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"path_bytes_hex\""), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Runs the segfeed binary itself: exit codes and messages of make-demo.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "temp_dir.h"
+#include "tools/python_checks.h"
 #include "tools/run_segfeed.h"
 
 namespace {
@@ -56,6 +58,46 @@ TEST(MakeDemoTest, TwoRunsAreByteIdenticalAndDjpegDecodesEveryPhoto) {
     const std::string command = "djpeg -outfile /dev/null '" + entry.path().string() + "' 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << entry.path();
   }
+}
+
+// Photos and masks are files like any other the tools write: the same
+// permissions for both, what the umask allows of 0666, and no temporary
+// file left behind.
+TEST(MakeDemoTest, PhotosAndMasksGetTheSameModeFromTheUmask) {
+  TempDir dir;
+  for (const char* mask : {"022", "002"}) {
+    const auto out = dir / mask;
+    const auto r = segfeed::testing::RunSegfeedScript(std::string("umask ") + mask + "; \"$SEGFEED\" make-demo '" +
+                                                      out.string() + "' --count 2 --width 64 --height 48 2>&1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const mode_t expected = 0666 & ~static_cast<mode_t>(std::stoi(mask, nullptr, 8));
+    size_t files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(out)) {
+      if (entry.is_directory()) continue;
+      struct stat info {};
+      ASSERT_EQ(::stat(entry.path().c_str(), &info), 0);
+      EXPECT_EQ(info.st_mode & 07777, expected) << entry.path() << " under umask " << mask;
+      EXPECT_NE(entry.path().filename().string().front(), '.') << "temporary file left: " << entry.path();
+      ++files;
+    }
+    EXPECT_EQ(files, 4u);
+  }
+}
+
+// The folder's name is printed escaped, on stdout and in errors.
+TEST(MakeDemoTest, OutDirNameIsPrintedEscaped) {
+  TempDir dir;
+  const auto out = dir / "demo \x1b[2J\n\xff";
+  auto r = RunSegfeed("make-demo '" + out.string() + "' --count 1 --width 64 --height 48");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote 1 pairs to " + dir.path().string() + "/demo \\x1b[2J\\n\\xff (train/"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
+  r = RunSegfeed("make-demo '" + out.string() + "' --count 1 --width 64 --height 48");  // not empty now
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/demo \\x1b[2J\\n\\xff' is not empty"), std::string::npos) << r.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
 }
 
 TEST(MakeDemoTest, UnwritableOutDirIsAClearError) {

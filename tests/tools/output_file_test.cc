@@ -112,6 +112,21 @@ TEST(OutputFileTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporaryFile) {
   EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{"report.json"});
 }
 
+// A file name may have all 255 bytes; the hidden temporary name beside it,
+// longer by its prefix and suffix, must still fit.
+TEST(OutputFileTest, WritesAFileWhoseNameHasAll255Bytes) {
+  TempDir dir;
+  std::string name = "r";
+  while (name.size() + 2 <= 250) name += "\xc3\xa9";  // é: the temporary name may not cut one in two
+  name += std::string(255 - name.size() - 5, 'x') + ".json";
+  ASSERT_EQ(name.size(), 255u);
+  for (const char* content : {"new", "replaced"}) {
+    ASSERT_TRUE(Prepared(dir / name).Write(content).ok());
+    EXPECT_EQ(ReadText(dir / name), content);
+    EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{name});
+  }
+}
+
 TEST(OutputFileTest, MissingFolderIsRefusedBeforeAnythingIsWritten) {
   TempDir dir;
   const internal::Result<OutputFile> file = OutputFile::Prepare(dir / "no" / "such" / "report.json");

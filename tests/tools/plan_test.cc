@@ -13,6 +13,7 @@
 #include "segfeed/memory.h"
 #include "temp_dir.h"
 #include "tools/demo_dataset.h"
+#include "tools/python_checks.h"
 
 namespace segfeed {
 namespace {
@@ -134,6 +135,30 @@ TEST_F(PlanTest, ModelEstimateIsParamsGradsAndOptimizerState) {
   report = Plan("--source-size 1918x1280 --threads 1");
   EXPECT_TRUE(report["model"].empty());
   EXPECT_EQ(last_.output.find("model"), std::string::npos) << last_.output;
+}
+
+// The example photo the plan names may have any bytes in its name: the JSON
+// stays valid UTF-8 with the exact bytes beside, the text escapes them.
+TEST_F(PlanTest, HostileExamplePathGivesValidJsonAndEscapedText) {
+  const auto data = dir_ / "hostile";
+  tools::DemoOptions demo;
+  demo.count = 1;
+  demo.width = 64;
+  demo.height = 48;
+  ASSERT_TRUE(tools::WriteDemoDataset(data, demo, {}).ok());
+  const std::string stem = "plan\xff\n\x1b[2J";
+  const std::string image = (data / "train" / (stem + ".jpg")).string();
+  std::filesystem::rename(data / "train" / (tools::DemoStem(0, 0) + ".jpg"), image);
+  std::filesystem::rename(data / "train_masks" / (tools::DemoStem(0, 0) + "_mask.gif"),
+                          data / "train_masks" / (stem + "_mask.gif"));
+  const auto json_path = dir_ / "hostile.json";
+  const auto r = RunSegfeed("plan --data " + Quoted(data.string()) + " --json " + Quoted(json_path.string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto json = segfeed::testing::ReadJsonStrings(json_path);
+  ASSERT_TRUE(json.valid) << json.error;
+  EXPECT_EQ(json.At("source"), std::vector<std::string>{"median of 1 headers, e.g. " + image});
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir_ / "output.txt"), "");
+  EXPECT_NE(r.output.find("/train/plan\\xff\\n\\x1b[2J.jpg)"), std::string::npos) << r.output;
 }
 
 TEST_F(PlanTest, HelpDocumentsTheFormula) {

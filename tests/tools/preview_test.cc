@@ -2,6 +2,7 @@
 // parameters (checked against a Loader with the same options), usage errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <opencv2/core.hpp>
@@ -9,12 +10,15 @@
 #include <opencv2/imgproc.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "run_segfeed.h"
 #include "segfeed/loader.h"
 #include "temp_dir.h"
 #include "tools/demo_dataset.h"
+#include "tools/hostile_names.h"
 #include "tools/preview_grid.h"
+#include "tools/python_checks.h"
 
 namespace segfeed::tools {
 namespace {
@@ -127,6 +131,48 @@ TEST_F(PreviewTest, DumpWritesTheLoadersSamplesAndParameters) {
   }
 }
 
+// A stem may take 246 bytes (its mask's name then takes all 255): the dump
+// names fit anyway, and params.json keeps the whole stem, exact bytes
+// included when they are not UTF-8.
+TEST_F(PreviewTest, DumpWorksForTheLongestAndHostileStems) {
+  DemoOptions demo;
+  demo.count = 2;
+  demo.width = 64;
+  demo.height = 48;
+  const std::filesystem::path data = dir_ / "hostile";
+  ASSERT_TRUE(WriteDemoDataset(data, demo, {}).ok());
+  const std::vector<std::string> stems = {segfeed::testing::LongStem("preview ", segfeed::testing::kLongestStemBytes),
+                                          "esc\x1b[2J\n\xff"};
+  for (int i = 0; i < 2; ++i) {
+    std::filesystem::rename(data / "train" / (DemoStem(0, i) + ".jpg"), data / "train" / (stems[i] + ".jpg"));
+    std::filesystem::rename(data / "train_masks" / (DemoStem(0, i) + "_mask.gif"),
+                            data / "train_masks" / (stems[i] + "_mask.gif"));
+  }
+  const std::filesystem::path dump = dir_ / "dump";
+  const auto r = RunSegfeed("preview --data " + Quoted(data.string()) + " --dump " + Quoted(dump.string()) +
+                            " --count 2 --size 32");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir_ / "output.txt"), "");
+
+  const auto params = segfeed::testing::ReadJsonStrings(dump / "params.json");
+  ASSERT_TRUE(params.valid) << params.error;
+  std::vector<std::string> dumped_stems = params.At("samples.stem");
+  std::sort(dumped_stems.begin(), dumped_stems.end());
+  EXPECT_EQ(dumped_stems, (std::vector<std::string>{stems[1], stems[0]}));
+  size_t files = 1;  // params.json
+  for (const char* key : {"samples.image", "samples.mask"}) {
+    for (const std::string& name : params.At(key)) {
+      EXPECT_LE(name.size(), 255u);
+      EXPECT_TRUE(std::filesystem::is_regular_file(dump / name)) << name;
+      ++files;
+    }
+  }
+  EXPECT_EQ(files, 5u);
+  size_t entries = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dump)) entries += entry.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(entries, files) << "no temporary file left behind";
+}
+
 TEST_F(PreviewTest, OutputsInsideTheDatasetAreRefusedBeforeRunning) {
   const std::string train = (dir_ / "data" / "train").string();
   auto r = RunSegfeed("preview" + data_ + " --out " + Quoted(train + "/grid.png"));
@@ -148,6 +194,7 @@ TEST_F(PreviewTest, HelpExitsZero) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("--dump DIR"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--no-color"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("\"path_bytes_hex\""), std::string::npos) << r.output;
 }
 
 TEST_F(PreviewTest, UsageErrorsExitTwoAndNameTheOption) {
