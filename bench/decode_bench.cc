@@ -6,7 +6,6 @@
 //       --benchmark_report_aggregates_only=true   (one command line)
 
 #include <benchmark/benchmark.h>
-#include <gif_lib.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -34,32 +33,6 @@ struct EncodedDemo {
   // The same masks interlaced, as Pillow and many other tools write them.
   std::vector<std::vector<uint8_t>> interlaced_gifs;
 };
-
-int AppendGifBytes(GifFileType* gif, const GifByteType* data, int length) {
-  auto* out = static_cast<std::vector<uint8_t>*>(gif->UserData);
-  out->insert(out->end(), data, data + length);
-  return length;
-}
-
-// A two-colour mask GIF with its rows in the four interlaced passes.
-std::vector<uint8_t> EncodeInterlacedMask(const uint8_t* mask, int width, int height) {
-  constexpr int kFirstRow[4] = {0, 4, 2, 1}, kRowStep[4] = {8, 8, 4, 2};
-  std::vector<uint8_t> out;
-  int error = 0;
-  GifFileType* gif = EGifOpen(&out, AppendGifBytes, &error);
-  const GifColorType palette[2] = {{0, 0, 0}, {255, 255, 255}};
-  ColorMapObject* map = GifMakeMapObject(2, palette);
-  bool ok = gif && map && EGifPutScreenDesc(gif, width, height, 1, 0, map) == GIF_OK &&
-            EGifPutImageDesc(gif, 0, 0, width, height, true, nullptr) == GIF_OK;
-  for (int pass = 0; ok && pass < 4; ++pass) {
-    for (int y = kFirstRow[pass]; ok && y < height; y += kRowStep[pass]) {
-      ok = EGifPutLine(gif, const_cast<GifPixelType*>(mask + static_cast<size_t>(y) * width), width) == GIF_OK;
-    }
-  }
-  GifFreeMapObject(map);
-  if (!gif || EGifCloseFile(gif, &error) != GIF_OK || !ok) std::abort();
-  return out;
-}
 
 std::vector<uint8_t> ReadAll(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -90,7 +63,11 @@ const EncodedDemo& Demo() {
       }
       out.jpegs.push_back(ReadAll(jpeg_path));
       out.gifs.push_back(ReadAll(gif_path));
-      out.interlaced_gifs.push_back(EncodeInterlacedMask(raster.mask.data(), raster.width, raster.height));
+      auto interlaced = tools::EncodeMaskGif(raster.mask.data(), raster.width, raster.height,
+                                             tools::GifRowOrder::kInterlaced, "bench.gif");
+      if (!interlaced.ok()) std::abort();
+      const std::string& bytes = interlaced.value();
+      out.interlaced_gifs.emplace_back(bytes.begin(), bytes.end());
     }
     std::filesystem::remove_all(dir);
     return out;

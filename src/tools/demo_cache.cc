@@ -30,7 +30,10 @@ internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& opt
   namespace fs = std::filesystem;
   const std::string name = "demo-v" + std::to_string(kDemoVersion) + "-n" + std::to_string(options.count) +
                            "-seed" + std::to_string(options.seed) + "-" + std::to_string(options.width) + "x" +
-                           std::to_string(options.height) + "-q" + std::to_string(options.quality);
+                           std::to_string(options.height) + "-q" + std::to_string(options.quality) +
+                           (options.mask_rows == DemoMaskRows::kInterlaced ? "-interlaced"
+                            : options.mask_rows == DemoMaskRows::kMixed    ? "-mixed"
+                                                                           : "");
   const fs::path root = DemoCacheRoot();
   const fs::path final_dir = root / name;
   if (fs::is_directory(final_dir / "train") && fs::is_directory(final_dir / "train_masks")) return final_dir;

@@ -321,7 +321,12 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
     // Both written as OutputFile writes: complete under the final name or
     // absent, with the same permissions.
     internal::Status status = WriteJpeg(jpeg_path, s.raster.rgb.data(), options.width, options.height, options.quality);
-    if (status.ok()) status = WriteMaskGif(gif_path, s.raster.mask.data(), options.width, options.height);
+    const bool interlaced = options.mask_rows == DemoMaskRows::kInterlaced ||
+                            (options.mask_rows == DemoMaskRows::kMixed && index % 2 == 1);
+    if (status.ok()) {
+      status = WriteMaskGif(gif_path, s.raster.mask.data(), options.width, options.height,
+                            interlaced ? GifRowOrder::kInterlaced : GifRowOrder::kSequential);
+    }
     if (!status.ok()) {
       std::lock_guard lock(first_error_mu);
       if (!first_error) first_error = status.error();

@@ -11,6 +11,8 @@
 namespace segfeed::tools {
 
 // Shape of a synthetic Carvana-like dataset (see `segfeed make-demo --help`).
+enum class DemoMaskRows { kSequential, kInterlaced, kMixed };
+
 struct DemoOptions {
   // Number of image/mask pairs.
   int count = 100;
@@ -22,6 +24,10 @@ struct DemoOptions {
   // JPEG quality (1-100), always with 4:2:0 chroma subsampling like the
   // photos it imitates.
   int quality = 90;
+  // Row order of the GIF masks: top to bottom (what Carvana's masks use),
+  // interlaced (what Pillow and many tools write by default), or mixed
+  // (every other mask interlaced).
+  DemoMaskRows mask_rows = DemoMaskRows::kSequential;
 };
 
 // One rendered sample: an RGB photo of a car on a studio floor and its mask.

@@ -65,22 +65,32 @@ internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int wid
   return file.Write(std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
 }
 
-internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height) {
+internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height, GifRowOrder order,
+                                            const std::filesystem::path& path_for_errors) {
   // Encoded in memory: giflib's own file writer creates files with mode
   // 0600, unlike every other file the tools write.
   std::string encoded;
   int error = 0;
   GifFileType* gif = EGifOpen(&encoded, AppendToString, &error);
-  if (!gif) return WriteError(file.path(), GifErrorString(error));
+  if (!gif) return WriteError(path_for_errors, GifErrorString(error));
   const GifColorType palette[2] = {{0, 0, 0}, {255, 255, 255}};
   ColorMapObject* color_map = GifMakeMapObject(2, palette);
+  const bool interlaced = order == GifRowOrder::kInterlaced;
   bool ok = color_map != nullptr &&
             EGifPutScreenDesc(gif, width, height, 1, 0, color_map) == GIF_OK &&
-            EGifPutImageDesc(gif, 0, 0, width, height, false, nullptr) == GIF_OK;
-  for (int y = 0; ok && y < height; ++y) {
+            EGifPutImageDesc(gif, 0, 0, width, height, interlaced, nullptr) == GIF_OK;
+  auto put_row = [&](int y) {
     // giflib's API is not const-correct; it only reads the line.
-    ok = EGifPutLine(gif, const_cast<GifPixelType*>(mask + static_cast<size_t>(y) * width),
-                     width) == GIF_OK;
+    if (ok) ok = EGifPutLine(gif, const_cast<GifPixelType*>(mask + static_cast<size_t>(y) * width), width) == GIF_OK;
+  };
+  if (interlaced) {
+    constexpr int kPassFirstRow[4] = {0, 4, 2, 1};
+    constexpr int kPassRowStep[4] = {8, 8, 4, 2};
+    for (int pass = 0; pass < 4; ++pass) {
+      for (int y = kPassFirstRow[pass]; y < height; y += kPassRowStep[pass]) put_row(y);
+    }
+  } else {
+    for (int y = 0; y < height; ++y) put_row(y);
   }
   if (!ok) error = gif->Error;
   GifFreeMapObject(color_map);
@@ -90,14 +100,22 @@ internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int w
     ok = false;
     error = close_error;
   }
-  if (!ok) return WriteError(file.path(), GifErrorString(error));
-  return file.Write(encoded);
+  if (!ok) return WriteError(path_for_errors, GifErrorString(error));
+  return encoded;
 }
 
-internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width, int height) {
+internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height,
+                              GifRowOrder order) {
+  internal::Result<std::string> encoded = EncodeMaskGif(mask, width, height, order, file.path());
+  if (!encoded.ok()) return encoded.error();
+  return file.Write(encoded.value());
+}
+
+internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width, int height,
+                              GifRowOrder order) {
   internal::Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
-  return WriteMaskGif(file.value(), mask, width, height);
+  return WriteMaskGif(file.value(), mask, width, height, order);
 }
 
 }  // namespace segfeed::tools

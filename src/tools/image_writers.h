@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "result.h"
@@ -21,12 +22,21 @@ internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width
 internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width,
                            int height, int quality);
 
-// Writes a mask (height x width bytes, 0 or 1) as a GIF with a two-colour
+// The order a GIF stores its rows in: top to bottom, or interlaced in four
+// passes (rows 0, 8, 16, ..., then 4, 12, ..., then 2, 6, ..., then the odd
+// rows), as Pillow and many other tools write masks by default.
+enum class GifRowOrder { kSequential, kInterlaced };
+
+// Encodes a mask (height x width bytes, 0 or 1) as a GIF with a two-colour
 // palette: index 0 black (background), index 1 white (foreground), the form
-// Carvana's masks take.
-internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height);
-internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
-                              int height);
+// Carvana's masks take. Errors name `path_for_errors`.
+internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height, GifRowOrder order,
+                                            const std::filesystem::path& path_for_errors);
+// Encodes and writes it.
+internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height,
+                              GifRowOrder order = GifRowOrder::kSequential);
+internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width, int height,
+                              GifRowOrder order = GifRowOrder::kSequential);
 
 // Writes 8-bit pixels (height x width x channels, rows packed) as a PNG:
 // channels 3 is RGB, 1 is grey. Lossless, so the file holds exactly these

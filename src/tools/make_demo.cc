@@ -36,6 +36,9 @@ options:
   --width W        image width in pixels (default 1918)
   --height H       image height in pixels (default 1280)
   --quality Q      JPEG quality 1-100 (default 90)
+  --mask-rows R    GIF row order: sequential (as Carvana's masks), interlaced
+                   (as Pillow writes masks by default) or mixed (every other
+                   mask interlaced) (default sequential)
   --force          write into OUT_DIR even if it is not empty
   --help           show this text
 )";
@@ -70,7 +73,7 @@ void RequireEmptyOrNew(const std::filesystem::path& dir) {
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
-  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality"}, {"--force", "--help"});
+  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality", "--mask-rows"}, {"--force", "--help"});
   if (cli.Has("--help")) {
     std::cout << kHelp;
     return 0;
@@ -86,6 +89,15 @@ int RunMakeDemo(std::span<const std::string> args) {
   options.width = static_cast<int>(cli.GetInt("--width", options.width, 16, 16384));
   options.height = static_cast<int>(cli.GetInt("--height", options.height, 16, 16384));
   options.quality = static_cast<int>(cli.GetInt("--quality", options.quality, 1, 100));
+  if (auto rows = cli.Get("--mask-rows")) {
+    if (*rows == "interlaced") {
+      options.mask_rows = DemoMaskRows::kInterlaced;
+    } else if (*rows == "mixed") {
+      options.mask_rows = DemoMaskRows::kMixed;
+    } else if (*rows != "sequential") {
+      throw UsageError("--mask-rows must be one of sequential, interlaced, mixed (got '" + PrintableText(*rows) + "')");
+    }
+  }
   const std::string out_dir = cli.positionals()[0];
   if (!cli.Has("--force")) RequireEmptyOrNew(out_dir);
 

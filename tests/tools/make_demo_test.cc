@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "io/gif_decoder.h"
 #include "temp_dir.h"
 #include "tools/python_checks.h"
 #include "tools/run_segfeed.h"
@@ -158,6 +160,42 @@ TEST(MakeDemoTest, UsageErrorsExitTwoAndNameTheOption) {
   r = RunSegfeed("make-demo out --quality 0");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--quality must be in [1, 100] (got 0)"), std::string::npos) << r.output;
+}
+
+std::span<const uint8_t> AsBytes(const std::vector<char>& bytes) {
+  return {reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()};
+}
+
+// --mask-rows interlaced / mixed write the same masks with their rows in
+// GIF's four interlaced passes (every other one for mixed): other bytes,
+// the same pixels.
+TEST(MakeDemoTest, InterlacedMasksHoldTheSamePixels) {
+  TempDir dir;
+  for (const char* rows : {"sequential", "interlaced", "mixed"}) {
+    const auto r = RunSegfeed("make-demo '" + (dir / rows).string() + "' --count 4 --width 90 --height 61 --mask-rows " +
+                              rows);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  segfeed::internal::GifDecoder decoder({});
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "sequential" / "train_masks")) {
+    const std::string name = entry.path().filename().string();
+    const std::vector<char> sequential = ReadBytes(entry.path());
+    segfeed::internal::MaskImage reference;
+    ASSERT_TRUE(decoder.Decode(AsBytes(sequential), name, &reference).ok());
+    for (const char* rows : {"interlaced", "mixed"}) {
+      const std::vector<char> other = ReadBytes(dir / rows / "train_masks" / name);
+      segfeed::internal::MaskImage mask;
+      ASSERT_TRUE(decoder.Decode(AsBytes(other), name, &mask).ok());
+      EXPECT_TRUE(mask.pixels == reference.pixels) << rows << " " << name;
+      if (std::string(rows) == "interlaced") {
+        EXPECT_NE(other, sequential) << name;
+      }
+    }
+  }
+  const auto r = RunSegfeed("make-demo '" + (dir / "x").string() + "' --mask-rows diagonal");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--mask-rows must be one of sequential, interlaced, mixed (got 'diagonal')"),
+            std::string::npos) << r.output;
 }
 
 }  // namespace
