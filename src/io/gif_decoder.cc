@@ -31,6 +31,41 @@ void InStoredOrder(const GifImageDesc& frame, Visit&& visit) {
   }
 }
 
+// Palette index -> mask value over decoded pixels. Masks written by most
+// tools use two indices (Pillow's: 0 and 255 of a grey palette): then the
+// value is one comparison, which the compiler vectorises, instead of a
+// table lookup per pixel.
+class IndexMapping {
+ public:
+  IndexMapping(const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used) : value_(value) {
+    int used = 0, foreground = -1;
+    for (int i = 0; i < 256; ++i) {
+      if (!index_used[i]) continue;
+      ++used;
+      if (value[i] == 1) foreground = foreground < 0 ? i : 256;  // 256: more than one
+    }
+    // At most two indices and at most one of them foreground.
+    if (used <= 2 && foreground < 256) foreground_index_ = foreground;
+  }
+
+  void Apply(uint8_t* pixels, size_t count) const {
+    if (foreground_index_ >= 0) {
+      const auto foreground = static_cast<uint8_t>(foreground_index_);
+      for (size_t i = 0; i < count; ++i) pixels[i] = pixels[i] == foreground ? 1 : 0;
+    } else if (foreground_index_ == kAllBackground) {
+      std::memset(pixels, 0, count);
+    } else {
+      for (size_t i = 0; i < count; ++i) pixels[i] = value_[pixels[i]];
+    }
+  }
+
+ private:
+  static constexpr int kAllBackground = -1;
+  static constexpr int kTable = -2;
+  const std::array<uint8_t, 256>& value_;
+  int foreground_index_ = kTable;
+};
+
 }  // namespace
 
 Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out,
@@ -243,16 +278,14 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   // to itself: then there is nothing left to do per pixel.
   bool identity = true;
   for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
+  const IndexMapping mapping(value, index_used);
 
   if (decode_in_place) {
-    if (!identity) {
-      for (uint8_t& pixel : out->pixels) pixel = value[pixel];
-    }
+    if (!identity) mapping.Apply(out->pixels.data(), out->pixels.size());
   } else if (decode_to_rows) {
     if (!identity) {
       for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
-        uint8_t* row = canvas + static_cast<size_t>(y) * width + frame.Left;
-        for (int x = 0; x < frame.Width; ++x) row[x] = value[row[x]];
+        mapping.Apply(canvas + static_cast<size_t>(y) * width + frame.Left, static_cast<size_t>(frame.Width));
       }
     }
   } else {

@@ -125,6 +125,34 @@ TEST(GifDecoderTest, InterlacedAndSequentialMasksDecodeIdentically) {
   EXPECT_TRUE(from_interlaced.pixels == from_sequential.pixels);
 }
 
+// Pillow writes a 0/1 mask as indices 0 and 255 of a 256-grey palette,
+// interlaced: decoded to exactly 0/1 in both row orders, and with two
+// foreground indices (the table path) as well.
+TEST(GifDecoderTest, PillowStyleGreyPaletteMasksDecodeToZeroAndOne) {
+  const int width = 83, height = 29;
+  const std::vector<uint8_t> mask = testing::TestMask(width, height);
+  GifPicture picture;
+  picture.screen_width = width;
+  picture.screen_height = height;
+  picture.palette.clear();
+  for (int i = 0; i < 256; ++i) picture.palette.push_back({uint8_t(i), uint8_t(i), uint8_t(i)});
+  GifFrame frame;
+  frame.width = width;
+  frame.height = height;
+  for (uint8_t v : mask) frame.indices.push_back(v ? 255 : 0);
+  for (bool interlaced : {false, true}) {
+    frame.interlaced = interlaced;
+    picture.frames = {frame};
+    EXPECT_EQ(DecodeOk(testing::EncodeGif(picture)).pixels, mask) << "interlaced " << interlaced;
+  }
+  // Three indices, two of them foreground (200 and 255).
+  for (size_t i = 0; i < frame.indices.size(); ++i) {
+    if (frame.indices[i] == 255 && i % 2) frame.indices[i] = 200;
+  }
+  picture.frames = {frame};
+  EXPECT_EQ(DecodeOk(testing::EncodeGif(picture)).pixels, mask);
+}
+
 TEST(GifDecoderTest, MinimumCodeSizeOneMatchesGiflib) {
   std::vector<uint8_t> raster(37 * 11);
   for (size_t i = 0; i < raster.size(); ++i) raster[i] = (i / 3 + i / 37) % 2;
