@@ -1,17 +1,10 @@
 #include "augment/sample_augmenter.h"
 
-#include <chrono>
-
 #include "augment/color_jitter.h"
+#include "stage_clock.h"
 
 namespace segfeed::internal {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-int64_t NanosBetween(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
-}
 
 const AugmentOptions& Validated(const AugmentOptions& options) {
   ValidateAugmentOptions(options);
@@ -49,22 +42,22 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
                                       mask_dst.y_stride_bytes}
                   : MutableRasterView{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
 
-  const Clock::time_point start = Clock::now();
+  const StageClock::time_point start = StageClock::now();
   WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
-  const Clock::time_point warped = Clock::now();
+  const StageClock::time_point warped = StageClock::now();
   // Jitter on the output-size image (cheaper than on the source), fused with
   // the image conversion: each chunk's levels go from L1 straight to
   // `image_dst`. The fused pass counts as jitter time.
   const bool image_written = ApplyColorJitterAndConvert(params, image_out.View(), converter_,
                                                         image_dst);
-  const Clock::time_point jittered = Clock::now();
+  const StageClock::time_point jittered = StageClock::now();
   if (!image_written) converter_.ConvertImage(image_out.View(), image_dst);
   // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.
   converter_.ConvertMask(mask_out.View(), mask_dst);
   timings_.warp_ns = NanosBetween(start, warped);
   // Without jitter, the call that found nothing to do counts as conversion.
   timings_.jitter_ns = image_written ? NanosBetween(warped, jittered) : 0;
-  timings_.convert_ns = NanosBetween(image_written ? jittered : warped, Clock::now());
+  timings_.convert_ns = NanosBetween(image_written ? jittered : warped, StageClock::now());
 }
 
 size_t SampleAugmenter::scratch_bytes() const {

@@ -1,20 +1,12 @@
 #include "io/pair_reader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <new>
 #include <string>
 
+#include "stage_clock.h"
+
 namespace segfeed::internal {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-int64_t NanosBetween(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
-}
-
-}  // namespace
 
 PairReader::PairReader(const DecodeOptions& options)
     : image_file_(options.max_file_bytes),
@@ -25,7 +17,7 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
   timings_ = {};
   bytes_read_ = 0;
   ShrinkToPlan();  // the previous pair's pixels are no longer needed
-  const Clock::time_point start = Clock::now();
+  const StageClock::time_point start = StageClock::now();
   Status status;
   // Memory is a resource of the file being read: running out of it is that
   // file's error, and the next file starts afresh.
@@ -40,7 +32,7 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
   // Reading and the mask are timed inside ReadAndDecode; the image (header,
   // size check, decode) is the rest.
   timings_.image_decode_ns =
-      NanosBetween(start, Clock::now()) - timings_.read_ns - timings_.mask_decode_ns;
+      NanosBetween(start, StageClock::now()) - timings_.read_ns - timings_.mask_decode_ns;
   return status;
 }
 
@@ -70,9 +62,9 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
 
   mask_warning_.reset();
   reading_mask_ = false;
-  Clock::time_point start = Clock::now();
+  StageClock::time_point start = StageClock::now();
   auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg);
-  timings_.read_ns += NanosBetween(start, Clock::now());
+  timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
   auto header = jpeg_.ReadHeader(image_bytes.value(), image_path);
@@ -98,15 +90,15 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
 
   // The mask is decoded before the image because it is ~20x cheaper: a
   // size mismatch then costs no JPEG decode.
-  start = Clock::now();
+  start = StageClock::now();
   reading_mask_ = true;
   auto mask_bytes = mask_file_.Read(pair.mask_path, SniffedFormat::kGif);
-  timings_.read_ns += NanosBetween(start, Clock::now());
+  timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
-  start = Clock::now();
+  start = StageClock::now();
   Status mask_status = gif_.Decode(mask_bytes.value(), mask_path, &mask_, budget_bytes_ - image_needs);
-  timings_.mask_decode_ns = NanosBetween(start, Clock::now());
+  timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
   if (!mask_status.ok()) return mask_status;
   if (mask_.width != image_header_.width || mask_.height != image_header_.height) {
     return Error{ErrorKind::kSizeMismatch, image_path,

@@ -25,6 +25,7 @@
 #include "pipeline/planned_source.h"
 #include "pipeline/ready_queue.h"
 #include "pipeline/worker_arena.h"
+#include "stage_clock.h"
 
 namespace segfeed {
 namespace internal {
@@ -40,11 +41,6 @@ constexpr int kMaxDrawsPerSlot = 256;
 // Unpaired images named in the error that stops a kFail loader.
 constexpr size_t kUnpairedListed = 5;
 
-using Clock = std::chrono::steady_clock;
-
-int64_t NanosSince(Clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-}
 
 int ResolveThreads(int threads) { return threads > 0 ? threads : tbb::info::default_concurrency(); }
 
@@ -412,7 +408,7 @@ std::optional<int> LoaderRuntime::NextBuffer(std::optional<std::chrono::millisec
   if (closed_) return std::nullopt;
   if (!epoch_started_) throw std::logic_error("Loader::Next() before StartEpoch()");
   if (next_batch_ >= epoch_plan_.batch_count) return std::nullopt;
-  const Clock::time_point start = Clock::now();
+  const StageClock::time_point start = StageClock::now();
   const int buffer_count = buffers_->pool.buffer_count();
   ReadyQueue::Popped popped =
       ready_.Pop(timeout ? ReadyQueue::Wait::kUntilDeadline : ReadyQueue::Wait::kForever,

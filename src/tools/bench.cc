@@ -60,14 +60,6 @@ int64_t PeakRssBytes() {
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-void WriteErrors(JsonWriter* json, std::string_view key, const std::vector<Error>& errors) {
-  json->BeginArray(key);
-  for (const Error& e : errors) {
-    json->BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
-  }
-  json->EndArray();
-}
-
 void DigestBatch(const Lease& lease, Digest* digest) {
   digest->Update(lease.images().data, lease.images().bytes());
   digest->Update(lease.masks().data, lease.masks().bytes());
@@ -255,8 +247,7 @@ int RunBench(std::span<const std::string> args) {
         .Integer("batches", stats.batches_delivered)
         .Integer("skipped", stats.samples_skipped)
         .Integer("replaced", stats.samples_replaced);
-    WriteErrors(&json, "skipped_files", stats.skipped_files);
-    WriteErrors(&json, "unpaired_files", stats.unpaired_files);
+    json.Errors("skipped_files", stats.skipped_files).Errors("unpaired_files", stats.unpaired_files);
     if (cli.Has("--decode-only")) json.Number("decode_only_samples_per_s", decode_only);
     if (cli.Has("--baseline")) json.Number("baseline_samples_per_s", baseline);
     if (baseline_error) json.String("baseline_error", baseline_error->Message());

@@ -211,11 +211,7 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
     const NoPairsExplanation why = ExplainNoPairs(report, spec);
     json.String("error", "no image/mask pairs: " + why.found + "; " + why.expected);
   }
-  json.BeginArray("problems");
-  for (const Error& e : report.problems) {
-    json.BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
-  }
-  json.EndArray().BeginObject("summary");
+  json.Errors("problems", report.problems).BeginObject("summary");
   json.Integer("pairs", report.pairs)
       .Integer("images_checked", report.images_checked)
       .Integer("masks_checked", report.masks_checked)

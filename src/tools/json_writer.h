@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "segfeed/errors.h"
 #include "tools/utf8.h"
 
 namespace segfeed::tools {
@@ -74,6 +75,15 @@ class JsonWriter {
     Key(key);
     out_ += std::to_string(value);
     return *this;
+  }
+  // An array under `key` of {"path", "kind", "detail"} objects, the form
+  // every report gives a file's problem in.
+  JsonWriter& Errors(std::string_view key, const std::vector<Error>& errors) {
+    BeginArray(key);
+    for (const Error& e : errors) {
+      BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
+    }
+    return EndArray();
   }
   JsonWriter& Bool(std::string_view key, bool value) {
     Key(key);
