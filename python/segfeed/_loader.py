@@ -35,6 +35,10 @@ def _close_live_loaders() -> None:
             core.close()
         except Exception:  # noqa: BLE001 - exiting: close what can be closed
             pass
+    # Threads that were waiting in those loaders (daemon threads included)
+    # take the GIL back now, before shutdown, when Python would end them
+    # with pthread_exit in the middle of C++ code.
+    _core._let_threads_leave(2000)
 
 
 # Runs at the start of interpreter shutdown, before threading joins the

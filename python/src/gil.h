@@ -3,6 +3,10 @@
 #include <Python.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 namespace segfeed::python {
 
 // Whether the interpreter is shutting down (safe to ask without the GIL).
@@ -31,15 +35,28 @@ inline void ParkIfFinalizing() {
   }
 }
 
+// Threads inside a ReleasedGil scope right now.
+inline std::atomic<int>& ThreadsWithoutGil() {
+  static std::atomic<int> count{0};
+  return count;
+}
+
 // nanobind::gil_scoped_release, parking as above when it takes the GIL back.
 // Scoped objects declared after it (a lock) are destroyed first, so a
 // parked thread holds no lock of ours.
+//
+// Parking has a window: a thread already waiting for the GIL when shutdown
+// begins gets it later only to be ended by pthread_exit. The exit hook
+// closes it: it closes every loader, then waits (without the GIL) until no
+// thread is left inside a ReleasedGil scope, and a closed loader answers
+// without releasing the GIL.
 class ReleasedGil {
  public:
-  ReleasedGil() : state_(PyEval_SaveThread()) {}
+  ReleasedGil() : state_(PyEval_SaveThread()) { ++ThreadsWithoutGil(); }
   ~ReleasedGil() {
     ParkIfFinalizing();
     PyEval_RestoreThread(state_);
+    --ThreadsWithoutGil();
   }
   ReleasedGil(const ReleasedGil&) = delete;
   ReleasedGil& operator=(const ReleasedGil&) = delete;
@@ -63,5 +80,18 @@ class HeldGil {
  private:
   PyGILState_STATE state_;
 };
+
+// Called by the exit hook with the GIL held: lets threads that are coming
+// back from a segfeed call take the GIL and return to Python, waiting at
+// most `timeout` for them.
+inline void LetThreadsLeave(std::chrono::milliseconds timeout) {
+  if (ThreadsWithoutGil().load() == 0) return;
+  PyThreadState* state = PyEval_SaveThread();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (ThreadsWithoutGil().load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  PyEval_RestoreThread(state);
+}
 
 }  // namespace segfeed::python

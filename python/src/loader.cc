@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "exceptions.h"
+#include "forked_child.h"
 #include "fs_text.h"
 #include "gil.h"
 #include "options.h"
@@ -58,6 +59,7 @@ struct EpochIterator {
 }  // namespace
 
 CoreLoader::CoreLoader(const DatasetSpec& spec, const LoaderOptions& options) : pid_(getpid()) {
+  NoteLoaderCreated();  // before the threads exist: a fork from now on needs it
   ReleasedGil nogil;
   loader_ = std::make_unique<Loader>(spec, options);
 }
@@ -100,6 +102,9 @@ std::unique_lock<std::recursive_timed_mutex> CoreLoader::Lock() {
 
 nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int64_t> first_batch) {
   CheckProcess();
+  // Refused with the GIL held: a closed loader never lets a thread wait for
+  // the GIL again (see ReleasedGil).
+  if (closing_.load()) throw BindingError("the loader is closed");
   int64_t token = 0, start_epoch = 0, start_batch = 0;
   {
     ReleasedGil nogil;
@@ -129,6 +134,7 @@ nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int
 
 nb::object CoreLoader::Next(int64_t token) {
   CheckProcess();
+  if (closing_.load()) return nb::none();  // with the GIL held, as above
   std::optional<Lease> lease;
   {
     ReleasedGil nogil;
@@ -171,7 +177,8 @@ nb::object CoreLoader::Next(int64_t token) {
 
 void CoreLoader::Close() {
   if (getpid() != pid_) return;  // a child has nothing of the loader to close
-  closing_.store(true);          // stops a next() waiting in another thread
+  // Stops a next() waiting in another thread; a second close() returns at once.
+  if (closing_.exchange(true)) return;
   ReleasedGil nogil;
   auto lock = Lock();
   if (!closed_) {
@@ -225,6 +232,7 @@ int64_t CoreLoader::samples_per_epoch() {
 
 bool CoreLoader::closed() {
   CheckProcess();
+  if (closing_.load()) return true;
   ReleasedGil nogil;
   auto lock = Lock();
   return closed_;
@@ -343,6 +351,9 @@ void BindLoader(nb::module_& m) {
       .def("stats", &CoreLoader::Stats)
       .def("pairs", &CoreLoader::Pairs)
       .def("problems", &CoreLoader::Problems);
+
+  m.def("_let_threads_leave", [](int timeout_ms) { LetThreadsLeave(std::chrono::milliseconds(timeout_ms)); },
+        "timeout_ms"_a, "For the exit hook: waits until threads returning from segfeed calls hold the GIL again.");
 
   m.def("carvana_folders", [](const nb::bytes& root) {
     const DatasetSpec spec = DatasetSpec::Carvana(PathFromBytes(root));

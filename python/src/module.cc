@@ -6,6 +6,7 @@
 
 #include "batch.h"
 #include "exceptions.h"
+#include "forked_child.h"
 #include "gil.h"
 #include "loader.h"
 #include "segfeed/build_info.h"
@@ -17,7 +18,11 @@ NB_MODULE(_core, m) {
   m.doc() = "segfeed's C++ core; import segfeed instead.";
   segfeed::python::MainThreadId() =
       nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
+  // Objects still referenced at exit (by a daemon thread, say) are not a
+  // bug of the program; nanobind would list them on stderr.
+  nb::set_leak_warnings(false);
   segfeed::python::RegisterExceptionTranslator();
+  segfeed::python::InstallForkedChildExit();
   segfeed::python::BindTensor(m);
   segfeed::python::BindBatch(m);
   segfeed::python::BindLoader(m);
