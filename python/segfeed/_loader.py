@@ -170,6 +170,8 @@ class Loader:
         else:
             self._rank, self._world_size = options["rank"], options["world_size"]
         self._image_dir, self._mask_dir = os.fsdecode(image_dir), os.fsdecode(mask_dir)
+        self._label = (f"{os.fsdecode(os.fspath(data))!r}" if data is not None and masks is None else
+                       f"images={self._image_dir!r}, masks={self._mask_dir!r}")
         self._mask_suffix = mask_suffix
         self._listing_digest: Optional[str] = None
 
@@ -333,7 +335,7 @@ class Loader:
 
     def __repr__(self) -> str:
         o = self._options
-        return (f"segfeed.Loader({self._image_dir!r}, batch_size={o['batch_size']}, "
+        return (f"segfeed.Loader({self._label}, batch_size={o['batch_size']}, "
                 f"size=({o['output_height']}, {o['output_width']}), image_dtype={o['image_dtype']!r}, "
                 f"layout={o['layout']!r}, seed={o['seed']}, shard {self._rank}/{self._world_size}: "
                 f"{self.samples_per_epoch} samples, {self.batches_per_epoch} batches per epoch)")
