@@ -24,7 +24,7 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs xz-utils
 )
 
-# The Python test environment: Debian's Python 3 and PyTorch (PyPI's torch is
+# The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
 # a 3 GB CUDA build that clashes with TensorFlow in one process), pytest, and
 # what builds the extension.
 PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest)
