@@ -4,7 +4,8 @@
 #   scripts/dev.sh bench   install what is missing, build Release, run
 #                          `segfeed bench` on the demo dataset (made once)
 #   scripts/dev.sh test    install what is missing, build Release, run the
-#                          whole test suite through CTest
+#                          whole test suite through CTest, then build the
+#                          Python package into a venv and run its pytest suite
 #
 # Both are idempotent: packages are installed only when missing, the build
 # is incremental and the demo dataset is reused. With CI=true, `test` also
@@ -23,17 +24,22 @@ PACKAGES=(
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs xz-utils
 )
 
+# The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
+# a 3 GB CUDA build that clashes with TensorFlow in one process), pytest, and
+# what builds the extension.
+PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest)
+
 log() { printf '==> %s\n' "$*" >&2; }
 
 install_missing_packages() {
   local missing=()
-  for package in "${PACKAGES[@]}"; do
+  for package in "$@"; do
     if [[ "$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null)" != installed ]]; then
       missing+=("$package")
     fi
   done
   if ((${#missing[@]} == 0)); then
-    log "all Debian packages present"
+    log "all Debian packages present${label:+ ($label)}"
     return
   fi
   local sudo=()
@@ -111,18 +117,69 @@ run_tests() {
   ctest --preset "$preset" -j "$(nproc)"
 }
 
+# A venv in build/ that sees Debian's packages (torch, numpy, pytest), with
+# TensorFlow, a NumPy that Debian's torch accepts (NumPy 2 breaks its
+# from_numpy) and the build tools from pip, installed only when missing.
+# Always Debian's /usr/bin/python3: another python3 on PATH would not see
+# Debian's packages.
+PYTHON_VENV="$ROOT/build/python-venv"
+PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.10")
+
+ensure_python_venv() {
+  if [[ ! -x "$PYTHON_VENV/bin/python" ]]; then
+    log "creating the Python venv ($PYTHON_VENV)"
+    /usr/bin/python3 -m venv --system-site-packages "$PYTHON_VENV"
+  fi
+  if ! "$PYTHON_VENV/bin/python" - "${PIP_REQUIREMENTS[@]}" <<'PY'
+import sys
+from importlib import metadata
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    from pip._vendor.packaging.requirements import Requirement
+for text in sys.argv[1:]:
+    requirement = Requirement(text)
+    try:
+        version = metadata.version(requirement.name)
+    except metadata.PackageNotFoundError:
+        sys.exit(1)
+    if not requirement.specifier.contains(version, prereleases=True):
+        sys.exit(1)
+PY
+  then
+    log "installing into the venv: ${PIP_REQUIREMENTS[*]}"
+    "$PYTHON_VENV/bin/python" -m pip install -q "${PIP_REQUIREMENTS[@]}"
+  fi
+}
+
+run_python_tests() {
+  label=python install_missing_packages "${PYTHON_PACKAGES[@]}"
+  ensure_python_venv
+  log "building the Python package (pip install --no-build-isolation .)"
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$PYTHON_VENV/bin/python" -m pip install -q --no-build-isolation \
+    --no-deps "$ROOT"
+  log "testing (python)"
+  local status=0
+  SEGFEED_CLI="$ROOT/build/release/src/tools/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$ROOT/tests/python" ||
+    status=$?
+  # 5 is "no tests collected": the suite is missing, which is a failure too.
+  if ((status == 5)); then log "pytest found no tests in tests/python"; fi
+  return "$status"
+}
+
 case "${1:-}" in
   bench)
     shift
-    install_missing_packages
+    install_missing_packages "${PACKAGES[@]}"
     build release
     log "running segfeed bench $*"
     build/release/src/tools/segfeed bench "$@"
     ;;
   test)
-    install_missing_packages
+    install_missing_packages "${PACKAGES[@]}"
     build release
     run_tests release
+    run_python_tests
     if [[ "${CI:-}" == true ]]; then
       build asan
       run_tests asan

@@ -1,0 +1,102 @@
+"""Type stubs of segfeed._core, the C++ extension (see segfeed/__init__.py)."""
+
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+class Tensor:
+    """One tensor of a Batch (its images or masks), in the loader's pool memory.
+
+    Exports without a copy through DLPack and the buffer protocol. The pool
+    buffer goes back only when the Batch is released and every export is gone.
+    """
+
+    @property
+    def shape(self) -> Tuple[int, int, int, int]: ...
+    @property
+    def strides(self) -> Tuple[int, int, int, int]:
+        """Strides in bytes."""
+    @property
+    def dtype(self) -> str:
+        """'uint8', 'float16' or 'float32'."""
+    @property
+    def nbytes(self) -> int: ...
+    @property
+    def data_ptr(self) -> int:
+        """Address of the first element (64-byte aligned, in fact page aligned)."""
+    def __len__(self) -> int: ...
+    def __dlpack__(self, *, stream: Any = None, max_version: Optional[Tuple[int, int]] = None,
+                   dl_device: Optional[Tuple[int, int]] = None, copy: Optional[bool] = None) -> Any:
+        """A DLPack capsule (no copy); copy=True or another device raises BufferError."""
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        """(1, 0): kDLCPU, device 0."""
+    def __buffer__(self, flags: int) -> memoryview: ...
+
+class Batch:
+    """One batch from a Loader, on loan from its pool. After release() every
+    attribute but `released` raises segfeed.Error."""
+
+    @property
+    def images(self) -> Tensor:
+        """N x H x W x 3 ('nhwc') or N x 3 x H x W ('nchw'), of image_dtype."""
+    @property
+    def masks(self) -> Tensor:
+        """N x H x W x 1 of mask_dtype, exactly 0 or 1."""
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def index(self) -> int:
+        """Index of the batch within its epoch (and shard)."""
+    @property
+    def size(self) -> int:
+        """Samples in this batch: batch_size, or fewer for a short last batch."""
+    @property
+    def batch_size(self) -> int: ...
+    @property
+    def layout(self) -> str: ...
+    @property
+    def sample_ids(self) -> Tuple[int, ...]:
+        """Per sample, the index of its pair in Loader.pairs()."""
+    @property
+    def params(self) -> List[Dict[str, Any]]:
+        """Per sample, the augmentation applied (flip_lr, flip_ud, angle_deg,
+        contrast_factor, brightness_delta, saturation_factor, hue_delta)."""
+    @property
+    def released(self) -> bool: ...
+    def release(self) -> None:
+        """Gives up this Batch's hold on its buffer (idempotent)."""
+    def __enter__(self) -> "Batch": ...
+    def __exit__(self, *exc_info: Any) -> None: ...
+
+class EpochIterator(Iterator[Batch]):
+    """The batches of one epoch, in order."""
+
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def first_batch(self) -> int: ...
+    def __iter__(self) -> "EpochIterator": ...
+    def __next__(self) -> Batch: ...
+    def __len__(self) -> int:
+        """Batches this iterator yields: batches_per_epoch - first_batch."""
+
+class Loader:
+    """The C++ loader behind segfeed.Loader; use segfeed.Loader."""
+
+    def __init__(self, image_dir: bytes, mask_dir: bytes, mask_suffix: str, options: Dict[str, Any]) -> None: ...
+    def start_epoch(self, epoch: Optional[int], first_batch: Optional[int]) -> EpochIterator: ...
+    def close(self) -> None: ...
+    def position(self) -> Tuple[int, int]: ...
+    def set_resume(self, epoch: int, next_batch: int) -> None: ...
+    @property
+    def batches_per_epoch(self) -> int: ...
+    @property
+    def samples_per_epoch(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def plan(self) -> Dict[str, int]: ...
+    def stats(self) -> Dict[str, Any]: ...
+    def pairs(self) -> List[Tuple[str, str, str]]: ...
+    def problems(self) -> List[Dict[str, str]]: ...
+
+def carvana_folders(root: bytes) -> Tuple[bytes, bytes]: ...
+def build_info() -> Dict[str, Any]:
+    """What this copy of segfeed was built with: version, cuda_runtime, library versions."""

@@ -1,0 +1,354 @@
+"""segfeed.Loader: the Python face of the C++ segfeed::Loader."""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import threading
+import weakref
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from . import _core
+from ._errors import ConfigError, Error
+from ._options import Augment, Decode, build_options
+
+__all__ = ["Loader"]
+
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+# Options that change which bytes a batch holds. threads, prefetch_batches
+# and pinned do not (the stream is the same for any of them), so a checkpoint
+# resumes under other values of those.
+_NOT_IN_STREAM = frozenset({"threads", "prefetch_batches", "pinned", "rank", "world_size", "shard_from_environment"})
+
+_STATE_VERSION = 1
+
+# Every live core loader, closed by the exit hook below.
+_live_cores: "weakref.WeakSet[_core.Loader]" = weakref.WeakSet()
+
+
+def _close_live_loaders() -> None:
+    for core in list(_live_cores):
+        try:
+            core.close()
+        except Exception:  # noqa: BLE001 - exiting: close what can be closed
+            pass
+    # Threads that were waiting in those loaders (daemon threads included)
+    # take the GIL back now, before shutdown, when Python would end them
+    # with pthread_exit in the middle of C++ code.
+    _core._let_threads_leave(2000)
+
+
+# Runs at the start of interpreter shutdown, before threading joins the
+# non-daemon threads, so a thread waiting in an epoch iterator ends (its
+# epoch ends) instead of blocking the join forever. threading's hook exists
+# since Python 3.9; plain atexit runs after the joins.
+try:
+    threading._register_atexit(_close_live_loaders)  # type: ignore[attr-defined]
+except (AttributeError, RuntimeError):
+    atexit.register(_close_live_loaders)
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _folders(data: Optional[PathLike], images: Optional[PathLike],
+             masks: Optional[PathLike]) -> Tuple[bytes, bytes]:
+    if data is not None and images is not None:
+        raise ConfigError("give data=ROOT (Carvana layout, or the image folder with masks=DIR) or images=DIR "
+                          "with masks=DIR, not both data and images")
+    if data is not None and masks is None:
+        image_dir, mask_dir = _core.carvana_folders(os.fsencode(data))
+        return image_dir, mask_dir
+    image_dir = data if data is not None else images
+    if image_dir is None or masks is None:
+        raise ConfigError("no dataset: give data=ROOT (ROOT/train/<stem>.jpg with ROOT/train_masks/<stem>_mask.gif) "
+                          "or images=DIR and masks=DIR")
+    return os.fsencode(image_dir), os.fsencode(masks)
+
+
+class Loader:
+    """Streams augmented image/mask batches, reproducibly, in a fixed pool of buffers.
+
+    ::
+
+        loader = segfeed.Loader("data", batch_size=16, seed=42, layout="nchw")
+        for epoch in range(10):
+            for batch in loader:                   # epochs 0, 1, 2, ... in turn
+                with batch:
+                    x = torch.from_dlpack(batch.images)  # no copy
+                    y = torch.from_dlpack(batch.masks)
+                    train_step(x, y)
+
+    The same seed gives byte-identical batches for any ``threads`` and
+    ``prefetch_batches``. Memory is allocated once, here: ``prefetch_batches``
+    pool buffers of one batch each plus per-thread scratch (``plan()``).
+    Every option is validated by the C++ library; an invalid one raises
+    ConfigError with its message.
+
+    Args:
+        data: a dataset root in Carvana's layout (``data/train/<stem>.jpg``
+            with ``data/train_masks/<stem>_mask.gif``); or, with ``masks``,
+            the folder of images.
+        images: the folder of images (with ``masks``), instead of ``data``.
+        masks: the folder of masks; ``<stem>.jpg`` pairs with
+            ``<stem><mask_suffix>.gif``.
+        mask_suffix: appended to an image's stem to name its mask.
+        batch_size: samples per batch.
+        prefetch_batches: pool buffers, the batches you hold included. Each
+            costs batch_size x (image + mask) bytes; 2 lets loading overlap
+            training.
+        threads: decode threads; 0 means one per core.
+        seed: seeds the epoch order, the subset split, replacements of bad
+            files and every augmentation parameter.
+        shuffle: a new random order every epoch (else listing order).
+        drop_last: drop a short last batch (else it comes with fewer samples).
+        image_dtype: ``"float32"`` ([0, 1]), ``"float16"`` or ``"uint8"`` (0-255).
+        mask_dtype: ``"float32"`` or ``"uint8"``; values exactly 0 or 1.
+        layout: ``"nhwc"`` (TensorFlow/Keras) or ``"nchw"`` (PyTorch) images;
+            masks are always N x H x W x 1.
+        mean: per-channel mean (R, G, B) on the [0, 1] scale; with ``std``,
+            each channel becomes (value - mean) / std. Float dtypes only.
+            ImageNet's are (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225).
+        std: per-channel standard deviation, > 0; see ``mean``.
+        size: output size in pixels, ``(height, width)`` or one int for a
+            square; sources are resized to exactly this.
+        subset: ``"all"``, ``"train"`` or ``"validation"`` (``"val"``): a split
+            fixed by the seed, so train and validation never overlap.
+        validation_fraction: share of the pairs in the validation subset.
+        rank: this process's shard (DistributedSampler semantics). With
+            ``rank`` and ``world_size`` both None they come from the RANK
+            and WORLD_SIZE environment variables when set (torchrun), else
+            0 and 1.
+        world_size: number of shards; see ``rank``.
+        on_bad_file: ``"fail"`` raises FileError at the first bad file
+            (after the batches before it); ``"skip"`` fills its slot from
+            another good pair chosen by the seed and lists the file in
+            ``stats()["skipped_files"]``.
+        pinned: where pool buffers come from: ``"auto"`` (cudaHostAlloc
+            with a GPU, else mlock, else plain memory), ``"cuda"``,
+            ``"mlock"`` or ``"off"``. ``stats()["pool_kind"]`` says which.
+        augment: a segfeed.Augment; None means resize only.
+        decode: a segfeed.Decode with the decode limits; None: defaults.
+
+    Raises:
+        ConfigError: an invalid option, a dataset without a complete pair.
+        FileError: a folder cannot be listed; with ``on_bad_file="fail"``,
+            images without a mask (named).
+
+    Thread safety: calls from several threads are serialized. A Loader
+    cannot be used in a forked child (DataLoader workers): segfeed has its
+    own threads, use ``num_workers=0``.
+    """
+
+    def __init__(self, data: Optional[PathLike] = None, *, images: Optional[PathLike] = None,
+                 masks: Optional[PathLike] = None, mask_suffix: str = "_mask", batch_size: int = 16,
+                 prefetch_batches: int = 2, threads: int = 0, seed: int = 0, shuffle: bool = True,
+                 drop_last: bool = False, image_dtype: str = "float32", mask_dtype: str = "float32",
+                 layout: str = "nhwc", mean: Optional[Sequence[float]] = None, std: Optional[Sequence[float]] = None,
+                 size: Union[int, Tuple[int, int]] = (512, 512), subset: str = "all",
+                 validation_fraction: float = 0.1, rank: Optional[int] = None, world_size: Optional[int] = None,
+                 on_bad_file: str = "fail", pinned: str = "auto", augment: Optional[Augment] = Augment(),
+                 decode: Optional[Decode] = Decode()) -> None:
+        image_dir, mask_dir = _folders(data, images, masks)
+        if not isinstance(mask_suffix, str):
+            raise TypeError(f"mask_suffix must be a string (got {mask_suffix!r})")
+        options = build_options(
+            batch_size=batch_size, prefetch_batches=prefetch_batches, threads=threads, seed=seed, shuffle=shuffle,
+            drop_last=drop_last, image_dtype=image_dtype, mask_dtype=mask_dtype, layout=layout, mean=mean, std=std,
+            size=size, subset=subset, validation_fraction=validation_fraction, rank=rank, world_size=world_size,
+            on_bad_file=on_bad_file, pinned=pinned, augment=augment, decode=decode)
+        self._core = _core.Loader(image_dir, mask_dir, mask_suffix, options)
+        _live_cores.add(self._core)
+        self._options = options
+        if options["shard_from_environment"]:
+            # The C++ loader accepted them, so they parse.
+            self._rank, self._world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+        else:
+            self._rank, self._world_size = options["rank"], options["world_size"]
+        self._image_dir, self._mask_dir = os.fsdecode(image_dir), os.fsdecode(mask_dir)
+        self._label = (f"{os.fsdecode(os.fspath(data))!r}" if data is not None and masks is None else
+                       f"images={self._image_dir!r}, masks={self._mask_dir!r}")
+        self._mask_suffix = mask_suffix
+        self._listing_digest: Optional[str] = None
+
+    # -- streaming ---------------------------------------------------------
+
+    def epoch(self, epoch: int, first_batch: int = 0) -> "_core.EpochIterator":
+        """Starts ``epoch`` at batch ``first_batch`` and returns an iterator of its Batches.
+
+        The batches are exactly batches first_batch, first_batch + 1, ... of
+        the uninterrupted epoch. Starting an epoch abandons the rest of the
+        previous one (its iterator then raises segfeed.Error), and the next
+        ``iter(loader)`` runs epoch + 1.
+        """
+        return self._core.start_epoch(_index("epoch", epoch), _index("first_batch", first_batch))
+
+    def __iter__(self) -> Iterator["_core.Batch"]:
+        """Runs the next epoch: 0, 1, 2, ... like a PyTorch DataLoader, or the one
+        ``load_state_dict()`` restored, from its next batch."""
+        return self._core.start_epoch(None, None)
+
+    def __len__(self) -> int:
+        """Batches in one epoch (of this subset and shard)."""
+        return self._core.batches_per_epoch
+
+    @property
+    def batches_per_epoch(self) -> int:
+        """Batches in one epoch of this loader's subset and shard."""
+        return self._core.batches_per_epoch
+
+    @property
+    def samples_per_epoch(self) -> int:
+        """Samples in one epoch of this loader's subset and shard."""
+        return self._core.samples_per_epoch
+
+    # -- what it holds and did ----------------------------------------------
+
+    def plan(self) -> Dict[str, int]:
+        """The memory plan in bytes (the C++ MemoryPlan): pool_bytes, scratch_bytes,
+        read_buffer_bytes, total_bytes, ... The loader allocated exactly the
+        pool and the scratch for the dataset's typical photo."""
+        return self._core.plan()
+
+    def stats(self) -> Dict[str, Any]:
+        """A snapshot of the C++ LoaderStats as a dict: pool_kind (and
+        pool_fallback_reason), pool and scratch bytes, outstanding_leases
+        (batches held, exports included), samples_loaded / samples_skipped /
+        samples_replaced, batches_delivered, input_bytes, skipped_files and
+        unpaired_files (lists of dicts with path, kind, detail, message) and
+        stage_seconds (thread-seconds per stage)."""
+        return self._core.stats()
+
+    def pairs(self) -> List[Tuple[str, str, str]]:
+        """The dataset listing, (stem, image path, mask path) per pair, sorted by
+        stem; Batch.sample_ids index it."""
+        return self._core.pairs()
+
+    @property
+    def options(self) -> Dict[str, Any]:
+        """The options as the C++ loader received them (C++ field names)."""
+        return dict(self._options)
+
+    @property
+    def rank(self) -> int:
+        """This loader's shard."""
+        return self._rank
+
+    @property
+    def world_size(self) -> int:
+        """The number of shards."""
+        return self._world_size
+
+    # -- checkpoints ---------------------------------------------------------
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Where the stream is, as a plain dict for a checkpoint.
+
+        Keys: ``version``, ``seed``, ``epoch`` and ``next_batch`` (the first
+        batch not yet handed out; a finished epoch gives the next epoch at
+        0), ``rank``, ``world_size``, ``options`` (those that change the
+        bytes of a batch), ``options_digest`` and ``listing_digest`` (the
+        pairs' names and file sizes; computed once, on first use).
+        """
+        epoch, next_batch = self._core.position()
+        stream = self._stream_options()
+        return {
+            "version": _STATE_VERSION,
+            "seed": self._options["seed"],
+            "epoch": epoch,
+            "next_batch": next_batch,
+            "rank": self._rank,
+            "world_size": self._world_size,
+            "batches_per_epoch": self.batches_per_epoch,
+            "options": stream,
+            "options_digest": _digest(stream),
+            "listing_digest": self._listing(),
+        }
+
+    def load_state_dict(self, state: Dict[str, Any]) -> None:
+        """Continues from a ``state_dict()``: the next ``iter(loader)`` runs its epoch
+        from its ``next_batch`` (``loader.epoch(state["epoch"], state["next_batch"])``
+        gives the same batches).
+
+        Raises ConfigError when the state comes from other options (naming
+        them), another shard or another dataset listing: resuming would not
+        give the batches the interrupted run would have had.
+        """
+        if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
+            raise ConfigError(f"not a segfeed.Loader state_dict of version {_STATE_VERSION} "
+                              f"(got version {state.get('version') if isinstance(state, dict) else state!r})")
+        stream = self._stream_options()
+        if state.get("options_digest") != _digest(stream):
+            saved = state.get("options") or {}
+            changed = [f"{key} {saved.get(key)!r} -> {value!r}" for key, value in sorted(stream.items())
+                       if saved.get(key) != (list(value) if isinstance(value, tuple) else value)]
+            raise ConfigError("the checkpoint was made with other options (" + (", ".join(changed) or "digest differs")
+                              + "): resuming would not give the same batches")
+        if (state.get("rank"), state.get("world_size")) != (self._rank, self._world_size):
+            raise ConfigError(f"the checkpoint is of shard {state.get('rank')}/{state.get('world_size')}, this loader "
+                              f"streams shard {self._rank}/{self._world_size}")
+        if state.get("listing_digest") != self._listing():
+            raise ConfigError(f"the dataset changed since the checkpoint (listing digest {state.get('listing_digest')} "
+                              f"-> {self._listing()}: other files, names or sizes in {self._image_dir} or "
+                              f"{self._mask_dir}): the same batch indices would hold other samples")
+        self._core.set_resume(_index("epoch", state.get("epoch")), _index("next_batch", state.get("next_batch")))
+
+    def _stream_options(self) -> Dict[str, Any]:
+        stream = {key: value for key, value in self._options.items() if key not in _NOT_IN_STREAM}
+        return json.loads(json.dumps(stream))  # tuples as lists, as a checkpoint stores them
+
+    def _listing(self) -> str:
+        if self._listing_digest is None:
+            entries = []
+            for stem, image_path, mask_path in self._core.pairs():
+                entries.append([stem, os.path.basename(image_path), _file_size(image_path),
+                                os.path.basename(mask_path), _file_size(mask_path)])
+            self._listing_digest = _digest(entries)
+        return self._listing_digest
+
+    # -- life cycle ------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stops loading and waits for the loader's threads (idempotent). Batches
+        already handed out stay valid; iterators end."""
+        self._core.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether close() was called, or a bad file stopped the stream."""
+        return self._core.closed
+
+    def __enter__(self) -> "Loader":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __reduce__(self) -> Any:
+        raise Error("a segfeed.Loader cannot be pickled or sent to another process: it owns threads and pinned "
+                    "memory. segfeed has its own threads, so use it from the main process "
+                    "(torch.utils.data.DataLoader(..., num_workers=0)) or create the Loader in each process")
+
+    def __repr__(self) -> str:
+        o = self._options
+        return (f"segfeed.Loader({self._label}, batch_size={o['batch_size']}, "
+                f"size=({o['output_height']}, {o['output_width']}), image_dtype={o['image_dtype']!r}, "
+                f"layout={o['layout']!r}, seed={o['seed']}, shard {self._rank}/{self._world_size}: "
+                f"{self.samples_per_epoch} samples, {self.batches_per_epoch} batches per epoch)")
+
+
+def _index(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an int (got {value!r})")
+    return value.__index__()
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1

@@ -1,0 +1,116 @@
+"""Bad files and bad options: FileError after the batches before it, skip lists it,
+ConfigError with the C++ text."""
+
+import re
+import subprocess
+
+import pytest
+import segfeed
+
+OPTIONS = dict(batch_size=2, size=(32, 48), threads=2, shuffle=False)
+
+
+def break_image(data, index):
+    """Truncates the index-th image of the sorted listing; returns its path."""
+    image = sorted((data / "train").iterdir())[index]
+    image.write_bytes(image.read_bytes()[:300])
+    return image
+
+
+def test_a_bad_file_under_fail_raises_file_error_after_the_batches_before_it(demo_copy):
+    bad = break_image(demo_copy, 5)  # sample 5: batch 2 with shuffle off
+    loader = segfeed.Loader(demo_copy, **OPTIONS)
+    indices = []
+    with pytest.raises(segfeed.FileError) as raised:
+        for batch in loader:
+            indices.append(batch.index)
+            batch.release()
+    assert indices == [0, 1]
+    error = raised.value
+    assert error.path == str(bad) and error.kind == "corrupt_image" and error.detail
+    assert str(error) == f"{error.path}: {error.detail} [{error.kind}]"
+    assert loader.closed
+    with pytest.raises(segfeed.Error, match="the loader is closed: it stopped at .*corrupt_image"):
+        loader.epoch(1)
+    assert loader.stats()["batches_delivered"] == 2
+
+
+def test_a_bad_file_under_skip_is_listed_and_batches_stay_full(demo_copy):
+    bad = break_image(demo_copy, 5)
+    with segfeed.Loader(demo_copy, on_bad_file="skip", **OPTIONS) as loader:
+        sizes = [b.size for b in loader]
+        stats = loader.stats()
+    assert sizes == [2] * 5
+    assert [(f["path"], f["kind"]) for f in stats["skipped_files"]] == [(str(bad), "corrupt_image")]
+    assert (stats["samples_loaded"], stats["samples_skipped"], stats["samples_replaced"]) == (9, 1, 1)
+
+
+def test_images_without_masks(demo_copy):
+    mask = sorted((demo_copy / "train_masks").iterdir())[0]
+    mask.unlink()
+    with pytest.raises(segfeed.FileError) as raised:
+        segfeed.Loader(demo_copy, **OPTIONS)
+    assert raised.value.kind == "missing_mask" and "on_bad_file = skip" in raised.value.detail
+    with segfeed.Loader(demo_copy, on_bad_file="skip", **OPTIONS) as loader:
+        assert loader.samples_per_epoch == 9
+        assert [f["kind"] for f in loader.stats()["unpaired_files"]] == ["missing_mask"]
+
+
+def test_a_missing_folder_is_a_file_error(tmp_path):
+    with pytest.raises(segfeed.FileError) as raised:
+        segfeed.Loader(images=tmp_path / "nope", masks=tmp_path)
+    assert raised.value.kind == "io_error" and "nope" in raised.value.path
+
+
+@pytest.mark.parametrize("option,flag,flag_value", [
+    (dict(batch_size=0), "--batch", "0"),
+    (dict(prefetch_batches=0), "--prefetch", "0"),
+    (dict(threads=-1), "--threads", "-1"),
+    (dict(validation_fraction=1.5), "--val-fraction", "1.5"),
+    (dict(size=(0, 48)), "--size", "48x0"),
+    (dict(rank=2, world_size=2), "--shard", "2/2"),
+])
+def test_config_errors_carry_the_cpp_text(demo, cli, option, flag, flag_value):
+    with pytest.raises(segfeed.ConfigError) as raised:
+        segfeed.Loader(demo, **{**OPTIONS, **option})
+    assert isinstance(raised.value, ValueError)
+    usage = subprocess.run([str(cli), "plan", "--source-size", "96x64", flag, flag_value], capture_output=True,
+                           text=True)
+    assert usage.returncode == 2
+    cpp_text = re.search(rf"{re.escape(flag)}: (.*)", usage.stderr).group(1)
+    assert str(raised.value) == cpp_text
+
+
+@pytest.mark.parametrize("option,text", [
+    (dict(layout="nhcw"), "layout must be one of nhwc, nchw (got 'nhcw')"),
+    (dict(image_dtype="int8"), "image_dtype must be one of uint8, float16, float32 (got 'int8')"),
+    (dict(on_bad_file="ignore"), "on_bad_file must be one of fail, skip (got 'ignore')"),
+    (dict(image_dtype="uint8", mean=(0.5, 0.5, 0.5), std=(0.2, 0.2, 0.2)), "normalize must be false for image_dtype uint8"),
+    (dict(mean=(0.5, 0.5, 0.5)), "mean and std go together"),
+    (dict(augment=segfeed.Augment(rotation_fraction=0.7)), "rotation_fraction must be in [0, 0.5] (got 0.7)"),
+    (dict(augment=segfeed.Augment(hue=(0.3, 0.1))), "hue_delta must be an interval with min <= max"),
+    (dict(seed=-1), "seed is out of range (got -1)"),
+    (dict(batch_size=2**40), "batch_size is out of range"),
+])
+def test_config_errors(demo, option, text):
+    with pytest.raises(segfeed.ConfigError) as raised:
+        segfeed.Loader(demo, **{**OPTIONS, **option})
+    assert text in str(raised.value)
+
+
+def test_first_batch_out_of_range(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        with pytest.raises(segfeed.ConfigError, match=r"first_batch must be in \[0, 5\] \(got 6\)"):
+            loader.epoch(0, 6)
+        assert len(loader.epoch(0, 5)) == 0
+
+
+def test_wrong_types_are_type_errors(demo):
+    for option in (dict(batch_size=2.0), dict(shuffle="yes"), dict(layout=1), dict(augment="none")):
+        with pytest.raises(TypeError):
+            segfeed.Loader(demo, **{**OPTIONS, **option})
+
+
+def test_no_dataset_given():
+    with pytest.raises(segfeed.ConfigError, match="no dataset"):
+        segfeed.Loader()

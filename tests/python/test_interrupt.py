@@ -1,0 +1,65 @@
+"""Ctrl-C while Python waits for a batch raises KeyboardInterrupt promptly; the GIL is free meanwhile."""
+
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import segfeed
+
+WAITING = """
+    import sys, time
+    import segfeed
+    loader = segfeed.Loader(sys.argv[1], batch_size=24, size=64, threads=1, augment=None)
+    it = iter(loader)
+    print("waiting", flush=True)
+    try:
+        next(it)
+        print("no interrupt", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", time.monotonic(), flush=True)
+"""
+
+
+def test_sigint_while_waiting_raises_keyboard_interrupt_within_half_a_second(slow):
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(WAITING), str(slow)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "waiting"
+        time.sleep(0.3)  # well inside the ~2.5 s the first batch takes on one thread
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    word, when = out.split()
+    assert word == "interrupted"
+    assert float(when) - sent < 0.5
+
+
+def test_other_threads_run_while_next_waits(slow):
+    counter = [0]
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            counter[0] += 1
+
+    with segfeed.Loader(slow, batch_size=12, size=64, threads=1, augment=None) as loader:
+        it = iter(loader)
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        try:
+            start = time.monotonic()
+            before = counter[0]
+            next(it).release()
+            waited = time.monotonic() - start
+            spun = counter[0] - before
+        finally:
+            stop.set()
+            spinner.join()
+    assert waited > 0.5
+    assert spun > 10_000 * waited  # a held GIL would leave the spinner all but idle

@@ -1,0 +1,127 @@
+"""state_dict() in one process, load_state_dict() in another: the rest of the epoch, byte for byte."""
+
+import json
+import os
+import shutil
+
+import pytest
+import segfeed
+
+from bench_digest import batch_digest
+from conftest import run_python
+
+OPTIONS = dict(batch_size=2, size=(32, 48), seed=3, threads=2)
+
+# Runs in a fresh interpreter: argv = dataset, state file, mode.
+RESUMING = """
+    import json, sys
+    import segfeed
+    sys.path.insert(0, {tests!r})
+    from bench_digest import batch_digest
+    data, state_file, mode = sys.argv[1:4]
+    loader = segfeed.Loader(data, **{options!r})
+    if mode == "save":
+        it = iter(loader)                       # epoch 0
+        for _ in range(2):
+            next(it).release()
+        state = loader.state_dict()
+        with open(state_file, "w") as f:
+            json.dump(state, f)
+    else:
+        with open(state_file) as f:
+            loader.load_state_dict(json.load(f))
+        print(json.dumps([[b.epoch, b.index, batch_digest(b)] for b in loader]))
+"""
+
+
+def uninterrupted(demo, epoch):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        return [[b.epoch, b.index, batch_digest(b)] for b in loader.epoch(epoch)]
+
+
+def run_resuming(demo, state_file, mode):
+    code = RESUMING.format(tests=os.path.dirname(__file__), options=OPTIONS)
+    result = run_python(code, str(demo), str(state_file), mode)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_a_new_process_continues_the_epoch_with_identical_batches(demo, tmp_path):
+    state_file = tmp_path / "state.json"
+    run_resuming(demo, state_file, "save")
+    state = json.loads(state_file.read_text())
+    assert (state["version"], state["epoch"], state["next_batch"], state["seed"]) == (1, 0, 2, 3)
+    assert (state["rank"], state["world_size"]) == (0, 1)
+    resumed = json.loads(run_resuming(demo, state_file, "load"))
+    assert resumed == uninterrupted(demo, 0)[2:]
+
+
+def test_epoch_with_first_batch_gives_the_same_batches(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        assert [[b.epoch, b.index, batch_digest(b)] for b in loader.epoch(1, 3)] == uninterrupted(demo, 1)[3:]
+
+
+def test_state_after_a_finished_epoch_is_the_next_epoch(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        assert (loader.state_dict()["epoch"], loader.state_dict()["next_batch"]) == (0, 0)
+        for batch in loader:
+            batch.release()
+        state = loader.state_dict()
+        assert (state["epoch"], state["next_batch"]) == (1, 0)
+        fresh = segfeed.Loader(demo, **OPTIONS)
+        fresh.load_state_dict(state)
+        assert [b.epoch for b in fresh] == [1] * fresh.batches_per_epoch
+        assert next(iter(fresh)).epoch == 2  # then on as usual
+
+
+def test_load_state_dict_stops_the_iterators_of_the_abandoned_epoch(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        it = iter(loader)
+        next(it).release()
+        loader.load_state_dict(loader.state_dict())
+        with pytest.raises(segfeed.Error, match="superseded"):
+            next(it)
+        assert [b.index for b in loader] == [1, 2, 3, 4]
+
+
+def test_changed_options_are_refused_naming_them(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        state = loader.state_dict()
+    with segfeed.Loader(demo, **{**OPTIONS, "seed": 4, "layout": "nchw"}) as other:
+        with pytest.raises(segfeed.ConfigError, match=r"other options \(layout 'nhwc' -> 'nchw', seed 3 -> 4\)"):
+            other.load_state_dict(state)
+    # What does not change the bytes may change: threads, prefetch.
+    with segfeed.Loader(demo, **{**OPTIONS, "threads": 1, "prefetch_batches": 3}) as same_stream:
+        same_stream.load_state_dict(state)
+    with segfeed.Loader(demo, **OPTIONS, rank=1, world_size=2) as shard:
+        with pytest.raises(segfeed.ConfigError, match="shard 0/1"):
+            shard.load_state_dict(state)
+
+
+def test_changed_dataset_is_refused(demo, tmp_path):
+    data = shutil.copytree(demo, tmp_path / "data")
+    with segfeed.Loader(data, **OPTIONS) as loader:
+        state = loader.state_dict()
+    # One more pair.
+    images, masks = data / "train", data / "train_masks"
+    shutil.copy(next(images.iterdir()), images / "zzzz_01.jpg")
+    shutil.copy(next(masks.iterdir()), masks / "zzzz_01_mask.gif")
+    with segfeed.Loader(data, **OPTIONS) as changed:
+        with pytest.raises(segfeed.ConfigError, match="the dataset changed"):
+            changed.load_state_dict(state)
+    # Same names, other bytes.
+    (images / "zzzz_01.jpg").unlink()
+    (masks / "zzzz_01_mask.gif").unlink()
+    victim = sorted(images.iterdir())[0]
+    victim.write_bytes(victim.read_bytes() + b"\0" * 10)
+    with segfeed.Loader(data, **OPTIONS) as changed:
+        with pytest.raises(segfeed.ConfigError, match="the dataset changed"):
+            changed.load_state_dict(state)
+
+
+def test_a_state_dict_is_plain_data(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        state = loader.state_dict()
+    assert json.loads(json.dumps(state)) == state
+    with pytest.raises(segfeed.ConfigError, match="version"):
+        segfeed.Loader(demo, **OPTIONS).load_state_dict({"version": 99})
