@@ -97,8 +97,24 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
 // touches it.
 struct Worker {
   explicit Worker(const LoaderOptions& options) : reader(options.decode), augmenter(options.augment, options.output) {}
+
+  // Copies what the buffers hold into the counters below; the worker calls
+  // it after each pair.
+  void PublishMemory() {
+    scratch_bytes = reader.scratch_bytes() + augmenter.scratch_bytes();
+    read_buffer_bytes = reader.read_buffer_bytes();
+    peak_scratch_bytes = reader.peak_scratch_bytes() + augmenter.scratch_bytes();
+    peak_read_buffer_bytes = reader.peak_read_buffer_bytes();
+  }
+
   PairReader reader;
   SampleAugmenter augmenter;
+  // For stats(), which may run while the worker loads: the buffers
+  // themselves are the worker's alone.
+  std::atomic<size_t> scratch_bytes{0};
+  std::atomic<size_t> read_buffer_bytes{0};
+  std::atomic<size_t> peak_scratch_bytes{0};
+  std::atomic<size_t> peak_read_buffer_bytes{0};
 };
 
 }  // namespace
@@ -256,6 +272,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     workers_.back()->reader.Reserve(source_width, source_height, options_.augment.output_width,
                                     options_.augment.output_height,
                                     static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
+    workers_.back()->PublishMemory();
   }
 }
 
@@ -321,6 +338,7 @@ Status LoaderRuntime::LoadSample(const SampleTask& task, int worker_index) {
       // pair has elsewhere in the epoch.
       const uint64_t params_key = draw == 0 ? id : id | (static_cast<uint64_t>(draw) << 32);
       Status status = LoadPair(id, params_key, task, worker);
+      worker.PublishMemory();
       if (status.ok()) {
         ++(draw == 0 ? samples_loaded_ : samples_replaced_);
         return {};
@@ -458,10 +476,10 @@ LoaderStats LoaderRuntime::Stats() const {
   stats.pool_allocations = pool.allocation_count();
   stats.outstanding_leases = buffers_->outstanding_leases.load();
   for (const auto& worker : workers_) {
-    stats.scratch_bytes += worker->reader.scratch_bytes() + worker->augmenter.scratch_bytes();
-    stats.read_buffer_bytes += worker->reader.read_buffer_bytes();
-    stats.peak_scratch_bytes += worker->reader.peak_scratch_bytes() + worker->augmenter.scratch_bytes();
-    stats.peak_read_buffer_bytes += worker->reader.peak_read_buffer_bytes();
+    stats.scratch_bytes += worker->scratch_bytes.load();
+    stats.read_buffer_bytes += worker->read_buffer_bytes.load();
+    stats.peak_scratch_bytes += worker->peak_scratch_bytes.load();
+    stats.peak_read_buffer_bytes += worker->peak_read_buffer_bytes.load();
   }
   stats.threads = threads_;
   stats.max_in_flight = std::max(max_in_flight_, graph_ ? graph_->max_in_flight() : 0);

@@ -96,8 +96,8 @@ bool LimitLockedMemory(rlim_t bytes) {
 // one kind (all pageable) and says why; mlock is a ConfigError. In a child
 // process, so the lowered limit stays there.
 TEST(BufferPoolTest, AutoFallsBackForTheWholePoolWhenPinningRunsOut) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer turns mlock into a no-op that succeeds";
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the sanitizers turn mlock into a no-op that succeeds";
 #endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   constexpr size_t kBytes = size_t{1} << 20;
