@@ -16,12 +16,13 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 # Debian packages: the toolchain, the libraries segfeed is built on, djpeg
-# (the tests cross-check our JPEGs with it) and xz (to unpack oneTBB's source
-# for the ThreadSanitizer build).
+# (the tests cross-check our JPEGs with it), Python 3 (the tests parse the
+# tools' JSON reports with its json module) and xz (to unpack oneTBB's
+# source for the ThreadSanitizer build).
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev
-  libgtest-dev libbenchmark-dev libjpeg-turbo-progs xz-utils
+  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils
 )
 
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
