@@ -267,6 +267,48 @@ bool UsesMoreThanTwoColours(const std::array<bool, 256>& index_used, int transpa
   return distinct > 2;
 }
 
+// Where the frame's pixels are decoded: the common case, one frame exactly
+// covering the screen in row order, straight into the output (kInPlace); a
+// frame inside the screen (interlaced, or smaller and offset) straight into
+// its display rows (kToRows); only a frame reaching past the screen, whose
+// clipped pixels the LZW decoder still reads back, through a frame buffer
+// (kToBuffer).
+enum class Placement { kInPlace, kToRows, kToBuffer };
+
+Placement ChoosePlacement(const GifFileType& gif) {
+  const GifImageDesc& frame = gif.Image;
+  if (frame.Left == 0 && frame.Top == 0 && frame.Width == gif.SWidth && frame.Height == gif.SHeight &&
+      !frame.Interlace) {
+    return Placement::kInPlace;
+  }
+  const bool inside_screen =
+      int64_t{frame.Left} + frame.Width <= gif.SWidth && int64_t{frame.Top} + frame.Height <= gif.SHeight;
+  return inside_screen ? Placement::kToRows : Placement::kToBuffer;
+}
+
+// Maps the decoded frame's palette indices to mask values where they lie.
+void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector<uint8_t>& indices,
+               const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used, MaskImage* out) {
+  if (placement == Placement::kToBuffer) {
+    PlaceClippedFrame(frame, indices, value, out);
+    return;
+  }
+  // Carvana-style masks (index 0 black, index 1 white) map every used index
+  // to itself: then there is nothing left to do per pixel.
+  bool identity = true;
+  for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
+  if (identity) return;
+  const IndexMapping mapping(value, index_used);
+  if (placement == Placement::kInPlace) {
+    mapping.Apply(out->pixels.data(), out->pixels.size());
+    return;
+  }
+  const size_t width = static_cast<size_t>(out->width);
+  for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
+    mapping.Apply(out->pixels.data() + static_cast<size_t>(y) * width + frame.Left, static_cast<size_t>(frame.Width));
+  }
+}
+
 }  // namespace
 
 Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out,
@@ -290,23 +332,14 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   const GifImageDesc& frame = gif->Image;
   const int64_t screen_pixels = static_cast<int64_t>(gif->SWidth) * gif->SHeight;
   const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
-  // Where the frame's pixels are decoded: the common case, one frame exactly
-  // covering the screen in row order, straight into the output; a frame
-  // inside the screen (interlaced, or smaller and offset) straight into its
-  // display rows; only a frame reaching past the screen, whose clipped
-  // pixels the LZW decoder still reads back, through a frame buffer.
-  const bool inside_screen = int64_t{frame.Left} + frame.Width <= gif->SWidth &&
-                             int64_t{frame.Top} + frame.Height <= gif->SHeight;
-  const bool decode_in_place = frame.Left == 0 && frame.Top == 0 && frame.Width == gif->SWidth &&
-                               frame.Height == gif->SHeight && !frame.Interlace;
-  const bool decode_to_rows = !decode_in_place && inside_screen;
-  const bool decode_to_buffer = !decode_in_place && !inside_screen;
+  const Placement placement = ChoosePlacement(*gif);
   // What this file makes the decoder hold, before anything is allocated:
   // the canvas, and the row table or the frame buffer.
   const int64_t needed =
       std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
-      (decode_to_buffer ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels) : 0) +
-      (decode_to_rows ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*)) : 0);
+      (placement == Placement::kToBuffer ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels)
+                                         : 0) +
+      (placement == Placement::kToRows ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*)) : 0);
   if (needed > budget_bytes) {
     return errors.Fail(ErrorKind::kTooLarge,
                        "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
@@ -326,12 +359,12 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   out->pixels.resize(static_cast<size_t>(out->width) * out->height);
   const size_t width = static_cast<size_t>(out->width);
   uint8_t* const canvas = out->pixels.data();
-  if (!decode_in_place) ClearOutsideFrame(frame, out);
+  if (placement != Placement::kInPlace) ClearOutsideFrame(frame, out);
   std::array<bool, 256> index_used{};
   GifLzwDecoder::Result decoded;
-  if (decode_in_place) {
+  if (placement == Placement::kInPlace) {
     decoded = lzw_.Decode(compressed_, min_code_size, out->pixels, &index_used);
-  } else if (decode_to_rows) {
+  } else if (placement == Placement::kToRows) {
     // Stored row k goes to its display row.
     rows_.clear();
     InStoredOrder(frame, [&](int frame_row) {
@@ -349,22 +382,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   }
 
   const std::array<uint8_t, 256> value = MaskValues(*palette, transparent_index, options_.mask_threshold);
-  // Carvana-style masks (index 0 black, index 1 white) map every used index
-  // to itself: then there is nothing left to do per pixel.
-  bool identity = true;
-  for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
-  const IndexMapping mapping(value, index_used);
-  if (decode_in_place) {
-    if (!identity) mapping.Apply(out->pixels.data(), out->pixels.size());
-  } else if (decode_to_rows) {
-    if (!identity) {
-      for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
-        mapping.Apply(canvas + static_cast<size_t>(y) * width + frame.Left, static_cast<size_t>(frame.Width));
-      }
-    }
-  } else {
-    PlaceClippedFrame(frame, indices_, value, out);
-  }
+  MapToMask(frame, placement, indices_, value, index_used, out);
   out->used_more_than_two_colours = UsesMoreThanTwoColours(index_used, transparent_index, *palette);
   return {};
 }
