@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 
+#include "segfeed/export.h"
 #include "segfeed/augment.h"
 #include "segfeed/options.h"
 
@@ -38,7 +39,7 @@ struct TensorView {
 // loader may run out of buffers and wait). The data stays valid for the
 // lease's lifetime, even after the Loader itself is destroyed.
 // Thread-compatible: a lease may be moved to and released on any thread.
-class Lease {
+class SEGFEED_EXPORT Lease {
  public:
   Lease(Lease&& other) noexcept;
   Lease& operator=(Lease&& other) noexcept;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "segfeed/export.h"
+
 namespace segfeed {
 
 // What this copy of libsegfeed was built with. Useful in bug reports and for
@@ -20,6 +22,6 @@ struct BuildInfo {
 };
 
 // Thread-safe; cheap enough to call once per program.
-BuildInfo GetBuildInfo();
+SEGFEED_EXPORT BuildInfo GetBuildInfo();
 
 }  // namespace segfeed

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "segfeed/export.h"
 #include "segfeed/batch.h"
 
 namespace segfeed {
@@ -19,6 +20,6 @@ namespace segfeed {
 // Throws std::runtime_error when segfeed was built without the CUDA runtime
 // or CUDA refuses the copy (no device, bad pointers), naming the reason; the
 // lease is released in that case.
-void UploadAsync(Lease lease, void* device_images, void* device_masks, void* cuda_stream);
+SEGFEED_EXPORT void UploadAsync(Lease lease, void* device_images, void* device_masks, void* cuda_stream);
 
 }  // namespace segfeed

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "segfeed/export.h"
 #include "segfeed/errors.h"
 
 namespace segfeed {
@@ -15,7 +16,7 @@ namespace segfeed {
 // `image_dir/<stem><ext>` pairs with the mask
 // `mask_dir/<stem><mask_suffix><mask ext>`. Extensions match
 // case-insensitively (".jpg" matches "a.JPG").
-struct DatasetSpec {
+struct SEGFEED_EXPORT DatasetSpec {
   // Folder holding the photos.
   std::filesystem::path image_dir;
   // Folder holding the masks; may be the same folder as image_dir.
@@ -46,7 +47,7 @@ struct SamplePair {
 // stem's bytes), so that millions of pairs cost megabytes, not gigabytes.
 // Elements are made on access: operator[] and the iterator return a
 // SamplePair by value. Immutable once listed; safe to read from any thread.
-class PairList {
+class SEGFEED_EXPORT PairList {
  public:
   class Iterator {
    public:
@@ -131,7 +132,7 @@ struct Dataset {
 // bytes, so spaces and UTF-8 work. Throws ConfigError for an invalid spec
 // (no extensions, an empty folder path) and FileError (io_error) when a
 // folder cannot be listed.
-Dataset ListDataset(const DatasetSpec& spec);
+SEGFEED_EXPORT Dataset ListDataset(const DatasetSpec& spec);
 
 // What a JPEG warning (e.g. "Premature end of JPEG file") means.
 enum class JpegWarnings {
@@ -184,6 +185,6 @@ struct DecodeOptions {
 
 // Throws ConfigError naming the field and the value if `options` is invalid
 // (max_pixels < 1, mask_threshold outside 0-255).
-void ValidateDecodeOptions(const DecodeOptions& options);
+SEGFEED_EXPORT void ValidateDecodeOptions(const DecodeOptions& options);
 
 }  // namespace segfeed

@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "segfeed/export.h"
+
 namespace segfeed {
 
 // What went wrong with a file. The names returned by ErrorKindName() are
@@ -22,7 +24,7 @@ enum class ErrorKind {
 };
 
 // "missing_mask", "orphan_mask", "corrupt_image", ... (snake_case).
-std::string_view ErrorKindName(ErrorKind kind);
+SEGFEED_EXPORT std::string_view ErrorKindName(ErrorKind kind);
 
 // A problem with one file: which file, what kind of problem, and a detail a
 // person can act on ("truncated GIF (read 812 of 4096 bytes)").
@@ -37,7 +39,7 @@ struct Error {
 
 // Thrown from the public API when a stream stops on a bad file
 // (OnBadFile::kFail). Carries the Error that stopped it.
-class FileError : public std::runtime_error {
+class SEGFEED_EXPORT FileError : public std::runtime_error {
  public:
   explicit FileError(Error error);
   const Error& error() const noexcept { return error_; }
@@ -52,21 +54,21 @@ class FileError : public std::runtime_error {
 // still alive with prefetch_batches = 1 (`batch = loader.Next();` keeps the
 // old lease until the assignment). Release a lease, or raise
 // prefetch_batches, and call Next() again: the loader is still usable.
-class PoolExhausted : public std::runtime_error {
+class SEGFEED_EXPORT PoolExhausted : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // Thrown from Loader::Next(timeout) when no batch was ready in time. Nothing
 // changed: call Next() again for the same batch.
-class NextTimeout : public std::runtime_error {
+class SEGFEED_EXPORT NextTimeout : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // Thrown from constructors when an option is invalid. The message names the
 // option and the bad value: "batch_size must be >= 1 (got 0)".
-class ConfigError : public std::invalid_argument {
+class SEGFEED_EXPORT ConfigError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "segfeed/export.h"
 #include "segfeed/batch.h"
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
@@ -100,7 +101,7 @@ struct LoaderStats {
 // wide) because OpenCV's own parallel loops would otherwise escape that
 // arena and oversubscribe the cores. Loader methods are called from one
 // consumer thread; leases may be released on any thread.
-class Loader {
+class SEGFEED_EXPORT Loader {
  public:
   // Lists the dataset and allocates the pool. Throws ConfigError for invalid
   // options, a dataset without a complete pair, an epoch without a batch

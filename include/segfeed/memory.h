@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "segfeed/export.h"
+
 namespace segfeed {
 
 // Where batch buffers may come from. Pinned (page-locked) host memory lets a
@@ -22,9 +24,9 @@ enum class PoolKind {
 };
 
 // "auto", "cuda", "mlock", "off".
-std::string_view PinnedModeName(PinnedMode mode);
+SEGFEED_EXPORT std::string_view PinnedModeName(PinnedMode mode);
 // "cuda_host", "mlocked", "pageable".
-std::string_view PoolKindName(PoolKind kind);
+SEGFEED_EXPORT std::string_view PoolKindName(PoolKind kind);
 
 struct LoaderOptions;
 struct Dataset;
@@ -75,15 +77,15 @@ struct MemoryPlan {
 // Plans for `options` (validated; throws ConfigError) and photos of
 // source_width x source_height pixels (each at most max_pixels). threads = 0
 // resolves to the cores.
-MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height);
+SEGFEED_EXPORT MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height);
 
 // Adds the memory of `dataset`'s listing and of the loader's per-pair
 // state to `plan` (listing_bytes and total_bytes).
-void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan);
+SEGFEED_EXPORT void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan);
 
 // Throws ConfigError, giving the bytes, when `plan` cannot fit this machine:
 // more than its physical memory, or than the process's address-space or
 // data-segment limit.
-void CheckPlanFitsMachine(const MemoryPlan& plan);
+SEGFEED_EXPORT void CheckPlanFitsMachine(const MemoryPlan& plan);
 
 }  // namespace segfeed

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 
+#include "segfeed/export.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 
@@ -88,7 +89,7 @@ struct AugmentOptions {
 };
 
 // Throws ConfigError ("rotation_fraction must be in [0, 0.5] (got 0.7)").
-void ValidateAugmentOptions(const AugmentOptions& options);
+SEGFEED_EXPORT void ValidateAugmentOptions(const AugmentOptions& options);
 
 // ---------------------------------------------------------------------------
 // Output tensors (see DESIGN.md, "Outputs")
@@ -127,16 +128,16 @@ struct OutputOptions {
 };
 
 // Throws ConfigError ("normalize requires a float image_dtype (got uint8)").
-void ValidateOutputOptions(const OutputOptions& options);
+SEGFEED_EXPORT void ValidateOutputOptions(const OutputOptions& options);
 
 // Element sizes in bytes, for computing strides and buffer sizes.
-int ImageDtypeBytes(ImageDtype dtype);
-int MaskDtypeBytes(MaskDtype dtype);
+SEGFEED_EXPORT int ImageDtypeBytes(ImageDtype dtype);
+SEGFEED_EXPORT int MaskDtypeBytes(MaskDtype dtype);
 
 // Stable lower-case names ("float16", "nchw"), for messages and the CLI.
-const char* ImageDtypeName(ImageDtype dtype);
-const char* MaskDtypeName(MaskDtype dtype);
-const char* LayoutName(Layout layout);
+SEGFEED_EXPORT const char* ImageDtypeName(ImageDtype dtype);
+SEGFEED_EXPORT const char* MaskDtypeName(MaskDtype dtype);
+SEGFEED_EXPORT const char* LayoutName(Layout layout);
 
 // ---------------------------------------------------------------------------
 // The loader (see DESIGN.md, "Data flow", "Memory model", "Determinism")
@@ -209,6 +210,6 @@ struct LoaderOptions {
 
 // Throws ConfigError naming the field and the value
 // ("batch_size must be >= 1 (got 0)"); also validates the nested structs.
-void ValidateLoaderOptions(const LoaderOptions& options);
+SEGFEED_EXPORT void ValidateLoaderOptions(const LoaderOptions& options);
 
 }  // namespace segfeed

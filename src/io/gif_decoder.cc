@@ -66,178 +66,305 @@ class IndexMapping {
   int foreground_index_ = kTable;
 };
 
+// Builds the errors of one file: each names the path; a giflib failure
+// says whether the data ran out (by far the most common cause).
+class GifErrors {
+ public:
+  GifErrors(std::span<const uint8_t> bytes, std::string_view path, const GifMemorySource& source)
+      : bytes_(bytes), path_(path), source_(source) {}
+
+  Error Fail(ErrorKind kind, std::string detail) const { return Error{kind, std::string(path_), std::move(detail)}; }
+
+  Error Corrupt(int giflib_error, const std::string& where) const {
+    if (source_.ran_out) {
+      return Fail(ErrorKind::kCorruptMask,
+                  "truncated GIF: data ends after " + std::to_string(bytes_.size()) + " bytes " + where);
+    }
+    const char* reason = GifErrorString(giflib_error);
+    return Fail(ErrorKind::kCorruptMask,
+                std::string("corrupt GIF: ") + (reason ? reason : "unknown giflib error") + " " + where);
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  std::string_view path_;
+  const GifMemorySource& source_;
+};
+
+Status CheckScreen(const GifFileType& gif, int64_t max_pixels, const GifErrors& errors) {
+  const int64_t screen_pixels = static_cast<int64_t>(gif.SWidth) * gif.SHeight;
+  if (gif.SWidth <= 0 || gif.SHeight <= 0) {
+    return errors.Fail(ErrorKind::kCorruptMask, "GIF logical screen is " + std::to_string(gif.SWidth) + "x" +
+                                                    std::to_string(gif.SHeight));
+  }
+  if (screen_pixels > max_pixels) {
+    return errors.Fail(ErrorKind::kTooLarge,
+                       "GIF logical screen claims " + std::to_string(gif.SWidth) + "x" +
+                           std::to_string(gif.SHeight) + " = " + std::to_string(screen_pixels) +
+                           " pixels, more than max_pixels = " + std::to_string(max_pixels));
+  }
+  return {};
+}
+
+// Reads the records before the first frame: extensions, of which only the
+// graphics control block (transparency) matters for a mask. Gives the
+// transparent index (NO_TRANSPARENT_COLOR when none) and stops at the first
+// frame's descriptor.
+Result<int> ReadToFirstFrame(GifFileType* gif, const GifErrors& errors) {
+  int transparent_index = NO_TRANSPARENT_COLOR;
+  for (;;) {
+    GifRecordType record = UNDEFINED_RECORD_TYPE;
+    if (DGifGetRecordType(gif, &record) == GIF_ERROR) return errors.Corrupt(gif->Error, "before the first frame");
+    if (record == IMAGE_DESC_RECORD_TYPE) return transparent_index;
+    if (record == TERMINATE_RECORD_TYPE) return errors.Fail(ErrorKind::kCorruptMask, "GIF contains no image");
+    if (record != EXTENSION_RECORD_TYPE) continue;
+    int code = 0;
+    GifByteType* block = nullptr;
+    if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in an extension block");
+    if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] == 4) {
+      GraphicsControlBlock control{};
+      if (DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK) transparent_index = control.TransparentColor;
+    }
+    while (block) {
+      if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in an extension block");
+    }
+  }
+}
+
+// The frame header at `descriptor` ends with the LZW minimum code size;
+// giflib refuses one over 8 as a failed read, which would say nothing of the
+// cause.
+Status CheckLzwCodeSize(std::span<const uint8_t> bytes, size_t descriptor, const GifErrors& errors) {
+  if (descriptor + 9 >= bytes.size()) return {};
+  const uint8_t packed = bytes[descriptor + 8];
+  const size_t local_colours = (packed & 0x80) ? size_t{3} << ((packed & 7) + 1) : 0;
+  if (const size_t at = descriptor + 9 + local_colours; at < bytes.size() && bytes[at] > 8) {
+    return errors.Fail(ErrorKind::kCorruptMask,
+                       "corrupt GIF: LZW minimum code size " + std::to_string(bytes[at]) + " is outside 1-8");
+  }
+  return {};
+}
+
+Status CheckFrame(const GifFileType& gif, int64_t max_pixels, const GifErrors& errors) {
+  const GifImageDesc& frame = gif.Image;
+  const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
+  if (frame.Width <= 0 || frame.Height <= 0) {
+    return errors.Fail(ErrorKind::kCorruptMask,
+                       "GIF frame is " + std::to_string(frame.Width) + "x" + std::to_string(frame.Height));
+  }
+  // Nothing of such a frame would be drawn: an all-background mask that
+  // only looks clean.
+  if (frame.Left >= gif.SWidth || frame.Top >= gif.SHeight) {
+    return errors.Fail(ErrorKind::kCorruptMask,
+                       "GIF frame at (" + std::to_string(frame.Left) + "," + std::to_string(frame.Top) + ") of " +
+                           std::to_string(frame.Width) + "x" + std::to_string(frame.Height) +
+                           " lies wholly outside the " + std::to_string(gif.SWidth) + "x" +
+                           std::to_string(gif.SHeight) + " screen");
+  }
+  if (frame_pixels > max_pixels) {
+    return errors.Fail(ErrorKind::kTooLarge,
+                       "GIF frame claims " + std::to_string(frame.Width) + "x" + std::to_string(frame.Height) +
+                           " = " + std::to_string(frame_pixels) +
+                           " pixels, more than max_pixels = " + std::to_string(max_pixels));
+  }
+  return {};
+}
+
+// Collects the frame's compressed sub-blocks into `compressed` (reused), so
+// the LZW decoder reads one contiguous span.
+Status GatherLzwData(GifFileType* gif, std::vector<uint8_t>* compressed, int* min_code_size,
+                     const GifErrors& errors) {
+  GifByteType* block = nullptr;
+  compressed->clear();
+  if (DGifGetCode(gif, min_code_size, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in the pixel data");
+  while (block) {
+    compressed->insert(compressed->end(), block + 1, block + 1 + block[0]);
+    if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in the pixel data");
+  }
+  return {};
+}
+
+// Background wherever the frame does not reach: above, below, and beside it.
+void ClearOutsideFrame(const GifImageDesc& frame, MaskImage* out) {
+  const size_t width = static_cast<size_t>(out->width);
+  uint8_t* const canvas = out->pixels.data();
+  const int left = std::min<int>(frame.Left, out->width);
+  const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
+  const int top = std::min<int>(frame.Top, out->height);
+  const int bottom = static_cast<int>(std::min<int64_t>(int64_t{frame.Top} + frame.Height, out->height));
+  std::fill(canvas, canvas + static_cast<size_t>(top) * width, 0);
+  std::fill(canvas + static_cast<size_t>(bottom) * width, canvas + out->pixels.size(), 0);
+  if (left > 0 || right < out->width) {
+    for (int y = top; y < bottom; ++y) {
+      uint8_t* row = canvas + static_cast<size_t>(y) * width;
+      std::fill(row, row + left, 0);
+      std::fill(row + right, row + width, 0);
+    }
+  }
+}
+
+std::string LzwFailure(GifLzwDecoder::Outcome outcome, int min_code_size) {
+  switch (outcome) {
+    case GifLzwDecoder::Outcome::kTruncated: return "compressed pixel data ends early";
+    case GifLzwDecoder::Outcome::kEndCodeTooEarly: return "end code before the last pixel";
+    case GifLzwDecoder::Outcome::kInvalidCode: return "invalid LZW code";
+    case GifLzwDecoder::Outcome::kBadCodeSize: return "LZW code size " + std::to_string(min_code_size) + " outside 1-8";
+    case GifLzwDecoder::Outcome::kComplete: break;
+  }
+  return {};
+}
+
+// Palette index -> mask value. Indices outside the palette and the
+// transparent one are background.
+std::array<uint8_t, 256> MaskValues(const ColorMapObject& palette, int transparent_index, int mask_threshold) {
+  std::array<uint8_t, 256> value{};
+  const int threshold_x1000 = mask_threshold * 1000;
+  for (int i = 0; i < palette.ColorCount && i < 256; ++i) {
+    const GifColorType& c = palette.Colors[i];
+    // Integer Rec. 601 luma x 1000, exact for the threshold comparison.
+    value[i] = 299 * c.Red + 587 * c.Green + 114 * c.Blue >= threshold_x1000 ? 1 : 0;
+  }
+  if (transparent_index >= 0 && transparent_index < 256) value[transparent_index] = 0;
+  return value;
+}
+
+// A frame reaching past the screen, decoded into `indices`: the visible
+// part of each stored row goes to its display row, mapped to mask values.
+void PlaceClippedFrame(const GifImageDesc& frame, const std::vector<uint8_t>& indices,
+                       const std::array<uint8_t, 256>& value, MaskImage* out) {
+  const size_t width = static_cast<size_t>(out->width);
+  const int left = std::min<int>(frame.Left, out->width);
+  const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
+  const size_t columns = right > left ? static_cast<size_t>(right - left) : 0;
+  int stored_row = 0;
+  InStoredOrder(frame, [&](int frame_row) {
+    const uint8_t* src = indices.data() + static_cast<size_t>(stored_row++) * frame.Width;
+    const int y = frame.Top + frame_row;
+    if (y >= out->height || columns == 0) return;  // clipped
+    uint8_t* row = out->pixels.data() + static_cast<size_t>(y) * width + left;
+    for (size_t x = 0; x < columns; ++x) row[x] = value[src[x]];
+  });
+}
+
+// Distinct colours in the frame; two indices with the same RGB are one
+// colour, every out-of-palette index together counts as one more.
+bool UsesMoreThanTwoColours(const std::array<bool, 256>& index_used, int transparent_index,
+                            const ColorMapObject& palette) {
+  constexpr uint32_t kOutsidePalette = 1u << 24;
+  std::array<uint32_t, 3> colours{};
+  int distinct = 0;
+  for (int i = 0; i < 256 && distinct <= 2; ++i) {
+    if (!index_used[i] || i == transparent_index) continue;
+    uint32_t rgb = kOutsidePalette;
+    if (i < palette.ColorCount) {
+      const GifColorType& c = palette.Colors[i];
+      rgb = (uint32_t{c.Red} << 16) | (uint32_t{c.Green} << 8) | c.Blue;
+    }
+    if (std::find(colours.begin(), colours.begin() + distinct, rgb) == colours.begin() + distinct) {
+      colours[distinct++] = rgb;
+    }
+  }
+  return distinct > 2;
+}
+
+// Where the frame's pixels are decoded: the common case, one frame exactly
+// covering the screen in row order, straight into the output (kInPlace); a
+// frame inside the screen (interlaced, or smaller and offset) straight into
+// its display rows (kToRows); only a frame reaching past the screen, whose
+// clipped pixels the LZW decoder still reads back, through a frame buffer
+// (kToBuffer).
+enum class Placement { kInPlace, kToRows, kToBuffer };
+
+Placement ChoosePlacement(const GifFileType& gif) {
+  const GifImageDesc& frame = gif.Image;
+  if (frame.Left == 0 && frame.Top == 0 && frame.Width == gif.SWidth && frame.Height == gif.SHeight &&
+      !frame.Interlace) {
+    return Placement::kInPlace;
+  }
+  const bool inside_screen =
+      int64_t{frame.Left} + frame.Width <= gif.SWidth && int64_t{frame.Top} + frame.Height <= gif.SHeight;
+  return inside_screen ? Placement::kToRows : Placement::kToBuffer;
+}
+
+// Maps the decoded frame's palette indices to mask values where they lie.
+void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector<uint8_t>& indices,
+               const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used, MaskImage* out) {
+  if (placement == Placement::kToBuffer) {
+    PlaceClippedFrame(frame, indices, value, out);
+    return;
+  }
+  // Carvana-style masks (index 0 black, index 1 white) map every used index
+  // to itself: then there is nothing left to do per pixel.
+  bool identity = true;
+  for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
+  if (identity) return;
+  const IndexMapping mapping(value, index_used);
+  if (placement == Placement::kInPlace) {
+    mapping.Apply(out->pixels.data(), out->pixels.size());
+    return;
+  }
+  const size_t width = static_cast<size_t>(out->width);
+  for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
+    mapping.Apply(out->pixels.data() + static_cast<size_t>(y) * width + frame.Left, static_cast<size_t>(frame.Width));
+  }
+}
+
 }  // namespace
 
 Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out,
                           int64_t budget_bytes) {
-  auto fail = [&](ErrorKind kind, std::string detail) {
-    return Error{kind, std::string(path), std::move(detail)};
-  };
-  if (SniffFormat(bytes) != SniffedFormat::kGif) {
-    return fail(ErrorKind::kUnsupportedFormat, "not a GIF file (" + DescribeContent(bytes) + ")");
-  }
   GifMemorySource source{bytes};
-  // Describes a giflib failure; truncation is by far the most common one.
-  auto corrupt = [&](int giflib_error, const std::string& where) {
-    if (source.ran_out) {
-      return fail(ErrorKind::kCorruptMask, "truncated GIF: data ends after " +
-                                               std::to_string(bytes.size()) + " bytes " + where);
-    }
-    const char* reason = GifErrorString(giflib_error);
-    return fail(ErrorKind::kCorruptMask,
-                std::string("corrupt GIF: ") + (reason ? reason : "unknown giflib error") + " " +
-                    where);
-  };
-
+  const GifErrors errors(bytes, path, source);
+  if (SniffFormat(bytes) != SniffedFormat::kGif) {
+    return errors.Fail(ErrorKind::kUnsupportedFormat, "not a GIF file (" + DescribeContent(bytes) + ")");
+  }
   int open_error = 0;
   std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadGifFromMemory, &open_error));
-  if (!gif) return corrupt(open_error, "in the header");
-  const int64_t screen_pixels = static_cast<int64_t>(gif->SWidth) * gif->SHeight;
-  if (gif->SWidth <= 0 || gif->SHeight <= 0) {
-    return fail(ErrorKind::kCorruptMask, "GIF logical screen is " + std::to_string(gif->SWidth) +
-                                             "x" + std::to_string(gif->SHeight));
-  }
-  if (screen_pixels > options_.max_pixels) {
-    return fail(ErrorKind::kTooLarge,
-                "GIF logical screen claims " + std::to_string(gif->SWidth) + "x" +
-                    std::to_string(gif->SHeight) + " = " + std::to_string(screen_pixels) +
-                    " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
-  }
-
-  // Records before the first frame: extensions, of which only the graphics
-  // control block (transparency) matters for a mask.
-  int transparent_index = NO_TRANSPARENT_COLOR;
-  for (;;) {
-    GifRecordType record = UNDEFINED_RECORD_TYPE;
-    if (DGifGetRecordType(gif.get(), &record) == GIF_ERROR) {
-      return corrupt(gif->Error, "before the first frame");
-    }
-    if (record == IMAGE_DESC_RECORD_TYPE) break;
-    if (record == TERMINATE_RECORD_TYPE) {
-      return fail(ErrorKind::kCorruptMask, "GIF contains no image");
-    }
-    if (record != EXTENSION_RECORD_TYPE) continue;
-    int code = 0;
-    GifByteType* block = nullptr;
-    if (DGifGetExtension(gif.get(), &code, &block) == GIF_ERROR) {
-      return corrupt(gif->Error, "in an extension block");
-    }
-    if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] == 4) {
-      GraphicsControlBlock control{};
-      if (DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK) {
-        transparent_index = control.TransparentColor;
-      }
-    }
-    while (block) {
-      if (DGifGetExtensionNext(gif.get(), &block) == GIF_ERROR) {
-        return corrupt(gif->Error, "in an extension block");
-      }
-    }
-  }
-  // The frame header ends with the LZW minimum code size; giflib refuses
-  // one over 8 as a failed read, which would say nothing of the cause.
-  if (const size_t descriptor = source.offset; descriptor + 9 < bytes.size()) {
-    const uint8_t packed = bytes[descriptor + 8];
-    const size_t local_colours = (packed & 0x80) ? size_t{3} << ((packed & 7) + 1) : 0;
-    if (const size_t at = descriptor + 9 + local_colours; at < bytes.size() && bytes[at] > 8) {
-      return fail(ErrorKind::kCorruptMask,
-                  "corrupt GIF: LZW minimum code size " + std::to_string(bytes[at]) + " is outside 1-8");
-    }
-  }
-  if (DGifGetImageDesc(gif.get()) == GIF_ERROR) return corrupt(gif->Error, "in the frame header");
+  if (!gif) return errors.Corrupt(open_error, "in the header");
+  if (Status status = CheckScreen(*gif, options_.max_pixels, errors); !status.ok()) return status;
+  const Result<int> transparent = ReadToFirstFrame(gif.get(), errors);
+  if (!transparent.ok()) return transparent.error();
+  const int transparent_index = transparent.value();
+  if (Status status = CheckLzwCodeSize(bytes, source.offset, errors); !status.ok()) return status;
+  if (DGifGetImageDesc(gif.get()) == GIF_ERROR) return errors.Corrupt(gif->Error, "in the frame header");
+  if (Status status = CheckFrame(*gif, options_.max_pixels, errors); !status.ok()) return status;
 
   const GifImageDesc& frame = gif->Image;
+  const int64_t screen_pixels = static_cast<int64_t>(gif->SWidth) * gif->SHeight;
   const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
-  if (frame.Width <= 0 || frame.Height <= 0) {
-    return fail(ErrorKind::kCorruptMask, "GIF frame is " + std::to_string(frame.Width) + "x" +
-                                             std::to_string(frame.Height));
-  }
-  // Nothing of such a frame would be drawn: an all-background mask that
-  // only looks clean.
-  if (frame.Left >= gif->SWidth || frame.Top >= gif->SHeight) {
-    return fail(ErrorKind::kCorruptMask, "GIF frame at (" + std::to_string(frame.Left) + "," +
-                                             std::to_string(frame.Top) + ") of " + std::to_string(frame.Width) +
-                                             "x" + std::to_string(frame.Height) + " lies wholly outside the " +
-                                             std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
-                                             " screen");
-  }
-  if (frame_pixels > options_.max_pixels) {
-    return fail(ErrorKind::kTooLarge,
-                "GIF frame claims " + std::to_string(frame.Width) + "x" +
-                    std::to_string(frame.Height) + " = " + std::to_string(frame_pixels) +
-                    " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
-  }
-  // Where the frame's pixels are decoded: the common case, one frame exactly
-  // covering the screen in row order, straight into the output; a frame
-  // inside the screen (interlaced, or smaller and offset) straight into its
-  // display rows; only a frame reaching past the screen, whose clipped
-  // pixels the LZW decoder still reads back, through a frame buffer.
-  const bool inside_screen = int64_t{frame.Left} + frame.Width <= gif->SWidth &&
-                             int64_t{frame.Top} + frame.Height <= gif->SHeight;
-  const bool decode_in_place = frame.Left == 0 && frame.Top == 0 && frame.Width == gif->SWidth &&
-                               frame.Height == gif->SHeight && !frame.Interlace;
-  const bool decode_to_rows = !decode_in_place && inside_screen;
-  const bool decode_to_buffer = !decode_in_place && !inside_screen;
+  const Placement placement = ChoosePlacement(*gif);
   // What this file makes the decoder hold, before anything is allocated:
   // the canvas, and the row table or the frame buffer.
   const int64_t needed =
       std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
-      (decode_to_buffer ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels) : 0) +
-      (decode_to_rows ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*)) : 0);
+      (placement == Placement::kToBuffer ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels)
+                                         : 0) +
+      (placement == Placement::kToRows ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*)) : 0);
   if (needed > budget_bytes) {
-    return fail(ErrorKind::kTooLarge, "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
-                                          std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
-                                          ", frame " + std::to_string(frame.Width) + "x" +
-                                          std::to_string(frame.Height) + "), more than the " +
-                                          std::to_string(budget_bytes) + " bytes left of the decode budget");
+    return errors.Fail(ErrorKind::kTooLarge,
+                       "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
+                           std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) + ", frame " +
+                           std::to_string(frame.Width) + "x" + std::to_string(frame.Height) + "), more than the " +
+                           std::to_string(budget_bytes) + " bytes left of the decode budget");
   }
   const ColorMapObject* palette = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
   if (!palette || !palette->Colors || palette->ColorCount <= 0) {
-    return fail(ErrorKind::kCorruptMask, "GIF has no colour table");
+    return errors.Fail(ErrorKind::kCorruptMask, "GIF has no colour table");
   }
-
-  // Collect the frame's compressed sub-blocks into one buffer (reused), so
-  // the LZW decoder reads one contiguous span.
   int min_code_size = 0;
-  GifByteType* block = nullptr;
-  compressed_.clear();
-  if (DGifGetCode(gif.get(), &min_code_size, &block) == GIF_ERROR) {
-    return corrupt(gif->Error, "in the pixel data");
-  }
-  while (block) {
-    compressed_.insert(compressed_.end(), block + 1, block + 1 + block[0]);
-    if (DGifGetCodeNext(gif.get(), &block) == GIF_ERROR) {
-      return corrupt(gif->Error, "in the pixel data");
-    }
-  }
+  if (Status status = GatherLzwData(gif.get(), &compressed_, &min_code_size, errors); !status.ok()) return status;
 
   out->width = gif->SWidth;
   out->height = gif->SHeight;
   out->pixels.resize(static_cast<size_t>(out->width) * out->height);
   const size_t width = static_cast<size_t>(out->width);
   uint8_t* const canvas = out->pixels.data();
-  if (!decode_in_place) {
-    // Background wherever the frame does not reach: above, below, and
-    // beside it.
-    const int left = std::min<int>(frame.Left, out->width);
-    const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
-    const int top = std::min<int>(frame.Top, out->height);
-    const int bottom = static_cast<int>(std::min<int64_t>(int64_t{frame.Top} + frame.Height, out->height));
-    std::fill(canvas, canvas + static_cast<size_t>(top) * width, 0);
-    std::fill(canvas + static_cast<size_t>(bottom) * width, canvas + out->pixels.size(), 0);
-    if (left > 0 || right < out->width) {
-      for (int y = top; y < bottom; ++y) {
-        uint8_t* row = canvas + static_cast<size_t>(y) * width;
-        std::fill(row, row + left, 0);
-        std::fill(row + right, row + width, 0);
-      }
-    }
-  }
+  if (placement != Placement::kInPlace) ClearOutsideFrame(frame, out);
   std::array<bool, 256> index_used{};
   GifLzwDecoder::Result decoded;
-  if (decode_in_place) {
+  if (placement == Placement::kInPlace) {
     decoded = lzw_.Decode(compressed_, min_code_size, out->pixels, &index_used);
-  } else if (decode_to_rows) {
+  } else if (placement == Placement::kToRows) {
     // Stored row k goes to its display row.
     rows_.clear();
     InStoredOrder(frame, [&](int frame_row) {
@@ -249,77 +376,14 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     decoded = lzw_.Decode(compressed_, min_code_size, indices_, &index_used);
   }
   if (decoded.outcome != GifLzwDecoder::Outcome::kComplete) {
-    std::string reason;
-    switch (decoded.outcome) {
-      case GifLzwDecoder::Outcome::kTruncated: reason = "compressed pixel data ends early"; break;
-      case GifLzwDecoder::Outcome::kEndCodeTooEarly: reason = "end code before the last pixel"; break;
-      case GifLzwDecoder::Outcome::kInvalidCode: reason = "invalid LZW code"; break;
-      case GifLzwDecoder::Outcome::kBadCodeSize:
-        reason = "LZW code size " + std::to_string(min_code_size) + " outside 1-8";
-        break;
-      case GifLzwDecoder::Outcome::kComplete: break;
-    }
-    return fail(ErrorKind::kCorruptMask,
-                "corrupt GIF: " + reason + " (decoded " + std::to_string(decoded.pixels_written) +
-                    " of " + std::to_string(frame_pixels) + " pixels)");
+    return errors.Fail(ErrorKind::kCorruptMask, "corrupt GIF: " + LzwFailure(decoded.outcome, min_code_size) +
+                                                    " (decoded " + std::to_string(decoded.pixels_written) + " of " +
+                                                    std::to_string(frame_pixels) + " pixels)");
   }
 
-  // Palette index -> mask value. Indices outside the palette and the
-  // transparent one are background.
-  std::array<uint8_t, 256> value{};
-  const int threshold_x1000 = options_.mask_threshold * 1000;
-  for (int i = 0; i < palette->ColorCount && i < 256; ++i) {
-    const GifColorType& c = palette->Colors[i];
-    // Integer Rec. 601 luma x 1000, exact for the threshold comparison.
-    value[i] = 299 * c.Red + 587 * c.Green + 114 * c.Blue >= threshold_x1000 ? 1 : 0;
-  }
-  if (transparent_index >= 0 && transparent_index < 256) value[transparent_index] = 0;
-  // Carvana-style masks (index 0 black, index 1 white) map every used index
-  // to itself: then there is nothing left to do per pixel.
-  bool identity = true;
-  for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
-  const IndexMapping mapping(value, index_used);
-
-  if (decode_in_place) {
-    if (!identity) mapping.Apply(out->pixels.data(), out->pixels.size());
-  } else if (decode_to_rows) {
-    if (!identity) {
-      for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
-        mapping.Apply(canvas + static_cast<size_t>(y) * width + frame.Left, static_cast<size_t>(frame.Width));
-      }
-    }
-  } else {
-    // Clipped: the visible part of each stored row to its display row.
-    const int left = std::min<int>(frame.Left, out->width);
-    const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
-    const size_t columns = right > left ? static_cast<size_t>(right - left) : 0;
-    int stored_row = 0;
-    InStoredOrder(frame, [&](int frame_row) {
-      const uint8_t* src = indices_.data() + static_cast<size_t>(stored_row++) * frame.Width;
-      const int y = frame.Top + frame_row;
-      if (y >= out->height || columns == 0) return;  // clipped
-      uint8_t* row = canvas + static_cast<size_t>(y) * width + left;
-      for (size_t x = 0; x < columns; ++x) row[x] = value[src[x]];
-    });
-  }
-
-  // Distinct colours in the frame; two indices with the same RGB are one
-  // colour, every out-of-palette index together counts as one more.
-  constexpr uint32_t kOutsidePalette = 1u << 24;
-  std::array<uint32_t, 3> colours{};
-  int distinct = 0;
-  for (int i = 0; i < 256 && distinct <= 2; ++i) {
-    if (!index_used[i] || i == transparent_index) continue;
-    uint32_t rgb = kOutsidePalette;
-    if (i < palette->ColorCount) {
-      const GifColorType& c = palette->Colors[i];
-      rgb = (uint32_t{c.Red} << 16) | (uint32_t{c.Green} << 8) | c.Blue;
-    }
-    if (std::find(colours.begin(), colours.begin() + distinct, rgb) == colours.begin() + distinct) {
-      colours[distinct++] = rgb;
-    }
-  }
-  out->used_more_than_two_colours = distinct > 2;
+  const std::array<uint8_t, 256> value = MaskValues(*palette, transparent_index, options_.mask_threshold);
+  MapToMask(frame, placement, indices_, value, index_used, out);
+  out->used_more_than_two_colours = UsesMoreThanTwoColours(index_used, transparent_index, *palette);
   return {};
 }
 

@@ -13,17 +13,10 @@
 #include <vector>
 
 #include "memory/buffer_pool.h"
+#include "pipeline/sample_task.h"
 #include "result.h"
 
 namespace segfeed::internal {
-
-// One sample to load: where it sits in the epoch and where its bytes go.
-struct SampleTask {
-  int64_t batch = 0;     // batch index within the epoch
-  int slot = 0;          // slot within the batch
-  int buffer = 0;        // pool buffer that holds the batch
-  int64_t position = 0;  // batch * batch_size + slot: index into the epoch order
-};
 
 // A batch whose samples have all been attempted, handed on in batch order.
 struct FilledBatch {
@@ -34,19 +27,27 @@ struct FilledBatch {
   std::optional<Error> error;
 };
 
-// The flow graph of one epoch (see DESIGN.md, "Data flow"):
+// The flow graph of one epoch, with DESIGN.md's stages ("Data flow") in
+// brackets:
 //
 //   batches ──► claim_buffer ◄── free_buffers ◄── pool (released leases)
 //                    │
 //                    ▼
-//              split_batch ──► load_sample ──► fill_slot ──► in_order ──► publish
+//              split_batch ──► load_sample ──► complete_batch ──► in_order ──► publish
+//                              [read+decode,                      [ready queue, in order]
+//                               augment+resize
+//                               into the batch slot]
 //
 // `batches` emits batch indices first_batch, first_batch + 1, ... A batch
-// starts only when `claim_buffer` pairs it with a free pool buffer, so the
-// samples in flight never exceed pool buffers x batch_size, whatever the
-// consumer does. `load_sample` runs up to `workers` samples at once, each with
-// a worker index in [0, workers) that owns per-thread scratch. `in_order`
-// restores batch order, and `publish` hands each batch on serially.
+// starts only when `claim_buffer` (a reserving join) pairs it with a free
+// pool buffer, so the samples in flight never exceed pool buffers x
+// batch_size, whatever the consumer does. `load_sample` runs up to `workers`
+// samples at once, each with a worker index in [0, workers) that owns
+// per-thread scratch, and writes the sample into its slot. `complete_batch`
+// counts the finished slots of each batch, keeps the error of its lowest
+// failed slot, and forwards the batch when its last slot is done.
+// `in_order` restores batch order, and `publish` hands each batch on
+// serially.
 //
 // Thread-safety: construct, Stop() and destroy from one thread; callbacks
 // run on the arena's threads.
@@ -97,7 +98,16 @@ class BatchGraph {
     int error_slot = 0;          // guarded by error_mu
   };
 
+  using SplitNode = tbb::flow::multifunction_node<std::tuple<int64_t, int>, std::tuple<SampleTask>>;
+  using CompleteNode = tbb::flow::multifunction_node<SampleDone, std::tuple<FilledBatch>>;
+
   void Build();
+  // The bodies of the nodes of the same names.
+  int64_t NextBatch(tbb::flow_control& control);
+  void SplitBatch(const std::tuple<int64_t, int>& claim, SplitNode::output_ports_type& ports);
+  SampleDone LoadSample(const SampleTask& task);
+  void CompleteBatch(const SampleDone& done, CompleteNode::output_ports_type& ports);
+  tbb::flow::continue_msg Publish(FilledBatch filled);
 
   tbb::task_arena* arena_;
   BufferPool* pool_;
@@ -116,11 +126,9 @@ class BatchGraph {
   std::unique_ptr<tbb::flow::input_node<int64_t>> batches_;
   std::unique_ptr<tbb::flow::buffer_node<int>> free_buffers_;
   std::unique_ptr<tbb::flow::join_node<std::tuple<int64_t, int>, tbb::flow::reserving>> claim_buffer_;
-  using SplitNode = tbb::flow::multifunction_node<std::tuple<int64_t, int>, std::tuple<SampleTask>>;
   std::unique_ptr<SplitNode> split_batch_;
   std::unique_ptr<tbb::flow::function_node<SampleTask, SampleDone>> load_sample_;
-  using FillNode = tbb::flow::multifunction_node<SampleDone, std::tuple<FilledBatch>>;
-  std::unique_ptr<FillNode> fill_slot_;
+  std::unique_ptr<CompleteNode> complete_batch_;
   std::unique_ptr<tbb::flow::sequencer_node<FilledBatch>> in_order_;
   std::unique_ptr<tbb::flow::function_node<FilledBatch>> publish_;
 };

@@ -9,21 +9,17 @@
 #include <cstring>
 #include <mutex>
 #include <opencv2/core/utility.hpp>
-#include <set>
-#include <unordered_map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include "augment/sample_augmenter.h"
-#include "counter_rng.h"
 #include "io/jpeg_decoder.h"
-#include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
 #include "pipeline/batch_graph.h"
 #include "pipeline/epoch_plan.h"
 #include "pipeline/planned_source.h"
 #include "pipeline/ready_queue.h"
+#include "pipeline/sample_loader.h"
 #include "pipeline/worker_arena.h"
 #include "stage_clock.h"
 
@@ -31,13 +27,6 @@ namespace segfeed {
 namespace internal {
 namespace {
 
-// Replacement samples for skipped files are drawn from this stream.
-constexpr uint64_t kReplacementSalt = 0x2E91ACE;
-// A slot gives up after this many draws without a good pair. Pairs already
-// known to be bad cost no reading, so this trips only on a dataset almost
-// all bad (with 90% bad pairs a slot fails once in 10^11), where training
-// would be meaningless and retrying forever would hang.
-constexpr int kMaxDrawsPerSlot = 256;
 // Unpaired images named in the error that stops a kFail loader.
 constexpr size_t kUnpairedListed = 5;
 
@@ -93,30 +82,6 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
          " pairs with the mask <stem>" + spec.mask_suffix + spec.mask_extensions.front();
 }
 
-// One decode thread's tools and scratch; only the worker holding its index
-// touches it.
-struct Worker {
-  explicit Worker(const LoaderOptions& options) : reader(options.decode), augmenter(options.augment, options.output) {}
-
-  // Copies what the buffers hold into the counters below; the worker calls
-  // it after each pair.
-  void PublishMemory() {
-    scratch_bytes = reader.scratch_bytes() + augmenter.scratch_bytes();
-    read_buffer_bytes = reader.read_buffer_bytes();
-    peak_scratch_bytes = reader.peak_scratch_bytes() + augmenter.scratch_bytes();
-    peak_read_buffer_bytes = reader.peak_read_buffer_bytes();
-  }
-
-  PairReader reader;
-  SampleAugmenter augmenter;
-  // For stats(), which may run while the worker loads: the buffers
-  // themselves are the worker's alone.
-  std::atomic<size_t> scratch_bytes{0};
-  std::atomic<size_t> read_buffer_bytes{0};
-  std::atomic<size_t> peak_scratch_bytes{0};
-  std::atomic<size_t> peak_read_buffer_bytes{0};
-};
-
 }  // namespace
 
 class LoaderRuntime {
@@ -138,16 +103,7 @@ class LoaderRuntime {
   int64_t samples_per_epoch() const { return samples_per_epoch_; }
 
  private:
-  Status LoadSample(const SampleTask& task, int worker);
-  // Reads, decodes and augments pair `id` into the task's slot.
-  Status LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task, Worker& worker);
-  // The next pair a slot tries: its planned pair, then replacements.
-  uint32_t DrawPair(const SampleTask& task, int draw) const;
   void Publish(FilledBatch filled);
-  // Remembers pair `id` as bad and lists its file once.
-  void RecordBadPair(uint32_t id, const Error& error);
-  // The error that stops a slot after `draws` draws, the last of pair `id`.
-  Error GiveUpError(uint32_t id, int draws) const;
   void StopGraph();
 
   LoaderOptions options_;
@@ -158,7 +114,6 @@ class LoaderRuntime {
   int64_t samples_per_epoch_ = 0;
   MemoryPlan plan_;
   std::shared_ptr<BatchBuffers> buffers_;
-  std::vector<std::unique_ptr<Worker>> workers_;
   WorkerArena arena_;
   ReadyQueue ready_;
 
@@ -172,23 +127,12 @@ class LoaderRuntime {
   int max_in_flight_ = 0;
 
   // Counters written by the graph's threads.
-  std::atomic<int64_t> samples_loaded_{0};
-  std::atomic<int64_t> samples_skipped_{0};
-  std::atomic<int64_t> samples_replaced_{0};
   std::atomic<int64_t> batches_delivered_{0};
-  std::atomic<int64_t> input_bytes_{0};
-  // Pairs that failed once, by id: a replacement draw skips them without
-  // reading (they would fail the same way, so the stream does not change).
-  std::unique_ptr<std::atomic<bool>[]> known_bad_;
-  std::atomic<int64_t> known_bad_count_{0};
-  std::atomic<int64_t> read_ns_{0}, image_decode_ns_{0}, mask_decode_ns_{0}, warp_ns_{0}, jitter_ns_{0},
-      convert_ns_{0}, wait_ns_{0};
-  mutable std::mutex skipped_mu_;
-  std::vector<Error> skipped_files_;               // guarded by skipped_mu_
-  std::set<std::string> skipped_paths_;            // guarded by skipped_mu_
-  std::unordered_map<uint32_t, Error> bad_pairs_;  // guarded by skipped_mu_
+  std::atomic<int64_t> wait_ns_{0};
   std::vector<Error> unpaired_files_;
 
+  // Fills slots for the graph; uses dataset_, plan_spec_ and buffers_.
+  std::unique_ptr<SampleLoader> samples_;
   // Last: destroyed (stopped) before everything it uses.
   std::unique_ptr<BatchGraph> graph_;
 };
@@ -244,7 +188,6 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     throw ConfigError("drop_last leaves no batch: an epoch of this shard has " + std::to_string(shard_samples) +
                       " samples, fewer than batch_size " + std::to_string(options_.batch_size));
   }
-  known_bad_ = std::make_unique<std::atomic<bool>[]>(dataset_.pairs.size());
 
   // The plan is for the dataset's typical photo; pairs up to the budget it
   // gives are decoded, larger ones are too_large.
@@ -266,14 +209,9 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   buffers_ = std::make_shared<BatchBuffers>(options_.prefetch_batches, options_.batch_size, options_.output,
                                             options_.augment.output_width, options_.augment.output_height,
                                             options_.pinned);
-  workers_.reserve(threads_);
-  for (int i = 0; i < threads_; ++i) {
-    workers_.push_back(std::make_unique<Worker>(options_));
-    workers_.back()->reader.Reserve(source_width, source_height, options_.augment.output_width,
-                                    options_.augment.output_height,
-                                    static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
-    workers_.back()->PublishMemory();
-  }
+  samples_ = std::make_unique<SampleLoader>(options_, dataset_, plan_spec_.sample_ids, buffers_.get(), threads_,
+                                            source_width, source_height,
+                                            static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
 }
 
 void LoaderRuntime::StopGraph() {
@@ -298,6 +236,7 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
   epoch_ = epoch;
   plan_spec_.epoch = epoch;
   epoch_plan_ = MakeEpochPlan(plan_spec_);
+  samples_->StartEpoch(epoch, &epoch_plan_.order);
   next_batch_ = first_batch;
   epoch_started_ = true;
   if (first_batch == epoch_plan_.batch_count) return;
@@ -309,100 +248,9 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
   shape.batch_size = options_.batch_size;
   shape.workers = threads_;
   BatchGraph::Callbacks callbacks;
-  callbacks.load_sample = [this](const SampleTask& task, int worker) { return LoadSample(task, worker); };
+  callbacks.load_sample = [this](const SampleTask& task, int worker) { return samples_->Load(task, worker); };
   callbacks.publish = [this](FilledBatch filled) { Publish(std::move(filled)); };
   graph_ = std::make_unique<BatchGraph>(arena_.arena(), &buffers_->pool, std::move(shape), std::move(callbacks));
-}
-
-uint32_t LoaderRuntime::DrawPair(const SampleTask& task, int draw) const {
-  if (draw == 0) return epoch_plan_.order[task.position];
-  const CounterRng replacements(options_.seed ^ kReplacementSalt, static_cast<uint64_t>(epoch_),
-                                static_cast<uint64_t>(task.position));
-  return plan_spec_.sample_ids[replacements.At(draw) % plan_spec_.sample_ids.size()];
-}
-
-// The pairs a slot tries are a fixed sequence (its planned pair, then
-// replacements drawn by seed, epoch and position), and whether a pair is
-// good depends on its files only, so the first good pair in the sequence,
-// and with it the stream, is the same whatever the thread timing.
-Status LoaderRuntime::LoadSample(const SampleTask& task, int worker_index) {
-  Worker& worker = *workers_[worker_index];
-  for (int draw = 0;; ++draw) {
-    const uint32_t id = DrawPair(task, draw);
-    if (known_bad_[id].load()) {
-      // Read once is enough: a bad file (a huge progressive JPEG that takes
-      // seconds to refuse, say) costs nothing in later draws and epochs.
-      if (draw == 0) ++samples_skipped_;
-    } else {
-      // A replacement gets parameters of its own, not a copy of those its
-      // pair has elsewhere in the epoch.
-      const uint64_t params_key = draw == 0 ? id : id | (static_cast<uint64_t>(draw) << 32);
-      Status status = LoadPair(id, params_key, task, worker);
-      worker.PublishMemory();
-      if (status.ok()) {
-        ++(draw == 0 ? samples_loaded_ : samples_replaced_);
-        return {};
-      }
-      if (options_.on_bad_file == OnBadFile::kFail) return status;
-      if (draw == 0) ++samples_skipped_;
-      RecordBadPair(id, status.error());
-    }
-    if (known_bad_count_.load() == static_cast<int64_t>(dataset_.pairs.size()) || draw + 1 == kMaxDrawsPerSlot) {
-      return GiveUpError(id, draw + 1);
-    }
-  }
-}
-
-Status LoaderRuntime::LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task, Worker& worker) {
-  const int out_w = options_.augment.output_width;
-  const int out_h = options_.augment.output_height;
-  Status status = worker.reader.Read(dataset_.pairs[id], out_w, out_h);
-  const PairReader::Timings& read = worker.reader.last_timings();
-  read_ns_ += read.read_ns;
-  image_decode_ns_ += read.image_decode_ns;
-  mask_decode_ns_ += read.mask_decode_ns;
-  input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
-  if (!status.ok()) return status;
-
-  const AugmentParams params = DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
-  const RgbImage& image = worker.reader.image();
-  const MaskImage& mask = worker.reader.mask();
-  WarpSource source;
-  source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
-  source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
-  const DctScale scale = worker.reader.image_scale();
-  source.image_scale = static_cast<double>(scale.num) / scale.denom;
-  const OutputConverter& converter = worker.augmenter.converter();
-  worker.augmenter.Run(params, source, converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), out_w, out_h),
-                       converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), out_w));
-  const SampleAugmenter::Timings& augment = worker.augmenter.last_timings();
-  warp_ns_ += augment.warp_ns;
-  jitter_ns_ += augment.jitter_ns;
-  convert_ns_ += augment.convert_ns;
-  BatchMeta& meta = buffers_->meta[task.buffer];
-  meta.sample_ids[task.slot] = id;
-  meta.params[task.slot] = params;
-  return {};
-}
-
-void LoaderRuntime::RecordBadPair(uint32_t id, const Error& error) {
-  std::lock_guard lock(skipped_mu_);
-  bad_pairs_.emplace(id, error);
-  if (skipped_paths_.insert(error.path).second) skipped_files_.push_back(error);
-  // Last: a slot that sees the flag finds the error above.
-  if (!known_bad_[id].exchange(true)) ++known_bad_count_;
-}
-
-Error LoaderRuntime::GiveUpError(uint32_t id, int draws) const {
-  Error error;
-  {
-    std::lock_guard lock(skipped_mu_);
-    error = bad_pairs_.at(id);
-  }
-  error.detail += "; stopping: " + std::to_string(draws) + " draws found no good pair to fill a batch slot, and " +
-                  std::to_string(known_bad_count_.load()) + " of " + std::to_string(dataset_.pairs.size()) +
-                  " pairs are bad so far: run `segfeed check` on the dataset";
-  return error;
 }
 
 void LoaderRuntime::Publish(FilledBatch filled) {
@@ -475,31 +323,12 @@ LoaderStats LoaderRuntime::Stats() const {
   stats.pool_buffers = pool.buffer_count();
   stats.pool_allocations = pool.allocation_count();
   stats.outstanding_leases = buffers_->outstanding_leases.load();
-  for (const auto& worker : workers_) {
-    stats.scratch_bytes += worker->scratch_bytes.load();
-    stats.read_buffer_bytes += worker->read_buffer_bytes.load();
-    stats.peak_scratch_bytes += worker->peak_scratch_bytes.load();
-    stats.peak_read_buffer_bytes += worker->peak_read_buffer_bytes.load();
-  }
   stats.threads = threads_;
   stats.max_in_flight = std::max(max_in_flight_, graph_ ? graph_->max_in_flight() : 0);
   stats.in_flight_bound = options_.prefetch_batches * options_.batch_size;
-  stats.samples_loaded = samples_loaded_.load();
-  stats.samples_skipped = samples_skipped_.load();
-  stats.samples_replaced = samples_replaced_.load();
   stats.batches_delivered = batches_delivered_.load();
-  stats.input_bytes = input_bytes_.load();
-  {
-    std::lock_guard lock(skipped_mu_);
-    stats.skipped_files = skipped_files_;
-  }
   stats.unpaired_files = unpaired_files_;
-  stats.stage_seconds.read = read_ns_.load() * 1e-9;
-  stats.stage_seconds.decode_image = image_decode_ns_.load() * 1e-9;
-  stats.stage_seconds.decode_mask = mask_decode_ns_.load() * 1e-9;
-  stats.stage_seconds.warp = warp_ns_.load() * 1e-9;
-  stats.stage_seconds.jitter = jitter_ns_.load() * 1e-9;
-  stats.stage_seconds.convert = convert_ns_.load() * 1e-9;
+  samples_->AddStats(&stats);
   stats.stage_seconds.consumer_wait = wait_ns_.load() * 1e-9;
   return stats;
 }

@@ -314,6 +314,99 @@ std::vector<std::vector<std::string>> FindDuplicates(const std::vector<FileJob>&
   return groups;
 }
 
+// The files to check, in listing order: each pair's image then its mask,
+// then the unpaired files. Every file is decoded, unpaired ones too: a
+// missing mask does not make the image's own corruption less worth knowing.
+// The listing's problems move to the report.
+std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
+  std::vector<FileJob> jobs;
+  jobs.reserve(2 * dataset->pairs.size() + dataset->problems.size());
+  for (size_t i = 0; i < dataset->pairs.size(); ++i) {
+    jobs.push_back({dataset->pairs[i].image_path, FileRole::kImage, static_cast<int64_t>(i)});
+    jobs.push_back({dataset->pairs[i].mask_path, FileRole::kMask, static_cast<int64_t>(i)});
+  }
+  for (Error& problem : dataset->problems) {
+    if (problem.kind == ErrorKind::kMissingMask) jobs.push_back({problem.path, FileRole::kImage, -1});
+    if (problem.kind == ErrorKind::kOrphanMask) jobs.push_back({problem.path, FileRole::kMask, -1});
+    report->problems.push_back(std::move(problem));
+  }
+  return jobs;
+}
+
+// Sums and tallies over the checked files, added on one thread in listing
+// order, so every sum, floating-point ones included, is the same for any
+// thread count.
+struct Statistics {
+  Tally<std::pair<int, int>> image_sizes, mask_sizes;
+  Tally<std::string> process, entropy, subsampling, colorspace;
+  std::array<uint64_t, 3> channel_sum{}, channel_sum_squares{};
+  double foreground_sum = 0;
+};
+
+// Image job `i`: its header's properties, its pixel sums, and whether its
+// pair's mask (the next job) has its size.
+void AddImage(const std::vector<FileJob>& jobs, const std::vector<FileOutcome>& outcomes, size_t i,
+              Statistics* stats, CheckReport* report) {
+  const FileJob& job = jobs[i];
+  const FileOutcome& out = outcomes[i];
+  ++report->images_checked;
+  if (out.header_read) {
+    stats->image_sizes.Add({out.width, out.height});
+    stats->process.Add(out.jpeg.progressive ? "progressive" : "baseline");
+    stats->entropy.Add(out.jpeg.arithmetic ? "arithmetic" : "huffman");
+    stats->subsampling.Add(SubsamplingName(out.jpeg.subsampling));
+    stats->colorspace.Add(ColorspaceName(out.jpeg.colorspace));
+  }
+  if (out.decoded) {
+    ++report->statistics_images;
+    report->statistics_pixels += static_cast<int64_t>(out.width) * out.height;
+    for (int c = 0; c < 3; ++c) {
+      stats->channel_sum[c] += out.channel_sum[c];
+      stats->channel_sum_squares[c] += out.channel_sum_squares[c];
+    }
+  }
+  // The pair's mask is the next job; compare full-resolution sizes.
+  const FileOutcome* mask = job.pair >= 0 ? &outcomes[i + 1] : nullptr;
+  if (mask && out.header_read && mask->header_read && (out.width != mask->width || out.height != mask->height)) {
+    report->problems.push_back(Error{ErrorKind::kSizeMismatch, job.path.string(),
+                                     "image is " + SizeText(out.width, out.height) + " but its mask " +
+                                         jobs[i + 1].path.string() + " is " + SizeText(mask->width, mask->height)});
+  }
+}
+
+void AddMask(const FileOutcome& out, Statistics* stats, CheckReport* report) {
+  ++report->masks_checked;
+  if (!out.decoded) return;
+  stats->mask_sizes.Add({out.width, out.height});
+  const double pixels = static_cast<double>(out.width) * out.height;
+  const double fraction = pixels > 0 ? static_cast<double>(out.foreground_pixels) / pixels : 0.0;
+  report->foreground_min = report->foreground_masks == 0 ? fraction : std::min(report->foreground_min, fraction);
+  report->foreground_max = report->foreground_masks == 0 ? fraction : std::max(report->foreground_max, fraction);
+  stats->foreground_sum += fraction;
+  ++report->foreground_masks;
+}
+
+// Means, standard deviations and the sorted tallies, into the report.
+void FinishStatistics(const Statistics& stats, CheckReport* report) {
+  if (report->foreground_masks > 0) report->foreground_mean = stats.foreground_sum / report->foreground_masks;
+  if (report->statistics_pixels > 0) {
+    const auto n = static_cast<long double>(report->statistics_pixels);
+    for (int c = 0; c < 3; ++c) {
+      const long double mean = stats.channel_sum[c] / n;
+      const long double variance = stats.channel_sum_squares[c] / n - mean * mean;
+      report->channel_mean[c] = static_cast<double>(mean);
+      report->channel_std[c] = static_cast<double>(std::sqrt(std::max(variance, 0.0L)));
+    }
+  }
+  auto size_text = [](const std::pair<int, int>& size) { return SizeText(size.first, size.second); };
+  report->image_sizes = stats.image_sizes.Sorted(size_text);
+  report->mask_sizes = stats.mask_sizes.Sorted(size_text);
+  report->jpeg_process = stats.process.Sorted();
+  report->jpeg_entropy_coding = stats.entropy.Sorted();
+  report->jpeg_subsampling = stats.subsampling.Sorted();
+  report->jpeg_colorspace = stats.colorspace.Sorted();
+}
+
 }  // namespace
 
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
@@ -328,93 +421,20 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   }
   report.pairs = static_cast<int64_t>(dataset.pairs.size());
   report.ignored = std::move(dataset.ignored);
-
-  // Every file is decoded, unpaired ones too: a missing mask does not make
-  // the image's own corruption less worth knowing.
-  std::vector<FileJob> jobs;
-  jobs.reserve(2 * dataset.pairs.size() + dataset.problems.size());
-  for (size_t i = 0; i < dataset.pairs.size(); ++i) {
-    jobs.push_back({dataset.pairs[i].image_path, FileRole::kImage, static_cast<int64_t>(i)});
-    jobs.push_back({dataset.pairs[i].mask_path, FileRole::kMask, static_cast<int64_t>(i)});
-  }
-  for (Error& problem : dataset.problems) {
-    if (problem.kind == ErrorKind::kMissingMask) jobs.push_back({problem.path, FileRole::kImage, -1});
-    if (problem.kind == ErrorKind::kOrphanMask) jobs.push_back({problem.path, FileRole::kMask, -1});
-    report.problems.push_back(std::move(problem));
-  }
-
+  const std::vector<FileJob> jobs = ListJobs(&dataset, &report);
   const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options);
-
-  // Everything below runs on one thread in listing order, so every sum,
-  // floating-point ones included, is the same for any thread count.
-  Tally<std::pair<int, int>> image_sizes, mask_sizes;
-  Tally<std::string> process, entropy, subsampling, colorspace;
-  std::array<uint64_t, 3> channel_sum{}, channel_sum_squares{};
-  double foreground_sum = 0;
+  Statistics stats;
   for (size_t i = 0; i < jobs.size(); ++i) {
-    const FileJob& job = jobs[i];
-    const FileOutcome& out = outcomes[i];
-    if (out.error) report.problems.push_back(*out.error);
-    if (out.warning) report.problems.push_back(*out.warning);
-    if (job.role == FileRole::kImage) {
-      ++report.images_checked;
-      if (out.header_read) {
-        image_sizes.Add({out.width, out.height});
-        process.Add(out.jpeg.progressive ? "progressive" : "baseline");
-        entropy.Add(out.jpeg.arithmetic ? "arithmetic" : "huffman");
-        subsampling.Add(SubsamplingName(out.jpeg.subsampling));
-        colorspace.Add(ColorspaceName(out.jpeg.colorspace));
-      }
-      if (out.decoded) {
-        ++report.statistics_images;
-        report.statistics_pixels += static_cast<int64_t>(out.width) * out.height;
-        for (int c = 0; c < 3; ++c) {
-          channel_sum[c] += out.channel_sum[c];
-          channel_sum_squares[c] += out.channel_sum_squares[c];
-        }
-      }
-      // The pair's mask is the next job; compare full-resolution sizes.
-      const FileOutcome* mask = job.pair >= 0 ? &outcomes[i + 1] : nullptr;
-      if (mask && out.header_read && mask->header_read &&
-          (out.width != mask->width || out.height != mask->height)) {
-        report.problems.push_back(Error{ErrorKind::kSizeMismatch, job.path.string(),
-                                        "image is " + SizeText(out.width, out.height) + " but its mask " +
-                                            jobs[i + 1].path.string() + " is " +
-                                            SizeText(mask->width, mask->height)});
-      }
+    if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);
+    if (outcomes[i].warning) report.problems.push_back(*outcomes[i].warning);
+    if (jobs[i].role == FileRole::kImage) {
+      AddImage(jobs, outcomes, i, &stats, &report);
     } else {
-      ++report.masks_checked;
-      if (out.decoded) {
-        mask_sizes.Add({out.width, out.height});
-        const double pixels = static_cast<double>(out.width) * out.height;
-        const double fraction = pixels > 0 ? static_cast<double>(out.foreground_pixels) / pixels : 0.0;
-        report.foreground_min = report.foreground_masks == 0 ? fraction : std::min(report.foreground_min, fraction);
-        report.foreground_max = report.foreground_masks == 0 ? fraction : std::max(report.foreground_max, fraction);
-        foreground_sum += fraction;
-        ++report.foreground_masks;
-      }
+      AddMask(outcomes[i], &stats, &report);
     }
   }
-  if (report.foreground_masks > 0) report.foreground_mean = foreground_sum / report.foreground_masks;
-  if (report.statistics_pixels > 0) {
-    const auto n = static_cast<long double>(report.statistics_pixels);
-    for (int c = 0; c < 3; ++c) {
-      const long double mean = channel_sum[c] / n;
-      const long double variance = channel_sum_squares[c] / n - mean * mean;
-      report.channel_mean[c] = static_cast<double>(mean);
-      report.channel_std[c] = static_cast<double>(std::sqrt(std::max(variance, 0.0L)));
-    }
-  }
-
-  auto size_text = [](const std::pair<int, int>& size) { return SizeText(size.first, size.second); };
-  report.image_sizes = image_sizes.Sorted(size_text);
-  report.mask_sizes = mask_sizes.Sorted(size_text);
-  report.jpeg_process = process.Sorted();
-  report.jpeg_entropy_coding = entropy.Sorted();
-  report.jpeg_subsampling = subsampling.Sorted();
-  report.jpeg_colorspace = colorspace.Sorted();
+  FinishStatistics(stats, &report);
   report.duplicates = FindDuplicates(jobs, outcomes);
-
   std::sort(report.problems.begin(), report.problems.end(), [](const Error& a, const Error& b) {
     return std::tie(a.path, a.kind, a.detail) < std::tie(b.path, b.kind, b.detail);
   });

@@ -97,6 +97,159 @@ internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Datas
                     "median of " + std::to_string(planned.headers_read) + " headers, e.g. " + planned.example_path};
 }
 
+// What plan reports: the memory plan for one source size, and the model's
+// memory when --model-params is given.
+struct PlanFigures {
+  LoaderOptions options;
+  SourceSize source;
+  std::optional<size_t> pairs;  // with a dataset: its pairs, whose listing the plan counts
+  MemoryPlan plan;
+  internal::DctScale scale;
+  size_t images_on_gpu = 0;
+  size_t masks_on_gpu = 0;
+  bool has_model = false;
+  Optimizer optimizer = Optimizer::kAdam;
+  ModelMemory model;
+  int64_t gpu_total = 0;
+};
+
+// --model-params and --optimizer, into `f`.
+void ParseModelFlags(const CliArgs& cli, PlanFigures* f) {
+  f->has_model = cli.Has("--model-params");
+  if (cli.Has("--optimizer") && !f->has_model) throw UsageError("--optimizer needs --model-params N");
+  const int64_t model_params = cli.GetInt("--model-params", 0, 0, int64_t{1} << 50);
+  if (auto name = cli.Get("--optimizer")) {
+    if (*name == "sgd") {
+      f->optimizer = Optimizer::kSgd;
+    } else if (*name != "adam") {
+      throw UsageError("--optimizer must be one of sgd, adam (got '" + *name + "')");
+    }
+  }
+  f->model = EstimateModelMemory(model_params, f->optimizer);
+}
+
+// The source size from --source-size, or read from the dataset's files
+// (then the listing is counted too).
+internal::Status FindSource(const CliArgs& cli, PlanFigures* f, std::optional<Dataset>* dataset) {
+  if (cli.Has("--source-size")) {
+    if (HasDataset(cli)) throw UsageError("--source-size cannot be combined with --data/--images/--masks");
+    f->source = ParseSourceSize(*cli.Get("--source-size"));
+    return {};
+  }
+  if (!HasDataset(cli)) throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
+  const DatasetSpec spec = DatasetFromArgs(cli);
+  if (isatty(STDERR_FILENO)) {
+    std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
+  }
+  *dataset = ListDataset(spec);
+  auto read = ReadSourceSize(spec, **dataset, f->options.decode);
+  if (!read.ok()) return read.error();
+  f->source = read.value();
+  f->pairs = (*dataset)->pairs.size();
+  return {};
+}
+
+void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
+  f->plan = PlanMemory(f->options, f->source.width, f->source.height);
+  if (dataset) AddListingToPlan(*dataset, &f->plan);
+  f->scale = internal::JpegDecoder(f->options.decode)
+                 .ChooseScale(f->source.width, f->source.height, f->options.augment.output_width,
+                              f->options.augment.output_height);
+  f->images_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.image_bytes_per_sample;
+  f->masks_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.mask_bytes_per_sample;
+  f->gpu_total = static_cast<int64_t>(f->plan.gpu_batch_bytes) + f->model.total_bytes;
+}
+
+void PrintPlan(const PlanFigures& f) {
+  const int out_w = f.options.augment.output_width, out_h = f.options.augment.output_height;
+  auto bytes = [](size_t n) { return static_cast<double>(n); };
+  std::printf("segfeed plan: batch %d, %dx%d, images %s %s%s, masks %s, prefetch %d, threads %d\n", f.options.batch_size,
+              out_w, out_h, ImageDtypeName(f.options.output.image_dtype), LayoutName(f.options.output.layout),
+              f.options.output.normalize ? " normalized" : "", MaskDtypeName(f.options.output.mask_dtype),
+              f.plan.pool_buffers, f.plan.threads);
+  std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", f.source.width, f.source.height,
+              PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom, f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
+  std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n", f.plan.pool_bytes,
+              MiB(bytes(f.plan.pool_bytes)), f.plan.pool_buffers, MiB(bytes(f.plan.batch_bytes)));
+  std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB for this source; at most %.1f MiB:\n",
+              f.plan.scratch_bytes, MiB(bytes(f.plan.scratch_bytes)), f.plan.threads, MiB(bytes(f.plan.scratch_bytes_per_thread)),
+              MiB(bytes(f.plan.scratch_ceiling_bytes)));
+  std::printf("                                            a decode budget of %.1f MiB per thread (headroom %g),\n"
+              "                                            a larger pair is too_large\n",
+              MiB(bytes(f.plan.decode_budget_bytes_per_thread)), f.options.decode.scratch_headroom);
+  std::printf("  read bufs   %12zu bytes %9.1f MiB   at most %d threads x 2 files x %.1f MiB (max_file_bytes)\n",
+              f.plan.read_buffer_bytes, MiB(bytes(f.plan.read_buffer_bytes)), f.plan.threads,
+              MiB(bytes(static_cast<size_t>(f.options.decode.max_file_bytes))));
+  if (f.pairs) {
+    std::printf("  listing     %12zu bytes %9.1f MiB   %zu pairs: names and per-pair state\n", f.plan.listing_bytes,
+                MiB(bytes(f.plan.listing_bytes)), *f.pairs);
+  }
+  std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
+              static_cast<long long>(f.plan.max_samples_in_flight));
+  std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", f.plan.gpu_batch_bytes,
+              MiB(bytes(f.plan.gpu_batch_bytes)), MiB(bytes(f.images_on_gpu)), MiB(bytes(f.masks_on_gpu)));
+  std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + listing\n",
+              f.plan.total_bytes, MiB(bytes(f.plan.total_bytes)));
+  if (f.has_model) {
+    const std::string state = std::string(OptimizerName(f.optimizer)) + " state";
+    std::printf("  model       %12lld bytes %9.1f MiB   %lld float32 params: params %.1f + grads %.1f + %s %.1f MiB\n",
+                static_cast<long long>(f.model.total_bytes), MiB(static_cast<double>(f.model.total_bytes)),
+                static_cast<long long>(f.model.parameters), MiB(static_cast<double>(f.model.parameter_bytes)),
+                MiB(static_cast<double>(f.model.gradient_bytes)), state.c_str(),
+                MiB(static_cast<double>(f.model.optimizer_state_bytes)));
+    std::printf("  gpu total   %12lld bytes %9.1f MiB   gpu batch + model; activations not included\n",
+                static_cast<long long>(f.gpu_total), MiB(static_cast<double>(f.gpu_total)));
+  }
+  std::fflush(stdout);
+}
+
+std::string PlanJson(const PlanFigures& f) {
+  const int out_w = f.options.augment.output_width, out_h = f.options.augment.output_height;
+  JsonWriter json;
+  json.BeginObject()
+      .Integer("source_width", f.source.width)
+      .Integer("source_height", f.source.height)
+      .String("source", f.source.from)
+      .Integer("dct_scale_num", f.scale.num)
+      .Integer("dct_scale_denom", f.scale.denom)
+      .Integer("batch_size", f.options.batch_size)
+      .Integer("output_width", out_w)
+      .Integer("output_height", out_h)
+      .String("image_dtype", ImageDtypeName(f.options.output.image_dtype))
+      .String("mask_dtype", MaskDtypeName(f.options.output.mask_dtype))
+      .String("layout", LayoutName(f.options.output.layout))
+      .Integer("prefetch_batches", f.options.prefetch_batches)
+      .Integer("threads", f.plan.threads)
+      .Integer("image_bytes_per_sample", static_cast<int64_t>(f.plan.image_bytes_per_sample))
+      .Integer("mask_bytes_per_sample", static_cast<int64_t>(f.plan.mask_bytes_per_sample))
+      .Integer("batch_bytes", static_cast<int64_t>(f.plan.batch_bytes))
+      .Integer("pool_buffers", f.plan.pool_buffers)
+      .Integer("pool_bytes", static_cast<int64_t>(f.plan.pool_bytes))
+      .Integer("scratch_bytes_per_thread", static_cast<int64_t>(f.plan.scratch_bytes_per_thread))
+      .Integer("scratch_bytes", static_cast<int64_t>(f.plan.scratch_bytes))
+      .Integer("decode_budget_bytes_per_thread", static_cast<int64_t>(f.plan.decode_budget_bytes_per_thread))
+      .Integer("scratch_ceiling_bytes", static_cast<int64_t>(f.plan.scratch_ceiling_bytes))
+      .Integer("read_buffer_bytes", static_cast<int64_t>(f.plan.read_buffer_bytes))
+      .Integer("listing_bytes", static_cast<int64_t>(f.plan.listing_bytes))
+      .Integer("max_samples_in_flight", f.plan.max_samples_in_flight)
+      .Integer("gpu_batch_bytes", static_cast<int64_t>(f.plan.gpu_batch_bytes))
+      .Integer("total_bytes", static_cast<int64_t>(f.plan.total_bytes));
+  if (f.has_model) {
+    json.BeginObject("model")
+        .Integer("parameters", f.model.parameters)
+        .String("optimizer", OptimizerName(f.optimizer))
+        .Integer("parameter_bytes", f.model.parameter_bytes)
+        .Integer("gradient_bytes", f.model.gradient_bytes)
+        .Integer("optimizer_state_bytes", f.model.optimizer_state_bytes)
+        .Integer("total_bytes", f.model.total_bytes)
+        .Bool("activations_included", false)
+        .EndObject()
+        .Integer("gpu_total_bytes", f.gpu_total);
+  }
+  json.EndObject();
+  return json.str() + "\n";
+}
+
 }  // namespace
 
 int RunPlan(std::span<const std::string> args) {
@@ -105,144 +258,27 @@ int RunPlan(std::span<const std::string> args) {
     std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
     return 0;
   }
-  const LoaderOptions options = LoaderOptionsFromArgs(cli);
-  CheckLoaderOptions(options);
-
-  const bool has_model = cli.Has("--model-params");
-  if (cli.Has("--optimizer") && !has_model) throw UsageError("--optimizer needs --model-params N");
-  const int64_t model_params = cli.GetInt("--model-params", 0, 0, int64_t{1} << 50);
-  Optimizer optimizer = Optimizer::kAdam;
-  if (auto name = cli.Get("--optimizer")) {
-    if (*name == "sgd") {
-      optimizer = Optimizer::kSgd;
-    } else if (*name != "adam") {
-      throw UsageError("--optimizer must be one of sgd, adam (got '" + *name + "')");
-    }
-  }
-
+  PlanFigures figures;
+  figures.options = LoaderOptionsFromArgs(cli);
+  CheckLoaderOptions(figures.options);
+  ParseModelFlags(cli, &figures);
   // Checked before anything is read, and never among the files being read.
   const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
-
-  SourceSize source;
   std::optional<Dataset> dataset;
-  if (cli.Has("--source-size")) {
-    if (HasDataset(cli)) throw UsageError("--source-size cannot be combined with --data/--images/--masks");
-    source = ParseSourceSize(*cli.Get("--source-size"));
-  } else {
-    if (!HasDataset(cli)) throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
-    const DatasetSpec spec = DatasetFromArgs(cli);
-    if (isatty(STDERR_FILENO)) {
-      std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
-    }
-    dataset = ListDataset(spec);
-    auto read = ReadSourceSize(spec, *dataset, options.decode);
-    if (!read.ok()) {
-      std::cerr << "segfeed plan: " << PrintableText(read.error().Message()) << "\n";
-      return 1;
-    }
-    source = read.value();
+  if (internal::Status found = FindSource(cli, &figures, &dataset); !found.ok()) {
+    std::cerr << "segfeed plan: " << PrintableText(found.error().Message()) << "\n";
+    return 1;
   }
-
-  MemoryPlan plan = PlanMemory(options, source.width, source.height);
-  if (dataset) AddListingToPlan(*dataset, &plan);
-  const int out_w = options.augment.output_width, out_h = options.augment.output_height;
-  const internal::DctScale scale =
-      internal::JpegDecoder(options.decode).ChooseScale(source.width, source.height, out_w, out_h);
-  const size_t images_on_gpu = static_cast<size_t>(options.batch_size) * plan.image_bytes_per_sample;
-  const size_t masks_on_gpu = static_cast<size_t>(options.batch_size) * plan.mask_bytes_per_sample;
-  const ModelMemory model = EstimateModelMemory(model_params, optimizer);
-  const int64_t gpu_total = static_cast<int64_t>(plan.gpu_batch_bytes) + model.total_bytes;
-  auto bytes = [](size_t n) { return static_cast<double>(n); };
-
-  std::printf("segfeed plan: batch %d, %dx%d, images %s %s%s, masks %s, prefetch %d, threads %d\n", options.batch_size,
-              out_w, out_h, ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout),
-              options.output.normalize ? " normalized" : "", MaskDtypeName(options.output.mask_dtype),
-              plan.pool_buffers, plan.threads);
-  std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", source.width, source.height,
-              PrintableText(source.from).c_str(), scale.num, scale.denom, scale.Apply(source.width), scale.Apply(source.height));
-  std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n", plan.pool_bytes,
-              MiB(bytes(plan.pool_bytes)), plan.pool_buffers, MiB(bytes(plan.batch_bytes)));
-  std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB for this source; at most %.1f MiB:\n",
-              plan.scratch_bytes, MiB(bytes(plan.scratch_bytes)), plan.threads, MiB(bytes(plan.scratch_bytes_per_thread)),
-              MiB(bytes(plan.scratch_ceiling_bytes)));
-  std::printf("                                            a decode budget of %.1f MiB per thread (headroom %g),\n"
-              "                                            a larger pair is too_large\n",
-              MiB(bytes(plan.decode_budget_bytes_per_thread)), options.decode.scratch_headroom);
-  std::printf("  read bufs   %12zu bytes %9.1f MiB   at most %d threads x 2 files x %.1f MiB (max_file_bytes)\n",
-              plan.read_buffer_bytes, MiB(bytes(plan.read_buffer_bytes)), plan.threads,
-              MiB(bytes(static_cast<size_t>(options.decode.max_file_bytes))));
-  if (dataset) {
-    std::printf("  listing     %12zu bytes %9.1f MiB   %zu pairs: names and per-pair state\n", plan.listing_bytes,
-                MiB(bytes(plan.listing_bytes)), dataset->pairs.size());
-  }
-  std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
-              static_cast<long long>(plan.max_samples_in_flight));
-  std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", plan.gpu_batch_bytes,
-              MiB(bytes(plan.gpu_batch_bytes)), MiB(bytes(images_on_gpu)), MiB(bytes(masks_on_gpu)));
-  std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + listing\n",
-              plan.total_bytes, MiB(bytes(plan.total_bytes)));
-  if (has_model) {
-    const std::string state = std::string(OptimizerName(optimizer)) + " state";
-    std::printf("  model       %12lld bytes %9.1f MiB   %lld float32 params: params %.1f + grads %.1f + %s %.1f MiB\n",
-                static_cast<long long>(model.total_bytes), MiB(static_cast<double>(model.total_bytes)),
-                static_cast<long long>(model.parameters), MiB(static_cast<double>(model.parameter_bytes)),
-                MiB(static_cast<double>(model.gradient_bytes)), state.c_str(),
-                MiB(static_cast<double>(model.optimizer_state_bytes)));
-    std::printf("  gpu total   %12lld bytes %9.1f MiB   gpu batch + model; activations not included\n",
-                static_cast<long long>(gpu_total), MiB(static_cast<double>(gpu_total)));
-  }
-  std::fflush(stdout);
+  ComputeFigures(dataset, &figures);
+  PrintPlan(figures);
   try {
-    CheckPlanFitsMachine(plan);
+    CheckPlanFitsMachine(figures.plan);
   } catch (const ConfigError& e) {
     std::cerr << "segfeed plan: " << e.what() << "\n";
     return 1;
   }
-
   if (json_file) {
-    JsonWriter json;
-    json.BeginObject()
-        .Integer("source_width", source.width)
-        .Integer("source_height", source.height)
-        .String("source", source.from)
-        .Integer("dct_scale_num", scale.num)
-        .Integer("dct_scale_denom", scale.denom)
-        .Integer("batch_size", options.batch_size)
-        .Integer("output_width", out_w)
-        .Integer("output_height", out_h)
-        .String("image_dtype", ImageDtypeName(options.output.image_dtype))
-        .String("mask_dtype", MaskDtypeName(options.output.mask_dtype))
-        .String("layout", LayoutName(options.output.layout))
-        .Integer("prefetch_batches", options.prefetch_batches)
-        .Integer("threads", plan.threads)
-        .Integer("image_bytes_per_sample", static_cast<int64_t>(plan.image_bytes_per_sample))
-        .Integer("mask_bytes_per_sample", static_cast<int64_t>(plan.mask_bytes_per_sample))
-        .Integer("batch_bytes", static_cast<int64_t>(plan.batch_bytes))
-        .Integer("pool_buffers", plan.pool_buffers)
-        .Integer("pool_bytes", static_cast<int64_t>(plan.pool_bytes))
-        .Integer("scratch_bytes_per_thread", static_cast<int64_t>(plan.scratch_bytes_per_thread))
-        .Integer("scratch_bytes", static_cast<int64_t>(plan.scratch_bytes))
-        .Integer("decode_budget_bytes_per_thread", static_cast<int64_t>(plan.decode_budget_bytes_per_thread))
-        .Integer("scratch_ceiling_bytes", static_cast<int64_t>(plan.scratch_ceiling_bytes))
-        .Integer("read_buffer_bytes", static_cast<int64_t>(plan.read_buffer_bytes))
-        .Integer("listing_bytes", static_cast<int64_t>(plan.listing_bytes))
-        .Integer("max_samples_in_flight", plan.max_samples_in_flight)
-        .Integer("gpu_batch_bytes", static_cast<int64_t>(plan.gpu_batch_bytes))
-        .Integer("total_bytes", static_cast<int64_t>(plan.total_bytes));
-    if (has_model) {
-      json.BeginObject("model")
-          .Integer("parameters", model.parameters)
-          .String("optimizer", OptimizerName(optimizer))
-          .Integer("parameter_bytes", model.parameter_bytes)
-          .Integer("gradient_bytes", model.gradient_bytes)
-          .Integer("optimizer_state_bytes", model.optimizer_state_bytes)
-          .Integer("total_bytes", model.total_bytes)
-          .Bool("activations_included", false)
-          .EndObject()
-          .Integer("gpu_total_bytes", gpu_total);
-    }
-    json.EndObject();
-    if (internal::Status written = json_file->Write(json.str() + "\n"); !written.ok()) throw FileError(written.error());
+    if (internal::Status written = json_file->Write(PlanJson(figures)); !written.ok()) throw FileError(written.error());
   }
   return 0;
 }

@@ -13,7 +13,7 @@
 #include "augment/raster_view.h"
 #include "segfeed/augment.h"
 #include "counter_rng.h"
-#include "tools/demo_dataset.h"
+#include "tools/demo_scene.h"
 
 namespace segfeed::testing {
 

@@ -10,8 +10,7 @@
 #include "io/defective_files.h"
 #include "io/fixtures.h"
 #include "temp_dir.h"
-#include "tools/demo_dataset.h"
-#include "tools/image_writers.h"
+#include "tools/demo_scene.h"
 
 namespace segfeed::internal {
 namespace {
@@ -46,19 +45,6 @@ TEST(GifDecoderTest, RoundTripsKnownRaster) {
   EXPECT_EQ(mask.height, 37);
   EXPECT_TRUE(mask.pixels == raster);
   EXPECT_FALSE(mask.used_more_than_two_colours);
-}
-
-TEST(GifDecoderTest, DecodesMakeDemoMask) {
-  tools::DemoRaster demo;
-  tools::RenderDemoSample(tools::DemoOptions{}, 5, &demo);
-  testing::TempDir dir;
-  ASSERT_TRUE(tools::WriteMaskGif(dir / "m.gif", demo.mask.data(), demo.width, demo.height).ok());
-  std::ifstream in(dir / "m.gif", std::ios::binary);
-  const Bytes gif{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  const MaskImage mask = DecodeOk(gif);
-  EXPECT_EQ(mask.width, 1918);
-  EXPECT_EQ(mask.height, 1280);
-  EXPECT_TRUE(mask.pixels == demo.mask);
 }
 
 // Varied frames (interlace, offsets that clip, transparency, palettes of

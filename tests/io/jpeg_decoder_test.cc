@@ -11,7 +11,7 @@
 
 #include "io/defective_files.h"
 #include "io/fixtures.h"
-#include "tools/demo_dataset.h"
+#include "tools/demo_scene.h"
 
 namespace segfeed::internal {
 namespace {

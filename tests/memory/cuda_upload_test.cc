@@ -7,8 +7,8 @@
 #include "memory/pinned_buffer.h"
 #include "segfeed/build_info.h"
 #include "segfeed/loader.h"
+#include "support/demo_pairs.h"
 #include "temp_dir.h"
-#include "tools/demo_dataset.h"
 
 namespace segfeed {
 namespace {
@@ -23,7 +23,7 @@ TEST(CudaUploadTest, WithoutADeviceFailsWithTheReasonAndReleasesTheLease) {
   demo.count = 8;
   demo.width = 64;
   demo.height = 48;
-  ASSERT_TRUE(tools::WriteDemoDataset(dir.path(), demo, {}).ok());
+  ASSERT_NO_FATAL_FAILURE(segfeed::testing::WriteDemoPairs(dir.path(), demo));
   LoaderOptions options;
   options.batch_size = 2;
   options.prefetch_batches = 2;

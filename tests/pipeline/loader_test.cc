@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/demo_pairs.h"
 #include "temp_dir.h"
-#include "tools/demo_dataset.h"
 
 namespace segfeed {
 namespace {
@@ -30,7 +30,7 @@ class LoaderTest : public ::testing::Test {
     demo.count = 23;
     demo.width = 160;
     demo.height = 106;
-    ASSERT_TRUE(tools::WriteDemoDataset(dir_->path(), demo, {}).ok());
+    ASSERT_NO_FATAL_FAILURE(segfeed::testing::WriteDemoPairs(dir_->path(), demo));
   }
   static void TearDownTestSuite() {
     delete dir_;

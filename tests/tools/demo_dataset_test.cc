@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "io/gif_decoder.h"
 #include "temp_dir.h"
+#include "tools/image_writers.h"
 
 namespace segfeed::tools {
 namespace {
@@ -60,6 +62,24 @@ std::vector<fs::path> SortedFiles(const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// What make-demo's GIF writer produces, segfeed's own decoder reads back
+// exactly, at Carvana's size.
+TEST(DemoDatasetTest, GifDecoderReadsMakeDemoMask) {
+  DemoRaster demo;
+  RenderDemoSample(DemoOptions{}, 5, &demo);
+  TempDir dir;
+  ASSERT_TRUE(WriteMaskGif(dir / "m.gif", demo.mask.data(), demo.width, demo.height).ok());
+  const std::vector<char> bytes = ReadBytes(dir / "m.gif");
+  const std::vector<uint8_t> gif(bytes.begin(), bytes.end());
+  internal::GifDecoder decoder({});
+  internal::MaskImage mask;
+  const internal::Status status = decoder.Decode(gif, "train_masks/m.gif", &mask);
+  ASSERT_TRUE(status.ok()) << status.error().Message();
+  EXPECT_EQ(mask.width, 1918);
+  EXPECT_EQ(mask.height, 1280);
+  EXPECT_TRUE(mask.pixels == demo.mask);
 }
 
 TEST(DemoDatasetTest, SameSeedGivesByteIdenticalFiles) {
