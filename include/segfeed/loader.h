@@ -82,7 +82,7 @@ struct LoaderStats {
 };
 
 // Streams augmented image/mask batches from a dataset, in a fixed pool of
-// pinned buffers, reproducibly. See DESIGN.md.
+// pinned buffers, reproducibly. See docs/design.md.
 //
 //   segfeed::Loader loader(segfeed::DatasetSpec::Carvana("data"), options);
 //   for (int64_t epoch = 0; epoch < epochs; ++epoch) {

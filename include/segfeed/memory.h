@@ -31,7 +31,7 @@ SEGFEED_EXPORT std::string_view PoolKindName(PoolKind kind);
 struct LoaderOptions;
 struct Dataset;
 
-// The memory the input stage will use, known before it runs (DESIGN.md,
+// The memory the input stage will use, known before it runs (docs/design.md,
 // "Memory model"). A Loader with the same options allocates exactly the
 // pool and scratch bytes for sources of the planned size, and never holds
 // more than total_bytes whatever the files: a pair that would need more is

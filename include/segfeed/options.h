@@ -15,7 +15,7 @@ namespace segfeed {
 // public so callers (and the Python binding) can check early.
 
 // ---------------------------------------------------------------------------
-// Augmentation (see DESIGN.md, "Augmentation semantics")
+// Augmentation (see docs/design.md, "Augmentation semantics")
 
 // A closed interval [min, max] a parameter is drawn from uniformly. min == max
 // gives a constant.
@@ -92,7 +92,7 @@ struct AugmentOptions {
 SEGFEED_EXPORT void ValidateAugmentOptions(const AugmentOptions& options);
 
 // ---------------------------------------------------------------------------
-// Output tensors (see DESIGN.md, "Outputs")
+// Output tensors (see docs/design.md, "Outputs")
 
 enum class ImageDtype {
   kUint8,    // 0..255, as decoded
@@ -140,7 +140,7 @@ SEGFEED_EXPORT const char* MaskDtypeName(MaskDtype dtype);
 SEGFEED_EXPORT const char* LayoutName(Layout layout);
 
 // ---------------------------------------------------------------------------
-// The loader (see DESIGN.md, "Data flow", "Memory model", "Determinism")
+// The loader (see docs/design.md, "Data flow", "Memory model", "Determinism")
 
 // What to do with a sample whose image or mask cannot be read or decoded.
 enum class OnBadFile {

@@ -27,7 +27,7 @@ struct FilledBatch {
   std::optional<Error> error;
 };
 
-// The flow graph of one epoch, with DESIGN.md's stages ("Data flow") in
+// The flow graph of one epoch, with docs/design.md's stages ("Data flow") in
 // brackets:
 //
 //   batches ──► claim_buffer ◄── free_buffers ◄── pool (released leases)

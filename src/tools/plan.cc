@@ -1,5 +1,5 @@
 // segfeed plan: the memory the input stage will use for given options,
-// known before anything runs (DESIGN.md, "Memory model"), and optionally the
+// known before anything runs (docs/design.md, "Memory model"), and optionally the
 // simple estimate of the model's training memory beside it.
 #include <unistd.h>
 
