@@ -221,10 +221,6 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   return header;
 }
 
-int64_t JpegDecoder::DecodeBytes(const JpegHeader& header, DctScale scale) {
-  return int64_t{scale.Apply(header.width)} * scale.Apply(header.height) * 3 + header.coefficient_bytes;
-}
-
 Status JpegDecoder::CheckPixelLimit(int width, int height, std::string_view path) const {
   const int64_t pixels = static_cast<int64_t>(width) * height;
   if (pixels <= options_.max_pixels) return {};

@@ -86,10 +86,6 @@ class JpegDecoder {
   DctScale ChooseScale(int source_width, int source_height, int target_width,
                        int target_height) const;
 
-  // Bytes decoding a file with `header` at `scale` holds: the RGB output
-  // and, for a file of several scans, libjpeg's coefficient arrays.
-  static int64_t DecodeBytes(const JpegHeader& header, DctScale scale);
-
   // Decodes `jpeg`, whose header ReadHeader() accepted, at `scale` (one
   // ChooseScale() can return) into `out`. On error (corrupt_image with
   // libjpeg-turbo's message, including warnings such as "Premature end of
