@@ -295,6 +295,7 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
   const std::optional<FixedPointJitter> fixed_point = FixedPointJitter::For(params, means);
   const JitterConstants constants = fixed_point ? JitterConstants{} : MakeConstants(params, means);
   const bool avx2 = CpuHasAvx2();
+  const bool avx512 = CpuHasAvx512();
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
   for (int y = 0; y < rgb.height; ++y) {
     const uint8_t* row = rgb.Row(y);
@@ -302,7 +303,10 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
       const int n = std::min(kChunk, rgb.width - x0);
       const uint8_t* p = row + 3 * x0;
       if (fixed_point) {
-        const int done = avx2 ? fixed_point->RunAvx2(p, n, r_out, g_out, b_out) : 0;
+        int done = avx512 ? fixed_point->RunAvx512(p, n, r_out, g_out, b_out) : 0;
+        if (avx2)
+          done += fixed_point->RunAvx2(p + 3 * done, n - done, r_out + done, g_out + done,
+                                       b_out + done);
         fixed_point->RunScalar(p, done, n, r_out, g_out, b_out);
       } else {
         int done = 0;

@@ -22,8 +22,8 @@ namespace segfeed::internal {
 // commute: saturation keeps hue and value, hue keeps saturation and value).
 // Factors up to 1 (the default ranges) take 16-bit fixed point, 16 pixels a
 // step (jitter_fixed_point.h, within 1 level of the reference); larger
-// factors take float32, 8 pixels a step (within 2 levels). Where AVX2 is
-// available it gives the same bits as the one-pixel code.
+// factors take float32, 8 pixels a step (within 2 levels). Where AVX2 or
+// AVX-512 is available it gives the same bits as the one-pixel code.
 void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb);
 
 // The same jitter, written through `converter` into `dst` (see

@@ -46,12 +46,18 @@ cv::Mat ColourGrid() {
 
 // Runs the fixed-point kernels over `image` as the library does, a row at a
 // time: the AVX2 steps (when `vector`) and the one-pixel tail.
-cv::Mat RunFixedPoint(const FixedPointJitter& jitter, const cv::Mat& image, bool vector) {
+// Which kernel RunFixedPoint starts each row with; the scalar one finishes it.
+enum class Kernel { kScalar, kAvx2, kAvx512 };
+
+cv::Mat RunFixedPoint(const FixedPointJitter& jitter, const cv::Mat& image, Kernel kernel) {
   cv::Mat out(image.size(), CV_8UC3);
   std::vector<uint8_t> r(image.cols), g(image.cols), b(image.cols);
   for (int y = 0; y < image.rows; ++y) {
     const uint8_t* row = image.ptr<uint8_t>(y);
-    const int done = vector ? jitter.RunAvx2(row, image.cols, r.data(), g.data(), b.data()) : 0;
+    int done = 0;
+    if (kernel == Kernel::kAvx2) done = jitter.RunAvx2(row, image.cols, r.data(), g.data(), b.data());
+    if (kernel == Kernel::kAvx512)
+      done = jitter.RunAvx512(row, image.cols, r.data(), g.data(), b.data());
     jitter.RunScalar(row, done, image.cols, r.data(), g.data(), b.data());
     for (int x = 0; x < image.cols; ++x) out.at<cv::Vec3b>(y, x) = {r[x], g[x], b[x]};
   }
@@ -85,7 +91,7 @@ TEST(FixedPointJitterTest, WithinOneLevelOfReferenceOnColourGrid) {
     ASSERT_TRUE(jitter.has_value());
     cv::Mat reference = grid.clone();
     ApplyColorJitterReference(params, MutableView(reference));
-    const int diff = MaxAbsDiff(RunFixedPoint(*jitter, grid, false), reference);
+    const int diff = MaxAbsDiff(RunFixedPoint(*jitter, grid, Kernel::kScalar), reference);
     worst = std::max(worst, diff);
     EXPECT_LE(diff, 1) << "set " << id << ": " << DescribeJitter(params);
   }
@@ -105,18 +111,15 @@ TEST(FixedPointJitterTest, HueShiftsOnSextantBoundaries) {
       ASSERT_TRUE(jitter.has_value());
       cv::Mat reference = grid.clone();
       ApplyColorJitterReference(params, MutableView(reference));
-      EXPECT_LE(MaxAbsDiff(RunFixedPoint(*jitter, grid, false), reference), 1)
+      EXPECT_LE(MaxAbsDiff(RunFixedPoint(*jitter, grid, Kernel::kScalar), reference), 1)
           << "hue " << hue << " saturation " << saturation;
     }
   }
 }
 
-TEST(FixedPointJitterTest, Avx2AndOnePixelKernelsGiveSameBits) {
-  if (!CpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU (or SEGFEED_NO_AVX2 set)";
-  // 16-pixel steps plus a tail of 7.
-  const cv::Mat noise = NoiseImage(16 * 9 + 7, 40, 3, 77);
-  // Random draws, then the branches they never take: each op off, factors
-  // of exactly 0 and 1, the widest brightness, shifts on sextant edges.
+// Random draws, then the branches they never take: each op off, factors
+// of exactly 0 and 1, the widest brightness, shifts on sextant edges.
+std::vector<AugmentParams> KernelTestSets() {
   std::vector<AugmentParams> sets;
   for (uint64_t id = 0; id < 100; ++id) sets.push_back(DrawAugmentParams(FixedPointRanges(), 4, 0, id));
   for (double contrast : {0.0, 0.7, 1.0})
@@ -130,12 +133,34 @@ TEST(FixedPointJitterTest, Avx2AndOnePixelKernelsGiveSameBits) {
           params.hue_delta = hue;
           sets.push_back(params);
         }
+  return sets;
+}
+
+TEST(FixedPointJitterTest, Avx512AndOnePixelKernelsGiveSameBits) {
+  if (!CpuHasAvx512()) GTEST_SKIP() << "no AVX-512 on this CPU (or SEGFEED_NO_AVX512 set)";
+  // 32-pixel steps plus a tail of 23.
+  const cv::Mat noise = NoiseImage(32 * 5 + 23, 40, 3, 78);
+  const std::vector<AugmentParams> sets = KernelTestSets();
+  for (size_t id = 0; id < sets.size(); ++id) {
+    const auto jitter = FixedPointJitter::For(sets[id], {0.3 + 0.004 * id, 0.5, 0.6});
+    ASSERT_TRUE(jitter.has_value());
+    const cv::Mat vector = RunFixedPoint(*jitter, noise, Kernel::kAvx512);
+    const cv::Mat one_pixel = RunFixedPoint(*jitter, noise, Kernel::kScalar);
+    EXPECT_EQ(cv::norm(vector, one_pixel, cv::NORM_INF), 0.0) << "set " << id;
+  }
+}
+
+TEST(FixedPointJitterTest, Avx2AndOnePixelKernelsGiveSameBits) {
+  if (!CpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU (or SEGFEED_NO_AVX2 set)";
+  // 16-pixel steps plus a tail of 7.
+  const cv::Mat noise = NoiseImage(16 * 9 + 7, 40, 3, 77);
+  const std::vector<AugmentParams> sets = KernelTestSets();
   for (size_t id = 0; id < sets.size(); ++id) {
     const AugmentParams& params = sets[id];
     const auto jitter = FixedPointJitter::For(params, {0.3 + 0.004 * id, 0.5, 0.6});
     ASSERT_TRUE(jitter.has_value());
-    const cv::Mat vector = RunFixedPoint(*jitter, noise, true);
-    const cv::Mat one_pixel = RunFixedPoint(*jitter, noise, false);
+    const cv::Mat vector = RunFixedPoint(*jitter, noise, Kernel::kAvx2);
+    const cv::Mat one_pixel = RunFixedPoint(*jitter, noise, Kernel::kScalar);
     EXPECT_EQ(cv::norm(vector, one_pixel, cv::NORM_INF), 0.0) << "set " << id;
   }
 }

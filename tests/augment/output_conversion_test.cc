@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
 
+#include "augment/avx2_dispatch.h"
 #include "segfeed/errors.h"
 #include "test_rasters.h"
 
@@ -97,6 +99,51 @@ TEST(OutputConversionTest, AllDtypesAndLayoutsMatchNaiveLoop) {
         for (size_t i = 0; i < buffer.size(); ++i)
           padding_touched += !written[i] && buffer[i] != kSentinel;
         EXPECT_EQ(padding_touched, 0) << label;
+      }
+    }
+  }
+}
+
+// The float32 span kernels (AVX-512 computes level / 255 without a
+// division) give the documented float32 value for every level in every
+// channel, with and without normalisation, on each kernel width.
+TEST(OutputConversionTest, Float32SpansMatchFormulaForEveryLevelOnEveryKernel) {
+  const int count = 256 + 16 + 7;  // every level, a full vector more, a tail
+  std::vector<uint8_t> r(count), g(count), b(count);
+  for (int i = 0; i < count; ++i) {
+    r[i] = static_cast<uint8_t>(i);
+    g[i] = static_cast<uint8_t>(255 - i);
+    b[i] = static_cast<uint8_t>(i * 7 + 3);
+  }
+  enum class Kernel { kScalar, kAvx2, kWidest };
+  for (Kernel kernel : {Kernel::kScalar, Kernel::kAvx2, Kernel::kWidest}) {
+    for (Layout layout : {Layout::kNHWC, Layout::kNCHW}) {
+      for (bool normalize : {false, true}) {
+        OutputOptions options;
+        options.layout = layout;
+        options.normalize = normalize;
+        options.mean = {0.5f, 0.25f, 0.125f};
+        options.std = {0.2f, 0.3f, 0.7f};
+        const OutputConverter converter(options);
+        std::vector<float> out(3 * count, -1.0f);
+        const StridedImage dst = converter.DenseImage(out.data(), count, 1);
+        {
+          std::optional<ScopedOnePixelKernels> scalar;
+          std::optional<ScopedAvx2Kernels> avx2;
+          if (kernel == Kernel::kScalar) scalar.emplace();
+          if (kernel == Kernel::kAvx2) avx2.emplace();
+          converter.ConvertPlanarSpan(r.data(), g.data(), b.data(), count, dst, 0, 0);
+        }
+        int mismatches = 0;
+        for (int i = 0; i < count; ++i) {
+          const uint8_t levels[3] = {r[i], g[i], b[i]};
+          for (int c = 0; c < 3; ++c) {
+            const float got = layout == Layout::kNHWC ? out[3 * i + c] : out[c * count + i];
+            mismatches += got != NaiveValue(options, levels[c], c);
+          }
+        }
+        EXPECT_EQ(mismatches, 0) << "kernel " << static_cast<int>(kernel) << " "
+                                 << LayoutName(layout) << " normalize " << normalize;
       }
     }
   }

@@ -63,24 +63,36 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
   EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
 }
 
-// The AVX2 kernels of the augment stage must give the same bytes as the
-// one-pixel kernels that run on CPUs without AVX2.
+// The AVX-512 and AVX2 kernels of the augment stage must give the same
+// bytes as the one-pixel kernels that run on CPUs without them:
+// SEGFEED_NO_AVX512 forces the AVX2 kernels, SEGFEED_NO_AVX2 the one-pixel
+// ones (on a CPU without AVX-512 the first two runs are the same path).
 TEST(BenchTest, DigestIsTheSameWithTheScalarKernels) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 9);
   // Odd sizes put pixels in every kernel's head, body and tail.
   const std::string run = "bench --data '" + data + "' --size 75x61 --batch 4 --epochs 2 --digest";
-  const auto vectorised = RunSegfeed(run + " --dtype float32");
+  const std::string nhwc_f32 = " --dtype float32";
+  const std::string nchw_f32 = " --dtype float32 --layout nchw --mask-dtype uint8";
+  const std::string nchw_u8 = " --dtype uint8 --layout nchw";
+  const std::string nhwc_u8 = " --dtype uint8 --mask-dtype uint8";
+  const std::vector<std::string> configs = {nhwc_f32, nchw_f32, nchw_u8, nhwc_u8};
+  std::vector<segfeed::testing::CommandResult> widest, avx2, scalar;
+  for (const std::string& config : configs) widest.push_back(RunSegfeed(run + config));
+  setenv("SEGFEED_NO_AVX512", "1", 1);
+  for (const std::string& config : configs) avx2.push_back(RunSegfeed(run + config));
+  unsetenv("SEGFEED_NO_AVX512");
   setenv("SEGFEED_NO_AVX2", "1", 1);
-  const auto scalar = RunSegfeed(run + " --dtype float32");
-  const auto scalar_u8 = RunSegfeed(run + " --dtype uint8 --layout nchw");
+  for (const std::string& config : configs) scalar.push_back(RunSegfeed(run + config));
   unsetenv("SEGFEED_NO_AVX2");
-  const auto vectorised_u8 = RunSegfeed(run + " --dtype uint8 --layout nchw");
-  ASSERT_EQ(vectorised.exit_code, 0) << vectorised.output;
-  ASSERT_EQ(scalar.exit_code, 0) << scalar.output;
-  EXPECT_FALSE(DigestOf(vectorised.output).empty());
-  EXPECT_EQ(DigestOf(scalar.output), DigestOf(vectorised.output));
-  EXPECT_EQ(DigestOf(scalar_u8.output), DigestOf(vectorised_u8.output));
+  for (size_t i = 0; i < configs.size(); ++i) {
+    ASSERT_EQ(widest[i].exit_code, 0) << widest[i].output;
+    ASSERT_EQ(avx2[i].exit_code, 0) << avx2[i].output;
+    ASSERT_EQ(scalar[i].exit_code, 0) << scalar[i].output;
+    EXPECT_FALSE(DigestOf(widest[i].output).empty());
+    EXPECT_EQ(DigestOf(scalar[i].output), DigestOf(widest[i].output)) << configs[i];
+    EXPECT_EQ(DigestOf(avx2[i].output), DigestOf(widest[i].output)) << configs[i];
+  }
 }
 
 TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
