@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <type_traits>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
@@ -394,57 +395,77 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
 // Output values are source values (or the 0 fill), so a 0/1 mask stays 0/1.
 // Rounds to the nearest source pixel: +0.5 pixel, then floor.
 
+// Output elements: uint8 keeps the source's values (0/1 stays 0/1); float
+// masks are written straight in the batch's dtype, 1.0 for any nonzero
+// source value, so no uint8 raster and no conversion pass come between.
+inline void StoreMask(uint8_t* dst, uint8_t value) { *dst = value; }
+inline void StoreMask(float* dst, uint8_t value) { *dst = value != 0 ? 1.0f : 0.0f; }
+
 #ifdef SEGFEED_HAVE_AVX2_PATH
 // 8 pixels per step with dword gathers; the caller keeps x <= width - 4 so
 // every dword lies inside its row. Returns the first pixel it did not do.
+template <typename T>
 __attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
                                                         const RowPositions& row, int first,
-                                                        int last, uint8_t* out) {
+                                                        int last, T* out) {
   LanePositions p(row, first, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride_bytes));
   const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
                                              -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
                                              -1, -1, -1, -1);
   const __m256i gather_lanes = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+  const __m256i byte_mask = _mm256_set1_epi32(0xff);
+  const __m256i one_float = _mm256_castps_si256(_mm256_set1_ps(1.0f));
   const auto* base = reinterpret_cast<const int*>(src.data);
   int i = first;
   for (; i + 8 <= last; i += 8) {
     const __m256i offset = _mm256_add_epi32(
         _mm256_mullo_epi32(_mm256_srai_epi32(p.y, kFracBits), stride),
         _mm256_srai_epi32(p.x, kFracBits));
-    const __m256i values = _mm256_shuffle_epi8(_mm256_i32gather_epi32(base, offset, 1), low_bytes);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i),
-                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(values, gather_lanes)));
+    const __m256i dwords = _mm256_i32gather_epi32(base, offset, 1);
+    if constexpr (std::is_same_v<T, float>) {
+      // 1.0f where the low byte is nonzero, else +0.0f.
+      const __m256i background =
+          _mm256_cmpeq_epi32(_mm256_and_si256(dwords, byte_mask), _mm256_setzero_si256());
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                          _mm256_andnot_si256(background, one_float));
+    } else {
+      const __m256i values = _mm256_shuffle_epi8(dwords, low_bytes);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i),
+                       _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(values, gather_lanes)));
+    }
     p.Next();
   }
   return i;
 }
 #endif
 
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode,
-                     const MutableRasterView& out) {
+// `out` rows are `out_stride_bytes` apart, `out_width` x `out_height`.
+template <typename T>
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, T* out,
+                     int out_width, int out_height, ptrdiff_t out_stride_bytes) {
 #ifdef SEGFEED_HAVE_AVX2_PATH
   const bool avx2 = CpuHasAvx2() && source.width >= 4;
 #endif
-  for (int y = 0; y < out.height; ++y) {
+  for (int y = 0; y < out_height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kOne / 2);
-    uint8_t* dst = out.Row(y);
+    T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
     const Span inside =
-        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, out.width),
-                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, out.width));
+        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, out_width),
+                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, out_width));
     auto outside_pixel = [&](int x) {
       if (mode == FillMode::kConstant) {
-        dst[x] = 0;
+        StoreMask(dst + x, 0);
         return;
       }
       const int sx = ReflectIndex((row.x + row.x_step * x) >> kFracBits, source.width);
       const int sy = ReflectIndex((row.y + row.y_step * x) >> kFracBits, source.height);
-      dst[x] = source.Row(sy)[sx];
+      StoreMask(dst + x, source.Row(sy)[sx]);
     };
     auto inside_pixels = [&](int first, int last) {
       int32_t sx = row.x + row.x_step * first, sy = row.y + row.y_step * first;
       for (int x = first; x < last; ++x, sx += row.x_step, sy += row.y_step)
-        dst[x] = source.Row(sy >> kFracBits)[sx >> kFracBits];
+        StoreMask(dst + x, source.Row(sy >> kFracBits)[sx >> kFracBits]);
     };
     for (int x = 0; x < inside.first; ++x) outside_pixel(x);
     int done = inside.first;
@@ -452,7 +473,7 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode m
     if (avx2) {
       const Span gather_safe = Intersect(
           inside,
-          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out.width));
+          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out_width));
       if (gather_safe.first < gather_safe.last) {
         inside_pixels(done, gather_safe.first);
         done = NearestInteriorAvx2(source, row, gather_safe.first, gather_safe.last, dst);
@@ -460,7 +481,35 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode m
     }
 #endif
     inside_pixels(done, inside.last);
-    for (int x = inside.last; x < out.width; ++x) outside_pixel(x);
+    for (int x = inside.last; x < out_width; ++x) outside_pixel(x);
+  }
+}
+
+// The mask's warp into `out`'s elements (see StoreMask).
+template <typename T>
+void WarpMask(const AugmentOptions& options, const AugmentParams& params, const RasterView& mask,
+              T* out, int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+  // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
+  // always background, whatever the image's fill value.
+  const AffineMatrix mask_matrix =
+      OutputToSourceMatrix(params, mask.width, mask.height, out_width, out_height);
+  if (FitsFixedPoint(mask_matrix, out_width, out_height, mask)) {
+    WarpNearestMask(mask, mask_matrix, options.fill_mode, out, out_width, out_height,
+                    out_stride_bytes);
+    return;
+  }
+  cv::Mat warped;
+  if constexpr (std::is_same_v<T, uint8_t>)
+    warped = cv::Mat(out_height, out_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
+  else
+    warped.create(out_height, out_width, CV_8UC1);
+  Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, 0.0, warped);
+  if constexpr (std::is_same_v<T, float>) {
+    // Only sources too large for the fixed-point kernels come here.
+    for (int y = 0; y < out_height; ++y) {
+      T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
+      for (int x = 0; x < out_width; ++x) StoreMask(dst + x, warped.at<uint8_t>(y, x));
+    }
   }
 }
 
@@ -512,13 +561,15 @@ int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
   return largest;
 }
 
-void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
-                      const WarpSource& source, const MutableRasterView& image_out,
-                      const MutableRasterView& mask_out, WarpScratch* scratch) {
+namespace {
+
+void WarpImage(const AugmentOptions& options, const AugmentParams& params,
+               const WarpSource& source, const MutableRasterView& image_out,
+               WarpScratch* scratch) {
   assert(source.image.channels == 3 && source.mask.channels == 1);
   assert(source.image.stride_bytes >= source.image.width * 3);
   assert(source.mask.stride_bytes >= source.mask.width);
-  assert(image_out.channels == 3 && mask_out.channels == 1);
+  assert(image_out.channels == 3);
   const double scale_x = source.image_scale > 0
                              ? source.image_scale
                              : static_cast<double>(source.image.width) / source.mask.width;
@@ -559,17 +610,25 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
     Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options,
          options.fill_value, image_dst);
   }
-  // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
-  // always background, whatever the image's fill value.
-  const AffineMatrix mask_matrix = OutputToSourceMatrix(
-      params, source.mask.width, source.mask.height, mask_out.width, mask_out.height);
-  if (FitsFixedPoint(mask_matrix, mask_out.width, mask_out.height, source.mask)) {
-    WarpNearestMask(source.mask, mask_matrix, options.fill_mode, mask_out);
-  } else {
-    cv::Mat mask_dst = WritableMat(mask_out);
-    Warp(ConstMat(source.mask), source.mask.width, source.mask.height, params, cv::INTER_NEAREST,
-         options, 0.0, mask_dst);
-  }
+}
+
+}  // namespace
+
+void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
+                      const WarpSource& source, const MutableRasterView& image_out,
+                      const MutableRasterView& mask_out, WarpScratch* scratch) {
+  assert(mask_out.channels == 1);
+  WarpImage(options, params, source, image_out, scratch);
+  WarpMask(options, params, source.mask, mask_out.data, mask_out.width, mask_out.height,
+           mask_out.stride_bytes);
+}
+
+void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
+                      const WarpSource& source, const MutableRasterView& image_out,
+                      const FloatMaskView& mask_out, WarpScratch* scratch) {
+  WarpImage(options, params, source, image_out, scratch);
+  WarpMask(options, params, source.mask, mask_out.data, mask_out.width, mask_out.height,
+           mask_out.stride_bytes);
 }
 
 }  // namespace segfeed::internal

@@ -86,4 +86,20 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const WarpSource& source, const MutableRasterView& image_out,
                       const MutableRasterView& mask_out, WarpScratch* scratch);
 
+// A float32 mask raster: `height` rows of `width` elements, rows
+// `stride_bytes` apart (a batch slot's mask).
+struct FloatMaskView {
+  float* data = nullptr;
+  int width = 0;
+  int height = 0;
+  ptrdiff_t stride_bytes = 0;
+};
+
+// The same warp with the mask written straight as float32, 1.0 for every
+// nonzero source value and 0.0 elsewhere: exactly what warping to uint8 and
+// then converting gives, without the uint8 raster or the second pass.
+void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
+                      const WarpSource& source, const MutableRasterView& image_out,
+                      const FloatMaskView& mask_out, WarpScratch* scratch);
+
 }  // namespace segfeed::internal

@@ -32,6 +32,9 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   const bool image_direct = output.image_dtype == ImageDtype::kUint8 &&
                             image_dst.x_stride_bytes == 3 && image_dst.channel_stride_bytes == 1;
   const bool mask_direct = output.mask_dtype == MaskDtype::kUint8 && mask_dst.x_stride_bytes == 1;
+  // Packed float32 masks: the warp writes 0.0/1.0 straight into the slot.
+  const bool mask_float_direct =
+      output.mask_dtype == MaskDtype::kFloat32 && mask_dst.x_stride_bytes == 4;
   const MutableRasterView image_out =
       image_direct
           ? MutableRasterView{static_cast<uint8_t*>(image_dst.data), width, height, 3,
@@ -43,7 +46,14 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
                   : MutableRasterView{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
 
   const StageClock::time_point start = StageClock::now();
-  WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
+  if (mask_float_direct) {
+    WarpImageAndMask(augment_options_, params, source, image_out,
+                     FloatMaskView{static_cast<float*>(mask_dst.data), width, height,
+                                   mask_dst.y_stride_bytes},
+                     &warp_scratch_);
+  } else {
+    WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
+  }
   const StageClock::time_point warped = StageClock::now();
   // Jitter on the output-size image (cheaper than on the source), fused with
   // the image conversion: each chunk's levels go from L1 straight to
@@ -53,7 +63,7 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   const StageClock::time_point jittered = StageClock::now();
   if (!image_written) converter_.ConvertImage(image_out.View(), image_dst);
   // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.
-  converter_.ConvertMask(mask_out.View(), mask_dst);
+  if (!mask_float_direct) converter_.ConvertMask(mask_out.View(), mask_dst);
   timings_.warp_ns = NanosBetween(start, warped);
   // Without jitter, the call that found nothing to do counts as conversion.
   timings_.jitter_ns = image_written ? NanosBetween(warped, jittered) : 0;

@@ -30,7 +30,9 @@ class SampleAugmenter {
   // OutputConverter for the stride conventions). When the output is uint8
   // NHWC with packed pixels the warp writes straight into `image_dst` and the
   // jitter runs there; otherwise the warp writes to scratch and the fused
-  // jitter and conversion is the only write to the destination.
+  // jitter and conversion is the only write to the destination. Packed
+  // masks (uint8 or float32) are written by the warp straight into
+  // `mask_dst`.
   void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
            const StridedMask& mask_dst);
 
@@ -40,8 +42,8 @@ class SampleAugmenter {
     // Colour jitter with the image's conversion fused into it (0 when the
     // jitter is off).
     int64_t jitter_ns = 0;
-    // The conversions not fused into the jitter: the mask, and the image
-    // when the jitter is off.
+    // The conversions not fused into the jitter or the warp: a uint8 or
+    // strided mask, and the image when the jitter is off.
     int64_t convert_ns = 0;
   };
   const Timings& last_timings() const { return timings_; }

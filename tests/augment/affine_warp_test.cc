@@ -10,6 +10,7 @@
 #include <tuple>
 #include <cstdio>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -247,11 +248,11 @@ TEST(AffineWarpTest, MaskStaysExactlyBinaryForEveryParameterSet) {
   }
 }
 
-// The AVX2 kernels and the one-pixel kernels give the same bytes, for the
+// The AVX-512, AVX2 and one-pixel kernels give the same bytes, for the
 // image and the mask, both fills, a half-resolution source (plain warp), a
 // full-resolution one (pre-reduce first) and odd output sizes that leave
 // vector tails and rows whose lower taps reach the source's last row.
-TEST(AffineWarpTest, Avx2AndOnePixelKernelsGiveSameBytes) {
+TEST(AffineWarpTest, VectorAndOnePixelKernelsGiveSameBytes) {
   if (!CpuHasAvx2()) GTEST_SKIP() << "no AVX2 on this CPU (or SEGFEED_NO_AVX2 set)";
   const auto scene = RenderDemoScene(2);
   const cv::Mat half = HalfResolution(scene.image);
@@ -262,14 +263,68 @@ TEST(AffineWarpTest, Avx2AndOnePixelKernelsGiveSameBytes) {
     options.output_height = id % 3 == 0 ? 77 : 512;
     const AugmentParams params = DrawAugmentParams(options, 99, 0, id);
     const cv::Mat& image = id % 4 == 1 ? scene.image : half;
+    // The widest kernels the CPU has (AVX-512 where it has them), AVX2
+    // alone, and one pixel at a time.
     const Warped vector = RunWarp(options, params, image, scene.mask);
-    Warped one_pixel;
+    Warped avx2, one_pixel;
+    {
+      ScopedAvx2Kernels narrower;
+      avx2 = RunWarp(options, params, image, scene.mask);
+    }
     {
       ScopedOnePixelKernels scalar;
       one_pixel = RunWarp(options, params, image, scene.mask);
     }
     EXPECT_EQ(cv::norm(vector.image, one_pixel.image, cv::NORM_INF), 0.0) << "set " << id;
     EXPECT_EQ(cv::norm(vector.mask, one_pixel.mask, cv::NORM_INF), 0.0) << "set " << id;
+    EXPECT_EQ(cv::norm(avx2.image, one_pixel.image, cv::NORM_INF), 0.0) << "set " << id;
+    EXPECT_EQ(cv::norm(avx2.mask, one_pixel.mask, cv::NORM_INF), 0.0) << "set " << id;
+  }
+}
+
+// A float32 mask written by the warp is the uint8 warp with every nonzero
+// value 1.0, on every kernel width, for a 0/255 source too, both fills and
+// a padded destination.
+TEST(AffineWarpTest, FloatMaskIsTheUint8WarpBinarised) {
+  const auto scene = RenderDemoScene(3);
+  const cv::Mat half = HalfResolution(scene.image);
+  const cv::Mat mask255 = scene.mask * 255;
+  AugmentOptions options;
+  for (uint64_t id = 0; id < 24; ++id) {
+    options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
+    options.output_width = id % 3 == 0 ? 131 : 256;
+    options.output_height = id % 3 == 0 ? 77 : 256;
+    const AugmentParams params = DrawAugmentParams(options, 5, 0, id);
+    const cv::Mat& mask = id % 4 == 1 ? mask255 : scene.mask;
+    const Warped expected = RunWarp(options, params, half, mask);
+    for (int kernel = 0; kernel < 3; ++kernel) {
+      std::optional<ScopedAvx2Kernels> narrower;
+      std::optional<ScopedOnePixelKernels> scalar;
+      if (kernel == 1) narrower.emplace();
+      if (kernel == 2) scalar.emplace();
+      const int padded_width = options.output_width + 5;
+      std::vector<float> floats(static_cast<size_t>(padded_width) * options.output_height, -1.0f);
+      cv::Mat image(options.output_height, options.output_width, CV_8UC3);
+      WarpScratch scratch;
+      WarpImageAndMask(options, params, {View(half), View(mask), 0.0}, MutableView(image),
+                       FloatMaskView{floats.data(), options.output_width, options.output_height,
+                                     static_cast<ptrdiff_t>(padded_width * sizeof(float))},
+                       &scratch);
+      int mismatches = 0, padding_touched = 0;
+      for (int y = 0; y < options.output_height; ++y) {
+        for (int x = 0; x < padded_width; ++x) {
+          const float got = floats[static_cast<size_t>(y) * padded_width + x];
+          if (x >= options.output_width) {
+            padding_touched += got != -1.0f;
+            continue;
+          }
+          mismatches += got != (expected.mask.at<uint8_t>(y, x) != 0 ? 1.0f : 0.0f);
+        }
+      }
+      EXPECT_EQ(mismatches, 0) << "set " << id << " kernel " << kernel;
+      EXPECT_EQ(padding_touched, 0) << "set " << id << " kernel " << kernel;
+      EXPECT_EQ(cv::norm(image, expected.image, cv::NORM_INF), 0.0) << "set " << id;
+    }
   }
 }
 
