@@ -338,6 +338,90 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   }
   return i;
 }
+
+SEGFEED_AVX512_BEGIN
+
+// BilinearFour on 8 pixels, one per qword.
+__attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i BilinearEight(__m512i top,
+                                                                           __m512i bottom,
+                                                                           __m512i wx,
+                                                                           __m512i wy) {
+  const __m512i pairs = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1));
+  const __m512i centre = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512i upper =
+      _mm512_maddubs_epi16(wx, _mm512_xor_si512(_mm512_shuffle_epi8(top, pairs), centre));
+  const __m512i lower =
+      _mm512_maddubs_epi16(wx, _mm512_xor_si512(_mm512_shuffle_epi8(bottom, pairs), centre));
+  const __m512i value =
+      _mm512_add_epi16(upper, _mm512_mulhrs_epi16(_mm512_sub_epi16(lower, upper), wy));
+  return _mm512_srli_epi16(
+      _mm512_add_epi16(value, _mm512_set1_epi16(128 * kWeightOne + kWeightOne / 2)), kWeightBits);
+}
+
+// SpreadWords for eight dwords.
+__attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i SpreadWords8(__m256i dwords) {
+  const __m512i spread = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9));
+  return _mm512_shuffle_epi8(_mm512_cvtepu32_epi64(dwords), spread);
+}
+
+// BilinearInteriorAvx2 with 16 pixels a step: two groups of eight pixels
+// gather their taps, and packing the two results per 128-bit lane leaves
+// pixels 4k..4k+3 in lane k when the groups are 0 1 4 5 8 9 12 13 and
+// 2 3 6 7 10 11 14 15. Same arithmetic, so the same bytes.
+__attribute__((target(SEGFEED_AVX512_TARGET))) int BilinearInteriorAvx512(
+    const BilinearSource& src, const RowPositions& row, const RowPositions& ahead, int first,
+    int last, uint8_t* out) {
+  const __m512i lane_pixels =
+      _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+  __m512i x = _mm512_add_epi32(_mm512_set1_epi32(row.x + row.x_step * first),
+                               _mm512_mullo_epi32(lane_pixels, _mm512_set1_epi32(row.x_step)));
+  __m512i y = _mm512_add_epi32(_mm512_set1_epi32(row.y + row.y_step * first),
+                               _mm512_mullo_epi32(lane_pixels, _mm512_set1_epi32(row.y_step)));
+  const __m512i x_step16 = _mm512_set1_epi32(row.x_step * 16);
+  const __m512i y_step16 = _mm512_set1_epi32(row.y_step * 16);
+  const __m512i stride = _mm512_set1_epi32(static_cast<int32_t>(src.stride));
+  const __m512i weight_mask = _mm512_set1_epi32(kWeightOne - 1);
+  const __m512i weight_one = _mm512_set1_epi32(kWeightOne);
+  const __m512i drop_fourth = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
+  const __m512i contiguous =
+      _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15);
+  const void* top = src.data;
+  const void* bottom = src.data + src.stride;
+  int i = first;
+  for (; i + 16 <= last; i += 16) {
+    for (int k = 0; k < 16; k += 4) PrefetchTaps(src, ahead, i + k);
+    const __m512i ix = _mm512_srai_epi32(x, kFracBits);
+    const __m512i iy = _mm512_srai_epi32(y, kFracBits);
+    const __m512i fx = _mm512_and_si512(_mm512_srli_epi32(x, kFracBits - kWeightBits), weight_mask);
+    const __m512i fy = _mm512_and_si512(_mm512_srli_epi32(y, kFracBits - kWeightBits), weight_mask);
+    const __m512i wx = _mm512_or_si512(_mm512_sub_epi32(weight_one, fx), _mm512_slli_epi32(fx, 8));
+    const __m512i wy = _mm512_slli_epi32(fy, 8);
+    const __m512i offset = _mm512_add_epi32(_mm512_mullo_epi32(iy, stride),
+                                            _mm512_add_epi32(ix, _mm512_add_epi32(ix, ix)));
+    const __m256i offset_low = _mm512_castsi512_si256(offset);
+    const __m256i offset_high = _mm512_extracti64x4_epi64(offset, 1);
+    const __m512i low = BilinearEight(_mm512_i32gather_epi64(offset_low, top, 1),
+                                      _mm512_i32gather_epi64(offset_low, bottom, 1),
+                                      SpreadWords8(_mm512_castsi512_si256(wx)),
+                                      SpreadWords8(_mm512_castsi512_si256(wy)));
+    const __m512i high = BilinearEight(_mm512_i32gather_epi64(offset_high, top, 1),
+                                       _mm512_i32gather_epi64(offset_high, bottom, 1),
+                                       SpreadWords8(_mm512_extracti64x4_epi64(wx, 1)),
+                                       SpreadWords8(_mm512_extracti64x4_epi64(wy, 1)));
+    const __m512i levels = _mm512_permutexvar_epi32(
+        contiguous, _mm512_shuffle_epi8(_mm512_packus_epi16(low, high), drop_fourth));
+    // 48 bytes: the first 12 dwords.
+    _mm512_mask_storeu_epi32(out + 3 * i, 0x0fff, levels);
+    x = _mm512_add_epi32(x, x_step16);
+    y = _mm512_add_epi32(y, y_step16);
+  }
+  return i;
+}
+
+SEGFEED_AVX512_END
 #endif
 
 void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
@@ -345,6 +429,7 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
   const BilinearSource src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_AVX2_PATH
   const bool avx2 = CpuHasAvx2();
+  const bool avx512 = CpuHasAvx512();
 #endif
   for (int y = 0; y < out.height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kBilinearOffset);
@@ -380,7 +465,9 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
         // Rows past the output are not fitted to 16.16 (FitsFixedPoint).
         const RowPositions ahead =
             y + 2 < out.height ? PositionsOfRow(m, y + 2, kBilinearOffset) : row;
-        done = BilinearInteriorAvx2(src, row, ahead, vector.first, vector.last, dst);
+        done = vector.first;
+        if (avx512) done = BilinearInteriorAvx512(src, row, ahead, done, vector.last, dst);
+        done = BilinearInteriorAvx2(src, row, ahead, done, vector.last, dst);
       }
     }
 #endif
@@ -438,6 +525,42 @@ __attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
   }
   return i;
 }
+
+SEGFEED_AVX512_BEGIN
+
+// NearestInteriorAvx2 with 16 pixels a step; the same caller guarantee.
+template <typename T>
+__attribute__((target(SEGFEED_AVX512_TARGET))) int NearestInteriorAvx512(
+    const RasterView& src, const RowPositions& row, int first, int last, T* out) {
+  const __m512i lane_pixels =
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i x = _mm512_add_epi32(_mm512_set1_epi32(row.x + row.x_step * first),
+                               _mm512_mullo_epi32(lane_pixels, _mm512_set1_epi32(row.x_step)));
+  __m512i y = _mm512_add_epi32(_mm512_set1_epi32(row.y + row.y_step * first),
+                               _mm512_mullo_epi32(lane_pixels, _mm512_set1_epi32(row.y_step)));
+  const __m512i x_step16 = _mm512_set1_epi32(row.x_step * 16);
+  const __m512i y_step16 = _mm512_set1_epi32(row.y_step * 16);
+  const __m512i stride = _mm512_set1_epi32(static_cast<int32_t>(src.stride_bytes));
+  const __m512i byte_mask = _mm512_set1_epi32(0xff);
+  int i = first;
+  for (; i + 16 <= last; i += 16) {
+    const __m512i offset = _mm512_add_epi32(
+        _mm512_mullo_epi32(_mm512_srai_epi32(y, kFracBits), stride), _mm512_srai_epi32(x, kFracBits));
+    const __m512i dwords = _mm512_i32gather_epi32(offset, src.data, 1);
+    if constexpr (std::is_same_v<T, float>) {
+      const __mmask16 foreground = _mm512_test_epi32_mask(dwords, byte_mask);
+      _mm512_storeu_ps(out + i, _mm512_maskz_mov_ps(foreground, _mm512_set1_ps(1.0f)));
+    } else {
+      // The low byte of each dword, truncated: the source value.
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(dwords));
+    }
+    x = _mm512_add_epi32(x, x_step16);
+    y = _mm512_add_epi32(y, y_step16);
+  }
+  return i;
+}
+
+SEGFEED_AVX512_END
 #endif
 
 // `out` rows are `out_stride_bytes` apart, `out_width` x `out_height`.
@@ -446,6 +569,7 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode m
                      int out_width, int out_height, ptrdiff_t out_stride_bytes) {
 #ifdef SEGFEED_HAVE_AVX2_PATH
   const bool avx2 = CpuHasAvx2() && source.width >= 4;
+  const bool avx512 = avx2 && CpuHasAvx512();
 #endif
   for (int y = 0; y < out_height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kOne / 2);
@@ -476,7 +600,9 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode m
           SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out_width));
       if (gather_safe.first < gather_safe.last) {
         inside_pixels(done, gather_safe.first);
-        done = NearestInteriorAvx2(source, row, gather_safe.first, gather_safe.last, dst);
+        done = gather_safe.first;
+        if (avx512) done = NearestInteriorAvx512(source, row, done, gather_safe.last, dst);
+        done = NearestInteriorAvx2(source, row, done, gather_safe.last, dst);
       }
     }
 #endif
