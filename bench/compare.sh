@@ -9,21 +9,25 @@
 # and prints medians and the ratios issue 7 targets. Then the memory check:
 # peak RSS with 200 vs 2000 pairs, against `segfeed plan`.
 #
-#   bench/compare.sh [--runs N] [--pairs N] [--rss]
+#   bench/compare.sh [--runs N] [--pairs N] [--mask-rows R] [--rss]
+#
+# --mask-rows sequential|interlaced|mixed is make-demo's GIF row order
+# (default sequential). SEGFEED_BIN overrides the segfeed binary measured.
 #
 # Needs a release build (scripts/dev.sh bench makes one). Datasets are made
 # once under $SEGFEED_CACHE_DIR (default ~/.cache/segfeed).
 set -euo pipefail
 export LC_ALL=C  # awk and printf agree on the decimal point
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-segfeed=build/release/src/tools/segfeed
-runs=5 pairs=200 rss=false
+segfeed=${SEGFEED_BIN:-build/release/src/tools/segfeed}
+runs=5 pairs=200 rss=false mask_rows=sequential
 while (($#)); do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --pairs) pairs="$2"; shift 2 ;;
+    --mask-rows) mask_rows="$2"; shift 2 ;;
     --rss) rss=true; shift ;;
-    *) echo "usage: bench/compare.sh [--runs N] [--pairs N] [--rss]" >&2; exit 2 ;;
+    *) echo "usage: bench/compare.sh [--runs N] [--pairs N] [--mask-rows R] [--rss]" >&2; exit 2 ;;
   esac
 done
 [[ -x $segfeed ]] || { echo "build first: scripts/dev.sh bench" >&2; exit 1; }
@@ -33,8 +37,11 @@ trap 'rm -rf "$work"' EXIT
 
 dataset() {  # dataset N -> folder with N demo pairs, made once
   local dir="$cache/compare-$1"
+  [[ $mask_rows == sequential ]] || dir="$dir-$mask_rows"
   if [[ ! -d $dir/train_masks ]]; then
-    rm -rf "$dir.partial" && $segfeed make-demo "$dir.partial" --count "$1" >&2 && mv "$dir.partial" "$dir"
+    rm -rf "$dir.partial" &&
+      $segfeed make-demo "$dir.partial" --count "$1" --mask-rows "$mask_rows" >&2 &&
+      mv "$dir.partial" "$dir"
   fi
   cat "$dir"/train/* "$dir"/train_masks/* >/dev/null  # into the page cache
   echo "$dir"
@@ -49,7 +56,7 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
 data="$(dataset "$pairs")"
-echo "dataset: $pairs pairs at 1918x1280 ($data); $(nproc) cores; $runs runs"
+echo "dataset: $pairs pairs at 1918x1280, $mask_rows masks ($data); $(nproc) cores; $runs runs"
 for run in $(seq "$runs"); do
   $segfeed bench --data "$data" --decode-only --baseline --json "$work/all.$run.json" >/dev/null
   $segfeed bench --data "$data" --threads 1 --json "$work/one.$run.json" >/dev/null

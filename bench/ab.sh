@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A/B of two segfeed binaries on one dataset, alternating A B A B ... so
+# both see the same machine load (other guests, builds). Each run is
+#   segfeed bench --data DIR --decode-only --json ... [extra bench options]
+# which measures the loader and, in the same process and threads, the
+# decode-only bound; the ratio of the two is the number issue 16 targets.
+# Prints medians per binary: throughput, the decode-only bound, their ratio
+# (median of the per-run ratios), each stage's thread time per sample in ms
+# (decode is the JPEG; total adds read, GIF and convert) and peak RSS.
+#
+#   bench/ab.sh [--runs N] --data DIR A_BINARY B_BINARY [-- bench options]
+#
+# Example: a build before a change against the current one, float32, 2
+# threads (the default), then the same with --dtype uint8 --mask-dtype uint8.
+set -euo pipefail
+export LC_ALL=C
+runs=5 data=""
+while (($#)); do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --data) data="$2"; shift 2 ;;
+    --) shift; break ;;
+    *) [[ -z ${a:-} ]] && a="$1" || b="$1"; shift ;;
+  esac
+done
+[[ -n $data && -n ${a:-} && -n ${b:-} ]] ||
+  { echo "usage: bench/ab.sh [--runs N] --data DIR A B [-- bench options]" >&2; exit 2; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cat "$data"/train/* "$data"/train_masks/* >/dev/null  # into the page cache
+field() { grep -o "\"$2\":[0-9.e+-]*" "$1" | head -1 | cut -d: -f2; }
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+for run in $(seq "$runs"); do
+  for side in a b; do
+    bin=${!side}
+    "$bin" bench --data "$data" --decode-only --json "$work/$side.$run.json" "$@" >/dev/null
+  done
+done
+echo "options: ${*:-(defaults)}; $runs runs alternating; medians"
+printf '%-4s %10s %12s %7s %7s %7s %7s %7s %7s %9s\n' side samples/s decode-only ratio \
+  decode warp jitter convert total "rss MiB"
+for side in a b; do
+  rates=$(for f in "$work"/$side.*.json; do field "$f" samples_per_s; done | median)
+  bound=$(for f in "$work"/$side.*.json; do field "$f" decode_only_samples_per_s; done | median)
+  ratio=$(for f in "$work"/$side.*.json; do
+    awk -v a="$(field "$f" samples_per_s)" -v b="$(field "$f" decode_only_samples_per_s)" \
+      'BEGIN {printf "%.4f\n", a / b}'
+  done | median)
+  stage() {  # ms of thread time per sample, median over runs
+    for f in "$work"/$side.*.json; do
+      awk -v s="$(field "$f" "$1")" -v n="$(field "$f" loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
+    done | median
+  }
+  total=$(for f in "$work"/$side.*.json; do
+    awk -v n="$(field "$f" loaded)" -v r="$(field "$f" read)" -v i="$(field "$f" decode_image)" \
+      -v m="$(field "$f" decode_mask)" -v w="$(field "$f" warp)" -v j="$(field "$f" jitter)" \
+      -v c="$(field "$f" convert)" 'BEGIN {printf "%.4f\n", 1000 * (r + i + m + w + j + c) / n}'
+  done | median)
+  rss=$(for f in "$work"/$side.*.json; do
+    awk -v b="$(field "$f" peak_rss_bytes)" 'BEGIN {printf "%.1f\n", b / 1048576}'
+  done | median)
+  printf '%-4s %10.1f %12.1f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %9.1f\n' "$side" "$rates" "$bound" \
+    "$ratio" "$(stage decode_image)" "$(stage warp)" "$(stage jitter)" "$(stage convert)" "$total" "$rss"
+done
