@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <optional>
 #include <type_traits>
 
 #include <opencv2/core.hpp>
@@ -205,6 +206,12 @@ void BilinearBorderPixel(const BilinearSource& src, int32_t x, int32_t y, FillMo
         Bilinear(taps[0][0][c], taps[0][1][c], taps[1][0][c], taps[1][1][c], fx, fy));
 }
 
+// Adds the levels of pixels [first, last) of an RGB row to `sums`.
+void AddLevels(const uint8_t* row, int first, int last, ChannelSums* sums) {
+  for (int i = first; i < last; ++i)
+    for (int c = 0; c < 3; ++c) (*sums)[c] += row[3 * i + c];
+}
+
 // Pixels [first, last) of a row whose taps all lie inside the source.
 void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, int first,
                             int last, uint8_t* out) {
@@ -268,6 +275,13 @@ struct LanePositions {
   }
 };
 
+// `dwords` plus the 16 words of `words` widened, word w to dword w % 8.
+__attribute__((target("avx2"))) inline __m256i AddWordsToDwords(__m256i dwords, __m256i words) {
+  return _mm256_add_epi32(dwords,
+                          _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(words)),
+                                           _mm256_cvtepu16_epi32(_mm256_extracti128_si256(words, 1))));
+}
+
 // Asks for the cache lines of the taps of pixel `i` of `row` (both rows).
 // Integer address arithmetic: the position may lie outside the source, and
 // a prefetch of any address is harmless.
@@ -288,7 +302,8 @@ inline void PrefetchTaps(const BilinearSource& src, const RowPositions& row, int
 __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& src,
                                                          const RowPositions& row,
                                                          const RowPositions& ahead, int first,
-                                                         int last, uint8_t* out) {
+                                                         int last, uint8_t* out,
+                                                         ChannelSums* sums) {
   // Lanes hold pixels 0 1 4 5 | 2 3 6 7: the low four lanes gather into one
   // vector and the high four into another, and packing the two results per
   // 128-bit lane puts pixels 0-3 in the low lane and 4-7 in the high one.
@@ -304,6 +319,10 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   const __m256i contiguous = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
   const auto* top = reinterpret_cast<const long long*>(src.data);
   const auto* bottom = reinterpret_cast<const long long*>(src.data + src.stride);
+  // Channel sums for the contrast step: word lanes (r g b 0 per pixel) take
+  // two levels a step, so they are widened to dwords every 128 steps.
+  __m256i words = _mm256_setzero_si256(), dwords = _mm256_setzero_si256();
+  int steps = 0;
   int i = first;
   for (; i + 8 <= last; i += 8) {
     PrefetchTaps(src, ahead, i);
@@ -334,8 +353,18 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
     uint8_t* dst = out + 3 * i;
     _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(levels));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + 16), _mm256_extracti128_si256(levels, 1));
+    words = _mm256_add_epi16(words, _mm256_add_epi16(low, high));
+    if (++steps == 128) {
+      dwords = AddWordsToDwords(dwords, words);
+      words = _mm256_setzero_si256();
+      steps = 0;
+    }
     p.Next();
   }
+  // Dword d holds channel d % 4 (3 is the unused word).
+  alignas(32) uint32_t totals[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(totals), AddWordsToDwords(dwords, words));
+  for (int c = 0; c < 3; ++c) (*sums)[c] += uint64_t{totals[c]} + totals[c + 4];
   return i;
 }
 
@@ -359,6 +388,14 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i BilinearEight(__m5
       _mm512_add_epi16(value, _mm512_set1_epi16(128 * kWeightOne + kWeightOne / 2)), kWeightBits);
 }
 
+// AddWordsToDwords for 32 words, word w to dword w % 16.
+__attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i AddWordsToDwords16(__m512i dwords,
+                                                                                __m512i words) {
+  return _mm512_add_epi32(
+      dwords, _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(words)),
+                               _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(words, 1))));
+}
+
 // SpreadWords for eight dwords.
 __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i SpreadWords8(__m256i dwords) {
   const __m512i spread = _mm512_broadcast_i32x4(
@@ -372,7 +409,7 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i SpreadWords8(__m25
 // 2 3 6 7 10 11 14 15. Same arithmetic, so the same bytes.
 __attribute__((target(SEGFEED_AVX512_TARGET))) int BilinearInteriorAvx512(
     const BilinearSource& src, const RowPositions& row, const RowPositions& ahead, int first,
-    int last, uint8_t* out) {
+    int last, uint8_t* out, ChannelSums* sums) {
   const __m512i lane_pixels =
       _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
   __m512i x = _mm512_add_epi32(_mm512_set1_epi32(row.x + row.x_step * first),
@@ -390,6 +427,9 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int BilinearInteriorAvx512(
       _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15);
   const void* top = src.data;
   const void* bottom = src.data + src.stride;
+  // Channel sums as in BilinearInteriorAvx2.
+  __m512i words = _mm512_setzero_si512(), dwords = _mm512_setzero_si512();
+  int steps = 0;
   int i = first;
   for (; i + 16 <= last; i += 16) {
     for (int k = 0; k < 16; k += 4) PrefetchTaps(src, ahead, i + k);
@@ -415,17 +455,30 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int BilinearInteriorAvx512(
         contiguous, _mm512_shuffle_epi8(_mm512_packus_epi16(low, high), drop_fourth));
     // 48 bytes: the first 12 dwords.
     _mm512_mask_storeu_epi32(out + 3 * i, 0x0fff, levels);
+    words = _mm512_add_epi16(words, _mm512_add_epi16(low, high));
+    if (++steps == 128) {
+      dwords = AddWordsToDwords16(dwords, words);
+      words = _mm512_setzero_si512();
+      steps = 0;
+    }
     x = _mm512_add_epi32(x, x_step16);
     y = _mm512_add_epi32(y, y_step16);
   }
+  // Dword d holds channel d % 4 (3 is the unused word).
+  alignas(64) uint32_t totals[16];
+  _mm512_store_si512(totals, AddWordsToDwords16(dwords, words));
+  for (int c = 0; c < 3; ++c)
+    (*sums)[c] += uint64_t{totals[c]} + totals[c + 4] + totals[c + 8] + totals[c + 12];
   return i;
 }
 
 SEGFEED_AVX512_END
 #endif
 
+// Also adds every written level to `sums`: the vector kernels from their
+// registers, the rest from the row just written, the fill by count.
 void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
-                     uint8_t fill, const MutableRasterView& out) {
+                     uint8_t fill, const MutableRasterView& out, ChannelSums* sums) {
   const BilinearSource src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_AVX2_PATH
   const bool avx2 = CpuHasAvx2();
@@ -446,6 +499,8 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
           SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
       std::memset(dst, fill, 3 * static_cast<size_t>(touching.first));
       std::memset(dst + 3 * touching.last, fill, 3 * static_cast<size_t>(out.width - touching.last));
+      const uint64_t filled = touching.first + (out.width - touching.last);
+      for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill;
     }
     const int inner_first = std::clamp(interior.first, touching.first, touching.last);
     const int inner_last = std::clamp(interior.last, inner_first, touching.last);
@@ -453,6 +508,7 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
       BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
                           dst + 3 * x);
     int done = inner_first;
+    int vector_first = inner_first, vector_last = inner_first;  // summed by the kernels
 #ifdef SEGFEED_HAVE_AVX2_PATH
     if (avx2) {
       // The vector kernel reads 2 bytes past the lower tap pair: it takes
@@ -466,8 +522,10 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
         const RowPositions ahead =
             y + 2 < out.height ? PositionsOfRow(m, y + 2, kBilinearOffset) : row;
         done = vector.first;
-        if (avx512) done = BilinearInteriorAvx512(src, row, ahead, done, vector.last, dst);
-        done = BilinearInteriorAvx2(src, row, ahead, done, vector.last, dst);
+        if (avx512) done = BilinearInteriorAvx512(src, row, ahead, done, vector.last, dst, sums);
+        done = BilinearInteriorAvx2(src, row, ahead, done, vector.last, dst, sums);
+        vector_first = vector.first;
+        vector_last = done;
       }
     }
 #endif
@@ -475,6 +533,8 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
     for (int x = inner_last; x < touching.last; ++x)
       BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
                           dst + 3 * x);
+    AddLevels(dst, touching.first, vector_first, sums);
+    AddLevels(dst, vector_last, touching.last, sums);
   }
 }
 
@@ -691,7 +751,7 @@ namespace {
 
 void WarpImage(const AugmentOptions& options, const AugmentParams& params,
                const WarpSource& source, const MutableRasterView& image_out,
-               WarpScratch* scratch) {
+               WarpScratch* scratch, std::optional<ChannelSums>* image_sums) {
   assert(source.image.channels == 3 && source.mask.channels == 1);
   assert(source.image.stride_bytes >= source.image.width * 3);
   assert(source.mask.stride_bytes >= source.mask.width);
@@ -729,9 +789,12 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   const RasterView image_view{image.data, image.cols, image.rows, 3,
                               static_cast<ptrdiff_t>(image.step)};
   if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
+    ChannelSums sums{0, 0, 0};
     WarpBilinearRgb(image_view, image_matrix, options.fill_mode,
-                    static_cast<uint8_t>(options.fill_value), image_out);
+                    static_cast<uint8_t>(options.fill_value), image_out, &sums);
+    if (image_sums != nullptr) *image_sums = sums;
   } else {
+    if (image_sums != nullptr) image_sums->reset();
     cv::Mat image_dst = WritableMat(image_out);
     Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options,
          options.fill_value, image_dst);
@@ -742,17 +805,19 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
 
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
                       const WarpSource& source, const MutableRasterView& image_out,
-                      const MutableRasterView& mask_out, WarpScratch* scratch) {
+                      const MutableRasterView& mask_out, WarpScratch* scratch,
+                      std::optional<ChannelSums>* image_sums) {
   assert(mask_out.channels == 1);
-  WarpImage(options, params, source, image_out, scratch);
+  WarpImage(options, params, source, image_out, scratch, image_sums);
   WarpMask(options, params, source.mask, mask_out.data, mask_out.width, mask_out.height,
            mask_out.stride_bytes);
 }
 
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
                       const WarpSource& source, const MutableRasterView& image_out,
-                      const FloatMaskView& mask_out, WarpScratch* scratch) {
-  WarpImage(options, params, source, image_out, scratch);
+                      const FloatMaskView& mask_out, WarpScratch* scratch,
+                      std::optional<ChannelSums>* image_sums) {
+  WarpImage(options, params, source, image_out, scratch, image_sums);
   WarpMask(options, params, source.mask, mask_out.data, mask_out.width, mask_out.height,
            mask_out.stride_bytes);
 }

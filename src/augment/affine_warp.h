@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "augment/raster_view.h"
@@ -82,9 +83,15 @@ ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int i
 // overlapping the sources. When options.antialias is set and the image must
 // shrink by more than 2x on an axis, it is first area-reduced into
 // `scratch` (see PreReduceFactor). `options` must be valid.
+//
+// When `image_sums` is given, it receives the exact sums of each channel's
+// levels over `image_out`, added up by the warp as it writes them (the
+// contrast step's means, without a pass of their own), or nullopt where the
+// warp fell back to OpenCV for a source too large for its kernels.
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
                       const WarpSource& source, const MutableRasterView& image_out,
-                      const MutableRasterView& mask_out, WarpScratch* scratch);
+                      const MutableRasterView& mask_out, WarpScratch* scratch,
+                      std::optional<ChannelSums>* image_sums = nullptr);
 
 // A float32 mask raster: `height` rows of `width` elements, rows
 // `stride_bytes` apart (a batch slot's mask).
@@ -100,6 +107,7 @@ struct FloatMaskView {
 // then converting gives, without the uint8 raster or the second pass.
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
                       const WarpSource& source, const MutableRasterView& image_out,
-                      const FloatMaskView& mask_out, WarpScratch* scratch);
+                      const FloatMaskView& mask_out, WarpScratch* scratch,
+                      std::optional<ChannelSums>* image_sums = nullptr);
 
 }  // namespace segfeed::internal

@@ -13,6 +13,12 @@
 namespace segfeed::internal {
 namespace {
 
+// Means on the [0, 1] scale from exact sums over a width x height raster.
+std::array<double, 3> MeansFromSums(const ChannelSums& sums, int width, int height) {
+  const double count = static_cast<double>(width) * height * 255.0;
+  return {sums[0] / count, sums[1] / count, sums[2] / count};
+}
+
 // Per-channel means on the [0, 1] scale, from exact integer sums so the
 // result does not depend on summation order.
 std::array<double, 3> ChannelMeans(const RasterView& rgb) {
@@ -21,7 +27,7 @@ std::array<double, 3> ChannelMeans(const RasterView& rgb) {
   // up to 257 blocks, so flush them to 64-bit totals every 256 blocks.
   constexpr int kBlock = 48;
   std::array<uint64_t, kBlock> lane_totals{};
-  std::array<uint64_t, 3> sums{0, 0, 0};
+  ChannelSums sums{0, 0, 0};
   const int row_bytes = rgb.width * 3;
   for (int y = 0; y < rgb.height; ++y) {
     const uint8_t* row = rgb.Row(y);
@@ -35,8 +41,7 @@ std::array<double, 3> ChannelMeans(const RasterView& rgb) {
     for (; x < row_bytes; ++x) sums[x % 3] += row[x];
   }
   for (int j = 0; j < kBlock; ++j) sums[j % 3] += lane_totals[j];
-  const double count = static_cast<double>(rgb.width) * rgb.height * 255.0;
-  return {sums[0] / count, sums[1] / count, sums[2] / count};
+  return MeansFromSums(sums, rgb.width, rgb.height);
 }
 
 // Pixels per chunk handed to the sink: small enough to stay in L1.
@@ -282,8 +287,11 @@ __attribute__((target("avx2"))) int JitterPixelsAvx2(const JitterConstants& k, c
 // planar, to sink(y, x0, count, r, g, b). The sink may overwrite the chunk it
 // is given (the chunk has been read by then) but nothing after it. Returns
 // false, without calling the sink, when the parameters are the identity.
+// `sums`, when given, are the exact channel sums of `rgb` (see
+// WarpImageAndMask), which saves the pass that would compute them.
 template <typename Sink>
-bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& sink) {
+bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, const ChannelSums* sums,
+                    Sink&& sink) {
   assert(rgb.channels == 3);
   if (params.contrast_factor == 1.0 && params.brightness_delta == 0.0 &&
       params.saturation_factor == 1.0 && params.hue_delta == 0.0)
@@ -291,7 +299,8 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
   if (rgb.width <= 0 || rgb.height <= 0) return true;
 
   std::array<double, 3> means{0, 0, 0};
-  if (params.contrast_factor != 1.0) means = ChannelMeans(rgb);
+  if (params.contrast_factor != 1.0)
+    means = sums != nullptr ? MeansFromSums(*sums, rgb.width, rgb.height) : ChannelMeans(rgb);
   const std::optional<FixedPointJitter> fixed_point = FixedPointJitter::For(params, means);
   const JitterConstants constants = fixed_point ? JitterConstants{} : MakeConstants(params, means);
   const bool avx2 = CpuHasAvx2();
@@ -324,7 +333,7 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, Sink&& s
 }  // namespace
 
 void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb) {
-  JitterToLevels(params, rgb.View(),
+  JitterToLevels(params, rgb.View(), nullptr,
                  [&rgb](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
                         const uint8_t* b) {
                    uint8_t* p = rgb.Row(y) + 3 * x0;
@@ -337,8 +346,9 @@ void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb)
 }
 
 bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
-                                const OutputConverter& converter, const StridedImage& dst) {
-  return JitterToLevels(params, rgb,
+                                const OutputConverter& converter, const StridedImage& dst,
+                                const ChannelSums* channel_sums) {
+  return JitterToLevels(params, rgb, channel_sums,
                      [&](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
                          const uint8_t* b) { converter.ConvertPlanarSpan(r, g, b, n, dst, y, x0); });
 }

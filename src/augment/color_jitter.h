@@ -31,9 +31,13 @@ void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb)
 // never return to memory as uint8 pixels. Byte-for-byte what ApplyColorJitter
 // followed by converter.ConvertImage(rgb, dst) gives. Returns false and
 // writes nothing for identity parameters: then the caller converts. `dst` may
-// be `rgb`'s own memory when the output is uint8 NHWC.
+// be `rgb`'s own memory when the output is uint8 NHWC. `channel_sums`, when
+// given, must be the exact per-channel sums of `rgb`'s levels (the warp
+// gathers them as it writes); the contrast means then need no pass of their
+// own, with the same result.
 bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
-                                const OutputConverter& converter, const StridedImage& dst);
+                                const OutputConverter& converter, const StridedImage& dst,
+                                const ChannelSums* channel_sums = nullptr);
 
 // Straightforward double-precision implementation of the formulas above, one
 // step at a time through textbook RGB<->HSV conversions. Slow; for tests.

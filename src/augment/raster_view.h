@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -31,5 +32,8 @@ struct MutableRasterView {
   uint8_t* Row(int y) const { return data + y * stride_bytes; }
   RasterView View() const { return {data, width, height, channels, stride_bytes}; }
 };
+
+// Exact sums of an RGB raster's levels per channel (R, G, B).
+using ChannelSums = std::array<uint64_t, 3>;
 
 }  // namespace segfeed::internal

@@ -46,20 +46,23 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
                   : MutableRasterView{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
 
   const StageClock::time_point start = StageClock::now();
+  std::optional<ChannelSums> image_sums;
   if (mask_float_direct) {
     WarpImageAndMask(augment_options_, params, source, image_out,
                      FloatMaskView{static_cast<float*>(mask_dst.data), width, height,
                                    mask_dst.y_stride_bytes},
-                     &warp_scratch_);
+                     &warp_scratch_, &image_sums);
   } else {
-    WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_);
+    WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_,
+                     &image_sums);
   }
   const StageClock::time_point warped = StageClock::now();
   // Jitter on the output-size image (cheaper than on the source), fused with
   // the image conversion: each chunk's levels go from L1 straight to
   // `image_dst`. The fused pass counts as jitter time.
-  const bool image_written = ApplyColorJitterAndConvert(params, image_out.View(), converter_,
-                                                        image_dst);
+  const bool image_written =
+      ApplyColorJitterAndConvert(params, image_out.View(), converter_, image_dst,
+                                 image_sums ? &*image_sums : nullptr);
   const StageClock::time_point jittered = StageClock::now();
   if (!image_written) converter_.ConvertImage(image_out.View(), image_dst);
   // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.

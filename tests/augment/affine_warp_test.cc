@@ -282,6 +282,40 @@ TEST(AffineWarpTest, VectorAndOnePixelKernelsGiveSameBytes) {
   }
 }
 
+// The channel sums the warp reports are the sums of the levels it wrote,
+// on every kernel width, both fills (a fill value that is not 0 included),
+// odd sizes and a source that is pre-reduced first.
+TEST(AffineWarpTest, ChannelSumsAreTheSumsOfTheWrittenLevels) {
+  const auto scene = RenderDemoScene(4);
+  const cv::Mat half = HalfResolution(scene.image);
+  AugmentOptions options;
+  options.fill_value = 200;
+  for (uint64_t id = 0; id < 24; ++id) {
+    options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
+    options.output_width = id % 3 == 0 ? 131 : 512;
+    options.output_height = id % 3 == 0 ? 77 : 512;
+    const AugmentParams params = DrawAugmentParams(options, 11, 0, id);
+    const cv::Mat& image = id % 4 == 1 ? scene.image : half;
+    for (int kernel = 0; kernel < 3; ++kernel) {
+      std::optional<ScopedAvx2Kernels> narrower;
+      std::optional<ScopedOnePixelKernels> scalar;
+      if (kernel == 1) narrower.emplace();
+      if (kernel == 2) scalar.emplace();
+      cv::Mat out(options.output_height, options.output_width, CV_8UC3);
+      cv::Mat mask(options.output_height, options.output_width, CV_8UC1);
+      WarpScratch scratch;
+      std::optional<ChannelSums> sums;
+      WarpImageAndMask(options, params, {View(image), View(scene.mask), 0.0}, MutableView(out),
+                       MutableView(mask), &scratch, &sums);
+      ASSERT_TRUE(sums.has_value()) << "set " << id;
+      const cv::Scalar expected = cv::sum(out);
+      for (int c = 0; c < 3; ++c)
+        EXPECT_EQ(static_cast<double>((*sums)[c]), expected[c])
+            << "set " << id << " kernel " << kernel << " channel " << c;
+    }
+  }
+}
+
 // A float32 mask written by the warp is the uint8 warp with every nonzero
 // value 1.0, on every kernel width, for a 0/255 source too, both fills and
 // a padded destination.
