@@ -67,6 +67,7 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
 // bytes as the one-pixel kernels that run on CPUs without them:
 // SEGFEED_NO_AVX512 forces the AVX2 kernels, SEGFEED_NO_AVX2 the one-pixel
 // ones (on a CPU without AVX-512 the first two runs are the same path).
+// --no-augment takes the plain image conversion instead of the jitter's.
 TEST(BenchTest, DigestIsTheSameWithTheScalarKernels) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 9);
@@ -76,7 +77,8 @@ TEST(BenchTest, DigestIsTheSameWithTheScalarKernels) {
   const std::string nchw_f32 = " --dtype float32 --layout nchw --mask-dtype uint8";
   const std::string nchw_u8 = " --dtype uint8 --layout nchw";
   const std::string nhwc_u8 = " --dtype uint8 --mask-dtype uint8";
-  const std::vector<std::string> configs = {nhwc_f32, nchw_f32, nchw_u8, nhwc_u8};
+  const std::string nhwc_f32_plain = " --dtype float32 --no-augment";
+  const std::vector<std::string> configs = {nhwc_f32, nchw_f32, nchw_u8, nhwc_u8, nhwc_f32_plain};
   std::vector<segfeed::testing::CommandResult> widest, avx2, scalar;
   for (const std::string& config : configs) widest.push_back(RunSegfeed(run + config));
   setenv("SEGFEED_NO_AVX512", "1", 1);
