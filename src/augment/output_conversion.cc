@@ -208,27 +208,36 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512 LevelsToFloat16(__m
   return v;
 }
 
+// Mean and std per lane for 48 interleaved values, where value j belongs to
+// channel j % 3: runs of 16 values start at channel 0, 1 and 2 in turn.
+// Left unset without normalisation, which does not read them.
+__attribute__((target(SEGFEED_AVX512_TARGET))) inline void NormalizeLanes(
+    const OutputOptions& options, __m512 mean[3], __m512 std[3]) {
+  if (!options.normalize) {
+    for (int run = 0; run < 3; ++run) mean[run] = std[run] = _mm512_setzero_ps();
+    return;
+  }
+  alignas(64) float mean_lanes[3][16], std_lanes[3][16];
+  for (int run = 0; run < 3; ++run) {
+    for (int j = 0; j < 16; ++j) {
+      mean_lanes[run][j] = options.mean[(run + j) % 3];
+      std_lanes[run][j] = options.std[(run + j) % 3];
+    }
+  }
+  for (int run = 0; run < 3; ++run) {
+    mean[run] = _mm512_load_ps(mean_lanes[run]);
+    std[run] = _mm512_load_ps(std_lanes[run]);
+  }
+}
+
 // Float32NhwcSpanAvx2 with 16 pixels a step: the interleaved bytes of two
 // 8-pixel groups, regrouped into three runs of 16 values.
 __attribute__((target(SEGFEED_AVX512_TARGET))) int Float32NhwcSpanAvx512(
     const uint8_t* r, const uint8_t* g, const uint8_t* b, int count, const OutputOptions& options,
     float* out) {
   const bool normalize = options.normalize;
-  const auto& m = options.mean;
-  const auto& d = options.std;
-  // Value j of 48 belongs to channel j % 3: runs of 16 values start at
-  // channel 0, 1 and 2 in turn.
-  alignas(64) float mean_lanes[3][16], std_lanes[3][16];
-  for (int run = 0; run < 3; ++run) {
-    for (int j = 0; j < 16; ++j) {
-      mean_lanes[run][j] = m[(run + j) % 3];
-      std_lanes[run][j] = d[(run + j) % 3];
-    }
-  }
-  const __m512 mean[3] = {_mm512_load_ps(mean_lanes[0]), _mm512_load_ps(mean_lanes[1]),
-                          _mm512_load_ps(mean_lanes[2])};
-  const __m512 std[3] = {_mm512_load_ps(std_lanes[0]), _mm512_load_ps(std_lanes[1]),
-                         _mm512_load_ps(std_lanes[2])};
+  __m512 mean[3], std[3];
+  NormalizeLanes(options, mean, std);
   int i = 0;
   for (; i + 16 <= count; i += 16) {
     __m128i low0, high0, low1, high1;  // values 0-15, 16-23, 24-39, 40-47
@@ -271,17 +280,8 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int Float32NchwSpanAvx512(
 __attribute__((target(SEGFEED_AVX512_TARGET))) int Float32NhwcRowAvx512(
     const uint8_t* rgb, int count, const OutputOptions& options, float* out) {
   const bool normalize = options.normalize;
-  alignas(64) float mean_lanes[3][16], std_lanes[3][16];
-  for (int run = 0; run < 3; ++run) {
-    for (int j = 0; j < 16; ++j) {
-      mean_lanes[run][j] = options.mean[(run + j) % 3];
-      std_lanes[run][j] = options.std[(run + j) % 3];
-    }
-  }
-  const __m512 mean[3] = {_mm512_load_ps(mean_lanes[0]), _mm512_load_ps(mean_lanes[1]),
-                          _mm512_load_ps(mean_lanes[2])};
-  const __m512 std[3] = {_mm512_load_ps(std_lanes[0]), _mm512_load_ps(std_lanes[1]),
-                         _mm512_load_ps(std_lanes[2])};
+  __m512 mean[3], std[3];
+  NormalizeLanes(options, mean, std);
   int i = 0;
   for (; i + 16 <= count; i += 16) {
     for (int run = 0; run < 3; ++run) {
