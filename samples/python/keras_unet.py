@@ -123,8 +123,9 @@ def main() -> None:
     train_data = segfeed.keras.Dataset(train)
     validation_data = segfeed.keras.Dataset(validation)
     with train, validation:
+        validation_steps = None if args.steps is None else min(args.steps, len(validation_data))
         model.fit(train_data, validation_data=validation_data, epochs=args.epochs, steps_per_epoch=args.steps,
-                  validation_steps=args.steps, shuffle=False, verbose=0,
+                  validation_steps=validation_steps, shuffle=False, verbose=0,
                   callbacks=[InputReport(train, validation, train_data)])
         stats = train.stats()
         print(f"train loader: {stats['samples_loaded']} samples loaded, {stats['samples_skipped']} skipped, "
