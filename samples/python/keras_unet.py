@@ -102,7 +102,6 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=512, help="square output size (default 512)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--epochs", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=None, help="steps per epoch (default: the whole epoch)")
     parser.add_argument("--width", type=int, default=16, help="filters of the U-Net's first level")
     parser.add_argument("--threads", type=int, default=0, help="segfeed decode threads (0: one per core)")
     parser.add_argument("--seed", type=int, default=0)
@@ -111,7 +110,8 @@ def main() -> None:
     keras.utils.set_random_seed(args.seed)
     common = dict(batch_size=args.batch_size, size=args.size, seed=args.seed, threads=args.threads,
                   validation_fraction=0.05, on_bad_file="skip")
-    train = segfeed.Loader(args.data, subset="train", **common)
+    # Whole batches only: a short last batch would make TensorFlow trace the step again.
+    train = segfeed.Loader(args.data, subset="train", drop_last=True, **common)
     validation = segfeed.Loader(args.data, subset="validation", shuffle=False, **common)  # no augmentation
     print(f"train: {train}\nvalidation: {validation}")
     print(f"input plan: train {train.plan()['total_bytes'] / MiB:.1f} MiB + validation "
@@ -123,9 +123,7 @@ def main() -> None:
     train_data = segfeed.keras.Dataset(train)
     validation_data = segfeed.keras.Dataset(validation)
     with train, validation:
-        validation_steps = None if args.steps is None else min(args.steps, len(validation_data))
-        model.fit(train_data, validation_data=validation_data, epochs=args.epochs, steps_per_epoch=args.steps,
-                  validation_steps=validation_steps, shuffle=False, verbose=0,
+        model.fit(train_data, validation_data=validation_data, epochs=args.epochs, shuffle=False, verbose=0,
                   callbacks=[InputReport(train, validation, train_data)])
         stats = train.stats()
         print(f"train loader: {stats['samples_loaded']} samples loaded, {stats['samples_skipped']} skipped, "
