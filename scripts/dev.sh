@@ -163,9 +163,9 @@ run_python_tests() {
   # TensorFlow costs seconds, and its threads and torch's stay apart.
   local status=0
   log "testing (python)"
-  run_pytest "$ROOT/tests/python" --ignore="$ROOT/tests/python/tensorflow" || status=$?
+  run_pytest "$ROOT/tests/python" --ignore="$ROOT/tests/python/keras_tf" || status=$?
   log "testing (python, TensorFlow)"
-  TF_CPP_MIN_LOG_LEVEL=2 run_pytest "$ROOT/tests/python/tensorflow" || status=$?
+  TF_CPP_MIN_LOG_LEVEL=2 run_pytest "$ROOT/tests/python/keras_tf" || status=$?
   return "$status"
 }
 
