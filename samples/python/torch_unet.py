@@ -172,13 +172,14 @@ class Run:
         self.criterion = nn.BCEWithLogitsLoss()
         self.warm_up()
         self.rss_before_loaders = rss_bytes()
+        self.input_rss: Optional[int] = None  # what loading added, measured before the first training step
         self.train_loader, self.validation_loader = make_loaders(args, data)
         self.start_epoch, self.start_batch = 0, 0
         self.steps: List[Tuple[int, int, str, float]] = []  # (epoch, batch, digest, loss), with --resume-check
 
     def warm_up(self) -> None:
         """One step of a copy of the model on zeros, before the loaders exist, so that the
-        RSS growth measured after them is not the trainer's first activations."""
+        RSS the loaders add is not mixed with the trainer's first allocations."""
         model = copy.deepcopy(self.model)
         size, batch = self.args.size, self.args.batch_size
         x = torch.zeros(batch, 3, size, size, device=self.device)
@@ -228,6 +229,8 @@ class Run:
                 images, masks = next(pairs)
                 images, masks = segfeed.torch.to_device(images, masks, self.device)
                 wait += time.perf_counter() - waiting
+                if self.input_rss is None:
+                    self.input_rss = rss_bytes() - self.rss_before_loaders
                 if keep_digests:
                     self.steps.append((epoch, batch_index, batch_digest(images.cpu(), masks.cpu()), 0.0))
                 self.optimizer.zero_grad(set_to_none=True)
@@ -273,10 +276,11 @@ class Run:
         self.say(f"epoch {epoch + 1}/{self.args.epochs}: loss {loss:.4f}, validation loss {validation_loss:.4f} "
                  f"({validation_batches} batches), {steps} steps in {elapsed:.1f} s, "
                  f"input wait {wait:.2f} s ({100 * wait / max(elapsed, 1e-9):.1f}%)")
-        self.say(f"  input memory (train + validation loaders): pools {pools / MiB:.1f} MiB {stats[0]['pool_kind']}, "
-                 f"scratch {scratch / MiB:.1f} MiB, read buffers {read_buffers / MiB:.1f} MiB at peak; plan: at most "
-                 f"{plan / MiB:.1f} MiB; RSS {rss / MiB:.1f} MiB, {(rss - self.rss_before_loaders) / MiB:+.1f} MiB "
-                 f"since before the loaders")
+        input_rss = "" if self.input_rss is None else f"RSS {self.input_rss / MiB:+.1f} MiB when the first batch arrived, "
+        self.say(f"  input memory (train + validation loaders): plan at most {plan / MiB:.1f} MiB; pools "
+                 f"{pools / MiB:.1f} MiB {stats[0]['pool_kind']}, scratch {scratch / MiB:.1f} MiB, read buffers "
+                 f"{read_buffers / MiB:.1f} MiB at peak; measured: {input_rss}{rss / MiB:.1f} MiB in all now "
+                 f"(the model's included)")
 
     def close(self) -> None:
         self.train_loader.close()

@@ -40,10 +40,11 @@ def test_torch_unet_prints_loss_input_wait_and_memory_and_resumes_byte_identical
     epochs = re.findall(r"epoch (\d)/2: loss ([\d.]+), validation loss ([\d.]+) \((\d) batches\), (\d) steps in "
                         r"[\d.]+ s, input wait [\d.]+ s", out)
     assert [(e[0], e[3], e[4]) for e in epochs[:2]] == [("1", "2", "5"), ("2", "2", "5")], out
-    memory = re.findall(r"input memory \(train \+ validation loaders\): pools ([\d.]+) MiB \w+, scratch [\d.]+ MiB, "
-                        r"read buffers [\d.]+ MiB at peak; plan: at most ([\d.]+) MiB; RSS ([\d.]+) MiB", out)
+    memory = re.findall(r"input memory \(train \+ validation loaders\): plan at most ([\d.]+) MiB; pools ([\d.]+) MiB "
+                        r"\w+, scratch [\d.]+ MiB, read buffers [\d.]+ MiB at peak; measured: RSS [-+][\d.]+ MiB when "
+                        r"the first batch arrived, ([\d.]+) MiB in all now", out)
     assert len(memory) == len(epochs) >= 4, out
-    pools, plan, _ = (float(v) for v in memory[0])
+    plan, pools, _ = (float(v) for v in memory[0])
     assert 0 < pools <= plan
 
 
