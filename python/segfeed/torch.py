@@ -163,9 +163,9 @@ class Dataset(torch.utils.data.IterableDataset):
     Each ``iter()`` runs the loader's next epoch (0, 1, 2, ..., or the rest of
     the epoch a ``load_state_dict()`` restored), yielding what ``batches``
     yields. The batches are already whole, so give the DataLoader
-    ``batch_size=None``; ``pin_memory=True`` would copy each batch into
-    memory of PyTorch's own (with segfeed built for CUDA the pool is pinned
-    already; use ``to_device``).
+    ``batch_size=None``. ``pin_memory=True`` gains nothing: with segfeed
+    built for CUDA the pool is pinned already, otherwise it copies every
+    batch; either way copy to the GPU with ``to_device``.
 
     ``num_workers`` must be 0: segfeed loads on its own threads, and a Loader
     in a DataLoader worker process raises ``segfeed.Error`` saying so (from
@@ -263,8 +263,9 @@ def to_device(images: torch.Tensor, masks: torch.Tensor, device: Union[str, torc
     long done, and at most one pair is held this way. Work queued later on
     the same stream sees the copied data, as usual.
 
-    For a CPU device the tensors come back as they are (no copy). With
-    ``non_blocking=False`` the copy is complete when this returns.
+    For a CPU device the tensors come back as they are (no copy). For
+    another device type, or with ``non_blocking=False``, the copy is
+    complete when this returns and nothing is held.
 
     Args:
         images: images from ``batches`` (or any tensors in host memory).
