@@ -137,6 +137,9 @@ def ensure_dataset(args: argparse.Namespace, temporary: str) -> pathlib.Path:
     if args.data and pathlib.Path(args.data, "train").is_dir():
         return pathlib.Path(args.data)
     root = pathlib.Path(args.data) if args.data else pathlib.Path(temporary) / "data"
+    if root.exists() and any(root.iterdir()):
+        sys.exit(f"{root} has no train/ folder and is not empty: give a dataset in Carvana's layout, or a new folder "
+                 "for a demo")
     width, height = (int(v) for v in args.demo_size.lower().split("x"))
     print(f"making a demo dataset: {args.demo_count} pairs of {width}x{height} in {root}", flush=True)
     subprocess.run([find_cli(args.segfeed_cli), "make-demo", str(root), "--count", str(args.demo_count),
@@ -198,7 +201,7 @@ class Run:
                     "loader": self.train_loader.state_dict(), "torch_rng": torch.get_rng_state()}, path)
 
     def resume(self, path: str) -> None:
-        checkpoint = torch.load(path)
+        checkpoint = torch.load(path, map_location=self.device)
         self.model.load_state_dict(checkpoint["model"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
         torch.set_rng_state(checkpoint["torch_rng"])

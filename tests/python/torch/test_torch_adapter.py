@@ -269,6 +269,20 @@ def test_importing_segfeed_does_not_import_torch_and_the_adapter_does():
     assert result.stdout.split() == ["False", "True", "False"]
 
 
+def test_without_torch_the_adapter_says_what_is_missing():
+    result = run_python("""
+        import sys
+        sys.modules["torch"] = None  # as if PyTorch were not installed
+        import segfeed
+        try:
+            import segfeed.torch
+        except ImportError as e:
+            print(e)
+    """)
+    assert result.returncode == 0, result.stderr
+    assert "segfeed.torch needs PyTorch" in result.stdout
+
+
 def test_public_names_have_docstrings():
     for name in segfeed.torch.__all__:
         assert getattr(segfeed.torch, name).__doc__, name

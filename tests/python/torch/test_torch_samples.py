@@ -52,7 +52,7 @@ def test_torch_unet_checkpoint_in_one_process_resumes_in_another(cli, tmp_path):
     data = make_demo(cli, tmp_path / "data", 10, 96, 64)
     checkpoint = tmp_path / "checkpoint.pt"
     common = [SAMPLES / "torch_unet.py", "--data", data, *TINY, "--batch-size", "2", "--epochs", "1",
-              "--validation-fraction", "0.2"]
+              "--validation-fraction", "0.2", "--layout", "nhwc"]
     first = run([*common, "--checkpoint", checkpoint], cli)
     assert first.returncode == 0, first.stdout + first.stderr
     assert f"checkpoint: {checkpoint} (epoch 1, next batch 2)" in first.stdout
