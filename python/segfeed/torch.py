@@ -30,13 +30,14 @@ Image layout, the trade-off. Both give images of shape N x 3 x H x W:
 - ``Loader(layout="nhwc")`` (the default, and what Keras and TensorFlow
   want): the images are a ``channels_last`` view of the N x H x W x 3
   buffer (``images.is_contiguous(memory_format=torch.channels_last)``), still
-  no copy. A model converted with ``model.to(memory_format=torch.channels_last)``
-  runs on it natively, which is often faster for convolutions on GPUs with
-  tensor cores (mixed precision) and with oneDNN on the CPU; a model left in
-  the default format converts the input inside its first convolution, one
-  copy of the batch per step (on the device after ``to_device``, which keeps
-  the strides). Operations that need contiguous NCHW (``view`` after a
-  flatten, some custom kernels) copy too.
+  no copy. PyTorch's convolutions follow their input's memory format, so
+  the activations stay ``channels_last`` too; convert the model once
+  (``model.to(memory_format=torch.channels_last)``) so that its weights are
+  not converted at every call. That is the fast path for convolutions on
+  GPUs with tensor cores (mixed precision) and usually with oneDNN on the
+  CPU; measure with your model. Code that needs contiguous NCHW
+  (``.view()`` on a flattened batch, some custom kernels) must
+  ``.contiguous()`` or ``.reshape()``, a copy.
 
 Masks are always N x 1 x H x W: a view of the N x H x W x 1 buffer, which is
 contiguous in both formats, so ``BCEWithLogitsLoss`` takes them against a
