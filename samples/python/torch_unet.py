@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import torch
 from torch import nn
@@ -279,7 +279,8 @@ class Run:
         self.say(f"epoch {epoch + 1}/{self.args.epochs}: loss {loss:.4f}, validation loss {validation_loss:.4f} "
                  f"({validation_batches} batches), {steps} steps in {elapsed:.1f} s, "
                  f"input wait {wait:.2f} s ({100 * wait / max(elapsed, 1e-9):.1f}%)")
-        input_rss = "" if self.input_rss is None else f"RSS {self.input_rss / MiB:+.1f} MiB when the first batch arrived, "
+        input_rss = ("" if self.input_rss is None else
+                     f"RSS {self.input_rss / MiB:+.1f} MiB when the first batch arrived, ")
         self.say(f"  input memory (train + validation loaders): plan at most {plan / MiB:.1f} MiB; pools "
                  f"{pools / MiB:.1f} MiB {stats[0]['pool_kind']}, scratch {scratch / MiB:.1f} MiB, read buffers "
                  f"{read_buffers / MiB:.1f} MiB at peak; measured: {input_rss}{rss / MiB:.1f} MiB in all now "

@@ -19,7 +19,8 @@ def held(loader):
 
 
 def reference(demo, epoch, **options):
-    """The loader's own stream of `epoch`: (epoch, index, sample ids, images N x 3 x H x W, masks N x 1 x H x W), copied."""
+    """The loader's own stream of `epoch`, copied: (epoch, index, sample ids, images N x 3 x H x W,
+    masks N x 1 x H x W) per batch."""
     out = []
     with segfeed.Loader(demo, **{**OPTIONS, **options}) as loader:
         for batch in loader.epoch(epoch):

@@ -1,7 +1,6 @@
 """The PyTorch samples run at a tiny size: the U-Net loop with its resume check, DDP under torchrun."""
 
 import os
-import pathlib
 import re
 import socket
 import subprocess
