@@ -62,6 +62,9 @@ def test_torch_unet_checkpoint_in_one_process_resumes_in_another(cli, tmp_path):
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert f"resumed from {checkpoint}: epoch 1 at batch 2" in resumed.stdout
     assert "epoch 1/1: " in resumed.stdout and "2 steps in" in resumed.stdout  # batches 2 and 3 of 4
+    # The same batches from there on, so the same weights as the uninterrupted first run.
+    for pattern in (r"epoch 1/1: .*(validation loss [\d.]+)", r"final weights: sha256 (\w+)"):
+        assert re.search(pattern, resumed.stdout)[1] == re.search(pattern, first.stdout)[1]
     other = run([*common, "--resume", checkpoint, "--seed", "1"], cli)
     assert other.returncode != 0 and "other options" in other.stderr
 
