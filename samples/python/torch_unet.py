@@ -154,7 +154,7 @@ def make_loaders(args: argparse.Namespace, data: pathlib.Path) -> Tuple[segfeed.
     common = dict(batch_size=args.batch_size, size=args.size, layout=args.layout, seed=args.seed,
                   threads=args.threads, prefetch_batches=args.prefetch, validation_fraction=args.validation_fraction)
     train = segfeed.Loader(data, subset="train", **common)
-    validation = segfeed.Loader(data, subset="validation", augment=None, shuffle=False, **common)
+    validation = segfeed.Loader(data, subset="validation", shuffle=False, **common)
     return train, validation
 
 

@@ -26,7 +26,7 @@ def epochs(loader, count):
 
 def test_validation_is_disjoint_from_training_and_the_same_every_epoch_without_augmentation(demo):
     with segfeed.Loader(demo, subset="train", **OPTIONS) as train, \
-            segfeed.Loader(demo, subset="validation", augment=None, shuffle=False, **OPTIONS) as validation:
+            segfeed.Loader(demo, subset="validation", shuffle=False, **OPTIONS) as validation:
         train_epochs, validation_epochs = epochs(train, 3), epochs(validation, 3)
     validation_ids = validation_epochs[0][0]
     assert len(validation_ids) == 3 == len(set(validation_ids))
@@ -43,7 +43,7 @@ def test_validation_is_disjoint_from_training_and_the_same_every_epoch_without_a
 
 
 def test_a_shuffled_validation_subset_has_the_same_samples_each_epoch(demo):
-    with segfeed.Loader(demo, subset="val", augment=None, **OPTIONS) as validation:
+    with segfeed.Loader(demo, subset="val", **OPTIONS) as validation:
         per_epoch = epochs(validation, 3)
     assert len({tuple(sorted(ids)) for ids, _, _ in per_epoch}) == 1
     assert all(params == [IDENTITY] * 3 for _, params, _ in per_epoch)
@@ -51,8 +51,15 @@ def test_a_shuffled_validation_subset_has_the_same_samples_each_epoch(demo):
 
 def test_another_seed_splits_otherwise(demo):
     def validation_ids(seed):
-        with segfeed.Loader(demo, subset="validation", augment=None, **{**OPTIONS, "seed": seed}) as loader:
+        with segfeed.Loader(demo, subset="validation", **{**OPTIONS, "seed": seed}) as loader:
             return sorted(i for _, _, info in segfeed.torch.batches(loader, 0, info=True) for i in info["sample_ids"])
 
     assert validation_ids(7) == validation_ids(7)
     assert any(validation_ids(seed) != validation_ids(7) for seed in (8, 9, 10))
+
+
+def test_a_validation_subset_is_augmented_when_asked(demo):
+    with segfeed.Loader(demo, subset="validation", augment=segfeed.Augment(flip_lr_probability=1.0),
+                        **OPTIONS) as validation:
+        (_, params, _), = epochs(validation, 1)
+    assert all(p["flip_lr"] for p in params)
