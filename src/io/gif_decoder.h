@@ -9,6 +9,7 @@
 #include "io/gif_lzw.h"
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::internal {
 

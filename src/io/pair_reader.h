@@ -8,6 +8,7 @@
 #include "io/jpeg_decoder.h"
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::internal {
 

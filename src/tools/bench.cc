@@ -110,7 +110,8 @@ void PrintBenchHeader(const CliArgs& cli, const LoaderOptions& options, const Lo
   std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(), loader.dataset().pairs.size());
   std::printf("  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
               options.batch_size, options.augment.output_width, options.augment.output_height,
-              ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout), initial.threads,
+              std::string(ElementTypeName(options.output.image_dtype)).c_str(),
+              std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
               options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
               cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
   if (options.batch_size > loader.samples_per_epoch()) {

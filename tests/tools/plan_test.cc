@@ -72,9 +72,9 @@ TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
   options.threads = 2;
   options.augment.output_width = 96;
   options.augment.output_height = 64;
-  options.output.image_dtype = ImageDtype::kFloat16;
+  options.output.image_dtype = ElementType::kFloat16;
   options.output.layout = Layout::kNCHW;
-  options.output.mask_dtype = MaskDtype::kUint8;
+  options.output.mask_dtype = ElementType::kUint8;
   options.pinned = PinnedMode::kOff;
   const std::string flags =
       " --batch 4 --prefetch 3 --threads 2 --size 96x64 --dtype float16 --layout nchw --mask-dtype uint8";
