@@ -33,8 +33,6 @@ class BufferPool {
   size_t buffer_bytes() const { return buffer_bytes_; }
   // Bytes actually allocated: buffer_count() x buffer_bytes().
   size_t total_bytes() const { return buffers_.size() * buffer_bytes_; }
-  // How many separate allocations the pool made (one per buffer).
-  int allocation_count() const { return static_cast<int>(buffers_.size()); }
   PoolKind kind() const { return buffers_.front().kind(); }
   // Why the pool is not of the requested kind; empty when it is.
   const std::string& fallback_reason() const { return fallback_reason_; }

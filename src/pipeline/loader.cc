@@ -321,7 +321,6 @@ LoaderStats LoaderRuntime::Stats() const {
   stats.pool_fallback_reason = pool.fallback_reason();
   stats.pool_bytes = pool.total_bytes();
   stats.pool_buffers = pool.buffer_count();
-  stats.pool_allocations = pool.allocation_count();
   stats.outstanding_leases = buffers_->outstanding_leases.load();
   stats.threads = threads_;
   stats.max_in_flight = std::max(max_in_flight_, graph_ ? graph_->max_in_flight() : 0);

@@ -186,7 +186,7 @@ void PrintPlan(const PlanFigures& f) {
                 MiB(bytes(f.plan.listing_bytes)), *f.pairs);
   }
   std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
-              static_cast<long long>(f.plan.max_samples_in_flight));
+              static_cast<long long>(f.plan.in_flight_bound));
   std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", f.plan.gpu_batch_bytes,
               MiB(bytes(f.plan.gpu_batch_bytes)), MiB(bytes(f.images_on_gpu)), MiB(bytes(f.masks_on_gpu)));
   std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + listing\n",
@@ -232,7 +232,7 @@ std::string PlanJson(const PlanFigures& f) {
       .Integer("scratch_ceiling_bytes", static_cast<int64_t>(f.plan.scratch_ceiling_bytes))
       .Integer("read_buffer_bytes", static_cast<int64_t>(f.plan.read_buffer_bytes))
       .Integer("listing_bytes", static_cast<int64_t>(f.plan.listing_bytes))
-      .Integer("max_samples_in_flight", f.plan.max_samples_in_flight)
+      .Integer("in_flight_bound", f.plan.in_flight_bound)
       .Integer("gpu_batch_bytes", static_cast<int64_t>(f.plan.gpu_batch_bytes))
       .Integer("total_bytes", static_cast<int64_t>(f.plan.total_bytes));
   if (f.has_model) {

@@ -183,12 +183,12 @@ TEST_F(LoaderTest, PoolAndScratchMatchThePlanAndNeverGrow) {
   Loader loader(Spec(), options);
   const MemoryPlan plan = PlanMemory(options, 160, 106);
   LoaderStats before = loader.stats();
-  EXPECT_EQ(before.pool_allocations, 3);
+  EXPECT_EQ(before.pool_buffers, 3);
   EXPECT_EQ(before.pool_bytes, plan.pool_bytes);
   EXPECT_EQ(before.scratch_bytes, plan.scratch_bytes);
   for (int epoch = 0; epoch < 3; ++epoch) EpochBatches(loader, epoch);
   const LoaderStats after = loader.stats();
-  EXPECT_EQ(after.pool_allocations, before.pool_allocations);
+  EXPECT_EQ(after.pool_buffers, before.pool_buffers);
   EXPECT_EQ(after.pool_bytes, before.pool_bytes);
   EXPECT_EQ(after.scratch_bytes, plan.scratch_bytes);
   EXPECT_EQ(after.samples_loaded, 3 * 23);
