@@ -39,6 +39,8 @@ class BufferPool {
   std::byte* data(int index) const { return buffers_[index].data(); }
 
   // Takes a free buffer, or nothing when all are in use. Never blocks.
+  // A seam for tests and bench/pool_bench.cc: the loader never calls it,
+  // its buffers reach the pipeline through SetReturnListener().
   std::optional<int> TryAcquire();
   // Gives buffer `index` back: to the listener if one is set, else to the
   // free list.
