@@ -2,12 +2,13 @@
 
 #include <cstddef>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "memory/pinned_buffer.h"
+#include "mutex.h"
+#include "thread_annotations.h"
 
 namespace segfeed::internal {
 
@@ -41,26 +42,26 @@ class BufferPool {
   // Takes a free buffer, or nothing when all are in use. Never blocks.
   // A seam for tests and bench/pool_bench.cc: the loader never calls it,
   // its buffers reach the pipeline through SetReturnListener().
-  std::optional<int> TryAcquire();
+  std::optional<int> TryAcquire() EXCLUDES(mu_);
   // Gives buffer `index` back: to the listener if one is set, else to the
   // free list.
-  void Release(int index);
-  int free_count() const;
+  void Release(int index) EXCLUDES(mu_);
+  int free_count() const EXCLUDES(mu_);
 
   // From now on released buffers go to `listener` (called with the pool's
   // lock held: it must not call back into the pool); the buffers free right
   // now are handed to it at once.
-  void SetReturnListener(std::function<void(int)> listener);
+  void SetReturnListener(std::function<void(int)> listener) EXCLUDES(mu_);
   // Released buffers go to the free list again.
-  void ClearReturnListener();
+  void ClearReturnListener() EXCLUDES(mu_);
 
  private:
   size_t buffer_bytes_;
   std::vector<PinnedBuffer> buffers_;
   std::string fallback_reason_;
-  mutable std::mutex mu_;
-  std::vector<int> free_;                        // guarded by mu_
-  std::function<void(int)> return_listener_;     // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<int> free_ GUARDED_BY(mu_);
+  std::function<void(int)> return_listener_ GUARDED_BY(mu_);
 };
 
 }  // namespace segfeed::internal

@@ -81,7 +81,7 @@ void BatchGraph::SplitBatch(const std::tuple<int64_t, int>& claim, SplitNode::ou
   BufferProgress& progress = progress_[buffer];
   progress.samples = samples;
   {
-    std::lock_guard lock(progress.error_mu);
+    MutexLock lock(&progress.error_mu);
     progress.error.reset();
   }
   progress.remaining.store(samples);
@@ -116,7 +116,7 @@ BatchGraph::SampleDone BatchGraph::LoadSample(const SampleTask& task) {
 void BatchGraph::CompleteBatch(const SampleDone& done, CompleteNode::output_ports_type& ports) {
   BufferProgress& progress = progress_[done.task.buffer];
   if (done.error) {
-    std::lock_guard lock(progress.error_mu);
+    MutexLock lock(&progress.error_mu);
     if (!progress.error || done.task.slot < progress.error_slot) {
       progress.error = done.error;
       progress.error_slot = done.task.slot;
@@ -125,7 +125,7 @@ void BatchGraph::CompleteBatch(const SampleDone& done, CompleteNode::output_port
   if (progress.remaining.fetch_sub(1) != 1) return;
   FilledBatch filled{done.task.batch, done.task.buffer, progress.samples, std::nullopt};
   {
-    std::lock_guard lock(progress.error_mu);
+    MutexLock lock(&progress.error_mu);
     filled.error = progress.error;
   }
   std::get<0>(ports).try_put(std::move(filled));

@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "memory/buffer_pool.h"
+#include "mutex.h"
 #include "pipeline/sample_task.h"
 #include "result.h"
+#include "thread_annotations.h"
 
 namespace segfeed::internal {
 
@@ -93,9 +94,9 @@ class BatchGraph {
   struct BufferProgress {
     std::atomic<int> remaining{0};
     int samples = 0;
-    std::mutex error_mu;
-    std::optional<Error> error;  // guarded by error_mu
-    int error_slot = 0;          // guarded by error_mu
+    Mutex error_mu;
+    std::optional<Error> error GUARDED_BY(error_mu);
+    int error_slot GUARDED_BY(error_mu) = 0;
   };
 
   using SplitNode = tbb::flow::multifunction_node<std::tuple<int64_t, int>, std::tuple<SampleTask>>;
