@@ -128,7 +128,7 @@ void BatchGraph::CompleteBatch(const SampleDone& done, CompleteNode::output_port
     MutexLock lock(&progress.error_mu);
     filled.error = progress.error;
   }
-  std::get<0>(ports).try_put(std::move(filled));
+  std::get<0>(ports).try_put(filled);  // try_put copies: it takes a const reference
 }
 
 continue_msg BatchGraph::Publish(FilledBatch filled) {
