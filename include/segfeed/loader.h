@@ -60,7 +60,7 @@ struct LoaderStats {
   // Most samples that were being loaded or waiting for their batch at once,
   // and the bound the design guarantees (prefetch_batches x batch_size, the
   // plan's MemoryPlan::in_flight_bound).
-  int max_in_flight = 0;
+  int peak_in_flight = 0;
   int in_flight_bound = 0;
   // Samples of the epochs' plans: loaded are those whose own pair loaded,
   // skipped those whose pair was bad (OnBadFile::kSkip), and replaced the

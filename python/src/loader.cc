@@ -278,7 +278,7 @@ nb::dict CoreLoader::Stats() {
   d["read_buffer_bytes"] = s.read_buffer_bytes;
   d["peak_read_buffer_bytes"] = s.peak_read_buffer_bytes;
   d["threads"] = s.threads;
-  d["max_in_flight"] = s.max_in_flight;
+  d["peak_in_flight"] = s.peak_in_flight;
   d["in_flight_bound"] = s.in_flight_bound;
   d["samples_loaded"] = s.samples_loaded;
   d["samples_skipped"] = s.samples_skipped;

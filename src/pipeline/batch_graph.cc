@@ -86,8 +86,8 @@ void BatchGraph::SplitBatch(const std::tuple<int64_t, int>& claim, SplitNode::ou
   }
   progress.remaining.store(samples);
   const int in_flight = in_flight_.fetch_add(samples) + samples;
-  int seen = max_in_flight_.load();
-  while (in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, in_flight)) {
+  int seen = peak_in_flight_.load();
+  while (in_flight > seen && !peak_in_flight_.compare_exchange_weak(seen, in_flight)) {
   }
   for (int slot = 0; slot < samples; ++slot) {
     std::get<0>(ports).try_put(SampleTask{batch, slot, buffer, batch * shape_.batch_size + slot});

@@ -83,7 +83,7 @@ class BatchGraph {
   void Stop();
 
   // Largest number of samples that were between split_batch and publish.
-  int max_in_flight() const { return max_in_flight_.load(); }
+  int peak_in_flight() const { return peak_in_flight_.load(); }
 
  private:
   struct SampleDone {
@@ -120,7 +120,7 @@ class BatchGraph {
   std::vector<BufferProgress> progress_;
   tbb::concurrent_queue<int> free_workers_;
   std::atomic<int> in_flight_{0};
-  std::atomic<int> max_in_flight_{0};
+  std::atomic<int> peak_in_flight_{0};
 
   // Nodes are declared after the state they use, so they die first.
   std::unique_ptr<tbb::flow::graph> graph_;
