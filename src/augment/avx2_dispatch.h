@@ -24,7 +24,7 @@ namespace segfeed::internal {
 // Decided once per process: the CPU's answer, unless SEGFEED_NO_AVX2 is set
 // in the environment, which forces the one-pixel kernels (a test uses it to
 // check that the whole stream's bytes do not change). Atomic only so that
-// a test can switch kernels between calls (SetAvx2KernelsForTesting).
+// a test can switch kernels between calls (ScopedOnePixelKernels).
 inline std::atomic<bool> use_avx2{[] {
   __builtin_cpu_init();  // may run before libgcc's own constructor
   return __builtin_cpu_supports("avx2") && std::getenv("SEGFEED_NO_AVX2") == nullptr;
@@ -39,18 +39,25 @@ inline bool CpuHasAvx2() {
 #endif
 }
 
-// Test seam, for tests only (tests/augment/one_pixel_kernels.h wraps it in
-// a scope): switches every later kernel call in the process to the AVX2
-// kernels (when the CPU has them) or the one-pixel ones, so that one test
-// process can compare both paths. Not for use while other threads run
-// kernels. Returns the previous choice. Production code never calls it: the
-// choice is the CPU's, or SEGFEED_NO_AVX2's.
-inline bool SetAvx2KernelsForTesting([[maybe_unused]] bool enabled) {
+// Tests: the one-pixel kernels while it lives, so that one process can
+// compare both paths. Not for use while other threads run kernels.
+class ScopedOnePixelKernels {
+ public:
+  ScopedOnePixelKernels() {
 #ifdef SEGFEED_HAVE_AVX2_PATH
-  return use_avx2.exchange(enabled && __builtin_cpu_supports("avx2"), std::memory_order_relaxed);
-#else
-  return false;
+    use_avx2.store(false, std::memory_order_relaxed);
 #endif
-}
+  }
+  ~ScopedOnePixelKernels() {
+#ifdef SEGFEED_HAVE_AVX2_PATH
+    use_avx2.store(saved_, std::memory_order_relaxed);
+#endif
+  }
+  ScopedOnePixelKernels(const ScopedOnePixelKernels&) = delete;
+  ScopedOnePixelKernels& operator=(const ScopedOnePixelKernels&) = delete;
+
+ private:
+  [[maybe_unused]] bool saved_ = CpuHasAvx2();
+};
 
 }  // namespace segfeed::internal

@@ -16,7 +16,6 @@
 #include <opencv2/imgproc.hpp>
 
 #include "augment/avx2_dispatch.h"
-#include "one_pixel_kernels.h"
 #include "test_rasters.h"
 
 namespace segfeed::internal {
