@@ -23,12 +23,12 @@ std::vector<uint8_t> Noise(size_t bytes, uint64_t seed) {
 // normalize.
 void BM_ConvertImage(benchmark::State& state) {
   OutputOptions options;
-  options.image_dtype = static_cast<ImageDtype>(state.range(0));
+  options.image_dtype = static_cast<ElementType>(state.range(0));
   options.layout = static_cast<Layout>(state.range(1));
   options.normalize = state.range(2) != 0;
   const OutputConverter converter(options);
   const std::vector<uint8_t> rgb = Noise(size_t{3} * kSide * kSide, 1);
-  std::vector<uint8_t> out(size_t{3} * kSide * kSide * ImageDtypeBytes(options.image_dtype));
+  std::vector<uint8_t> out(size_t{3} * kSide * kSide * ElementBytes(options.image_dtype));
   const StridedImage dst = converter.DenseImage(out.data(), kSide, kSide);
   for (auto _ : state) {
     converter.ConvertImage({rgb.data(), kSide, kSide, 3, 3 * kSide}, dst);
@@ -36,8 +36,8 @@ void BM_ConvertImage(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(out.size()));
-  state.SetLabel(std::string(ImageDtypeName(options.image_dtype)) + " " +
-                 LayoutName(options.layout) + (options.normalize ? " mean/std" : ""));
+  state.SetLabel(std::string(ElementTypeName(options.image_dtype)) + " " +
+                 std::string(LayoutName(options.layout)) + (options.normalize ? " mean/std" : ""));
 }
 BENCHMARK(BM_ConvertImage)
     ->ArgNames({"dtype", "nchw", "normalize"})
@@ -49,23 +49,23 @@ BENCHMARK(BM_ConvertImage)
     ->Args({2, 1, 0})
     ->Args({2, 1, 1});
 
-// Arg: mask dtype (0 uint8, 1 float32).
+// Arg: mask dtype, as ElementType (0 uint8, 2 float32).
 void BM_ConvertMask(benchmark::State& state) {
   OutputOptions options;
-  options.mask_dtype = static_cast<MaskDtype>(state.range(0));
+  options.mask_dtype = static_cast<ElementType>(state.range(0));
   const OutputConverter converter(options);
   std::vector<uint8_t> mask = Noise(size_t{kSide} * kSide, 2);
   for (auto& v : mask) v &= 1;
-  std::vector<uint8_t> out(size_t{kSide} * kSide * MaskDtypeBytes(options.mask_dtype));
+  std::vector<uint8_t> out(size_t{kSide} * kSide * ElementBytes(options.mask_dtype));
   for (auto _ : state) {
     converter.ConvertMask({mask.data(), kSide, kSide, 1, kSide},
                           converter.DenseMask(out.data(), kSide));
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel(MaskDtypeName(options.mask_dtype));
+  state.SetLabel(std::string(ElementTypeName(options.mask_dtype)));
 }
-BENCHMARK(BM_ConvertMask)->ArgName("dtype")->Arg(0)->Arg(1);
+BENCHMARK(BM_ConvertMask)->ArgName("dtype")->Arg(0)->Arg(2);
 
 }  // namespace
 }  // namespace segfeed::internal

@@ -159,12 +159,21 @@ run_python_tests() {
   log "building the Python package (pip install --no-build-isolation .)"
   CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$PYTHON_VENV/bin/python" -m pip install -q --no-build-isolation \
     --no-deps "$ROOT"
-  log "testing (python)"
+  # The TensorFlow tests run in a pytest process of their own: importing
+  # TensorFlow costs seconds, and its threads and torch's stay apart.
   local status=0
-  SEGFEED_CLI="$ROOT/build/release/src/tools/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$ROOT/tests/python" ||
-    status=$?
+  log "testing (python)"
+  run_pytest "$ROOT/tests/python" --ignore="$ROOT/tests/python/keras_tf" || status=$?
+  log "testing (python, TensorFlow)"
+  TF_CPP_MIN_LOG_LEVEL=2 run_pytest "$ROOT/tests/python/keras_tf" || status=$?
+  return "$status"
+}
+
+run_pytest() {
+  local status=0
+  SEGFEED_CLI="$ROOT/build/release/src/tools/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$@" || status=$?
   # 5 is "no tests collected": the suite is missing, which is a failure too.
-  if ((status == 5)); then log "pytest found no tests in tests/python"; fi
+  if ((status == 5)); then log "pytest found no tests in $1"; fi
   return "$status"
 }
 

@@ -11,7 +11,8 @@ namespace segfeed::internal {
 
 // Success, or the Error that prevented it. Code that can fail on data returns
 // this instead of throwing, so a per-sample failure can travel with the sample
-// through the pipeline (see STYLE.md, "Errors at the boundary").
+// through the pipeline (see docs/design.md, "Errors"): exceptions are for
+// the public boundary only.
 class [[nodiscard]] Status {
  public:
   Status() = default;

@@ -16,8 +16,6 @@ namespace internal {
 struct BatchBuffers;
 }  // namespace internal
 
-enum class ElementType { kUint8, kFloat16, kFloat32 };
-
 // One tensor of a batch, described the way DLPack and NumPy describe
 // arrays: a pointer, a shape and strides in bytes, so it can be handed to a
 // framework without a copy. Images are N x H x W x C (NHWC) or N x C x H x W
@@ -26,10 +24,11 @@ enum class ElementType { kUint8, kFloat16, kFloat32 };
 struct TensorView {
   void* data = nullptr;
   ElementType element_type = ElementType::kUint8;
-  int element_bytes = 1;
   std::array<int64_t, 4> shape{};
   std::array<int64_t, 4> strides_bytes{};
 
+  // Bytes of one element: 1, 2 or 4.
+  int element_bytes() const { return ElementBytes(element_type); }
   // Bytes spanned by the tensor: shape[0] x strides_bytes[0].
   size_t bytes() const { return static_cast<size_t>(shape[0] * strides_bytes[0]); }
 };

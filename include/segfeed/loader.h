@@ -43,8 +43,7 @@ struct LoaderStats {
   // Why the pool is not of the requested kind; empty when it is.
   std::string pool_fallback_reason;
   size_t pool_bytes = 0;
-  int pool_buffers = 0;
-  int pool_allocations = 0;  // separate allocations made by the pool
+  int pool_buffers = 0;  // one allocation each
   // Leases the consumer holds right now (each holds one pool buffer).
   int outstanding_leases = 0;
   // Decode and augment scratch held by all threads right now (the plan's
@@ -59,8 +58,9 @@ struct LoaderStats {
   size_t peak_read_buffer_bytes = 0;
   int threads = 0;
   // Most samples that were being loaded or waiting for their batch at once,
-  // and the bound the design guarantees (prefetch_batches x batch_size).
-  int max_in_flight = 0;
+  // and the bound the design guarantees (prefetch_batches x batch_size, the
+  // plan's MemoryPlan::in_flight_bound).
+  int peak_in_flight = 0;
   int in_flight_bound = 0;
   // Samples of the epochs' plans: loaded are those whose own pair loaded,
   // skipped those whose pair was bad (OnBadFile::kSkip), and replaced the

@@ -60,8 +60,9 @@ struct MemoryPlan {
   size_t scratch_ceiling_bytes = 0;
   // threads x 2 (image and mask) x DecodeOptions::max_file_bytes.
   size_t read_buffer_bytes = 0;
-  // Upper bound of samples between start of decoding and hand-off.
-  int64_t max_samples_in_flight = 0;
+  // The most samples between start of decoding and hand-off:
+  // prefetch_batches x batch_size (LoaderStats::in_flight_bound).
+  int64_t in_flight_bound = 0;
   // Bytes of one batch on the GPU after upload (images + masks).
   size_t gpu_batch_bytes = 0;
   // The dataset listing and the loader's per-pair state (sample ids, an

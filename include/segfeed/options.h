@@ -2,9 +2,9 @@
 
 #include <array>
 #include <cstdint>
+#include <string_view>
 
 #include "segfeed/export.h"
-#include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 
 namespace segfeed {
@@ -94,16 +94,29 @@ SEGFEED_EXPORT void ValidateAugmentOptions(const AugmentOptions& options);
 // ---------------------------------------------------------------------------
 // Output tensors (see docs/design.md, "Outputs")
 
-enum class ImageDtype {
-  kUint8,    // 0..255, as decoded
-  kFloat16,  // IEEE binary16, stored as uint16_t, [0, 1] before mean/std
-  kFloat32,  // [0, 1] before mean/std
+// The element type of a batch tensor. Images may be any of the three;
+// masks are uint8 or float32 (ValidateOutputOptions refuses a float16 mask:
+// half precision saves little on a one-channel tensor and frameworks'
+// losses want float32 or integer targets).
+enum class ElementType {
+  kUint8,    // images 0..255 as decoded; masks exactly 0 or 1
+  kFloat16,  // IEEE binary16, stored as uint16_t; images only, [0, 1] before mean/std
+  kFloat32,  // images [0, 1] before mean/std; masks exactly 0.0f or 1.0f
 };
 
-enum class MaskDtype {
-  kUint8,    // exactly 0 or 1
-  kFloat32,  // exactly 0.0f or 1.0f
-};
+// Bytes of one element (1, 2 or 4), for strides and buffer sizes; 0 for a
+// value outside the enum.
+constexpr int ElementBytes(ElementType type) {
+  switch (type) {
+    case ElementType::kUint8:
+      return 1;
+    case ElementType::kFloat16:
+      return 2;
+    case ElementType::kFloat32:
+      return 4;
+  }
+  return 0;
+}
 
 // Image memory layout of one batch. Masks are always N x H x W x 1.
 enum class Layout {
@@ -115,9 +128,10 @@ enum class Layout {
 // 96 MiB of images; float16 halves that, uint8 quarters it (and leaves the
 // scaling to the trainer).
 struct OutputOptions {
-  ImageDtype image_dtype = ImageDtype::kFloat32;
+  ElementType image_dtype = ElementType::kFloat32;
   Layout layout = Layout::kNHWC;
-  MaskDtype mask_dtype = MaskDtype::kFloat32;
+  // uint8 or float32.
+  ElementType mask_dtype = ElementType::kFloat32;
 
   // Float images only: each channel c becomes (value / 255 - mean[c]) / std[c],
   // computed in float32. Off by default (plain [0, 1]). The defaults are the
@@ -127,17 +141,68 @@ struct OutputOptions {
   std::array<float, 3> std{0.229f, 0.224f, 0.225f};
 };
 
-// Throws ConfigError ("normalize requires a float image_dtype (got uint8)").
+// Throws ConfigError ("mask_dtype must be uint8 or float32 (got float16)").
 SEGFEED_EXPORT void ValidateOutputOptions(const OutputOptions& options);
 
-// Element sizes in bytes, for computing strides and buffer sizes.
-SEGFEED_EXPORT int ImageDtypeBytes(ImageDtype dtype);
-SEGFEED_EXPORT int MaskDtypeBytes(MaskDtype dtype);
-
 // Stable lower-case names ("float16", "nchw"), for messages and the CLI.
-SEGFEED_EXPORT const char* ImageDtypeName(ImageDtype dtype);
-SEGFEED_EXPORT const char* MaskDtypeName(MaskDtype dtype);
-SEGFEED_EXPORT const char* LayoutName(Layout layout);
+SEGFEED_EXPORT std::string_view ElementTypeName(ElementType type);
+SEGFEED_EXPORT std::string_view LayoutName(Layout layout);
+
+// ---------------------------------------------------------------------------
+// Decoding (see docs/design.md, "Errors")
+
+// What a JPEG warning (e.g. "Premature end of JPEG file") means.
+enum class JpegWarnings {
+  // The image is refused as corrupt_image: a warning from libjpeg-turbo
+  // usually means grey or garbage blocks in the decoded pixels.
+  kAreErrors,
+  // The decoded pixels are used as they are.
+  kAreIgnored,
+};
+
+// Limits and choices of the decode stage; the same for every file.
+//
+// What is decoded, and how: JPEG baseline, progressive and arithmetic-coded,
+// YCbCr, RGB or grayscale (expanded to RGB); CMYK/YCCK and lossless JPEG are
+// refused as unsupported_format; EXIF orientation is ignored (the pixels
+// come out as stored). GIF masks: the first frame only, placed at its offset
+// on a background (0) canvas of the logical screen size; the transparent
+// index is background.
+struct DecodeOptions {
+  // Largest width x height accepted for an image, a mask's logical screen or
+  // a mask frame, in pixels. Checked on the header, before any pixel buffer
+  // is allocated, so a hostile header cannot make the loader allocate
+  // gigabytes. Raising it raises the per-thread scratch memory a file may
+  // demand (3 bytes per pixel for images).
+  int64_t max_pixels = 100'000'000;
+  // Largest image or mask file accepted, in bytes; a larger one is
+  // too_large without being read. Each decode thread has two read buffers
+  // (image and mask) that may grow this large for one file, so the memory
+  // plan counts 2 x this per thread. 16 MiB holds any photo a camera
+  // writes (a 24-megapixel JPEG at quality 95 is ~10 MB) and any mask.
+  int64_t max_file_bytes = int64_t{16} << 20;
+  // Largest width x height x scans accepted for a JPEG: every scan of a
+  // progressive file passes over the whole image, so a small file with
+  // hundreds of scans over a large image costs seconds. 10^9 is ~0.5 s of
+  // decoding; a 24-megapixel progressive photo (~10 scans) is 2.4 x 10^8.
+  int64_t max_pixel_scans = 1'000'000'000;
+  // The Loader's decode budget per thread, as a multiple of what the
+  // planned source size needs (the decoded photo at its DCT scale, the
+  // mask, libjpeg's coefficients for a progressive photo): a pair whose
+  // headers say it needs more is too_large, refused before anything is
+  // allocated, and after a pair larger than planned the buffers shrink back.
+  // 4 accepts photos of twice the planned width and height.
+  double scratch_headroom = 4.0;
+  // A mask palette colour is foreground (1) when its luminance
+  // 0.299 R + 0.587 G + 0.114 B is at least this (0-255), else background (0).
+  int mask_threshold = 128;
+  // Whether a JPEG that decodes only with warnings is refused.
+  JpegWarnings jpeg_warnings = JpegWarnings::kAreErrors;
+};
+
+// Throws ConfigError naming the field and the value if `options` is invalid
+// (max_pixels < 1, mask_threshold outside 0-255).
+SEGFEED_EXPORT void ValidateDecodeOptions(const DecodeOptions& options);
 
 // ---------------------------------------------------------------------------
 // The loader (see docs/design.md, "Data flow", "Memory model", "Determinism")

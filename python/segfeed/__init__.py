@@ -16,6 +16,10 @@ DLPack and the buffer protocol (``numpy.asarray``, ``numpy.from_dlpack``,
 ``torch.from_dlpack``, ``tf.experimental.dlpack.from_dlpack(t.__dlpack__())``);
 a buffer goes back to the loader only when its Batch is released and every
 array exported from it is gone. Importing segfeed needs no framework.
+
+Trainer adapters, each imported on its own: ``segfeed.torch`` (batches as
+torch tensors, a DataLoader Dataset, ``to_device``), ``segfeed.keras``
+(a ``keras.utils.PyDataset``) and ``segfeed.tf`` (a ``tf.data.Dataset``).
 """
 
 from ._core import Batch, EpochIterator, Tensor, build_info

@@ -24,6 +24,8 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _NOT_IN_STREAM = frozenset({"threads", "prefetch_batches", "pinned", "rank", "world_size", "shard_from_environment"})
 
 _STATE_VERSION = 1
+# The default `augment`: augmentation for training, none for a validation subset.
+_TRAINING_AUGMENT = Augment()
 
 # Every live core loader, closed by the exit hook below.
 _live_cores: "weakref.WeakSet[_core.Loader]" = weakref.WeakSet()
@@ -131,7 +133,10 @@ class Loader:
         pinned: where pool buffers come from: ``"auto"`` (cudaHostAlloc
             with a GPU, else mlock, else plain memory), ``"cuda"``,
             ``"mlock"`` or ``"off"``. ``stats()["pool_kind"]`` says which.
-        augment: a segfeed.Augment; None means resize only.
+        augment: a segfeed.Augment; None means resize only. By default
+            ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
+            ``"validation"``: a validation loader is one call,
+            ``Loader(data, subset="validation")``.
         decode: a segfeed.Decode with the decode limits; None: defaults.
 
     Raises:
@@ -151,9 +156,11 @@ class Loader:
                  layout: str = "nhwc", mean: Optional[Sequence[float]] = None, std: Optional[Sequence[float]] = None,
                  size: Union[int, Tuple[int, int]] = (512, 512), subset: str = "all",
                  validation_fraction: float = 0.1, rank: Optional[int] = None, world_size: Optional[int] = None,
-                 on_bad_file: str = "fail", pinned: str = "auto", augment: Optional[Augment] = Augment(),
+                 on_bad_file: str = "fail", pinned: str = "auto", augment: Optional[Augment] = _TRAINING_AUGMENT,
                  decode: Optional[Decode] = Decode()) -> None:
         image_dir, mask_dir = _folders(data, images, masks)
+        if augment is _TRAINING_AUGMENT and subset in ("validation", "val"):
+            augment = None
         if not isinstance(mask_suffix, str):
             raise TypeError(f"mask_suffix must be a string (got {mask_suffix!r})")
         options = build_options(

@@ -29,8 +29,6 @@ void DeleteOwnedLease(void* pointer) noexcept {
   if (owned->pid == getpid()) delete owned;
 }
 
-const char* LayoutText(Layout layout) { return LayoutName(layout); }
-
 nb::dict ParamsDict(const AugmentParams& p) {
   nb::dict d;
   d["flip_lr"] = p.flip_lr;
@@ -49,10 +47,9 @@ std::string Repr(const Batch& b) {
   const TensorView& images = l.images();
   std::string shape;
   for (int i = 0; i < 4; ++i) shape += std::to_string(images.shape[i]) + (i < 3 ? "x" : "");
-  auto dtype = [](ElementType t) { return t == ElementType::kUint8 ? "uint8" : t == ElementType::kFloat16 ? "float16" : "float32"; };
   return "<segfeed.Batch epoch " + std::to_string(l.epoch()) + " index " + std::to_string(l.batch_index()) + ": " +
-         std::to_string(l.size()) + " samples, images " + shape + " " + dtype(images.element_type) + " " +
-         LayoutText(l.layout()) + ", masks " + dtype(l.masks().element_type) + ">";
+         std::to_string(l.size()) + " samples, images " + shape + " " + std::string(ElementTypeName(images.element_type)) + " " +
+         std::string(LayoutName(l.layout())) + ", masks " + std::string(ElementTypeName(l.masks().element_type)) + ">";
 }
 
 }  // namespace
@@ -99,7 +96,7 @@ void BindBatch(nb::module_& m) {
       .def_prop_ro("size", [](const Batch& b) { return b.lease().size(); },
                    "Samples in this batch: batch_size, or fewer for a short last batch.")
       .def_prop_ro("batch_size", [](const Batch& b) { return b.lease().batch_size(); }, "The loader's batch_size.")
-      .def_prop_ro("layout", [](const Batch& b) { return LayoutText(b.lease().layout()); },
+      .def_prop_ro("layout", [](const Batch& b) { return std::string(LayoutName(b.lease().layout())); },
                    "Image layout: 'nhwc' or 'nchw'.")
       .def_prop_ro("sample_ids", [](const Batch& b) {
         const auto ids = b.lease().sample_ids();

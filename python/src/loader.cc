@@ -253,7 +253,7 @@ nb::dict CoreLoader::Plan() {
   d["decode_budget_bytes_per_thread"] = p.decode_budget_bytes_per_thread;
   d["scratch_ceiling_bytes"] = p.scratch_ceiling_bytes;
   d["read_buffer_bytes"] = p.read_buffer_bytes;
-  d["max_samples_in_flight"] = p.max_samples_in_flight;
+  d["in_flight_bound"] = p.in_flight_bound;
   d["gpu_batch_bytes"] = p.gpu_batch_bytes;
   d["total_bytes"] = p.total_bytes;
   return d;
@@ -272,14 +272,13 @@ nb::dict CoreLoader::Stats() {
   d["pool_fallback_reason"] = s.pool_fallback_reason;
   d["pool_bytes"] = s.pool_bytes;
   d["pool_buffers"] = s.pool_buffers;
-  d["pool_allocations"] = s.pool_allocations;
   d["outstanding_leases"] = s.outstanding_leases;
   d["scratch_bytes"] = s.scratch_bytes;
   d["peak_scratch_bytes"] = s.peak_scratch_bytes;
   d["read_buffer_bytes"] = s.read_buffer_bytes;
   d["peak_read_buffer_bytes"] = s.peak_read_buffer_bytes;
   d["threads"] = s.threads;
-  d["max_in_flight"] = s.max_in_flight;
+  d["peak_in_flight"] = s.peak_in_flight;
   d["in_flight_bound"] = s.in_flight_bound;
   d["samples_loaded"] = s.samples_loaded;
   d["samples_skipped"] = s.samples_skipped;

@@ -160,10 +160,10 @@ LoaderOptions LoaderOptionsFromDict(const nb::dict& dict) {
   augment.antialias = in.GetBool("antialias");
 
   OutputOptions& output = options.output;
-  output.image_dtype = in.GetChoice<ImageDtype>(
-      "image_dtype", {{"uint8", ImageDtype::kUint8}, {"float16", ImageDtype::kFloat16}, {"float32", ImageDtype::kFloat32}});
+  output.image_dtype = in.GetChoice<ElementType>(
+      "image_dtype", {{"uint8", ElementType::kUint8}, {"float16", ElementType::kFloat16}, {"float32", ElementType::kFloat32}});
   output.mask_dtype =
-      in.GetChoice<MaskDtype>("mask_dtype", {{"uint8", MaskDtype::kUint8}, {"float32", MaskDtype::kFloat32}});
+      in.GetChoice<ElementType>("mask_dtype", {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
   output.layout = in.GetChoice<Layout>("layout", {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
   output.normalize = in.GetBool("normalize");
   output.mean = in.GetTriple("mean");

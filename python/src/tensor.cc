@@ -11,15 +11,6 @@ using namespace nb::literals;
 namespace segfeed::python {
 namespace {
 
-const char* DtypeName(ElementType type) {
-  switch (type) {
-    case ElementType::kUint8: return "uint8";
-    case ElementType::kFloat16: return "float16";
-    case ElementType::kFloat32: return "float32";
-  }
-  return "unknown";
-}
-
 // struct-module format characters, as NumPy reads them.
 const char* BufferFormat(ElementType type) {
   switch (type) {
@@ -103,7 +94,7 @@ Tensor::Tensor(nb::object lease_owner, const TensorView& view)
     : owner(std::move(lease_owner)),
       data(view.data),
       element_type(view.element_type),
-      item_bytes(view.element_bytes) {
+      item_bytes(view.element_bytes()) {
   for (int i = 0; i < 4; ++i) {
     shape[i] = static_cast<Py_ssize_t>(view.shape[i]);
     strides_bytes[i] = static_cast<Py_ssize_t>(view.strides_bytes[i]);
@@ -127,7 +118,7 @@ void BindTensor(nb::module_& m) {
       .def_prop_ro("strides", [](const Tensor& t) {
         return nb::make_tuple(t.strides_bytes[0], t.strides_bytes[1], t.strides_bytes[2], t.strides_bytes[3]);
       }, "Strides in bytes, as NumPy gives them.")
-      .def_prop_ro("dtype", [](const Tensor& t) { return DtypeName(t.element_type); },
+      .def_prop_ro("dtype", [](const Tensor& t) { return std::string(ElementTypeName(t.element_type)); },
                    "Element type: 'uint8', 'float16' or 'float32'.")
       .def_prop_ro("nbytes", &Tensor::nbytes, "Bytes the tensor spans.")
       .def_prop_ro("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data); },
@@ -142,7 +133,7 @@ void BindTensor(nb::module_& m) {
       .def("__repr__", [](const Tensor& t) {
         std::string text = "segfeed.Tensor(shape=(";
         for (int i = 0; i < 4; ++i) text += std::to_string(t.shape[i]) + (i < 3 ? ", " : ")");
-        return text + ", dtype=" + DtypeName(t.element_type) + ")";
+        return text + ", dtype=" + std::string(ElementTypeName(t.element_type)) + ")";
       });
 }
 

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     std::printf("loaded %lld pairs, skipped %lld, replaced %lld, pool %s, max in flight %d of %d\n",
                 static_cast<long long>(stats.samples_loaded), static_cast<long long>(stats.samples_skipped),
                 static_cast<long long>(stats.samples_replaced),
-                std::string(segfeed::PoolKindName(stats.pool_kind)).c_str(), stats.max_in_flight,
+                std::string(segfeed::PoolKindName(stats.pool_kind)).c_str(), stats.peak_in_flight,
                 stats.in_flight_bound);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "trainer: %s\n", e.what());

@@ -166,6 +166,7 @@ SEGFEED_AVX512_END
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-size): one AVX2 loop body over 16 pixels
 __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, int count,
                                                               uint8_t* r_out, uint8_t* g_out,
                                                               uint8_t* b_out) const {

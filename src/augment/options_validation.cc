@@ -76,20 +76,16 @@ void ValidateAugmentOptions(const AugmentOptions& options) {
 }
 
 void ValidateOutputOptions(const OutputOptions& options) {
-  switch (options.image_dtype) {
-    case ImageDtype::kUint8:
-    case ImageDtype::kFloat16:
-    case ImageDtype::kFloat32:
-      break;
-    default:
-      Fail("image_dtype", "uint8, float16 or float32", static_cast<int>(options.image_dtype));
-  }
+  if (ElementBytes(options.image_dtype) == 0)
+    Fail("image_dtype", "uint8, float16 or float32", static_cast<int>(options.image_dtype));
   if (options.layout != Layout::kNHWC && options.layout != Layout::kNCHW)
     Fail("layout", "nhwc or nchw", static_cast<int>(options.layout));
-  if (options.mask_dtype != MaskDtype::kUint8 && options.mask_dtype != MaskDtype::kFloat32)
+  if (options.mask_dtype == ElementType::kFloat16)
+    Fail("mask_dtype", "uint8 or float32", ElementTypeName(options.mask_dtype));
+  if (ElementBytes(options.mask_dtype) == 0)
     Fail("mask_dtype", "uint8 or float32", static_cast<int>(options.mask_dtype));
   if (!options.normalize) return;
-  if (options.image_dtype == ImageDtype::kUint8)
+  if (options.image_dtype == ElementType::kUint8)
     Fail("normalize", "false for image_dtype uint8 (mean/std need a float type)", "true");
   for (int c = 0; c < 3; ++c) {
     std::ostringstream index;
@@ -100,36 +96,18 @@ void ValidateOutputOptions(const OutputOptions& options) {
   }
 }
 
-int ImageDtypeBytes(ImageDtype dtype) {
-  switch (dtype) {
-    case ImageDtype::kUint8:
-      return 1;
-    case ImageDtype::kFloat16:
-      return 2;
-    case ImageDtype::kFloat32:
-      return 4;
-  }
-  return 0;
-}
-
-int MaskDtypeBytes(MaskDtype dtype) { return dtype == MaskDtype::kUint8 ? 1 : 4; }
-
-const char* ImageDtypeName(ImageDtype dtype) {
-  switch (dtype) {
-    case ImageDtype::kUint8:
+std::string_view ElementTypeName(ElementType type) {
+  switch (type) {
+    case ElementType::kUint8:
       return "uint8";
-    case ImageDtype::kFloat16:
+    case ElementType::kFloat16:
       return "float16";
-    case ImageDtype::kFloat32:
+    case ElementType::kFloat32:
       return "float32";
   }
   return "unknown";
 }
 
-const char* MaskDtypeName(MaskDtype dtype) {
-  return dtype == MaskDtype::kUint8 ? "uint8" : "float32";
-}
-
-const char* LayoutName(Layout layout) { return layout == Layout::kNHWC ? "nhwc" : "nchw"; }
+std::string_view LayoutName(Layout layout) { return layout == Layout::kNHWC ? "nhwc" : "nchw"; }
 
 }  // namespace segfeed

@@ -318,7 +318,7 @@ void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, cons
   auto* row = static_cast<uint8_t*>(dst.data) + y * dst.y_stride_bytes + x0 * dst.x_stride_bytes;
   int done = 0;
   switch (options_.image_dtype) {
-    case ImageDtype::kUint8:
+    case ElementType::kUint8:
 #ifdef SEGFEED_HAVE_AVX2_PATH
       if (dst.x_stride_bytes == 3 && dst.channel_stride_bytes == 1 && CpuHasAvx2())
         done = Uint8NhwcSpanAvx2(r, g, b, count, row);
@@ -326,11 +326,11 @@ void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, cons
       PlanarSpanScalar(r + done, g + done, b + done, count - done, row + done * dst.x_stride_bytes,
                        dst.x_stride_bytes, dst.channel_stride_bytes, IdentityTable{});
       return;
-    case ImageDtype::kFloat16:
+    case ElementType::kFloat16:
       PlanarSpanScalar(r, g, b, count, reinterpret_cast<uint16_t*>(row), dst.x_stride_bytes,
                        dst.channel_stride_bytes, float16_table_);
       return;
-    case ImageDtype::kFloat32:
+    case ElementType::kFloat32:
 #ifdef SEGFEED_HAVE_AVX2_PATH
       if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && CpuHasAvx2()) {
         auto* floats = reinterpret_cast<float*>(row);
@@ -368,20 +368,20 @@ OutputConverter::OutputConverter(const OutputOptions& options) : options_(option
 }
 
 StridedImage OutputConverter::DenseImage(void* data, int width, int height) const {
-  const ptrdiff_t element = ImageDtypeBytes(options_.image_dtype);
+  const ptrdiff_t element = ElementBytes(options_.image_dtype);
   if (options_.layout == Layout::kNHWC) return {data, width * 3 * element, 3 * element, element};
   return {data, width * element, element, static_cast<ptrdiff_t>(width) * height * element};
 }
 
 StridedMask OutputConverter::DenseMask(void* data, int width) const {
-  const ptrdiff_t element = MaskDtypeBytes(options_.mask_dtype);
+  const ptrdiff_t element = ElementBytes(options_.mask_dtype);
   return {data, width * element, element};
 }
 
 void OutputConverter::ConvertImage(const RasterView& rgb, const StridedImage& dst) const {
   assert(rgb.channels == 3);
   switch (options_.image_dtype) {
-    case ImageDtype::kUint8:
+    case ElementType::kUint8:
       if (dst.x_stride_bytes == 3 && dst.channel_stride_bytes == 1) {
         // Same layout as the source: plain row copies (nothing when in place).
         for (int y = 0; y < rgb.height; ++y) {
@@ -392,10 +392,10 @@ void OutputConverter::ConvertImage(const RasterView& rgb, const StridedImage& ds
       }
       ConvertImageWith<uint8_t>(rgb, dst, IdentityTable{});
       return;
-    case ImageDtype::kFloat16:
+    case ElementType::kFloat16:
       ConvertImageWith<uint16_t>(rgb, dst, float16_table_);
       return;
-    case ImageDtype::kFloat32:
+    case ElementType::kFloat32:
 #ifdef SEGFEED_HAVE_AVX2_PATH
       if (dst.x_stride_bytes == 12 && dst.channel_stride_bytes == 4 && CpuHasAvx512()) {
         // Without jitter (--no-augment, identity parameters) the image comes
@@ -419,7 +419,7 @@ void OutputConverter::ConvertMask(const RasterView& mask, const StridedMask& dst
   assert(mask.channels == 1);
   for (int y = 0; y < mask.height; ++y) {
     const uint8_t* src = mask.Row(y);
-    if (options_.mask_dtype == MaskDtype::kUint8) {
+    if (options_.mask_dtype == ElementType::kUint8) {
       uint8_t* row = At<uint8_t>(dst.data, y * dst.y_stride_bytes);
       if (dst.x_stride_bytes == 1 && row == src) {
         BinarizeRowInPlace(row, mask.width);

@@ -29,12 +29,12 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   const OutputOptions& output = converter_.options();
 
   // Packed uint8 destinations already have the warp's layout: skip scratch.
-  const bool image_direct = output.image_dtype == ImageDtype::kUint8 &&
+  const bool image_direct = output.image_dtype == ElementType::kUint8 &&
                             image_dst.x_stride_bytes == 3 && image_dst.channel_stride_bytes == 1;
-  const bool mask_direct = output.mask_dtype == MaskDtype::kUint8 && mask_dst.x_stride_bytes == 1;
+  const bool mask_direct = output.mask_dtype == ElementType::kUint8 && mask_dst.x_stride_bytes == 1;
   // Packed float32 masks: the warp writes 0.0/1.0 straight into the slot.
   const bool mask_float_direct =
-      output.mask_dtype == MaskDtype::kFloat32 && mask_dst.x_stride_bytes == 4;
+      output.mask_dtype == ElementType::kFloat32 && mask_dst.x_stride_bytes == 4;
   const MutableRasterView image_out =
       image_direct
           ? MutableRasterView{static_cast<uint8_t*>(image_dst.data), width, height, 3,

@@ -23,7 +23,6 @@ class SampleAugmenter {
   // Validates both option structs (throws ConfigError).
   SampleAugmenter(const AugmentOptions& augment_options, const OutputOptions& output_options);
 
-  const AugmentOptions& augment_options() const { return augment_options_; }
   const OutputConverter& converter() const { return converter_; }
 
   // Writes the augmented sample to `image_dst` / `mask_dst` (see

@@ -130,61 +130,50 @@ DatasetSpec DatasetSpec::Carvana(const std::filesystem::path& root) {
   return spec;
 }
 
-Dataset ListDataset(const DatasetSpec& spec) {
-  ValidateSpec(spec);
-  Dataset dataset;
-  dataset.pairs = PairList(spec.image_dir, spec.mask_dir, spec.mask_suffix);
-  std::vector<Candidate> images;
-  std::vector<Candidate> masks;
+namespace {
 
-  // A name in the mask folder is a mask if it has a mask extension and ends
-  // with the suffix; otherwise, when both folders are one, it may be an
-  // image. Checking masks first keeps "a_mask.png" from also being the
-  // image "a_mask" when images and masks share folder and extension.
-  std::error_code ignored_error;
-  const bool same_folder = fs::equivalent(spec.image_dir, spec.mask_dir, ignored_error);
-  const FolderNames image_names(spec.image_dir);
-  const std::optional<FolderNames> mask_names =
-      same_folder ? std::nullopt : std::optional<FolderNames>(std::in_place, spec.mask_dir);
-  auto classify = [&](const FolderNames& names, const fs::path& folder, bool images_here, bool masks_here) {
-    for (size_t k = 0; k < names.size(); ++k) {
-      const std::string_view name = names.Name(k);
-      if (name.front() == '.') {
-        dataset.ignored.push_back({folder / name, "hidden"});
-        continue;
-      }
-      if (names.IsFolder(k)) {
-        dataset.ignored.push_back({folder / name, "folder"});
-        continue;
-      }
-      if (masks_here) {
-        const size_t base = LengthWithoutExtension(name, spec.mask_extensions);
-        const std::string_view suffix = spec.mask_suffix;
-        if (base > suffix.size() && name.substr(base - suffix.size(), suffix.size()) == suffix) {
-          masks.push_back({&names, k, static_cast<uint32_t>(base - suffix.size())});
-          continue;
-        }
-      }
-      if (images_here) {
-        if (const size_t stem = LengthWithoutExtension(name, spec.image_extensions); stem > 0) {
-          images.push_back({&names, k, static_cast<uint32_t>(stem)});
-          continue;
-        }
-      }
-      dataset.ignored.push_back({folder / name, "not an image or mask name"});
+// Sorts the names of one folder into images, masks and ignored files. A
+// name in the mask folder is a mask if it has a mask extension and ends
+// with the suffix; otherwise, when both folders are one, it may be an
+// image. Checking masks first keeps "a_mask.png" from also being the image
+// "a_mask" when images and masks share folder and extension. Candidates
+// point into `names`, which must outlive them.
+void ClassifyNames(const DatasetSpec& spec, const FolderNames& names, const fs::path& folder,
+                   bool images_here, bool masks_here, std::vector<Candidate>* images,
+                   std::vector<Candidate>* masks, std::vector<IgnoredFile>* ignored) {
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string_view name = names.Name(k);
+    if (name.front() == '.') {
+      ignored->push_back({folder / name, "hidden"});
+      continue;
     }
-  };
-  if (same_folder) {
-    classify(image_names, spec.image_dir, true, true);
-  } else {
-    classify(image_names, spec.image_dir, true, false);
-    classify(*mask_names, spec.mask_dir, false, true);
+    if (names.IsFolder(k)) {
+      ignored->push_back({folder / name, "folder"});
+      continue;
+    }
+    if (masks_here) {
+      const size_t base = LengthWithoutExtension(name, spec.mask_extensions);
+      const std::string_view suffix = spec.mask_suffix;
+      if (base > suffix.size() && name.substr(base - suffix.size(), suffix.size()) == suffix) {
+        masks->push_back({&names, k, static_cast<uint32_t>(base - suffix.size())});
+        continue;
+      }
+    }
+    if (images_here) {
+      if (const size_t stem = LengthWithoutExtension(name, spec.image_extensions); stem > 0) {
+        images->push_back({&names, k, static_cast<uint32_t>(stem)});
+        continue;
+      }
+    }
+    ignored->push_back({folder / name, "not an image or mask name"});
   }
-  KeepOnePerStem(&images, spec.image_dir, &dataset.ignored);
-  KeepOnePerStem(&masks, spec.mask_dir, &dataset.ignored);
+}
 
-  // Both lists are sorted by stem (bytewise: string_view compares as
-  // unsigned char), so one merge gives pairs and problems in order.
+// Pairs images with masks of the same stem. Both lists are sorted by stem
+// (bytewise: string_view compares as unsigned char), so one merge gives
+// pairs and problems in order.
+void PairByStem(const DatasetSpec& spec, const std::vector<Candidate>& images,
+                const std::vector<Candidate>& masks, Dataset* dataset) {
   auto image = images.begin();
   auto mask = masks.begin();
   const std::string mask_example = spec.mask_suffix + spec.mask_extensions.front();
@@ -192,22 +181,46 @@ Dataset ListDataset(const DatasetSpec& spec) {
   const size_t suffix_length = spec.mask_suffix.size();
   while (image != images.end() || mask != masks.end()) {
     if (mask == masks.end() || (image != images.end() && image->Stem() < mask->Stem())) {
-      dataset.problems.push_back(Error{ErrorKind::kMissingMask, (spec.image_dir / image->Name()).string(),
-                                       "no mask " + std::string(image->Stem()) + mask_example + " in " +
-                                           spec.mask_dir.string()});
+      dataset->problems.push_back(Error{ErrorKind::kMissingMask, (spec.image_dir / image->Name()).string(),
+                                        "no mask " + std::string(image->Stem()) + mask_example + " in " +
+                                            spec.mask_dir.string()});
       ++image;
     } else if (image == images.end() || mask->Stem() < image->Stem()) {
-      dataset.problems.push_back(Error{ErrorKind::kOrphanMask, (spec.mask_dir / mask->Name()).string(),
-                                       "no image " + std::string(mask->Stem()) + image_example + " in " +
-                                           spec.image_dir.string()});
+      dataset->problems.push_back(Error{ErrorKind::kOrphanMask, (spec.mask_dir / mask->Name()).string(),
+                                        "no image " + std::string(mask->Stem()) + image_example + " in " +
+                                            spec.image_dir.string()});
       ++mask;
     } else {
-      dataset.pairs.Add(image->Stem(), image->Name().substr(image->stem_length),
-                        mask->Name().substr(mask->stem_length + suffix_length));
+      dataset->pairs.Add(image->Stem(), image->Name().substr(image->stem_length),
+                         mask->Name().substr(mask->stem_length + suffix_length));
       ++image;
       ++mask;
     }
   }
+}
+
+}  // namespace
+
+Dataset ListDataset(const DatasetSpec& spec) {
+  ValidateSpec(spec);
+  Dataset dataset;
+  dataset.pairs = PairList(spec.image_dir, spec.mask_dir, spec.mask_suffix);
+  std::vector<Candidate> images;
+  std::vector<Candidate> masks;
+  std::error_code ignored_error;
+  const bool same_folder = fs::equivalent(spec.image_dir, spec.mask_dir, ignored_error);
+  const FolderNames image_names(spec.image_dir);
+  const std::optional<FolderNames> mask_names =
+      same_folder ? std::nullopt : std::optional<FolderNames>(std::in_place, spec.mask_dir);
+  if (same_folder) {
+    ClassifyNames(spec, image_names, spec.image_dir, true, true, &images, &masks, &dataset.ignored);
+  } else {
+    ClassifyNames(spec, image_names, spec.image_dir, true, false, &images, &masks, &dataset.ignored);
+    ClassifyNames(spec, *mask_names, spec.mask_dir, false, true, &images, &masks, &dataset.ignored);
+  }
+  KeepOnePerStem(&images, spec.image_dir, &dataset.ignored);
+  KeepOnePerStem(&masks, spec.mask_dir, &dataset.ignored);
+  PairByStem(spec, images, masks, &dataset);
   std::sort(dataset.ignored.begin(), dataset.ignored.end(),
             [](const IgnoredFile& a, const IgnoredFile& b) { return a.path < b.path; });
   return dataset;

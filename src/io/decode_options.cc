@@ -1,6 +1,7 @@
 #include <string>
 
-#include "segfeed/dataset.h"
+#include "segfeed/errors.h"
+#include "segfeed/options.h"
 
 namespace segfeed {
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "io/format_sniffer.h"
 #include "io/gif_lzw.h"
@@ -391,6 +392,11 @@ void GifDecoder::ShrinkScratch(size_t keep_bytes) {
   if (indices_.capacity() > keep_bytes) std::vector<uint8_t>().swap(indices_);
   if (rows_.capacity() * sizeof(uint8_t*) > keep_bytes) std::vector<uint8_t*>().swap(rows_);
   if (compressed_.capacity() > keep_bytes) std::vector<uint8_t>().swap(compressed_);
+}
+
+Error NonBinaryMaskWarning(std::string path, int mask_threshold) {
+  return Error{ErrorKind::kNonBinaryMask, std::move(path),
+               "mask uses more than two palette colours; thresholded at luminance " + std::to_string(mask_threshold)};
 }
 
 }  // namespace segfeed::internal

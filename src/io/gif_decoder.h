@@ -9,6 +9,7 @@
 #include "io/gif_lzw.h"
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::internal {
 
@@ -26,6 +27,11 @@ struct MaskImage {
   bool used_more_than_two_colours = false;
 };
 
+// The non_binary_mask record for a mask at `path` that used more than two
+// colours and was thresholded at luminance `mask_threshold`. Built only by
+// the checker, which reports it; the loader uses the thresholded mask.
+Error NonBinaryMaskWarning(std::string path, int mask_threshold);
+
 // GIF mask decoding into reused buffers. giflib parses the file (records,
 // extensions, descriptors) and hands over the compressed pixel data; the
 // LZW expansion is GifLzwDecoder's (see why there). Never DGifSlurp, whose
@@ -41,14 +47,14 @@ class GifDecoder {
  public:
   explicit GifDecoder(const DecodeOptions& options) : options_(options) {}
 
-  // Decodes `gif` into `out`. Errors name `path`: unsupported_format when
+  // Decodes `bytes` into `out`. Errors name `path`: unsupported_format when
   // the bytes are not GIF, too_large when the logical screen or the frame
   // has more than max_pixels (checked before allocating), corrupt_mask with
   // giflib's reason for anything else (truncation included). On error `out`
   // holds garbage. too_large also when the file would make `out` and this
   // decoder's frame buffer hold more than `budget_bytes` together (checked
   // on the headers, before allocating).
-  Status Decode(std::span<const uint8_t> gif, std::string_view path, MaskImage* out,
+  Status Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out,
                 int64_t budget_bytes = INT64_MAX);
   // Frees the frame and compressed-data buffers when they hold more than
   // `keep_bytes`, so that an outlier file leaves nothing grown.

@@ -53,7 +53,13 @@ GifLzwDecoder::Result GifLzwDecoder::DecodeRows(std::span<const uint8_t> compres
                     index_used);
 }
 
+// One function of ~90 lines on purpose, over the 80 the rest of src/ keeps
+// to: it is the inner loop of mask decoding, and its state (bit buffer,
+// code size, table position, previous string) lives in registers across
+// iterations. Split into helpers, that state would travel through memory or
+// depend on the inliner, for no reader's gain: the steps are marked below.
 template <typename Output>
+// NOLINTNEXTLINE(readability-function-size): the exception named above
 GifLzwDecoder::Result GifLzwDecoder::DecodeInto(std::span<const uint8_t> compressed, int min_code_size,
                                                 const Output& out, size_t total,
                                                 std::array<bool, 256>* index_used) {
@@ -108,7 +114,7 @@ GifLzwDecoder::Result GifLzwDecoder::DecodeInto(std::span<const uint8_t> compres
       *out.At(pos) = static_cast<uint8_t>(code);
       (*index_used)[code] = true;
       length = 1;
-    } else if (previous < 0) {
+    } else if (previous < 0) {  // NOLINT(bugprone-branch-clone): must precede the table look-ups
       result.outcome = Outcome::kInvalidCode;  // nothing defined yet to refer to
       break;
     } else if (code < next_code) {

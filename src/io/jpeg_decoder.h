@@ -9,6 +9,7 @@
 
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::internal {
 

@@ -11,7 +11,7 @@ namespace segfeed::internal {
 PairReader::PairReader(const DecodeOptions& options)
     : image_file_(options.max_file_bytes),
       mask_file_(options.max_file_bytes),
-      jpeg_(options), gif_(options), threshold_(options.mask_threshold) {}
+      jpeg_(options), gif_(options) {}
 
 Status PairReader::Read(const SamplePair& pair, int target_width, int target_height) {
   timings_ = {};
@@ -60,7 +60,6 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   const std::string& image_path = pair.image_path.native();
   const std::string& mask_path = pair.mask_path.native();
 
-  mask_warning_.reset();
   reading_mask_ = false;
   StageClock::time_point start = StageClock::now();
   auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg);
@@ -105,12 +104,6 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
                  "image is " + std::to_string(image_header_.width) + "x" +
                      std::to_string(image_header_.height) + " but its mask " + mask_path + " is " +
                      std::to_string(mask_.width) + "x" + std::to_string(mask_.height)};
-  }
-
-  if (mask_.used_more_than_two_colours) {
-    mask_warning_ = Error{ErrorKind::kNonBinaryMask, mask_path,
-                          "mask uses more than two palette colours; thresholded at luminance " +
-                              std::to_string(threshold_)};
   }
 
   reading_mask_ = false;

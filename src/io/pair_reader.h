@@ -8,6 +8,7 @@
 #include "io/jpeg_decoder.h"
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::internal {
 
@@ -26,8 +27,7 @@ class PairReader {
   // full-resolution sizes agree (size_mismatch, naming the image and the
   // mask) before decoding the image. Every error names the file at fault.
   // A mask with more than two colours is not an error here: it is
-  // thresholded, and mask_warning() holds a non_binary_mask Error for the
-  // checker to report. Running out of memory on a file is that file's
+  // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is that file's
   // too_large error.
   Status Read(const SamplePair& pair, int target_width, int target_height);
 
@@ -64,12 +64,9 @@ class PairReader {
   size_t last_bytes_read() const { return bytes_read_; }
 
   // Valid after a successful Read(), until the next Read().
-  const JpegHeader& image_header() const { return image_header_; }  // full resolution
   DctScale image_scale() const { return image_scale_; }
   const RgbImage& image() const { return image_; }  // at image_scale()
   const MaskImage& mask() const { return mask_; }   // at full resolution
-  // non_binary_mask naming the mask when it used more than two colours.
-  const std::optional<Error>& mask_warning() const { return mask_warning_; }
 
  private:
   // Read buffers up to this size are kept from file to file; a larger one
@@ -83,12 +80,10 @@ class PairReader {
   FileReader mask_file_;
   JpegDecoder jpeg_;
   GifDecoder gif_;
-  int threshold_;  // for the non_binary_mask message
-  JpegHeader image_header_;
+  JpegHeader image_header_;  // the last Read()'s photo, at full resolution
   DctScale image_scale_;
   RgbImage image_;
   MaskImage mask_;
-  std::optional<Error> mask_warning_;
   Timings timings_;
   size_t bytes_read_ = 0;
   bool reading_mask_ = false;  // which file of the pair ReadAndDecode() is on

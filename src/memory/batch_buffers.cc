@@ -5,15 +5,6 @@ namespace {
 
 constexpr size_t kPageBytes = 4096;
 
-ElementType ImageElementType(ImageDtype dtype) {
-  switch (dtype) {
-    case ImageDtype::kUint8: return ElementType::kUint8;
-    case ImageDtype::kFloat16: return ElementType::kFloat16;
-    case ImageDtype::kFloat32: return ElementType::kFloat32;
-  }
-  return ElementType::kUint8;
-}
-
 }  // namespace
 
 size_t BatchBuffers::MaskOffset(int batch_size, size_t image_bytes_per_sample) {
@@ -27,14 +18,14 @@ BatchBuffers::BatchBuffers(int buffer_count, int batch_size_in, const OutputOpti
     : batch_size(batch_size_in),
       layout(output.layout),
       image_bytes_per_sample(static_cast<size_t>(width) * height * 3 *
-                             ImageDtypeBytes(output.image_dtype)),
-      mask_bytes_per_sample(static_cast<size_t>(width) * height * MaskDtypeBytes(output.mask_dtype)),
+                             ElementBytes(output.image_dtype)),
+      mask_bytes_per_sample(static_cast<size_t>(width) * height * ElementBytes(output.mask_dtype)),
       mask_offset(MaskOffset(batch_size, image_bytes_per_sample)),
       batch_bytes(mask_offset + static_cast<size_t>(batch_size) * mask_bytes_per_sample),
       pool(buffer_count, batch_bytes, pinned),
       meta(buffer_count) {
-  const int64_t image_element = ImageDtypeBytes(output.image_dtype);
-  const int64_t mask_element = MaskDtypeBytes(output.mask_dtype);
+  const int64_t image_element = ElementBytes(output.image_dtype);
+  const int64_t mask_element = ElementBytes(output.mask_dtype);
   const int64_t w = width, h = height;
   for (int buffer = 0; buffer < buffer_count; ++buffer) {
     BatchMeta& m = meta[buffer];
@@ -42,8 +33,7 @@ BatchBuffers::BatchBuffers(int buffer_count, int batch_size_in, const OutputOpti
     m.params.resize(batch_size);
     TensorView& images = m.images;
     images.data = pool.data(buffer);
-    images.element_type = ImageElementType(output.image_dtype);
-    images.element_bytes = static_cast<int>(image_element);
+    images.element_type = output.image_dtype;
     const int64_t sample = static_cast<int64_t>(image_bytes_per_sample);
     if (layout == Layout::kNHWC) {
       images.shape = {batch_size, h, w, 3};
@@ -54,8 +44,7 @@ BatchBuffers::BatchBuffers(int buffer_count, int batch_size_in, const OutputOpti
     }
     TensorView& masks = m.masks;
     masks.data = pool.data(buffer) + mask_offset;
-    masks.element_type = output.mask_dtype == MaskDtype::kUint8 ? ElementType::kUint8 : ElementType::kFloat32;
-    masks.element_bytes = static_cast<int>(mask_element);
+    masks.element_type = output.mask_dtype;
     masks.shape = {batch_size, h, w, 1};
     masks.strides_bytes = {static_cast<int64_t>(mask_bytes_per_sample), w * mask_element, mask_element,
                            mask_element};

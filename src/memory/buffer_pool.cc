@@ -38,7 +38,7 @@ BufferPool::BufferPool(int buffer_count, size_t buffer_bytes, PinnedMode mode)
 }
 
 std::optional<int> BufferPool::TryAcquire() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (free_.empty()) return std::nullopt;
   const int index = free_.back();
   free_.pop_back();
@@ -47,7 +47,7 @@ std::optional<int> BufferPool::TryAcquire() {
 
 void BufferPool::Release(int index) {
   assert(index >= 0 && index < buffer_count());
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   if (return_listener_) {
     return_listener_(index);
   } else {
@@ -56,12 +56,12 @@ void BufferPool::Release(int index) {
 }
 
 int BufferPool::free_count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return static_cast<int>(free_.size());
 }
 
 void BufferPool::SetReturnListener(std::function<void(int)> listener) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return_listener_ = std::move(listener);
   while (!free_.empty()) {
     const int index = free_.back();
@@ -71,7 +71,7 @@ void BufferPool::SetReturnListener(std::function<void(int)> listener) {
 }
 
 void BufferPool::ClearReturnListener() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return_listener_ = nullptr;
 }
 

@@ -2,12 +2,13 @@
 
 #include <cstddef>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "memory/pinned_buffer.h"
+#include "mutex.h"
+#include "thread_annotations.h"
 
 namespace segfeed::internal {
 
@@ -33,34 +34,34 @@ class BufferPool {
   size_t buffer_bytes() const { return buffer_bytes_; }
   // Bytes actually allocated: buffer_count() x buffer_bytes().
   size_t total_bytes() const { return buffers_.size() * buffer_bytes_; }
-  // How many separate allocations the pool made (one per buffer).
-  int allocation_count() const { return static_cast<int>(buffers_.size()); }
   PoolKind kind() const { return buffers_.front().kind(); }
   // Why the pool is not of the requested kind; empty when it is.
   const std::string& fallback_reason() const { return fallback_reason_; }
   std::byte* data(int index) const { return buffers_[index].data(); }
 
   // Takes a free buffer, or nothing when all are in use. Never blocks.
-  std::optional<int> TryAcquire();
+  // A seam for tests and bench/pool_bench.cc: the loader never calls it,
+  // its buffers reach the pipeline through SetReturnListener().
+  std::optional<int> TryAcquire() EXCLUDES(mu_);
   // Gives buffer `index` back: to the listener if one is set, else to the
   // free list.
-  void Release(int index);
-  int free_count() const;
+  void Release(int index) EXCLUDES(mu_);
+  int free_count() const EXCLUDES(mu_);
 
   // From now on released buffers go to `listener` (called with the pool's
   // lock held: it must not call back into the pool); the buffers free right
   // now are handed to it at once.
-  void SetReturnListener(std::function<void(int)> listener);
+  void SetReturnListener(std::function<void(int)> listener) EXCLUDES(mu_);
   // Released buffers go to the free list again.
-  void ClearReturnListener();
+  void ClearReturnListener() EXCLUDES(mu_);
 
  private:
   size_t buffer_bytes_;
   std::vector<PinnedBuffer> buffers_;
   std::string fallback_reason_;
-  mutable std::mutex mu_;
-  std::vector<int> free_;                        // guarded by mu_
-  std::function<void(int)> return_listener_;     // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<int> free_ GUARDED_BY(mu_);
+  std::function<void(int)> return_listener_ GUARDED_BY(mu_);
 };
 
 }  // namespace segfeed::internal

@@ -36,7 +36,7 @@ void UploadAsync(Lease lease, void* device_images, void* device_masks, void* cud
         "copying masks");
   auto owned = std::make_unique<Lease>(std::move(lease));
   Check(cudaLaunchHostFunc(stream, ReleaseLease, owned.get()), "scheduling the release");
-  owned.release();  // the callback owns it now
+  static_cast<void>(owned.release());  // the callback owns it now
 }
 
 #else

@@ -81,13 +81,13 @@ void BatchGraph::SplitBatch(const std::tuple<int64_t, int>& claim, SplitNode::ou
   BufferProgress& progress = progress_[buffer];
   progress.samples = samples;
   {
-    std::lock_guard lock(progress.error_mu);
+    MutexLock lock(&progress.error_mu);
     progress.error.reset();
   }
   progress.remaining.store(samples);
   const int in_flight = in_flight_.fetch_add(samples) + samples;
-  int seen = max_in_flight_.load();
-  while (in_flight > seen && !max_in_flight_.compare_exchange_weak(seen, in_flight)) {
+  int seen = peak_in_flight_.load();
+  while (in_flight > seen && !peak_in_flight_.compare_exchange_weak(seen, in_flight)) {
   }
   for (int slot = 0; slot < samples; ++slot) {
     std::get<0>(ports).try_put(SampleTask{batch, slot, buffer, batch * shape_.batch_size + slot});
@@ -116,7 +116,7 @@ BatchGraph::SampleDone BatchGraph::LoadSample(const SampleTask& task) {
 void BatchGraph::CompleteBatch(const SampleDone& done, CompleteNode::output_ports_type& ports) {
   BufferProgress& progress = progress_[done.task.buffer];
   if (done.error) {
-    std::lock_guard lock(progress.error_mu);
+    MutexLock lock(&progress.error_mu);
     if (!progress.error || done.task.slot < progress.error_slot) {
       progress.error = done.error;
       progress.error_slot = done.task.slot;
@@ -125,10 +125,10 @@ void BatchGraph::CompleteBatch(const SampleDone& done, CompleteNode::output_port
   if (progress.remaining.fetch_sub(1) != 1) return;
   FilledBatch filled{done.task.batch, done.task.buffer, progress.samples, std::nullopt};
   {
-    std::lock_guard lock(progress.error_mu);
+    MutexLock lock(&progress.error_mu);
     filled.error = progress.error;
   }
-  std::get<0>(ports).try_put(std::move(filled));
+  std::get<0>(ports).try_put(filled);  // try_put copies: it takes a const reference
 }
 
 continue_msg BatchGraph::Publish(FilledBatch filled) {

@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "memory/buffer_pool.h"
+#include "mutex.h"
 #include "pipeline/sample_task.h"
 #include "result.h"
+#include "thread_annotations.h"
 
 namespace segfeed::internal {
 
@@ -82,7 +83,7 @@ class BatchGraph {
   void Stop();
 
   // Largest number of samples that were between split_batch and publish.
-  int max_in_flight() const { return max_in_flight_.load(); }
+  int peak_in_flight() const { return peak_in_flight_.load(); }
 
  private:
   struct SampleDone {
@@ -93,9 +94,9 @@ class BatchGraph {
   struct BufferProgress {
     std::atomic<int> remaining{0};
     int samples = 0;
-    std::mutex error_mu;
-    std::optional<Error> error;  // guarded by error_mu
-    int error_slot = 0;          // guarded by error_mu
+    Mutex error_mu;
+    std::optional<Error> error GUARDED_BY(error_mu);
+    int error_slot GUARDED_BY(error_mu) = 0;
   };
 
   using SplitNode = tbb::flow::multifunction_node<std::tuple<int64_t, int>, std::tuple<SampleTask>>;
@@ -119,7 +120,7 @@ class BatchGraph {
   std::vector<BufferProgress> progress_;
   tbb::concurrent_queue<int> free_workers_;
   std::atomic<int> in_flight_{0};
-  std::atomic<int> max_in_flight_{0};
+  std::atomic<int> peak_in_flight_{0};
 
   // Nodes are declared after the state they use, so they die first.
   std::unique_ptr<tbb::flow::graph> graph_;

@@ -124,7 +124,7 @@ class LoaderRuntime {
   int64_t next_batch_ = 0;
   bool epoch_started_ = false;
   bool closed_ = false;
-  int max_in_flight_ = 0;
+  int peak_in_flight_ = 0;
 
   // Counters written by the graph's threads.
   std::atomic<int64_t> batches_delivered_{0};
@@ -217,7 +217,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
 void LoaderRuntime::StopGraph() {
   if (graph_) {
     graph_->Stop();
-    max_in_flight_ = std::max(max_in_flight_, graph_->max_in_flight());
+    peak_in_flight_ = std::max(peak_in_flight_, graph_->peak_in_flight());
     graph_.reset();
   }
   // Batches loaded but never handed out go back to the pool.
@@ -321,10 +321,9 @@ LoaderStats LoaderRuntime::Stats() const {
   stats.pool_fallback_reason = pool.fallback_reason();
   stats.pool_bytes = pool.total_bytes();
   stats.pool_buffers = pool.buffer_count();
-  stats.pool_allocations = pool.allocation_count();
   stats.outstanding_leases = buffers_->outstanding_leases.load();
   stats.threads = threads_;
-  stats.max_in_flight = std::max(max_in_flight_, graph_ ? graph_->max_in_flight() : 0);
+  stats.peak_in_flight = std::max(peak_in_flight_, graph_ ? graph_->peak_in_flight() : 0);
   stats.in_flight_bound = options_.prefetch_batches * options_.batch_size;
   stats.batches_delivered = batches_delivered_.load();
   stats.unpaired_files = unpaired_files_;

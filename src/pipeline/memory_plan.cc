@@ -60,8 +60,8 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   MemoryPlan plan;
   const size_t out_pixels = Times(out_w, out_h, "the output size");
   plan.image_bytes_per_sample =
-      Times(Times(out_pixels, 3, "an image"), ImageDtypeBytes(options.output.image_dtype), "an image");
-  plan.mask_bytes_per_sample = Times(out_pixels, MaskDtypeBytes(options.output.mask_dtype), "a mask");
+      Times(Times(out_pixels, 3, "an image"), ElementBytes(options.output.image_dtype), "an image");
+  plan.mask_bytes_per_sample = Times(out_pixels, ElementBytes(options.output.mask_dtype), "a mask");
   Times(batch, plan.image_bytes_per_sample, "a batch");  // MaskOffset() multiplies them
   plan.batch_bytes = Plus(internal::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample),
                           Times(batch, plan.mask_bytes_per_sample, "a batch"), "a batch");
@@ -87,7 +87,7 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   plan.read_buffer_bytes =
       Times(Times(static_cast<size_t>(options.decode.max_file_bytes), 2, "the read buffers"), threads,
             "the read buffers");
-  plan.max_samples_in_flight = int64_t{options.prefetch_batches} * options.batch_size;
+  plan.in_flight_bound = int64_t{options.prefetch_batches} * options.batch_size;
   plan.gpu_batch_bytes = Times(batch, Plus(plan.image_bytes_per_sample, plan.mask_bytes_per_sample, "a batch"),
                                "a GPU batch");
   plan.total_bytes = Plus(Plus(plan.pool_bytes, plan.scratch_ceiling_bytes, "the plan"), plan.read_buffer_bytes,

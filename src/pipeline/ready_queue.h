@@ -1,14 +1,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <vector>
 
+#include "mutex.h"
 #include "pipeline/batch_graph.h"
+#include "thread_annotations.h"
 
 namespace segfeed::internal {
 
@@ -17,7 +17,7 @@ namespace segfeed::internal {
 // Thread-safe: the graph pushes, the consumer pops.
 class ReadyQueue {
  public:
-  void Push(FilledBatch batch);
+  void Push(FilledBatch batch) EXCLUDES(mu_);
   // Waits for the next batch; nothing once Close() was called and the queue
   // is empty.
   std::optional<FilledBatch> Pop() {
@@ -35,19 +35,21 @@ class ReadyQueue {
   // `cannot_arrive` is asked first: when it says no batch can come (the
   // consumer holds every buffer), Pop returns at once with `blocked`.
   Popped Pop(Wait wait, std::chrono::steady_clock::time_point deadline,
-             const std::function<bool()>& cannot_arrive);
+             const std::function<bool()>& cannot_arrive) EXCLUDES(mu_);
   // Wakes every waiter; later pushes are still accepted (and drained).
-  void Close();
+  void Close() EXCLUDES(mu_);
   // Reopens for a new epoch.
-  void Reopen();
+  void Reopen() EXCLUDES(mu_);
   // Takes whatever is queued, without waiting.
-  std::vector<FilledBatch> Drain();
+  std::vector<FilledBatch> Drain() EXCLUDES(mu_);
 
  private:
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::deque<FilledBatch> batches_;  // guarded by mu_
-  bool closed_ = false;              // guarded by mu_
+  bool Ready() const REQUIRES(mu_) { return !batches_.empty() || closed_; }
+
+  Mutex mu_;
+  CondVar ready_{&mu_};
+  std::deque<FilledBatch> batches_ GUARDED_BY(mu_);
+  bool closed_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace segfeed::internal

@@ -107,7 +107,7 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
 }
 
 void SampleLoader::RecordBadPair(uint32_t id, const Error& error) {
-  std::lock_guard lock(skipped_mu_);
+  MutexLock lock(&skipped_mu_);
   bad_pairs_.emplace(id, error);
   if (skipped_paths_.insert(error.path).second) skipped_files_.push_back(error);
   // Last: a slot that sees the flag finds the error above.
@@ -117,7 +117,7 @@ void SampleLoader::RecordBadPair(uint32_t id, const Error& error) {
 Error SampleLoader::GiveUpError(uint32_t id, int draws) const {
   Error error;
   {
-    std::lock_guard lock(skipped_mu_);
+    MutexLock lock(&skipped_mu_);
     error = bad_pairs_.at(id);
   }
   error.detail += "; stopping: " + std::to_string(draws) + " draws found no good pair to fill a batch slot, and " +
@@ -138,7 +138,7 @@ void SampleLoader::AddStats(LoaderStats* stats) const {
   stats->samples_replaced = samples_replaced_.load();
   stats->input_bytes = input_bytes_.load();
   {
-    std::lock_guard lock(skipped_mu_);
+    MutexLock lock(&skipped_mu_);
     stats->skipped_files = skipped_files_;
   }
   stats->stage_seconds.read = read_ns_.load() * 1e-9;

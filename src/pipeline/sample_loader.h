@@ -3,7 +3,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -12,8 +11,10 @@
 #include "augment/sample_augmenter.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
+#include "mutex.h"
 #include "pipeline/sample_task.h"
 #include "result.h"
+#include "thread_annotations.h"
 #include "segfeed/dataset.h"
 #include "segfeed/loader.h"
 #include "segfeed/options.h"
@@ -52,7 +53,7 @@ class SampleLoader {
 
   // Adds the samples loaded, skipped and replaced, the bytes read, the
   // per-stage times, the workers' scratch and the skipped files.
-  void AddStats(LoaderStats* stats) const;
+  void AddStats(LoaderStats* stats) const EXCLUDES(skipped_mu_);
 
  private:
   // One decode thread's tools and scratch; only the worker holding its
@@ -85,9 +86,9 @@ class SampleLoader {
   // Reads, decodes and augments pair `id` into the task's slot.
   Status LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task, Worker& worker);
   // Remembers pair `id` as bad and lists its file once.
-  void RecordBadPair(uint32_t id, const Error& error);
+  void RecordBadPair(uint32_t id, const Error& error) EXCLUDES(skipped_mu_);
   // The error that stops a slot after `draws` draws, the last of pair `id`.
-  Error GiveUpError(uint32_t id, int draws) const;
+  Error GiveUpError(uint32_t id, int draws) const EXCLUDES(skipped_mu_);
 
   const LoaderOptions options_;
   const Dataset& dataset_;
@@ -108,10 +109,10 @@ class SampleLoader {
   // reading (they would fail the same way, so the stream does not change).
   std::unique_ptr<std::atomic<bool>[]> known_bad_;
   std::atomic<int64_t> known_bad_count_{0};
-  mutable std::mutex skipped_mu_;
-  std::vector<Error> skipped_files_;               // guarded by skipped_mu_
-  std::set<std::string> skipped_paths_;            // guarded by skipped_mu_
-  std::unordered_map<uint32_t, Error> bad_pairs_;  // guarded by skipped_mu_
+  mutable Mutex skipped_mu_;
+  std::vector<Error> skipped_files_ GUARDED_BY(skipped_mu_);
+  std::set<std::string> skipped_paths_ GUARDED_BY(skipped_mu_);
+  std::unordered_map<uint32_t, Error> bad_pairs_ GUARDED_BY(skipped_mu_);
 };
 
 }  // namespace segfeed::internal

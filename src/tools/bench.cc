@@ -110,7 +110,8 @@ void PrintBenchHeader(const CliArgs& cli, const LoaderOptions& options, const Lo
   std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(), loader.dataset().pairs.size());
   std::printf("  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
               options.batch_size, options.augment.output_width, options.augment.output_height,
-              ImageDtypeName(options.output.image_dtype), LayoutName(options.output.layout), initial.threads,
+              std::string(ElementTypeName(options.output.image_dtype)).c_str(),
+              std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
               options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
               cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
   if (options.batch_size > loader.samples_per_epoch()) {
@@ -189,7 +190,7 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
               stats.pool_fallback_reason.empty() ? "" : (" [" + stats.pool_fallback_reason + "]").c_str(),
               MiB(static_cast<double>(stats.scratch_bytes)), MiB(static_cast<double>(stats.peak_scratch_bytes)),
               MiB(static_cast<double>(stats.read_buffer_bytes)), MiB(static_cast<double>(stats.peak_read_buffer_bytes)),
-              stats.max_in_flight, stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())),
+              stats.peak_in_flight, stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())),
               MiB(static_cast<double>(loader.plan().total_bytes)));
 }
 
@@ -261,7 +262,7 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options, const 
       .Integer("pool_bytes", static_cast<int64_t>(stats.pool_bytes))
       .Integer("scratch_bytes", static_cast<int64_t>(stats.scratch_bytes))
       .Integer("read_buffer_bytes", static_cast<int64_t>(stats.read_buffer_bytes))
-      .Integer("max_in_flight", stats.max_in_flight)
+      .Integer("peak_in_flight", stats.peak_in_flight)
       .Integer("in_flight_bound", stats.in_flight_bound)
       .Integer("peak_rss_bytes", PeakRssBytes())
       .Integer("plan_total_bytes", static_cast<int64_t>(loader.plan().total_bytes))

@@ -150,9 +150,7 @@ class FileChecker {
     const size_t pixels = static_cast<size_t>(mask_.width) * mask_.height;
     out->foreground_pixels = std::count(mask_.pixels.begin(), mask_.pixels.begin() + pixels, uint8_t{1});
     if (mask_.used_more_than_two_colours) {
-      out->warning = Error{ErrorKind::kNonBinaryMask, path,
-                           "mask uses more than two palette colours; thresholded at luminance " +
-                               std::to_string(mask_threshold_)};
+      out->warning = internal::NonBinaryMaskWarning(path, mask_threshold_);
     }
   }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 #include "segfeed/errors.h"
 
 namespace segfeed::tools {

@@ -141,6 +141,82 @@ CarShape PlaceCar(uint64_t seed, int index, int width, int height) {
   return s;
 }
 
+// Tyre, with a metal rim and a dark hub inside; `wheel` is the distance
+// from the hub in wheel radii.
+Rgb WheelColour(float wheel, float tex) {
+  Rgb c;
+  if (wheel < 0.22f) {
+    c = {60, 60, 64};
+  } else if (wheel < 0.62f) {
+    const float ring = wheel > 0.5f ? 0.75f : 1.0f;
+    c = {175 * ring, 175 * ring, 180 * ring};
+  } else {
+    c = {28, 28, 30};
+  }
+  const float t = 1.0f + 0.10f * tex;
+  return {c.r * t, c.g * t, c.b * t};
+}
+
+// Paint shaded top to bottom, a reflection band, door seams and a headlight
+// at the front end.
+Rgb BodyColour(const CarShape& car, float fx, float fy, float w, float tex) {
+  const float v = (fy - (car.body_cy - car.body_half_h)) / (2.0f * car.body_half_h);
+  float shade = 1.05f - 0.5f * v;
+  const float band = 1.0f - std::abs(fy - car.highlight_y) / (0.18f * car.body_half_h);
+  const float highlight = band > 0.0f ? 0.45f * band * band : 0.0f;
+  const float seam = std::abs(std::abs(fx - car.cx) - 0.18f * car.half_length);
+  if (seam < 1.5f * w / 1918.0f && v > 0.15f) shade *= 0.45f;
+  shade *= 1.0f + 0.06f * tex;
+  Rgb c = {car.paint.r * shade + 255 * highlight, car.paint.g * shade + 255 * highlight,
+           car.paint.b * shade + 255 * highlight};
+  const float lamp_x = car.cx + car.facing * 0.9f * car.half_length;
+  const float lu = (fx - lamp_x) / (0.06f * car.half_length);
+  const float lv = (fy - car.highlight_y - 0.3f * car.body_half_h) / (0.12f * car.body_half_h);
+  if (lu * lu + lv * lv < 1.0f) c = {250, 245, 210};
+  return c;
+}
+
+// Pillars around tinted glass that reflects the studio.
+Rgb CabinColour(const CarShape& car, float fx, float fy, float tex) {
+  const float u = std::abs(fx - car.cabin_cx) / car.cabin_half_w;
+  const float v = (car.cabin_cy + car.cabin_half_h - fy) / (2.0f * car.cabin_half_h);
+  const bool pillar = u > 0.86f || std::abs(fx - car.cabin_cx) < 0.03f * car.cabin_half_w ||
+                      v < 0.08f;
+  if (pillar) return {car.paint.r * 0.8f, car.paint.g * 0.8f, car.paint.b * 0.8f};
+  const float glow = 40.0f + 70.0f * v + 25.0f * tex;
+  return {glow * 0.8f, glow * 0.9f, glow};
+}
+
+// Studio: a bright backdrop above the horizon, a grey floor below with a
+// soft shadow under the car.
+Rgb StudioColour(const CarShape& car, float fx, float fy, float h, float horizon, float tex) {
+  if (fy < horizon) {
+    const float t = fy / horizon;
+    const float base = 238.0f - 30.0f * t + 8.0f * tex;
+    return {base, base, base + 4.0f};
+  }
+  const float t = (fy - horizon) / (h - horizon);
+  float base = 165.0f - 55.0f * t + 22.0f * tex;
+  const float su = (fx - car.cx) / (1.15f * car.half_length);
+  const float sv = (fy - car.ground_y) / (0.06f * h);
+  const float d = su * su + sv * sv;
+  if (d < 1.0f) base *= 1.0f - 0.6f * (1.0f - d) * (1.0f - d);
+  return {base, base, base * 1.02f};
+}
+
+// Lens vignetting, then sensor noise: triangular, about +-4.5 levels,
+// independent per channel (from the 64 bits of `noise`).
+void WritePixel(Rgb c, float vignette, uint64_t noise, uint8_t* rgb) {
+  const float channels[3] = {c.r, c.g, c.b};
+  for (int k = 0; k < 3; ++k) {
+    const int a = static_cast<int>((noise >> (16 * k)) & 0xFF);
+    const int b = static_cast<int>((noise >> (16 * k + 8)) & 0xFF);
+    const float n = static_cast<float>(a + b - 255) * (4.5f / 255.0f);
+    const float v = channels[k] * vignette + n;
+    rgb[k] = static_cast<uint8_t>(Clamp01(v / 255.0f) * 255.0f + 0.5f);
+  }
+}
+
 }  // namespace
 
 void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<float>* texture,
@@ -166,84 +242,25 @@ void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<flo
     for (int x = 0; x < width; ++x) {
       const float fx = static_cast<float>(x) + 0.5f;
       const float tex = tex_row[x];
-      Rgb c;
       const bool body = car.InBody(fx, fy);
       const bool cabin = !body && car.InCabin(fx, fy);
       const float wheel = car.WheelDistance(fx, fy);
       const bool is_wheel = wheel <= 1.0f;
+      Rgb c;
       if (is_wheel && !cabin) {
-        // Tyre, with a metal rim and a dark hub inside.
-        if (wheel < 0.22f) {
-          c = {60, 60, 64};
-        } else if (wheel < 0.62f) {
-          const float ring = wheel > 0.5f ? 0.75f : 1.0f;
-          c = {175 * ring, 175 * ring, 180 * ring};
-        } else {
-          c = {28, 28, 30};
-        }
-        const float t = 1.0f + 0.10f * tex;
-        c = {c.r * t, c.g * t, c.b * t};
+        c = WheelColour(wheel, tex);
       } else if (body) {
-        // Paint shaded top to bottom, a reflection band, door seams and a
-        // headlight at the front end.
-        const float v = (fy - (car.body_cy - car.body_half_h)) / (2.0f * car.body_half_h);
-        float shade = 1.05f - 0.5f * v;
-        const float band = 1.0f - std::abs(fy - car.highlight_y) / (0.18f * car.body_half_h);
-        const float highlight = band > 0.0f ? 0.45f * band * band : 0.0f;
-        const float seam = std::abs(std::abs(fx - car.cx) - 0.18f * car.half_length);
-        if (seam < 1.5f * w / 1918.0f && v > 0.15f) shade *= 0.45f;
-        shade *= 1.0f + 0.06f * tex;
-        c = {car.paint.r * shade + 255 * highlight, car.paint.g * shade + 255 * highlight,
-             car.paint.b * shade + 255 * highlight};
-        const float lamp_x = car.cx + car.facing * 0.9f * car.half_length;
-        const float lu = (fx - lamp_x) / (0.06f * car.half_length);
-        const float lv = (fy - car.highlight_y - 0.3f * car.body_half_h) / (0.12f * car.body_half_h);
-        if (lu * lu + lv * lv < 1.0f) c = {250, 245, 210};
+        c = BodyColour(car, fx, fy, w, tex);
       } else if (cabin) {
-        // Pillars around tinted glass that reflects the studio.
-        const float u = std::abs(fx - car.cabin_cx) / car.cabin_half_w;
-        const float v = (car.cabin_cy + car.cabin_half_h - fy) / (2.0f * car.cabin_half_h);
-        const bool pillar = u > 0.86f || std::abs(fx - car.cabin_cx) < 0.03f * car.cabin_half_w ||
-                            v < 0.08f;
-        if (pillar) {
-          c = {car.paint.r * 0.8f, car.paint.g * 0.8f, car.paint.b * 0.8f};
-        } else {
-          const float glow = 40.0f + 70.0f * v + 25.0f * tex;
-          c = {glow * 0.8f, glow * 0.9f, glow};
-        }
+        c = CabinColour(car, fx, fy, tex);
       } else {
-        // Studio: a bright backdrop above the horizon, a grey floor below
-        // with a soft shadow under the car.
-        if (fy < horizon) {
-          const float t = fy / horizon;
-          const float base = 238.0f - 30.0f * t + 8.0f * tex;
-          c = {base, base, base + 4.0f};
-        } else {
-          const float t = (fy - horizon) / (h - horizon);
-          float base = 165.0f - 55.0f * t + 22.0f * tex;
-          const float su = (fx - car.cx) / (1.15f * car.half_length);
-          const float sv = (fy - car.ground_y) / (0.06f * h);
-          const float d = su * su + sv * sv;
-          if (d < 1.0f) base *= 1.0f - 0.6f * (1.0f - d) * (1.0f - d);
-          c = {base, base, base * 1.02f};
-        }
+        c = StudioColour(car, fx, fy, h, horizon, tex);
       }
       mask_row[x] = (body || cabin || is_wheel) ? 1 : 0;
-
-      // Lens vignetting, then sensor noise: triangular, about +-4.5 levels,
-      // independent per channel.
       const float dx = (fx - 0.5f * w) / w;
       const float dy = (fy - 0.5f * h) / h;
       const float vignette = 1.0f - 0.35f * (dx * dx + dy * dy);
-      const uint64_t noise = grain.At(static_cast<uint64_t>(y) * width + x);
-      const float channels[3] = {c.r, c.g, c.b};
-      for (int k = 0; k < 3; ++k) {
-        const int a = static_cast<int>((noise >> (16 * k)) & 0xFF);
-        const int b = static_cast<int>((noise >> (16 * k + 8)) & 0xFF);
-        const float n = static_cast<float>(a + b - 255) * (4.5f / 255.0f);
-        const float v = channels[k] * vignette + n;
-        rgb_row[3 * x + k] = static_cast<uint8_t>(Clamp01(v / 255.0f) * 255.0f + 0.5f);
-      }
+      WritePixel(c, vignette, grain.At(static_cast<uint64_t>(y) * width + x), &rgb_row[3 * x]);
     }
   }
 }

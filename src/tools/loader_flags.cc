@@ -134,13 +134,13 @@ LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli) {
     }
   }
   if (auto v = cli.Get("--dtype")) {
-    options.output.image_dtype = ParseChoice<ImageDtype>(
+    options.output.image_dtype = ParseChoice<ElementType>(
         "--dtype", *v,
-        {{"uint8", ImageDtype::kUint8}, {"float16", ImageDtype::kFloat16}, {"float32", ImageDtype::kFloat32}});
+        {{"uint8", ElementType::kUint8}, {"float16", ElementType::kFloat16}, {"float32", ElementType::kFloat32}});
   }
   if (auto v = cli.Get("--mask-dtype")) {
     options.output.mask_dtype =
-        ParseChoice<MaskDtype>("--mask-dtype", *v, {{"uint8", MaskDtype::kUint8}, {"float32", MaskDtype::kFloat32}});
+        ParseChoice<ElementType>("--mask-dtype", *v, {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
   }
   if (auto v = cli.Get("--layout")) {
     options.output.layout = ParseChoice<Layout>("--layout", *v, {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});

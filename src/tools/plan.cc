@@ -164,8 +164,9 @@ void PrintPlan(const PlanFigures& f) {
   const int out_w = f.options.augment.output_width, out_h = f.options.augment.output_height;
   auto bytes = [](size_t n) { return static_cast<double>(n); };
   std::printf("segfeed plan: batch %d, %dx%d, images %s %s%s, masks %s, prefetch %d, threads %d\n", f.options.batch_size,
-              out_w, out_h, ImageDtypeName(f.options.output.image_dtype), LayoutName(f.options.output.layout),
-              f.options.output.normalize ? " normalized" : "", MaskDtypeName(f.options.output.mask_dtype),
+              out_w, out_h, std::string(ElementTypeName(f.options.output.image_dtype)).c_str(),
+              std::string(LayoutName(f.options.output.layout)).c_str(), f.options.output.normalize ? " normalized" : "",
+              std::string(ElementTypeName(f.options.output.mask_dtype)).c_str(),
               f.plan.pool_buffers, f.plan.threads);
   std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", f.source.width, f.source.height,
               PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom, f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
@@ -185,7 +186,7 @@ void PrintPlan(const PlanFigures& f) {
                 MiB(bytes(f.plan.listing_bytes)), *f.pairs);
   }
   std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
-              static_cast<long long>(f.plan.max_samples_in_flight));
+              static_cast<long long>(f.plan.in_flight_bound));
   std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", f.plan.gpu_batch_bytes,
               MiB(bytes(f.plan.gpu_batch_bytes)), MiB(bytes(f.images_on_gpu)), MiB(bytes(f.masks_on_gpu)));
   std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + listing\n",
@@ -215,8 +216,8 @@ std::string PlanJson(const PlanFigures& f) {
       .Integer("batch_size", f.options.batch_size)
       .Integer("output_width", out_w)
       .Integer("output_height", out_h)
-      .String("image_dtype", ImageDtypeName(f.options.output.image_dtype))
-      .String("mask_dtype", MaskDtypeName(f.options.output.mask_dtype))
+      .String("image_dtype", ElementTypeName(f.options.output.image_dtype))
+      .String("mask_dtype", ElementTypeName(f.options.output.mask_dtype))
       .String("layout", LayoutName(f.options.output.layout))
       .Integer("prefetch_batches", f.options.prefetch_batches)
       .Integer("threads", f.plan.threads)
@@ -231,7 +232,7 @@ std::string PlanJson(const PlanFigures& f) {
       .Integer("scratch_ceiling_bytes", static_cast<int64_t>(f.plan.scratch_ceiling_bytes))
       .Integer("read_buffer_bytes", static_cast<int64_t>(f.plan.read_buffer_bytes))
       .Integer("listing_bytes", static_cast<int64_t>(f.plan.listing_bytes))
-      .Integer("max_samples_in_flight", f.plan.max_samples_in_flight)
+      .Integer("in_flight_bound", f.plan.in_flight_bound)
       .Integer("gpu_batch_bytes", static_cast<int64_t>(f.plan.gpu_batch_bytes))
       .Integer("total_bytes", static_cast<int64_t>(f.plan.total_bytes));
   if (f.has_model) {

@@ -85,8 +85,8 @@ int RunPreview(std::span<const std::string> args) {
   OutputFolderFromArgs(cli, "--dump");
 
   LoaderOptions options = LoaderOptionsFromArgs(cli);
-  options.output.image_dtype = ImageDtype::kUint8;
-  options.output.mask_dtype = MaskDtype::kUint8;
+  options.output.image_dtype = ElementType::kUint8;
+  options.output.mask_dtype = ElementType::kUint8;
   options.output.layout = Layout::kNHWC;
   // One batch covers a small grid; a large one streams through a bounded pool.
   if (!cli.Has("--batch")) options.batch_size = std::min(count, 16);

@@ -149,11 +149,11 @@ TEST(ColorJitterTest, FusedConversionMatchesJitterThenConvert) {
     for (int dtype = 0; dtype < 3; ++dtype) {
       for (Layout layout : {Layout::kNHWC, Layout::kNCHW}) {
         OutputOptions output;
-        output.image_dtype = static_cast<ImageDtype>(dtype);
+        output.image_dtype = static_cast<ElementType>(dtype);
         output.layout = layout;
         output.normalize = dtype != 0 && width % 2 == 1;
         const OutputConverter converter(output);
-        const size_t bytes = size_t{3} * width * image.rows * ImageDtypeBytes(output.image_dtype);
+        const size_t bytes = size_t{3} * width * image.rows * ElementBytes(output.image_dtype);
         for (uint64_t id = 0; id < 4; ++id) {
           AugmentOptions options;
           options.saturation_enabled = options.hue_enabled = id != 3;

@@ -72,7 +72,7 @@ TEST(OptionsValidationTest, DisabledOpsStillNeedSaneRanges) {
 
 TEST(OptionsValidationTest, OutputMessagesNameFieldAndValue) {
   EXPECT_EQ(OutputMessage([](auto& o) {
-              o.image_dtype = ImageDtype::kUint8;
+              o.image_dtype = ElementType::kUint8;
               o.normalize = true;
             }),
             "normalize must be false for image_dtype uint8 (mean/std need a float type) "
@@ -87,21 +87,23 @@ TEST(OptionsValidationTest, OutputMessagesNameFieldAndValue) {
               o.mean[2] = INFINITY;
             }),
             "mean[2] must be finite (got inf)");
-  EXPECT_EQ(OutputMessage([](auto& o) { o.image_dtype = static_cast<ImageDtype>(7); }),
+  EXPECT_EQ(OutputMessage([](auto& o) { o.image_dtype = static_cast<ElementType>(7); }),
             "image_dtype must be uint8, float16 or float32 (got 7)");
+  EXPECT_EQ(OutputMessage([](auto& o) { o.mask_dtype = ElementType::kFloat16; }),
+            "mask_dtype must be uint8 or float32 (got float16)");
   // Normalisation values are not checked while normalize is off.
   EXPECT_EQ(OutputMessage([](auto& o) { o.std[0] = 0.0f; }), "");
 }
 
 TEST(OptionsValidationTest, DtypeSizesAndNames) {
-  EXPECT_EQ(ImageDtypeBytes(ImageDtype::kUint8), 1);
-  EXPECT_EQ(ImageDtypeBytes(ImageDtype::kFloat16), 2);
-  EXPECT_EQ(ImageDtypeBytes(ImageDtype::kFloat32), 4);
-  EXPECT_EQ(MaskDtypeBytes(MaskDtype::kUint8), 1);
-  EXPECT_EQ(MaskDtypeBytes(MaskDtype::kFloat32), 4);
-  EXPECT_STREQ(ImageDtypeName(ImageDtype::kFloat16), "float16");
-  EXPECT_STREQ(LayoutName(Layout::kNCHW), "nchw");
-  EXPECT_STREQ(MaskDtypeName(MaskDtype::kUint8), "uint8");
+  EXPECT_EQ(ElementBytes(ElementType::kUint8), 1);
+  EXPECT_EQ(ElementBytes(ElementType::kFloat16), 2);
+  EXPECT_EQ(ElementBytes(ElementType::kFloat32), 4);
+  EXPECT_EQ(ElementBytes(static_cast<ElementType>(7)), 0);
+  EXPECT_EQ(ElementTypeName(ElementType::kFloat16), "float16");
+  EXPECT_EQ(ElementTypeName(ElementType::kFloat32), "float32");
+  EXPECT_EQ(LayoutName(Layout::kNCHW), "nchw");
+  EXPECT_EQ(ElementTypeName(ElementType::kUint8), "uint8");
 }
 
 }  // namespace

@@ -40,10 +40,10 @@ uint16_t Float16Bits(float value) {
 TEST(OutputConversionTest, AllDtypesAndLayoutsMatchNaiveLoop) {
   const int width = 37, height = 23;  // odd sizes catch row/plane mix-ups
   const cv::Mat image = NoiseImage(width, height, 3, 21);
-  for (ImageDtype dtype : {ImageDtype::kUint8, ImageDtype::kFloat16, ImageDtype::kFloat32}) {
+  for (ElementType dtype : {ElementType::kUint8, ElementType::kFloat16, ElementType::kFloat32}) {
     for (Layout layout : {Layout::kNHWC, Layout::kNCHW}) {
       for (bool normalize : {false, true}) {
-        if (normalize && dtype == ImageDtype::kUint8) continue;
+        if (normalize && dtype == ElementType::kUint8) continue;
         OutputOptions options;
         options.image_dtype = dtype;
         options.layout = layout;
@@ -51,12 +51,12 @@ TEST(OutputConversionTest, AllDtypesAndLayoutsMatchNaiveLoop) {
         options.mean = {0.5f, 0.25f, 0.125f};
         options.std = {0.2f, 0.3f, 0.7f};
         const OutputConverter converter(options);
-        const std::string label = std::string(ImageDtypeName(dtype)) + " " +
-                                  LayoutName(layout) + " normalize " + std::to_string(normalize);
+        const std::string label = std::string(ElementTypeName(dtype)) + " " +
+                                  std::string(LayoutName(layout)) + " normalize " + std::to_string(normalize);
 
         // Padded destination: rows (NHWC) or planes (NCHW) have slack that
         // must stay untouched.
-        const ptrdiff_t e = ImageDtypeBytes(dtype);
+        const ptrdiff_t e = ElementBytes(dtype);
         StridedImage dst;
         std::vector<uint8_t> buffer;
         if (layout == Layout::kNHWC) {
@@ -80,9 +80,9 @@ TEST(OutputConversionTest, AllDtypesAndLayoutsMatchNaiveLoop) {
               for (ptrdiff_t i = 0; i < e; ++i) written[offset + i] = true;
               const uint8_t level = image.at<cv::Vec3b>(y, x)[c];
               const float expected = NaiveValue(options, level, c);
-              if (dtype == ImageDtype::kUint8) {
+              if (dtype == ElementType::kUint8) {
                 mismatches += buffer[offset] != level;
-              } else if (dtype == ImageDtype::kFloat16) {
+              } else if (dtype == ElementType::kFloat16) {
                 uint16_t got;
                 std::memcpy(&got, &buffer[offset], 2);
                 mismatches += got != Float16Bits(expected);
@@ -151,7 +151,7 @@ TEST(OutputConversionTest, Float32SpansMatchFormulaForEveryLevelOnEveryKernel) {
 
 TEST(OutputConversionTest, DenseStridesMatchLayout) {
   OutputOptions options;
-  options.image_dtype = ImageDtype::kFloat16;
+  options.image_dtype = ElementType::kFloat16;
   options.layout = Layout::kNCHW;
   const OutputConverter nchw(options);
   char base = 0;
@@ -170,11 +170,11 @@ TEST(OutputConversionTest, MasksBecomeExactlyZeroOrOne) {
   cv::Mat mask(3, 4, CV_8UC1);
   const uint8_t values[] = {0, 1, 255, 7, 0, 0, 1, 1, 128, 0, 2, 0};
   std::memcpy(mask.data, values, sizeof values);
-  for (MaskDtype dtype : {MaskDtype::kUint8, MaskDtype::kFloat32}) {
+  for (ElementType dtype : {ElementType::kUint8, ElementType::kFloat32}) {
     OutputOptions options;
     options.mask_dtype = dtype;
     const OutputConverter converter(options);
-    const int e = MaskDtypeBytes(dtype);
+    const int e = ElementBytes(dtype);
     // Padded rows and a strided x to exercise the general path as well.
     for (ptrdiff_t x_stride : {ptrdiff_t{e}, ptrdiff_t{2 * e}}) {
       const ptrdiff_t row = 4 * x_stride + 4;
@@ -184,7 +184,7 @@ TEST(OutputConversionTest, MasksBecomeExactlyZeroOrOne) {
         for (int x = 0; x < 4; ++x) {
           const uint8_t* p = &buffer[y * row + x * x_stride];
           const bool foreground = values[y * 4 + x] != 0;
-          if (dtype == MaskDtype::kUint8) {
+          if (dtype == ElementType::kUint8) {
             EXPECT_EQ(*p, foreground ? 1 : 0) << y << "," << x;
           } else {
             float got;
@@ -202,7 +202,7 @@ TEST(OutputConversionTest, InPlaceUint8MaskBecomesZeroOrOne) {
   for (int i = 0; i < 80; ++i) mask.data[i] = static_cast<uint8_t>(i * 37);
   const cv::Mat original = mask.clone();
   OutputOptions options;
-  options.mask_dtype = MaskDtype::kUint8;
+  options.mask_dtype = ElementType::kUint8;
   OutputConverter(options).ConvertMask(View(mask), {mask.data, 40, 1});
   for (int i = 0; i < 80; ++i) EXPECT_EQ(mask.data[i], original.data[i] != 0 ? 1 : 0) << i;
 }
@@ -211,7 +211,7 @@ TEST(OutputConversionTest, InPlaceUint8ImageIsUnchanged) {
   cv::Mat image = NoiseImage(16, 8, 3, 4);
   const cv::Mat original = image.clone();
   OutputOptions options;
-  options.image_dtype = ImageDtype::kUint8;
+  options.image_dtype = ElementType::kUint8;
   const OutputConverter converter(options);
   converter.ConvertImage(View(image), {image.data, static_cast<ptrdiff_t>(image.step), 3, 1});
   EXPECT_EQ(cv::norm(image, original, cv::NORM_INF), 0);
@@ -219,7 +219,7 @@ TEST(OutputConversionTest, InPlaceUint8ImageIsUnchanged) {
 
 TEST(OutputConversionTest, ConstructorRejectsInvalidOptions) {
   OutputOptions options;
-  options.image_dtype = ImageDtype::kUint8;
+  options.image_dtype = ElementType::kUint8;
   options.normalize = true;
   EXPECT_THROW(OutputConverter{options}, ConfigError);
 }

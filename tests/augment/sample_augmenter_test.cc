@@ -29,8 +29,8 @@ constexpr int kSize = 128;
 Sample RunOne(SampleAugmenter& augmenter, const AugmentParams& params, const WarpSource& source) {
   const OutputConverter& converter = augmenter.converter();
   Sample out;
-  out.image.resize(kSize * kSize * 3 * ImageDtypeBytes(converter.options().image_dtype));
-  out.mask.resize(kSize * kSize * MaskDtypeBytes(converter.options().mask_dtype));
+  out.image.resize(kSize * kSize * 3 * ElementBytes(converter.options().image_dtype));
+  out.mask.resize(kSize * kSize * ElementBytes(converter.options().mask_dtype));
   augmenter.Run(params, source, converter.DenseImage(out.image.data(), kSize, kSize),
                 converter.DenseMask(out.mask.data(), kSize));
   return out;
@@ -53,7 +53,7 @@ class SampleAugmenterTest : public ::testing::Test {
 
 TEST_F(SampleAugmenterTest, SameKeyGivesIdenticalBytesOnAnyThread) {
   OutputOptions output;
-  output.image_dtype = ImageDtype::kFloat16;
+  output.image_dtype = ElementType::kFloat16;
   output.layout = Layout::kNCHW;
   constexpr int kSamples = 24;
   std::vector<Sample> serial;
@@ -86,8 +86,8 @@ TEST_F(SampleAugmenterTest, DifferentEpochsGiveDifferentBytes) {
 
 TEST_F(SampleAugmenterTest, DirectUint8AndFloatPathsAgree) {
   OutputOptions u8;
-  u8.image_dtype = ImageDtype::kUint8;
-  u8.mask_dtype = MaskDtype::kUint8;
+  u8.image_dtype = ElementType::kUint8;
+  u8.mask_dtype = ElementType::kUint8;
   SampleAugmenter direct(options_, u8);
   SampleAugmenter scaled(options_, OutputOptions{});  // float32 NHWC
   for (int id = 0; id < 8; ++id) {

@@ -47,6 +47,13 @@ TEST(GifDecoderTest, RoundTripsKnownRaster) {
   EXPECT_FALSE(mask.used_more_than_two_colours);
 }
 
+TEST(GifDecoderTest, NonBinaryMaskWarningNamesMaskAndThreshold) {
+  const Error warning = NonBinaryMaskWarning("m/a_mask.gif", 128);
+  EXPECT_EQ(ErrorKindName(warning.kind), "non_binary_mask");
+  EXPECT_EQ(warning.Message(),
+            "m/a_mask.gif: mask uses more than two palette colours; thresholded at luminance 128 [non_binary_mask]");
+}
+
 // Varied frames (interlace, offsets that clip, transparency, palettes of
 // 2-256 random colours, noise and runs) decoded by giflib's own line decoder
 // with the same semantics: the masks must be identical.

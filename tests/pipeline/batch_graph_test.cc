@@ -76,7 +76,7 @@ TEST(BatchGraphTest, DeliversEveryBatchInOrderWithItsOwnSamples) {
   }
   graph.Stop();
   EXPECT_EQ(h.loads.load(), 40 * kBatchSize);
-  EXPECT_LE(graph.max_in_flight(), 3 * kBatchSize);
+  EXPECT_LE(graph.peak_in_flight(), 3 * kBatchSize);
   EXPECT_EQ(h.pool.free_count(), 3);
 }
 
@@ -102,7 +102,7 @@ TEST(BatchGraphTest, StalledConsumerStopsLoadingAtThePoolBound) {
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(h.ready.Pop().has_value());
   graph.Stop();  // returns although the queue holds every buffer
   EXPECT_EQ(h.loads.load(), 3 * kBatchSize);
-  EXPECT_LE(graph.max_in_flight(), 3 * kBatchSize);
+  EXPECT_LE(graph.peak_in_flight(), 3 * kBatchSize);
   EXPECT_EQ(h.pool.free_count(), 0);  // the three batches are still the consumer's
 }
 

@@ -183,17 +183,17 @@ TEST_F(LoaderTest, PoolAndScratchMatchThePlanAndNeverGrow) {
   Loader loader(Spec(), options);
   const MemoryPlan plan = PlanMemory(options, 160, 106);
   LoaderStats before = loader.stats();
-  EXPECT_EQ(before.pool_allocations, 3);
+  EXPECT_EQ(before.pool_buffers, 3);
   EXPECT_EQ(before.pool_bytes, plan.pool_bytes);
   EXPECT_EQ(before.scratch_bytes, plan.scratch_bytes);
   for (int epoch = 0; epoch < 3; ++epoch) EpochBatches(loader, epoch);
   const LoaderStats after = loader.stats();
-  EXPECT_EQ(after.pool_allocations, before.pool_allocations);
+  EXPECT_EQ(after.pool_buffers, before.pool_buffers);
   EXPECT_EQ(after.pool_bytes, before.pool_bytes);
   EXPECT_EQ(after.scratch_bytes, plan.scratch_bytes);
   EXPECT_EQ(after.samples_loaded, 3 * 23);
   EXPECT_EQ(after.batches_delivered, 3 * 6);
-  EXPECT_LE(after.max_in_flight, after.in_flight_bound);
+  EXPECT_LE(after.peak_in_flight, after.in_flight_bound);
   EXPECT_EQ(after.in_flight_bound, 12);
 }
 
@@ -233,7 +233,7 @@ TEST_F(LoaderTest, StalledConsumerHoldsTheBoundAndShutsDownPromptly) {
   std::optional<Lease> second = loader->Next();
   std::optional<Lease> third = loader->Next();
   ASSERT_TRUE(second && third);
-  EXPECT_LE(loader->stats().max_in_flight, 12);
+  EXPECT_LE(loader->stats().peak_in_flight, 12);
   second.reset();  // one buffer back: the graph fills it and stalls again
   const auto start = std::chrono::steady_clock::now();
   loader.reset();

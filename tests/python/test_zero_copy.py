@@ -1,4 +1,4 @@
-"""Batches reach NumPy, PyTorch and TensorFlow without a copy, aligned, with the right dtype, shape and strides."""
+"""Batches reach NumPy and PyTorch without a copy, aligned, with the right dtype, shape and strides."""
 
 import ctypes
 import itertools
@@ -19,13 +19,6 @@ def loader(demo, **options):
     options.setdefault("size", (32, 48))
     options.setdefault("threads", 2)
     return segfeed.Loader(demo, **options)
-
-
-def dlpack_data_pointer(capsule, name=b"dltensor"):
-    """DLTensor.data of a DLPack capsule (the first field of DLManagedTensor)."""
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
-    return ctypes.c_void_p.from_address(get(capsule, name)).value
 
 
 @pytest.mark.parametrize("image_dtype,layout,mask_dtype",
@@ -71,26 +64,6 @@ def test_every_pointer_is_64_byte_aligned_short_last_batch_included(demo):
                         assert np.asarray(tensor).ctypes.data % 64 == 0
                         assert torch.from_dlpack(tensor).data_ptr() % 64 == 0
     assert sizes == [4, 4, 2, 4, 4, 2]
-
-
-def test_tensorflow_takes_the_batch_without_a_copy(demo):
-    tf = pytest.importorskip("tensorflow")
-    for image_dtype, mask_dtype, tf_image, tf_mask in (("float32", "float32", tf.float32, tf.float32),
-                                                       ("float16", "uint8", tf.float16, tf.uint8),
-                                                       ("uint8", "uint8", tf.uint8, tf.uint8)):
-        with loader(demo, image_dtype=image_dtype, mask_dtype=mask_dtype) as l:
-            for batch in l:
-                with batch:
-                    images = tf.experimental.dlpack.from_dlpack(batch.images.__dlpack__())
-                    masks = tf.experimental.dlpack.from_dlpack(batch.masks.__dlpack__())
-                    assert images.dtype == tf_image and tuple(images.shape) == batch.images.shape
-                    assert masks.dtype == tf_mask and tuple(masks.shape) == batch.masks.shape
-                    assert dlpack_data_pointer(tf.experimental.dlpack.to_dlpack(images)) == batch.images.data_ptr
-                    assert dlpack_data_pointer(tf.experimental.dlpack.to_dlpack(masks)) == batch.masks.data_ptr
-                    # An op on it reads the pool memory as NumPy sees it.
-                    np.testing.assert_array_equal(tf.reduce_sum(tf.cast(masks, tf.float32)).numpy(),
-                                                  np.asarray(batch.masks, dtype=np.float32).sum())
-                    del images, masks
 
 
 def test_dlpack_device_is_the_cpu(demo):

@@ -108,7 +108,7 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
   // bench/compare.sh reads several of these.
   for (const char* key : {"samples_per_s", "batches_per_s", "stage_seconds", "read", "decode_image",
                           "decode_mask", "warp", "jitter", "convert", "consumer_wait", "pool_kind",
-                          "pool_bytes", "max_in_flight", "peak_rss_bytes", "loaded", "batches",
+                          "pool_bytes", "peak_in_flight", "peak_rss_bytes", "loaded", "batches",
                           "skipped", "replaced", "skipped_files", "unpaired_files", "decode_only_samples_per_s",
                           "digest"}) {
     EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << json;

@@ -59,7 +59,7 @@ void ExpectReportIs(const cv::FileStorage& report, const MemoryPlan& plan) {
   EXPECT_EQ(static_cast<int>(report["threads"]), plan.threads);
   EXPECT_EQ(Bytes(report["scratch_bytes_per_thread"]), static_cast<int64_t>(plan.scratch_bytes_per_thread));
   EXPECT_EQ(Bytes(report["scratch_bytes"]), static_cast<int64_t>(plan.scratch_bytes));
-  EXPECT_EQ(static_cast<int>(report["max_samples_in_flight"]), plan.max_samples_in_flight);
+  EXPECT_EQ(static_cast<int>(report["in_flight_bound"]), plan.in_flight_bound);
   EXPECT_EQ(Bytes(report["gpu_batch_bytes"]), static_cast<int64_t>(plan.gpu_batch_bytes));
   EXPECT_EQ(Bytes(report["listing_bytes"]), static_cast<int64_t>(plan.listing_bytes));
   EXPECT_EQ(Bytes(report["total_bytes"]), static_cast<int64_t>(plan.total_bytes));
@@ -72,9 +72,9 @@ TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
   options.threads = 2;
   options.augment.output_width = 96;
   options.augment.output_height = 64;
-  options.output.image_dtype = ImageDtype::kFloat16;
+  options.output.image_dtype = ElementType::kFloat16;
   options.output.layout = Layout::kNCHW;
-  options.output.mask_dtype = MaskDtype::kUint8;
+  options.output.mask_dtype = ElementType::kUint8;
   options.pinned = PinnedMode::kOff;
   const std::string flags =
       " --batch 4 --prefetch 3 --threads 2 --size 96x64 --dtype float16 --layout nchw --mask-dtype uint8";
@@ -97,7 +97,7 @@ TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
   ExpectReportIs(report, loader.plan());
   EXPECT_EQ(Bytes(report["pool_bytes"]), static_cast<int64_t>(loader.stats().pool_bytes));
   EXPECT_EQ(static_cast<int>(report["pool_buffers"]), loader.stats().pool_buffers);
-  EXPECT_EQ(static_cast<int>(report["max_samples_in_flight"]), loader.stats().in_flight_bound);
+  EXPECT_EQ(static_cast<int>(report["in_flight_bound"]), loader.stats().in_flight_bound);
 }
 
 TEST_F(PlanTest, SourceSizeGivesTheSamePlanAsTheData) {

@@ -151,8 +151,8 @@ class PreviewCollectTest : public ::testing::Test {
     options_.seed = 11;
     options_.augment.output_width = 64;
     options_.augment.output_height = 48;
-    options_.output.image_dtype = ImageDtype::kUint8;
-    options_.output.mask_dtype = MaskDtype::kUint8;
+    options_.output.image_dtype = ElementType::kUint8;
+    options_.output.mask_dtype = ElementType::kUint8;
     options_.pinned = PinnedMode::kOff;
   }
   TempDir dir_;
@@ -195,7 +195,7 @@ TEST_F(PreviewCollectTest, StopsAtTheEndOfTheEpoch) {
 }
 
 TEST_F(PreviewCollectTest, RefusesFloatBatches) {
-  options_.output.image_dtype = ImageDtype::kFloat32;
+  options_.output.image_dtype = ElementType::kFloat32;
   Loader loader(DatasetSpec::Carvana(dir_.path()), options_);
   EXPECT_THROW(CollectPreviewSamples(loader, 0, 2, {}), std::invalid_argument);
 }

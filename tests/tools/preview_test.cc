@@ -84,8 +84,8 @@ TEST_F(PreviewTest, DumpWritesTheLoadersSamplesAndParameters) {
   options.seed = 7;
   options.augment.output_width = 96;
   options.augment.output_height = 64;
-  options.output.image_dtype = ImageDtype::kUint8;
-  options.output.mask_dtype = MaskDtype::kUint8;
+  options.output.image_dtype = ElementType::kUint8;
+  options.output.mask_dtype = ElementType::kUint8;
   options.pinned = PinnedMode::kOff;
   Loader loader(DatasetSpec::Carvana(dir_ / "data"), options);
   loader.StartEpoch(1);
