@@ -44,7 +44,7 @@ namespace segfeed::internal {
 // Decided once per process: the CPU's answer, unless SEGFEED_NO_AVX2 is set
 // in the environment, which forces the one-pixel kernels (a test uses it to
 // check that the whole stream's bytes do not change). Atomic only so that
-// a test can switch kernels between calls (ScopedOnePixelKernels).
+// a test can switch kernels between calls (SetKernelChoiceForTesting).
 inline std::atomic<bool> use_avx2{[] {
   __builtin_cpu_init();  // may run before libgcc's own constructor
   return __builtin_cpu_supports("avx2") && std::getenv("SEGFEED_NO_AVX2") == nullptr;
@@ -76,48 +76,29 @@ inline bool CpuHasAvx512() {
 #endif
 }
 
-// Tests: the one-pixel kernels while it lives, so that one process can
-// compare both paths. Not for use while other threads run kernels.
-class ScopedOnePixelKernels {
- public:
-  ScopedOnePixelKernels() {
-#ifdef SEGFEED_HAVE_AVX2_PATH
-    use_avx2.store(false, std::memory_order_relaxed);
-#endif
-  }
-  ~ScopedOnePixelKernels() {
-#ifdef SEGFEED_HAVE_AVX2_PATH
-    use_avx2.store(saved_, std::memory_order_relaxed);
-#endif
-  }
-  ScopedOnePixelKernels(const ScopedOnePixelKernels&) = delete;
-  ScopedOnePixelKernels& operator=(const ScopedOnePixelKernels&) = delete;
-
- private:
-  [[maybe_unused]] bool saved_ = CpuHasAvx2();
+// Test seam, and the only way to change the choice after start-up: the
+// kernels the augment stage calls, switched between calls so that one test
+// process can compare the widths (tests/augment/kernel_scopes.h wraps it in
+// scopes). Not for use while other threads run kernels; asking for a width
+// the CPU lacks is the caller's error.
+struct KernelChoice {
+  bool avx2 = false;
+  bool avx512 = false;  // effective only with avx2
 };
 
-// Tests: the AVX2 kernels (not the AVX-512 ones) while it lives, so that one
-// process can compare the two vector widths. Same caveat as above.
-class ScopedAvx2Kernels {
- public:
-  ScopedAvx2Kernels() {
+inline KernelChoice KernelChoiceForTesting() {
 #ifdef SEGFEED_HAVE_AVX2_PATH
-    use_avx512.store(false, std::memory_order_relaxed);
+  return {use_avx2.load(std::memory_order_relaxed), use_avx512.load(std::memory_order_relaxed)};
+#else
+  return {};
 #endif
-  }
-  ~ScopedAvx2Kernels() {
-#ifdef SEGFEED_HAVE_AVX2_PATH
-    use_avx512.store(saved_, std::memory_order_relaxed);
-#endif
-  }
-  ScopedAvx2Kernels(const ScopedAvx2Kernels&) = delete;
-  ScopedAvx2Kernels& operator=(const ScopedAvx2Kernels&) = delete;
+}
 
- private:
+inline void SetKernelChoiceForTesting([[maybe_unused]] KernelChoice choice) {
 #ifdef SEGFEED_HAVE_AVX2_PATH
-  [[maybe_unused]] bool saved_ = use_avx512.load(std::memory_order_relaxed);
+  use_avx2.store(choice.avx2, std::memory_order_relaxed);
+  use_avx512.store(choice.avx512, std::memory_order_relaxed);
 #endif
-};
+}
 
 }  // namespace segfeed::internal

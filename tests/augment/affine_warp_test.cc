@@ -17,6 +17,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "augment/avx2_dispatch.h"
+#include "kernel_scopes.h"
 #include "test_rasters.h"
 
 namespace segfeed::internal {
