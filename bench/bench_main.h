@@ -7,13 +7,13 @@
 
 #include <opencv2/core.hpp>
 
-#define SEGFEED_BENCHMARK_MAIN()                           \
-  int main(int argc, char** argv) {                        \
-    cv::setNumThreads(1);                                  \
-    ::benchmark::Initialize(&argc, argv);                  \
+#define SEGFEED_BENCHMARK_MAIN()                                        \
+  int main(int argc, char** argv) {                                     \
+    cv::setNumThreads(1);                                               \
+    ::benchmark::Initialize(&argc, argv);                               \
     if (::benchmark::ReportUnrecognizedArguments(argc, argv)) return 1; \
-    ::benchmark::AddCustomContext("opencv_threads", "1");  \
-    ::benchmark::RunSpecifiedBenchmarks();                 \
-    ::benchmark::Shutdown();                               \
-    return 0;                                              \
+    ::benchmark::AddCustomContext("opencv_threads", "1");               \
+    ::benchmark::RunSpecifiedBenchmarks();                              \
+    ::benchmark::Shutdown();                                            \
+    return 0;                                                           \
   }

@@ -46,7 +46,8 @@ std::vector<uint8_t> ReadAll(const std::filesystem::path& path) {
 const EncodedDemo& Demo() {
   static const EncodedDemo demo = [] {
     EncodedDemo out;
-    std::string pattern = (std::filesystem::temp_directory_path() / "segfeed-bench-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "segfeed-bench-XXXXXX").string();
     if (!mkdtemp(pattern.data())) std::abort();
     const std::filesystem::path dir = pattern;
     tools::DemoOptions options;
@@ -99,10 +100,15 @@ void BM_JpegDecode(benchmark::State& state) {
     benchmark::DoNotOptimize(image.pixels.data());
   }
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel("scale " + std::to_string(scale.num) + "/" + std::to_string(scale.denom) +
-                 " -> " + std::to_string(image.width) + "x" + std::to_string(image.height));
+  state.SetLabel("scale " + std::to_string(scale.num) + "/" + std::to_string(scale.denom) + " -> " +
+                 std::to_string(image.width) + "x" + std::to_string(image.height));
 }
-BENCHMARK(BM_JpegDecode)->ArgName("target")->Arg(0)->Arg(512)->Arg(256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_JpegDecode)
+    ->ArgName("target")
+    ->Arg(0)
+    ->Arg(512)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
 
 // Sequential (as make-demo writes them) and interlaced rows: interlacing
 // only reorders rows, so it should cost next to nothing.

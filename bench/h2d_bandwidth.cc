@@ -21,7 +21,8 @@ double CopyGigabytesPerSecond(const void* host, void* device, size_t bytes, int 
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < repetitions; ++i) cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
   cudaDeviceSynchronize();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return static_cast<double>(bytes) * repetitions / seconds / 1e9;
 }
 
@@ -42,7 +43,8 @@ int main(int argc, char** argv) {
     std::printf("h2d_bandwidth: cudaMalloc of %zu bytes failed\n", bytes);
     return 1;
   }
-  segfeed::internal::PinnedBuffer pinned(bytes, segfeed::PinnedMode::kCuda);  // throws if impossible
+  segfeed::internal::PinnedBuffer pinned(bytes,
+                                         segfeed::PinnedMode::kCuda);  // throws if impossible
   segfeed::internal::PinnedBuffer pageable(bytes, segfeed::PinnedMode::kOff);
   std::printf("device: %s; copies of %zu MiB x %d\n", properties.name, bytes >> 20, repetitions);
   const double pinned_gbps = CopyGigabytesPerSecond(pinned.data(), device, bytes, repetitions);

@@ -19,9 +19,9 @@ cv::Mat TestImage() {
   CounterRng rng(7);
   for (int y = 0; y < kSide; ++y)
     for (int x = 0; x < kSide; ++x)
-      image.at<cv::Vec3b>(y, x) = cv::Vec3b(static_cast<uint8_t>(x / 2),
-                                            static_cast<uint8_t>(y / 2),
-                                            static_cast<uint8_t>(rng.NextU64() & 0xff));
+      image.at<cv::Vec3b>(y, x) =
+          cv::Vec3b(static_cast<uint8_t>(x / 2), static_cast<uint8_t>(y / 2),
+                    static_cast<uint8_t>(rng.NextU64() & 0xff));
   return image;
 }
 

@@ -31,7 +31,8 @@ class ListingFolders {
   const fs::path& Get(int pairs) {
     auto it = roots_.find(pairs);
     if (it != roots_.end()) return it->second;
-    const fs::path root = fs::temp_directory_path() / ("segfeed-listing-bench-" + std::to_string(pairs));
+    const fs::path root =
+        fs::temp_directory_path() / ("segfeed-listing-bench-" + std::to_string(pairs));
     fs::remove_all(root);
     fs::create_directories(root / "train");
     fs::create_directories(root / "train_masks");

@@ -21,9 +21,9 @@ namespace segfeed::internal {
 namespace {
 
 struct Sources {
-  cv::Mat full;   // 1918x1280 RGB
-  cv::Mat half;   // 959x640 RGB
-  cv::Mat mask;   // 1918x1280, 0/1
+  cv::Mat full;  // 1918x1280 RGB
+  cv::Mat half;  // 959x640 RGB
+  cv::Mat mask;  // 1918x1280, 0/1
 };
 
 const Sources& DemoSources() {
@@ -61,10 +61,10 @@ void BM_WarpImageAndMask(benchmark::State& state) {
   const auto params = ParamSets(options);
   std::vector<uint8_t> image_out(size_t{3} * options.output_width * options.output_height);
   std::vector<uint8_t> mask_out(size_t{1} * options.output_width * options.output_height);
-  const MutableRasterView image_view{image_out.data(), options.output_width,
-                                     options.output_height, 3, 3 * options.output_width};
-  const MutableRasterView mask_view{mask_out.data(), options.output_width, options.output_height,
-                                    1, options.output_width};
+  const MutableRasterView image_view{image_out.data(), options.output_width, options.output_height,
+                                     3, 3 * options.output_width};
+  const MutableRasterView mask_view{mask_out.data(), options.output_width, options.output_height, 1,
+                                    options.output_width};
   WarpScratch scratch;
   size_t i = 0;
   for (auto _ : state) {
@@ -80,9 +80,9 @@ void BM_WarpImageAndMask(benchmark::State& state) {
   const int factor_y =
       options.antialias ? PreReduceFactor(1280.0 * scale / options.output_height, image.rows) : 1;
   state.SetLabel(std::to_string(image.cols) + "x" + std::to_string(image.rows) + " image, " +
-                 (factor_x > 1 || factor_y > 1 ? "pre-reduce " + std::to_string(factor_x) + "x" +
-                                                     std::to_string(factor_y)
-                                               : "no pre-reduce"));
+                 (factor_x > 1 || factor_y > 1
+                      ? "pre-reduce " + std::to_string(factor_x) + "x" + std::to_string(factor_y)
+                      : "no pre-reduce"));
 }
 BENCHMARK(BM_WarpImageAndMask)
     ->ArgNames({"out", "full_res", "antialias"})

@@ -16,8 +16,8 @@ BuildInfo GetBuildInfo() {
   info.cuda_runtime = SEGFEED_HAVE_CUDA;
   info.tbb_version = TBB_runtime_version();
   info.opencv_version = CV_VERSION;
-  info.giflib_version = std::to_string(GIFLIB_MAJOR) + "." + std::to_string(GIFLIB_MINOR) +
-                        "." + std::to_string(GIFLIB_RELEASE);
+  info.giflib_version = std::to_string(GIFLIB_MAJOR) + "." + std::to_string(GIFLIB_MINOR) + "." +
+                        std::to_string(GIFLIB_RELEASE);
   return info;
 }
 

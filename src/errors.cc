@@ -7,16 +7,26 @@ namespace segfeed {
 
 std::string_view ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kMissingMask: return "missing_mask";
-    case ErrorKind::kOrphanMask: return "orphan_mask";
-    case ErrorKind::kCorruptImage: return "corrupt_image";
-    case ErrorKind::kCorruptMask: return "corrupt_mask";
-    case ErrorKind::kSizeMismatch: return "size_mismatch";
-    case ErrorKind::kNonBinaryMask: return "non_binary_mask";
-    case ErrorKind::kUnsupportedFormat: return "unsupported_format";
-    case ErrorKind::kTooLarge: return "too_large";
-    case ErrorKind::kEmptyFile: return "empty_file";
-    case ErrorKind::kIoError: return "io_error";
+    case ErrorKind::kMissingMask:
+      return "missing_mask";
+    case ErrorKind::kOrphanMask:
+      return "orphan_mask";
+    case ErrorKind::kCorruptImage:
+      return "corrupt_image";
+    case ErrorKind::kCorruptMask:
+      return "corrupt_mask";
+    case ErrorKind::kSizeMismatch:
+      return "size_mismatch";
+    case ErrorKind::kNonBinaryMask:
+      return "non_binary_mask";
+    case ErrorKind::kUnsupportedFormat:
+      return "unsupported_format";
+    case ErrorKind::kTooLarge:
+      return "too_large";
+    case ErrorKind::kEmptyFile:
+      return "empty_file";
+    case ErrorKind::kIoError:
+      return "io_error";
   }
   return "unknown";
 }

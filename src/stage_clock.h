@@ -13,6 +13,8 @@ inline int64_t NanosBetween(StageClock::time_point start, StageClock::time_point
   return std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count();
 }
 
-inline int64_t NanosSince(StageClock::time_point start) { return NanosBetween(start, StageClock::now()); }
+inline int64_t NanosSince(StageClock::time_point start) {
+  return NanosBetween(start, StageClock::now());
+}
 
 }  // namespace segfeed::internal

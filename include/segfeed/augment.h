@@ -32,7 +32,7 @@ struct AugmentParams {
 // different augmentations. Each parameter has its own fixed position in the
 // stream: switching one op off does not change the others' values.
 // `options` must be valid (ValidateAugmentOptions); thread-safe.
-SEGFEED_EXPORT AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed, uint64_t epoch,
-                                uint64_t sample_id);
+SEGFEED_EXPORT AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed,
+                                               uint64_t epoch, uint64_t sample_id);
 
 }  // namespace segfeed

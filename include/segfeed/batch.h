@@ -6,8 +6,8 @@
 #include <memory>
 #include <span>
 
-#include "segfeed/export.h"
 #include "segfeed/augment.h"
+#include "segfeed/export.h"
 #include "segfeed/options.h"
 
 namespace segfeed {

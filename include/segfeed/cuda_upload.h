@@ -2,8 +2,8 @@
 
 #include <cstddef>
 
-#include "segfeed/export.h"
 #include "segfeed/batch.h"
+#include "segfeed/export.h"
 
 namespace segfeed {
 
@@ -20,6 +20,7 @@ namespace segfeed {
 // Throws std::runtime_error when segfeed was built without the CUDA runtime
 // or CUDA refuses the copy (no device, bad pointers), naming the reason; the
 // lease is released in that case.
-SEGFEED_EXPORT void UploadAsync(Lease lease, void* device_images, void* device_masks, void* cuda_stream);
+SEGFEED_EXPORT void UploadAsync(Lease lease, void* device_images, void* device_masks,
+                                void* cuda_stream);
 
 }  // namespace segfeed

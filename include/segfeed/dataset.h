@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "segfeed/export.h"
 #include "segfeed/errors.h"
+#include "segfeed/export.h"
 
 namespace segfeed {
 
@@ -74,11 +74,13 @@ class SEGFEED_EXPORT PairList {
 
   PairList() = default;
   // An empty list for files in these folders, named with this suffix.
-  PairList(std::filesystem::path image_dir, std::filesystem::path mask_dir, std::string mask_suffix);
+  PairList(std::filesystem::path image_dir, std::filesystem::path mask_dir,
+           std::string mask_suffix);
 
   // Appends the pair `stem` + image_extension / `stem` + suffix +
   // mask_extension; stems must come in ascending (bytewise) order.
-  void Add(std::string_view stem, std::string_view image_extension, std::string_view mask_extension);
+  void Add(std::string_view stem, std::string_view image_extension,
+           std::string_view mask_extension);
 
   size_t size() const { return stem_ends_.size(); }
   bool empty() const { return stem_ends_.empty(); }
@@ -102,7 +104,7 @@ class SEGFEED_EXPORT PairList {
   std::vector<uint64_t> stem_ends_;        // where each pair's stem ends in stems_
   std::vector<uint16_t> image_extension_;  // index into extensions_
   std::vector<uint16_t> mask_extension_;
-  std::vector<std::string> extensions_;    // the spellings seen (".jpg", ".JPG", ".gif")
+  std::vector<std::string> extensions_;  // the spellings seen (".jpg", ".JPG", ".gif")
 };
 
 // A file in a dataset folder that the listing did not use, and why.

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "segfeed/export.h"
 #include "segfeed/batch.h"
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
+#include "segfeed/export.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
 

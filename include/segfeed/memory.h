@@ -78,7 +78,8 @@ struct MemoryPlan {
 // Plans for `options` (validated; throws ConfigError) and photos of
 // source_width x source_height pixels (each at most max_pixels). threads = 0
 // resolves to the cores.
-SEGFEED_EXPORT MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height);
+SEGFEED_EXPORT MemoryPlan PlanMemory(const LoaderOptions& options, int source_width,
+                                     int source_height);
 
 // Adds the memory of `dataset`'s listing and of the loader's per-pair
 // state to `plan` (listing_bytes and total_bytes).

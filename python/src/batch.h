@@ -25,7 +25,7 @@ class Batch {
   bool released() const { return !owner_.is_valid(); }
 
  private:
-  nanobind::object owner_;  // capsule holding the Lease; invalid once released
+  nanobind::object owner_;           // capsule holding the Lease; invalid once released
   nanobind::object images_, masks_;  // Tensors, made on first access
 };
 

@@ -16,7 +16,9 @@ namespace {
 
 // Looked up on each error rather than cached: a cached object would outlive
 // the interpreter in a static. An error is rare; the lookup is a dict hit.
-nb::object ErrorClass(const char* name) { return nb::module_::import_("segfeed._errors").attr(name); }
+nb::object ErrorClass(const char* name) {
+  return nb::module_::import_("segfeed._errors").attr(name);
+}
 
 void Raise(const char* class_name, nb::object exception) {
   PyErr_SetObject(ErrorClass(class_name).ptr(), exception.ptr());
@@ -27,15 +29,17 @@ void Translate(const std::exception_ptr& thrown, void*) {
     std::rethrow_exception(thrown);
   } catch (const FileError& e) {
     const Error& error = e.error();
-    Raise("FileError", ErrorClass("FileError")(FsText(e.what()), FsText(error.path),
-                                               std::string(ErrorKindName(error.kind)), FsText(error.detail)));
+    Raise("FileError",
+          ErrorClass("FileError")(FsText(e.what()), FsText(error.path),
+                                  std::string(ErrorKindName(error.kind)), FsText(error.detail)));
   } catch (const ConfigError& e) {
     Raise("ConfigError", ErrorClass("ConfigError")(FsText(e.what())));
   } catch (const PoolExhausted& e) {
     // The C++ text, then what holding a lease means in Python.
-    const std::string message = std::string(e.what()) +
-                                " (in Python every Batch not yet released, and every array exported from one, "
-                                "holds its buffer)";
+    const std::string message =
+        std::string(e.what()) +
+        " (in Python every Batch not yet released, and every array exported from one, "
+        "holds its buffer)";
     Raise("PoolExhaustedError", ErrorClass("PoolExhaustedError")(FsText(message)));
   } catch (const BindingError& e) {
     Raise("Error", ErrorClass("Error")(FsText(e.what())));

@@ -84,11 +84,12 @@ CoreLoader::~CoreLoader() {
 void CoreLoader::CheckProcess() const {
   const pid_t pid = getpid();
   if (pid == pid_) return;
-  throw BindingError("segfeed.Loader used in a forked child process (pid " + std::to_string(pid) +
-                     "; it was created in pid " + std::to_string(pid_) +
-                     "): its threads stayed in the parent. segfeed decodes on its own threads, so use it "
-                     "from the main process: torch.utils.data.DataLoader(..., num_workers=0), or create "
-                     "the Loader in the child");
+  throw BindingError(
+      "segfeed.Loader used in a forked child process (pid " + std::to_string(pid) +
+      "; it was created in pid " + std::to_string(pid_) +
+      "): its threads stayed in the parent. segfeed decodes on its own threads, so use it "
+      "from the main process: torch.utils.data.DataLoader(..., num_workers=0), or create "
+      "the Loader in the child");
 }
 
 std::unique_lock<std::recursive_timed_mutex> CoreLoader::Lock() {
@@ -110,8 +111,9 @@ nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int
     ReleasedGil nogil;
     auto lock = Lock();
     if (closed_ || closing_.load()) {
-      throw BindingError(closed_reason_.empty() ? "the loader is closed"
-                                                : "the loader is closed: it stopped at " + closed_reason_);
+      throw BindingError(closed_reason_.empty()
+                             ? "the loader is closed"
+                             : "the loader is closed: it stopped at " + closed_reason_);
     }
     if (epoch) {
       start_epoch = *epoch;
@@ -140,8 +142,9 @@ nb::object CoreLoader::Next(int64_t token) {
     ReleasedGil nogil;
     auto lock = Lock();
     if (token != token_) {
-      throw BindingError("this epoch iterator was superseded: a later epoch(), iter(loader) or "
-                         "load_state_dict() on the same loader abandoned its epoch");
+      throw BindingError(
+          "this epoch iterator was superseded: a later epoch(), iter(loader) or "
+          "load_state_dict() on the same loader abandoned its epoch");
     }
     bool ended = closed_ || !epoch_active_;
     while (!ended && !closing_.load()) {
@@ -303,7 +306,8 @@ nb::list CoreLoader::Pairs() {
   CheckProcess();
   nb::list out;
   for (const SamplePair& pair : loader_->dataset().pairs) {  // fixed at construction
-    out.append(nb::make_tuple(FsText(pair.stem), FsText(pair.image_path.string()), FsText(pair.mask_path.string())));
+    out.append(nb::make_tuple(FsText(pair.stem), FsText(pair.image_path.string()),
+                              FsText(pair.mask_path.string())));
   }
   return out;
 }
@@ -316,30 +320,32 @@ nb::list CoreLoader::Problems() {
 void BindLoader(nb::module_& m) {
   nb::class_<CoreLoader>(m, "Loader", nb::is_weak_referenceable(),
                          "The C++ loader behind segfeed.Loader; use segfeed.Loader.")
-      .def("__init__",
-           [](CoreLoader* self, const nb::bytes& image_dir, const nb::bytes& mask_dir, const std::string& mask_suffix,
-              const nb::dict& options) {
-             DatasetSpec spec;
-             spec.image_dir = PathFromBytes(image_dir);
-             spec.mask_dir = PathFromBytes(mask_dir);
-             spec.mask_suffix = mask_suffix;
-             const LoaderOptions loader_options = LoaderOptionsFromDict(options);
-             new (self) CoreLoader(spec, loader_options);
-           },
-           "image_dir"_a, "mask_dir"_a, "mask_suffix"_a, "options"_a)
-      .def("start_epoch",
-           [](nb::handle self, std::optional<int64_t> epoch, std::optional<int64_t> first_batch) {
-             CoreLoader& loader = nb::cast<CoreLoader&>(self);
-             nb::tuple started = loader.StartEpoch(epoch, first_batch);
-             EpochIterator it;
-             it.loader = nb::borrow(self);
-             it.token = nb::cast<int64_t>(started[0]);
-             it.epoch = nb::cast<int64_t>(started[1]);
-             it.first_batch = nb::cast<int64_t>(started[2]);
-             it.batches = loader.batches_per_epoch() - it.first_batch;
-             return it;
-           },
-           "epoch"_a.none(), "first_batch"_a.none())
+      .def(
+          "__init__",
+          [](CoreLoader* self, const nb::bytes& image_dir, const nb::bytes& mask_dir,
+             const std::string& mask_suffix, const nb::dict& options) {
+            DatasetSpec spec;
+            spec.image_dir = PathFromBytes(image_dir);
+            spec.mask_dir = PathFromBytes(mask_dir);
+            spec.mask_suffix = mask_suffix;
+            const LoaderOptions loader_options = LoaderOptionsFromDict(options);
+            new (self) CoreLoader(spec, loader_options);
+          },
+          "image_dir"_a, "mask_dir"_a, "mask_suffix"_a, "options"_a)
+      .def(
+          "start_epoch",
+          [](nb::handle self, std::optional<int64_t> epoch, std::optional<int64_t> first_batch) {
+            CoreLoader& loader = nb::cast<CoreLoader&>(self);
+            nb::tuple started = loader.StartEpoch(epoch, first_batch);
+            EpochIterator it;
+            it.loader = nb::borrow(self);
+            it.token = nb::cast<int64_t>(started[0]);
+            it.epoch = nb::cast<int64_t>(started[1]);
+            it.first_batch = nb::cast<int64_t>(started[2]);
+            it.batches = loader.batches_per_epoch() - it.first_batch;
+            return it;
+          },
+          "epoch"_a.none(), "first_batch"_a.none())
       .def("close", &CoreLoader::Close)
       .def("position", &CoreLoader::Position)
       .def("set_resume", &CoreLoader::SetResume, "epoch"_a, "next_batch"_a)
@@ -351,14 +357,21 @@ void BindLoader(nb::module_& m) {
       .def("pairs", &CoreLoader::Pairs)
       .def("problems", &CoreLoader::Problems);
 
-  m.def("_let_threads_leave", [](int timeout_ms) { LetThreadsLeave(std::chrono::milliseconds(timeout_ms)); },
-        "timeout_ms"_a, "For the exit hook: waits until threads returning from segfeed calls hold the GIL again.");
+  m.def(
+      "_let_threads_leave",
+      [](int timeout_ms) { LetThreadsLeave(std::chrono::milliseconds(timeout_ms)); },
+      "timeout_ms"_a,
+      "For the exit hook: waits until threads returning from segfeed calls hold the GIL again.");
 
-  m.def("carvana_folders", [](const nb::bytes& root) {
-    const DatasetSpec spec = DatasetSpec::Carvana(PathFromBytes(root));
-    const std::string images = spec.image_dir.string(), masks = spec.mask_dir.string();
-    return nb::make_tuple(nb::bytes(images.data(), images.size()), nb::bytes(masks.data(), masks.size()));
-  }, "root"_a, "The image and mask folders of a dataset root in Carvana's layout.");
+  m.def(
+      "carvana_folders",
+      [](const nb::bytes& root) {
+        const DatasetSpec spec = DatasetSpec::Carvana(PathFromBytes(root));
+        const std::string images = spec.image_dir.string(), masks = spec.mask_dir.string();
+        return nb::make_tuple(nb::bytes(images.data(), images.size()),
+                              nb::bytes(masks.data(), masks.size()));
+      },
+      "root"_a, "The image and mask folders of a dataset root in Carvana's layout.");
 
   nb::class_<EpochIterator>(m, "EpochIterator",
                             "The batches of one epoch, in order: for batch in loader.epoch(e): ...")
@@ -369,8 +382,9 @@ void BindLoader(nb::module_& m) {
              if (batch.is_none()) throw nb::stop_iteration();
              return batch;
            })
-      .def("__len__", [](const EpochIterator& it) { return it.batches; },
-           "Batches this iterator yields: batches_per_epoch - first_batch.")
+      .def(
+          "__len__", [](const EpochIterator& it) { return it.batches; },
+          "Batches this iterator yields: batches_per_epoch - first_batch.")
       .def_ro("epoch", &EpochIterator::epoch, "The epoch being streamed.")
       .def_ro("first_batch", &EpochIterator::first_batch, "The batch it started at.")
       .def("__repr__", [](const EpochIterator& it) {

@@ -79,7 +79,7 @@ class CoreLoader {
   bool epoch_active_ = false;  // an epoch started and not yet finished
   int64_t epoch_ = 0;
   int64_t next_batch_ = 0;
-  int64_t next_epoch_ = 0;     // what iter() starts when nothing is pending
+  int64_t next_epoch_ = 0;  // what iter() starts when nothing is pending
   std::optional<std::pair<int64_t, int64_t>> resume_;
 };
 

@@ -16,8 +16,8 @@ namespace nb = nanobind;
 
 NB_MODULE(_core, m) {
   m.doc() = "segfeed's C++ core; import segfeed instead.";
-  segfeed::python::MainThreadId() =
-      nb::cast<unsigned long>(nb::module_::import_("threading").attr("main_thread")().attr("ident"));
+  segfeed::python::MainThreadId() = nb::cast<unsigned long>(
+      nb::module_::import_("threading").attr("main_thread")().attr("ident"));
   // Objects still referenced at exit (by a daemon thread, say) are not a
   // bug of the program; nanobind would list them on stderr.
   nb::set_leak_warnings(false);
@@ -26,14 +26,18 @@ NB_MODULE(_core, m) {
   segfeed::python::BindTensor(m);
   segfeed::python::BindBatch(m);
   segfeed::python::BindLoader(m);
-  m.def("build_info", [] {
-    const segfeed::BuildInfo info = segfeed::GetBuildInfo();
-    nb::dict d;
-    d["version"] = info.version;
-    d["cuda_runtime"] = info.cuda_runtime;
-    d["tbb_version"] = info.tbb_version;
-    d["opencv_version"] = info.opencv_version;
-    d["giflib_version"] = info.giflib_version;
-    return d;
-  }, "What this copy of segfeed was built with: version, cuda_runtime, tbb/opencv/giflib versions.");
+  m.def(
+      "build_info",
+      [] {
+        const segfeed::BuildInfo info = segfeed::GetBuildInfo();
+        nb::dict d;
+        d["version"] = info.version;
+        d["cuda_runtime"] = info.cuda_runtime;
+        d["tbb_version"] = info.tbb_version;
+        d["opencv_version"] = info.opencv_version;
+        d["giflib_version"] = info.giflib_version;
+        return d;
+      },
+      "What this copy of segfeed was built with: version, cuda_runtime, tbb/opencv/giflib "
+      "versions.");
 }

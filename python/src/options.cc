@@ -45,7 +45,8 @@ class DictReader {
       }
     } else {
       static_assert(std::is_signed_v<Int>);
-      if (overflow == 0 && as_signed >= std::numeric_limits<Int>::min() && as_signed <= std::numeric_limits<Int>::max()) {
+      if (overflow == 0 && as_signed >= std::numeric_limits<Int>::min() &&
+          as_signed <= std::numeric_limits<Int>::max()) {
         return static_cast<Int>(as_signed);
       }
     }
@@ -54,7 +55,8 @@ class DictReader {
 
   double GetDouble(const char* key) {
     nb::handle value = Get(key);
-    if (!PyFloat_Check(value.ptr()) && !PyLong_Check(value.ptr())) throw ConfigError(std::string(key) + " must be a number");
+    if (!PyFloat_Check(value.ptr()) && !PyLong_Check(value.ptr()))
+      throw ConfigError(std::string(key) + " must be a number");
     const double result = PyFloat_AsDouble(value.ptr());
     if (PyErr_Occurred()) {
       PyErr_Clear();
@@ -111,7 +113,8 @@ class DictReader {
 
  private:
   static ConfigError OutOfRange(const char* key, nb::handle value) {
-    return ConfigError(std::string(key) + " is out of range (got " + nb::cast<std::string>(nb::repr(value)) + ")");
+    return ConfigError(std::string(key) + " is out of range (got " +
+                       nb::cast<std::string>(nb::repr(value)) + ")");
   }
 
   const nb::dict& dict_;
@@ -130,15 +133,18 @@ LoaderOptions LoaderOptionsFromDict(const nb::dict& dict) {
   options.shuffle = in.GetBool("shuffle");
   options.drop_last = in.GetBool("drop_last");
   options.subset = in.GetChoice<Subset>(
-      "subset", {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"validation", Subset::kValidation}});
+      "subset",
+      {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"validation", Subset::kValidation}});
   options.validation_fraction = in.GetDouble("validation_fraction");
   options.rank = in.GetInt<int>("rank");
   options.world_size = in.GetInt<int>("world_size");
   options.shard_from_environment = in.GetBool("shard_from_environment");
-  options.on_bad_file = in.GetChoice<OnBadFile>("on_bad_file", {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});
-  options.pinned = in.GetChoice<PinnedMode>(
-      "pinned",
-      {{"auto", PinnedMode::kAuto}, {"cuda", PinnedMode::kCuda}, {"mlock", PinnedMode::kMlock}, {"off", PinnedMode::kOff}});
+  options.on_bad_file = in.GetChoice<OnBadFile>(
+      "on_bad_file", {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});
+  options.pinned = in.GetChoice<PinnedMode>("pinned", {{"auto", PinnedMode::kAuto},
+                                                       {"cuda", PinnedMode::kCuda},
+                                                       {"mlock", PinnedMode::kMlock},
+                                                       {"off", PinnedMode::kOff}});
 
   AugmentOptions& augment = options.augment;
   augment.output_width = in.GetInt<int>("output_width");
@@ -154,17 +160,20 @@ LoaderOptions LoaderOptionsFromDict(const nb::dict& dict) {
   augment.saturation_factor = in.GetRange("saturation_factor");
   augment.hue_enabled = in.GetBool("hue_enabled");
   augment.hue_delta = in.GetRange("hue_delta");
-  augment.fill_mode =
-      in.GetChoice<FillMode>("fill_mode", {{"constant", FillMode::kConstant}, {"reflect", FillMode::kReflect}});
+  augment.fill_mode = in.GetChoice<FillMode>(
+      "fill_mode", {{"constant", FillMode::kConstant}, {"reflect", FillMode::kReflect}});
   augment.fill_value = in.GetInt<int>("fill_value");
   augment.antialias = in.GetBool("antialias");
 
   OutputOptions& output = options.output;
-  output.image_dtype = in.GetChoice<ElementType>(
-      "image_dtype", {{"uint8", ElementType::kUint8}, {"float16", ElementType::kFloat16}, {"float32", ElementType::kFloat32}});
-  output.mask_dtype =
-      in.GetChoice<ElementType>("mask_dtype", {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
-  output.layout = in.GetChoice<Layout>("layout", {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
+  output.image_dtype =
+      in.GetChoice<ElementType>("image_dtype", {{"uint8", ElementType::kUint8},
+                                                {"float16", ElementType::kFloat16},
+                                                {"float32", ElementType::kFloat32}});
+  output.mask_dtype = in.GetChoice<ElementType>(
+      "mask_dtype", {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
+  output.layout =
+      in.GetChoice<Layout>("layout", {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
   output.normalize = in.GetBool("normalize");
   output.mean = in.GetTriple("mean");
   output.std = in.GetTriple("std");
@@ -176,7 +185,8 @@ LoaderOptions LoaderOptionsFromDict(const nb::dict& dict) {
   decode.scratch_headroom = in.GetDouble("scratch_headroom");
   decode.mask_threshold = in.GetInt<int>("mask_threshold");
   decode.jpeg_warnings = in.GetChoice<JpegWarnings>(
-      "jpeg_warnings", {{"error", JpegWarnings::kAreErrors}, {"ignore", JpegWarnings::kAreIgnored}});
+      "jpeg_warnings",
+      {{"error", JpegWarnings::kAreErrors}, {"ignore", JpegWarnings::kAreIgnored}});
 
   in.CheckAllUsed();
   return options;

@@ -13,8 +13,8 @@
 
 int main(int argc, char** argv) {
   const segfeed::BuildInfo info = segfeed::GetBuildInfo();
-  std::cout << "linked segfeed " << info.version << " (CUDA runtime: " << (info.cuda_runtime ? "yes" : "no")
-            << ")\n";
+  std::cout << "linked segfeed " << info.version
+            << " (CUDA runtime: " << (info.cuda_runtime ? "yes" : "no") << ")\n";
   const segfeed::LoaderOptions options;
   const segfeed::MemoryPlan plan = segfeed::PlanMemory(options, 1918, 1280);
   std::cout << "default plan for 1918x1280 photos: pool " << plan.pool_bytes << " bytes, scratch "
@@ -24,8 +24,8 @@ int main(int argc, char** argv) {
     segfeed::Loader loader(segfeed::DatasetSpec::Carvana(argv[1]), options);
     loader.StartEpoch(0);
     if (std::optional<segfeed::Lease> batch = loader.Next()) {
-      std::cout << "first batch: " << batch->size() << " samples, images " << batch->images().shape[1] << "x"
-                << batch->images().shape[2] << "\n";
+      std::cout << "first batch: " << batch->size() << " samples, images "
+                << batch->images().shape[1] << "x" << batch->images().shape[2] << "\n";
     }
   } catch (const std::exception& e) {
     std::cerr << "segfeed_consumer: " << e.what() << "\n";

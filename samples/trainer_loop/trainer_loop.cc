@@ -72,12 +72,13 @@ int main(int argc, char** argv) {
         SimulatedTrainingStep(*batch, step_ms);
         ++steps;
       }  // each Lease returns its buffer to the pool here
-      std::printf("epoch %d: %d steps, waited for data at %d of them (%.0f ms in total)\n", epoch, steps, waited,
-                  waited_ms);
+      std::printf("epoch %d: %d steps, waited for data at %d of them (%.0f ms in total)\n", epoch,
+                  steps, waited, waited_ms);
     }
     const segfeed::LoaderStats stats = loader.stats();
     std::printf("loaded %lld pairs, skipped %lld, replaced %lld, pool %s, max in flight %d of %d\n",
-                static_cast<long long>(stats.samples_loaded), static_cast<long long>(stats.samples_skipped),
+                static_cast<long long>(stats.samples_loaded),
+                static_cast<long long>(stats.samples_skipped),
                 static_cast<long long>(stats.samples_replaced),
                 std::string(segfeed::PoolKindName(stats.pool_kind)).c_str(), stats.peak_in_flight,
                 stats.in_flight_bound);

@@ -50,8 +50,8 @@ cv::Mat WritableMat(const MutableRasterView& view) {
 void Warp(const cv::Mat& source, double extent_width, double extent_height,
           const AugmentParams& params, int interpolation, const AugmentOptions& options,
           double constant_fill, cv::Mat& out) {
-  const AffineMatrix m = OutputToSourceMatrix(params, extent_width, extent_height, out.cols,
-                                              out.rows);
+  const AffineMatrix m =
+      OutputToSourceMatrix(params, extent_width, extent_height, out.cols, out.rows);
   const cv::Mat matrix(2, 3, CV_64F, const_cast<double*>(m.data()));
   const int border =
       options.fill_mode == FillMode::kReflect ? cv::BORDER_REFLECT : cv::BORDER_CONSTANT;
@@ -120,8 +120,8 @@ Span SolveSpan(int64_t start, int64_t step, int64_t low, int64_t high, int count
   if (step == 0) {
     if (start < low || start >= high) last = 0;
   } else if (step > 0) {
-    first = -FloorDiv(start - low, step);          // ceil((low - start) / step)
-    last = -FloorDiv(start - high, step);          // ceil((high - start) / step)
+    first = -FloorDiv(start - low, step);  // ceil((low - start) / step)
+    last = -FloorDiv(start - high, step);  // ceil((high - start) / step)
   } else {
     first = FloorDiv(high - start, step) + 1;
     last = FloorDiv(low - start, step) + 1;
@@ -213,8 +213,8 @@ void AddLevels(const uint8_t* row, int first, int last, ChannelSums* sums) {
 }
 
 // Pixels [first, last) of a row whose taps all lie inside the source.
-void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, int first,
-                            int last, uint8_t* out) {
+void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, int first, int last,
+                            uint8_t* out) {
   int32_t x = row.x + row.x_step * first, y = row.y + row.y_step * first;
   for (int i = first; i < last; ++i, x += row.x_step, y += row.y_step) {
     const uint8_t* p = src.data + (y >> kFracBits) * src.stride + 3 * (x >> kFracBits);
@@ -231,11 +231,11 @@ void BilinearInteriorScalar(const BilinearSource& src, const RowPositions& row, 
 // b0 r1 g1 b1 and two bytes not used), `wx` each pixel's (128 - fx, fx) and
 // `wy` its fy << 8 as words repeated through the qword. Returns the levels
 // as words r g b 0 per pixel.
-__attribute__((target("avx2"))) inline __m256i BilinearFour(__m256i top, __m256i bottom,
-                                                            __m256i wx, __m256i wy) {
+__attribute__((target("avx2"))) inline __m256i BilinearFour(__m256i top, __m256i bottom, __m256i wx,
+                                                            __m256i wy) {
   // r0 r1 g0 g1 b0 b1, then a pair the weights turn into a word not used.
-  const __m256i pairs = _mm256_setr_epi8(0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1,
-                                         0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1);
+  const __m256i pairs = _mm256_setr_epi8(0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1, 0,
+                                         3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1);
   const __m256i centre = _mm256_set1_epi8(static_cast<char>(0x80));
   const __m256i upper =
       _mm256_maddubs_epi16(wx, _mm256_xor_si256(_mm256_shuffle_epi8(top, pairs), centre));
@@ -249,8 +249,8 @@ __attribute__((target("avx2"))) inline __m256i BilinearFour(__m256i top, __m256i
 
 // Four dwords' low words, each repeated through a qword.
 __attribute__((target("avx2"))) inline __m256i SpreadWords(__m128i dwords) {
-  const __m256i spread = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9,
-                                          0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
+  const __m256i spread = _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9, 0, 1, 0,
+                                          1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9);
   return _mm256_shuffle_epi8(_mm256_cvtepu32_epi64(dwords), spread);
 }
 
@@ -260,8 +260,8 @@ __attribute__((target("avx2"))) inline __m256i SpreadWords(__m128i dwords) {
 struct LanePositions {
   __m256i x, y, x_step8, y_step8;
 
-  __attribute__((target("avx2"))) LanePositions(const RowPositions& row, int first,
-                                                __m256i lane_pixels)
+  __attribute__((target("avx2")))
+  LanePositions(const RowPositions& row, int first, __m256i lane_pixels)
       : x(_mm256_add_epi32(_mm256_set1_epi32(row.x + row.x_step * first),
                            _mm256_mullo_epi32(lane_pixels, _mm256_set1_epi32(row.x_step)))),
         y(_mm256_add_epi32(_mm256_set1_epi32(row.y + row.y_step * first),
@@ -277,9 +277,9 @@ struct LanePositions {
 
 // `dwords` plus the 16 words of `words` widened, word w to dword w % 8.
 __attribute__((target("avx2"))) inline __m256i AddWordsToDwords(__m256i dwords, __m256i words) {
-  return _mm256_add_epi32(dwords,
-                          _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(words)),
-                                           _mm256_cvtepu16_epi32(_mm256_extracti128_si256(words, 1))));
+  return _mm256_add_epi32(
+      dwords, _mm256_add_epi32(_mm256_cvtepu16_epi32(_mm256_castsi256_si128(words)),
+                               _mm256_cvtepu16_epi32(_mm256_extracti128_si256(words, 1))));
 }
 
 // Asks for the cache lines of the taps of pixel `i` of `row` (both rows).
@@ -287,8 +287,9 @@ __attribute__((target("avx2"))) inline __m256i AddWordsToDwords(__m256i dwords, 
 // a prefetch of any address is harmless.
 inline void PrefetchTaps(const BilinearSource& src, const RowPositions& row, int i) {
   const int32_t x = row.x + row.x_step * i, y = row.y + row.y_step * i;
-  const uintptr_t top = reinterpret_cast<uintptr_t>(src.data) +
-                        static_cast<uintptr_t>((y >> kFracBits) * src.stride + 3 * (x >> kFracBits));
+  const uintptr_t top =
+      reinterpret_cast<uintptr_t>(src.data) +
+      static_cast<uintptr_t>((y >> kFracBits) * src.stride + 3 * (x >> kFracBits));
   __builtin_prefetch(reinterpret_cast<const void*>(top));
   __builtin_prefetch(reinterpret_cast<const void*>(top + static_cast<uintptr_t>(src.stride)));
 }
@@ -313,9 +314,9 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
   const __m256i weight_one = _mm256_set1_epi32(kWeightOne);
   // Bytes 0-2 of each pixel's dword, pixels in order, then the 24 bytes
   // made contiguous.
-  const __m256i drop_fourth = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1,
-                                               -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1,
-                                               -1, -1);
+  const __m256i drop_fourth =
+      _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8,
+                       9, 10, 12, 13, 14, -1, -1, -1, -1);
   const __m256i contiguous = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
   const auto* top = reinterpret_cast<const long long*>(src.data);
   const auto* bottom = reinterpret_cast<const long long*>(src.data + src.stride);
@@ -340,14 +341,12 @@ __attribute__((target("avx2"))) int BilinearInteriorAvx2(const BilinearSource& s
                                             _mm256_add_epi32(ix, _mm256_add_epi32(ix, ix)));
     const __m128i offset_low = _mm256_castsi256_si128(offset);
     const __m128i offset_high = _mm256_extracti128_si256(offset, 1);
-    const __m256i low = BilinearFour(_mm256_i32gather_epi64(top, offset_low, 1),
-                                     _mm256_i32gather_epi64(bottom, offset_low, 1),
-                                     SpreadWords(_mm256_castsi256_si128(wx)),
-                                     SpreadWords(_mm256_castsi256_si128(wy)));
-    const __m256i high = BilinearFour(_mm256_i32gather_epi64(top, offset_high, 1),
-                                      _mm256_i32gather_epi64(bottom, offset_high, 1),
-                                      SpreadWords(_mm256_extracti128_si256(wx, 1)),
-                                      SpreadWords(_mm256_extracti128_si256(wy, 1)));
+    const __m256i low = BilinearFour(
+        _mm256_i32gather_epi64(top, offset_low, 1), _mm256_i32gather_epi64(bottom, offset_low, 1),
+        SpreadWords(_mm256_castsi256_si128(wx)), SpreadWords(_mm256_castsi256_si128(wy)));
+    const __m256i high = BilinearFour(
+        _mm256_i32gather_epi64(top, offset_high, 1), _mm256_i32gather_epi64(bottom, offset_high, 1),
+        SpreadWords(_mm256_extracti128_si256(wx, 1)), SpreadWords(_mm256_extracti128_si256(wy, 1)));
     const __m256i levels = _mm256_permutevar8x32_epi32(
         _mm256_shuffle_epi8(_mm256_packus_epi16(low, high), drop_fourth), contiguous);
     uint8_t* dst = out + 3 * i;
@@ -372,11 +371,11 @@ SEGFEED_AVX512_BEGIN
 
 // BilinearFour on 8 pixels, one per qword.
 __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i BilinearEight(__m512i top,
-                                                                           __m512i bottom,
-                                                                           __m512i wx,
-                                                                           __m512i wy) {
-  const __m512i pairs = _mm512_broadcast_i32x4(
-      _mm_setr_epi8(0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1));
+                                                                            __m512i bottom,
+                                                                            __m512i wx,
+                                                                            __m512i wy) {
+  const __m512i pairs =
+      _mm512_broadcast_i32x4(_mm_setr_epi8(0, 3, 1, 4, 2, 5, -1, -1, 8, 11, 9, 12, 10, 13, -1, -1));
   const __m512i centre = _mm512_set1_epi8(static_cast<char>(0x80));
   const __m512i upper =
       _mm512_maddubs_epi16(wx, _mm512_xor_si512(_mm512_shuffle_epi8(top, pairs), centre));
@@ -390,7 +389,7 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i BilinearEight(__m5
 
 // AddWordsToDwords for 32 words, word w to dword w % 16.
 __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i AddWordsToDwords16(__m512i dwords,
-                                                                                __m512i words) {
+                                                                                 __m512i words) {
   return _mm512_add_epi32(
       dwords, _mm512_add_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(words)),
                                _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(words, 1))));
@@ -398,8 +397,8 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i AddWordsToDwords16
 
 // SpreadWords for eight dwords.
 __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i SpreadWords8(__m256i dwords) {
-  const __m512i spread = _mm512_broadcast_i32x4(
-      _mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9));
+  const __m512i spread =
+      _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 8, 9, 8, 9, 8, 9, 8, 9));
   return _mm512_shuffle_epi8(_mm512_cvtepu32_epi64(dwords), spread);
 }
 
@@ -421,8 +420,8 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int BilinearInteriorAvx512(
   const __m512i stride = _mm512_set1_epi32(static_cast<int32_t>(src.stride));
   const __m512i weight_mask = _mm512_set1_epi32(kWeightOne - 1);
   const __m512i weight_one = _mm512_set1_epi32(kWeightOne);
-  const __m512i drop_fourth = _mm512_broadcast_i32x4(
-      _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
+  const __m512i drop_fourth =
+      _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
   const __m512i contiguous =
       _mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15);
   const void* top = src.data;
@@ -443,10 +442,9 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int BilinearInteriorAvx512(
                                             _mm512_add_epi32(ix, _mm512_add_epi32(ix, ix)));
     const __m256i offset_low = _mm512_castsi512_si256(offset);
     const __m256i offset_high = _mm512_extracti64x4_epi64(offset, 1);
-    const __m512i low = BilinearEight(_mm512_i32gather_epi64(offset_low, top, 1),
-                                      _mm512_i32gather_epi64(offset_low, bottom, 1),
-                                      SpreadWords8(_mm512_castsi512_si256(wx)),
-                                      SpreadWords8(_mm512_castsi512_si256(wy)));
+    const __m512i low = BilinearEight(
+        _mm512_i32gather_epi64(offset_low, top, 1), _mm512_i32gather_epi64(offset_low, bottom, 1),
+        SpreadWords8(_mm512_castsi512_si256(wx)), SpreadWords8(_mm512_castsi512_si256(wy)));
     const __m512i high = BilinearEight(_mm512_i32gather_epi64(offset_high, top, 1),
                                        _mm512_i32gather_epi64(offset_high, bottom, 1),
                                        SpreadWords8(_mm512_extracti64x4_epi64(wx, 1)),
@@ -477,8 +475,8 @@ SEGFEED_AVX512_END
 
 // Also adds every written level to `sums`: the vector kernels from their
 // registers, the rest from the row just written, the fill by count.
-void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
-                     uint8_t fill, const MutableRasterView& out, ChannelSums* sums) {
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     const MutableRasterView& out, ChannelSums* sums) {
   const BilinearSource src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_AVX2_PATH
   const bool avx2 = CpuHasAvx2();
@@ -489,16 +487,17 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
     uint8_t* dst = out.Row(y);
     // Interior: both taps inside on both axes. Touching: some tap inside;
     // outside that a constant fill is the whole answer.
-    const Span interior =
-        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 1} << kFracBits, out.width),
-                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 1} << kFracBits, out.width));
+    const Span interior = Intersect(
+        SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 1} << kFracBits, out.width),
+        SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 1} << kFracBits, out.width));
     Span touching{0, out.width};
     if (mode == FillMode::kConstant) {
       touching = Intersect(
           SolveSpan(row.x, row.x_step, -kOne, int64_t{source.width} << kFracBits, out.width),
           SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
       std::memset(dst, fill, 3 * static_cast<size_t>(touching.first));
-      std::memset(dst + 3 * touching.last, fill, 3 * static_cast<size_t>(out.width - touching.last));
+      std::memset(dst + 3 * touching.last, fill,
+                  3 * static_cast<size_t>(out.width - touching.last));
       const uint64_t filled = touching.first + (out.width - touching.last);
       for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill;
     }
@@ -557,18 +556,18 @@ __attribute__((target("avx2"))) int NearestInteriorAvx2(const RasterView& src,
                                                         int last, T* out) {
   LanePositions p(row, first, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride_bytes));
-  const __m256i low_bytes = _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1,
-                                             -1, -1, 0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1,
-                                             -1, -1, -1, -1);
+  const __m256i low_bytes =
+      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   const __m256i gather_lanes = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
   const __m256i byte_mask = _mm256_set1_epi32(0xff);
   const __m256i one_float = _mm256_castps_si256(_mm256_set1_ps(1.0f));
   const auto* base = reinterpret_cast<const int*>(src.data);
   int i = first;
   for (; i + 8 <= last; i += 8) {
-    const __m256i offset = _mm256_add_epi32(
-        _mm256_mullo_epi32(_mm256_srai_epi32(p.y, kFracBits), stride),
-        _mm256_srai_epi32(p.x, kFracBits));
+    const __m256i offset =
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srai_epi32(p.y, kFracBits), stride),
+                         _mm256_srai_epi32(p.x, kFracBits));
     const __m256i dwords = _mm256_i32gather_epi32(base, offset, 1);
     if constexpr (std::is_same_v<T, float>) {
       // 1.0f where the low byte is nonzero, else +0.0f.
@@ -590,8 +589,10 @@ SEGFEED_AVX512_BEGIN
 
 // NearestInteriorAvx2 with 16 pixels a step; the same caller guarantee.
 template <typename T>
-__attribute__((target(SEGFEED_AVX512_TARGET))) int NearestInteriorAvx512(
-    const RasterView& src, const RowPositions& row, int first, int last, T* out) {
+__attribute__((target(SEGFEED_AVX512_TARGET))) int NearestInteriorAvx512(const RasterView& src,
+                                                                         const RowPositions& row,
+                                                                         int first, int last,
+                                                                         T* out) {
   const __m512i lane_pixels =
       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   __m512i x = _mm512_add_epi32(_mm512_set1_epi32(row.x + row.x_step * first),
@@ -604,8 +605,9 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int NearestInteriorAvx512(
   const __m512i byte_mask = _mm512_set1_epi32(0xff);
   int i = first;
   for (; i + 16 <= last; i += 16) {
-    const __m512i offset = _mm512_add_epi32(
-        _mm512_mullo_epi32(_mm512_srai_epi32(y, kFracBits), stride), _mm512_srai_epi32(x, kFracBits));
+    const __m512i offset =
+        _mm512_add_epi32(_mm512_mullo_epi32(_mm512_srai_epi32(y, kFracBits), stride),
+                         _mm512_srai_epi32(x, kFracBits));
     const __m512i dwords = _mm512_i32gather_epi32(offset, src.data, 1);
     if constexpr (std::is_same_v<T, float>) {
       const __mmask16 foreground = _mm512_test_epi32_mask(dwords, byte_mask);
@@ -718,12 +720,8 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_wid
   const double v0 = 0.5 - output_height / 2.0;
   const double sx = scale_x * flip_x;
   const double sy = scale_y * flip_y;
-  return {sx * cos_a,
-          -sx * sin_a,
-          source_width / 2.0 - 0.5 + sx * (cos_a * u0 - sin_a * v0),
-          sy * sin_a,
-          sy * cos_a,
-          source_height / 2.0 - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
+  return {sx * cos_a, -sx * sin_a, source_width / 2.0 - 0.5 + sx * (cos_a * u0 - sin_a * v0),
+          sy * sin_a, sy * cos_a,  source_height / 2.0 - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
 }
 
 ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
@@ -749,9 +747,9 @@ int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
 
 namespace {
 
-void WarpImage(const AugmentOptions& options, const AugmentParams& params,
-               const WarpSource& source, const MutableRasterView& image_out,
-               WarpScratch* scratch, std::optional<ChannelSums>* image_sums) {
+void WarpImage(const AugmentOptions& options, const AugmentParams& params, const WarpSource& source,
+               const MutableRasterView& image_out, WarpScratch* scratch,
+               std::optional<ChannelSums>* image_sums) {
   assert(source.image.channels == 3 && source.mask.channels == 1);
   assert(source.image.stride_bytes >= source.image.width * 3);
   assert(source.mask.stride_bytes >= source.mask.width);
@@ -767,9 +765,9 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   double extent_height = source.mask.height * scale_y;
 
   cv::Mat image = ConstMat(source.image);
-  const ReducedSize reduced_size = PreReducedSize(options, source.image.width, source.image.height,
-                                                  extent_width, extent_height, image_out.width,
-                                                  image_out.height);
+  const ReducedSize reduced_size =
+      PreReducedSize(options, source.image.width, source.image.height, extent_width, extent_height,
+                     image_out.width, image_out.height);
   if (reduced_size.width > 0) {
     const int reduced_width = reduced_size.width;
     const int reduced_height = reduced_size.height;
@@ -784,8 +782,8 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
     image = reduced;
   }
 
-  const AffineMatrix image_matrix = OutputToSourceMatrix(params, extent_width, extent_height,
-                                                         image_out.width, image_out.height);
+  const AffineMatrix image_matrix =
+      OutputToSourceMatrix(params, extent_width, extent_height, image_out.width, image_out.height);
   const RasterView image_view{image.data, image.cols, image.rows, 3,
                               static_cast<ptrdiff_t>(image.step)};
   if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
@@ -796,8 +794,8 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   } else {
     if (image_sums != nullptr) image_sums->reset();
     cv::Mat image_dst = WritableMat(image_out);
-    Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options,
-         options.fill_value, image_dst);
+    Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options, options.fill_value,
+         image_dst);
   }
 }
 

@@ -76,11 +76,10 @@ ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int i
                            int output_height);
 
 // Warps image (bilinear, weights in 1/128 pixel, integer arithmetic:
-// bit-exact and independent of the thread count) and mask (nearest neighbour: output values are source
-// values, so a 0/1 mask stays exactly 0/1) to the output size in one pass
-// each, straight into the caller's rasters. `image_out` must be
-// output_width x output_height x 3 and `mask_out` the same x 1, not
-// overlapping the sources. When options.antialias is set and the image must
+// bit-exact and independent of the thread count) and mask (nearest neighbour: output values are
+// source values, so a 0/1 mask stays exactly 0/1) to the output size in one pass each, straight
+// into the caller's rasters. `image_out` must be output_width x output_height x 3 and `mask_out`
+// the same x 1, not overlapping the sources. When options.antialias is set and the image must
 // shrink by more than 2x on an axis, it is first area-reduced into
 // `scratch` (see PreReduceFactor). `options` must be valid.
 //

@@ -34,10 +34,9 @@ namespace segfeed::internal {
 #define SEGFEED_AVX512_BEGIN
 #define SEGFEED_AVX512_END
 #else
-#define SEGFEED_AVX512_BEGIN                                     \
-  _Pragma("GCC diagnostic push")                                 \
-  _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")         \
-  _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#define SEGFEED_AVX512_BEGIN                                                           \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
+      _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
 #define SEGFEED_AVX512_END _Pragma("GCC diagnostic pop")
 #endif
 

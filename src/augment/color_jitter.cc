@@ -88,12 +88,36 @@ void HsvToRgb(const Hsv& hsv, double* r, double* g, double* b) {
   const double q = v * (1 - hsv.s * f);
   const double t = v * (1 - hsv.s * (1 - f));
   switch (sector) {
-    case 0: *r = v; *g = t; *b = p; break;
-    case 1: *r = q; *g = v; *b = p; break;
-    case 2: *r = p; *g = v; *b = t; break;
-    case 3: *r = p; *g = q; *b = v; break;
-    case 4: *r = t; *g = p; *b = v; break;
-    default: *r = v; *g = p; *b = q; break;
+    case 0:
+      *r = v;
+      *g = t;
+      *b = p;
+      break;
+    case 1:
+      *r = q;
+      *g = v;
+      *b = p;
+      break;
+    case 2:
+      *r = p;
+      *g = v;
+      *b = t;
+      break;
+    case 3:
+      *r = p;
+      *g = q;
+      *b = v;
+      break;
+    case 4:
+      *r = t;
+      *g = p;
+      *b = v;
+      break;
+    default:
+      *r = v;
+      *g = p;
+      *b = q;
+      break;
   }
 }
 
@@ -145,7 +169,9 @@ inline float ContrastBrightness(int level, float gain, float offset, float brigh
   return MinPs(MaxPs(v, 0.0f), 1.0f);
 }
 
-inline uint8_t ToLevel(float v) { return static_cast<uint8_t>(static_cast<int>(v * 255.0f + 0.5f)); }
+inline uint8_t ToLevel(float v) {
+  return static_cast<uint8_t>(static_cast<int>(v * 255.0f + 0.5f));
+}
 
 // Channel n (5, 3, 1 for R, G, B) of HSV -> RGB at value V, chroma C and
 // hue h in sextants [0, 6): V - C * clamp(min(k, 4 - k), 0, 1) with
@@ -199,8 +225,8 @@ __attribute__((target("avx2"))) inline __m256 Clamp01Avx2(__m256 v) {
   return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
 }
 
-__attribute__((target("avx2"))) inline __m256 HsvChannelAvx2(float n, __m256 value,
-                                                             __m256 chroma, __m256 hue) {
+__attribute__((target("avx2"))) inline __m256 HsvChannelAvx2(float n, __m256 value, __m256 chroma,
+                                                             __m256 hue) {
   const __m256 six = _mm256_set1_ps(6.0f);
   __m256 k = _mm256_add_ps(_mm256_set1_ps(n), hue);
   k = _mm256_blendv_ps(k, _mm256_sub_ps(k, six), _mm256_cmp_ps(k, six, _CMP_GE_OQ));
@@ -222,7 +248,8 @@ __attribute__((target("avx2"))) int JitterPixelsAvx2(const JitterConstants& k, c
                                                      uint8_t* b_out) {
   // Byte j of 24 interleaved bytes belongs to channel j % 3, pixel j / 3.
   const __m128i r_low = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i r_high = _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m128i r_high =
+      _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1, -1, -1);
   const __m128i g_low = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
   const __m128i g_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, -1, -1, -1, -1, -1, -1, -1, -1);
   const __m128i b_low = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
@@ -336,24 +363,26 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, const Ch
 }  // namespace
 
 void ApplyColorJitter(const AugmentParams& params, const MutableRasterView& rgb) {
-  JitterToLevels(params, rgb.View(), nullptr,
-                 [&rgb](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
-                        const uint8_t* b) {
-                   uint8_t* p = rgb.Row(y) + 3 * x0;
-                   for (int i = 0; i < n; ++i) {
-                     p[3 * i] = r[i];
-                     p[3 * i + 1] = g[i];
-                     p[3 * i + 2] = b[i];
-                   }
-                 });
+  JitterToLevels(
+      params, rgb.View(), nullptr,
+      [&rgb](int y, int x0, int n, const uint8_t* r, const uint8_t* g, const uint8_t* b) {
+        uint8_t* p = rgb.Row(y) + 3 * x0;
+        for (int i = 0; i < n; ++i) {
+          p[3 * i] = r[i];
+          p[3 * i + 1] = g[i];
+          p[3 * i + 2] = b[i];
+        }
+      });
 }
 
 bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& rgb,
                                 const OutputConverter& converter, const StridedImage& dst,
                                 const ChannelSums* channel_sums) {
-  return JitterToLevels(params, rgb, channel_sums,
-                     [&](int y, int x0, int n, const uint8_t* r, const uint8_t* g,
-                         const uint8_t* b) { converter.ConvertPlanarSpan(r, g, b, n, dst, y, x0); });
+  return JitterToLevels(
+      params, rgb, channel_sums,
+      [&](int y, int x0, int n, const uint8_t* r, const uint8_t* g, const uint8_t* b) {
+        converter.ConvertPlanarSpan(r, g, b, n, dst, y, x0);
+      });
 }
 
 void ApplyColorJitterReference(const AugmentParams& params, const MutableRasterView& rgb) {
@@ -378,7 +407,8 @@ void ApplyColorJitterReference(const AugmentParams& params, const MutableRasterV
       hsv.h = hsv.h + params.hue_delta;
       hsv.h -= std::floor(hsv.h);
       HsvToRgb(hsv, &c[0], &c[1], &c[2]);
-      for (int i = 0; i < 3; ++i) px[i] = static_cast<uint8_t>(std::lround(Clamp01Double(c[i]) * 255.0));
+      for (int i = 0; i < 3; ++i)
+        px[i] = static_cast<uint8_t>(std::lround(Clamp01Double(c[i]) * 255.0));
     }
   }
 }

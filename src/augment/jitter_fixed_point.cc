@@ -8,8 +8,8 @@
 namespace segfeed::internal {
 namespace {
 
-constexpr int kOneLevel = 64;              // fixed-point units per level
-constexpr int kWhite = 255 * kOneLevel;    // 16320
+constexpr int kOneLevel = 64;            // fixed-point units per level
+constexpr int kWhite = 255 * kOneLevel;  // 16320
 constexpr int kQ15 = 1 << 15;
 
 int16_t ToQ15(double fraction) {
@@ -144,8 +144,7 @@ __attribute__((target("avx2"))) inline __m128i Load16(const void* p) {
 }
 
 __attribute__((target("avx2"))) inline __m256i Clamp16(__m256i v) {
-  return _mm256_min_epi16(_mm256_max_epi16(v, _mm256_setzero_si256()),
-                          _mm256_set1_epi16(kWhite));
+  return _mm256_min_epi16(_mm256_max_epi16(v, _mm256_setzero_si256()), _mm256_set1_epi16(kWhite));
 }
 
 // A table in both 128-bit lanes: _mm256_shuffle_epi8 of it by a vector
@@ -158,8 +157,7 @@ SEGFEED_AVX512_BEGIN
 
 // Clamp16 for 32 words.
 __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512i Clamp32(__m512i v) {
-  return _mm512_min_epi16(_mm512_max_epi16(v, _mm512_setzero_si512()),
-                          _mm512_set1_epi16(kWhite));
+  return _mm512_min_epi16(_mm512_max_epi16(v, _mm512_setzero_si512()), _mm512_set1_epi16(kWhite));
 }
 
 SEGFEED_AVX512_END
@@ -215,19 +213,18 @@ __attribute__((target("avx2"))) int FixedPointJitter::RunAvx2(const uint8_t* p, 
           _mm256_blendv_epi8(_mm256_cmpgt_epi16(g, r), _mm256_cmpgt_epi16(r, b), green_max),
           _mm256_cmpgt_epi16(b, g), red_max);
       // base = 4, minus 4 where red is largest, minus 2 where green is.
-      const __m256i base = _mm256_add_epi16(
-          _mm256_set1_epi16(4),
-          _mm256_or_si256(_mm256_and_si256(red_max, _mm256_set1_epi16(-4)),
-                          _mm256_and_si256(green_max, _mm256_set1_epi16(-2))));
+      const __m256i base =
+          _mm256_add_epi16(_mm256_set1_epi16(4),
+                           _mm256_or_si256(_mm256_and_si256(red_max, _mm256_set1_epi16(-4)),
+                                           _mm256_and_si256(green_max, _mm256_set1_epi16(-2))));
       const __m256i position = _mm256_blendv_epi8(rise, _mm256_sub_epi16(chroma, rise), falling);
       const __m256i shifted =
           _mm256_add_epi16(position, _mm256_mulhrs_epi16(chroma, shift_fraction));
       const __m256i no_wrap = _mm256_cmpgt_epi16(chroma, shifted);
-      const __m256i new_position =
-          _mm256_sub_epi16(shifted, _mm256_andnot_si256(no_wrap, chroma));
+      const __m256i new_position = _mm256_sub_epi16(shifted, _mm256_andnot_si256(no_wrap, chroma));
       // Masks are -1 where true: adding them subtracts 1.
-      const __m256i code = _mm256_add_epi16(_mm256_add_epi16(base, shift_whole),
-                                            _mm256_add_epi16(falling, no_wrap));
+      const __m256i code =
+          _mm256_add_epi16(_mm256_add_epi16(base, shift_whole), _mm256_add_epi16(falling, no_wrap));
       const __m256i code2 = _mm256_or_si256(code, _mm256_slli_epi16(code, 8));
       // Each lane's table byte in both bytes of the word, so that shifting
       // the word moves bit 6 (or 5) of each byte to its bit 7.
@@ -372,9 +369,7 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int FixedPointJitter::RunAvx512(
 
 SEGFEED_AVX512_END
 #else
-int FixedPointJitter::RunAvx2(const uint8_t*, int, uint8_t*, uint8_t*, uint8_t*) const {
-  return 0;
-}
+int FixedPointJitter::RunAvx2(const uint8_t*, int, uint8_t*, uint8_t*, uint8_t*) const { return 0; }
 int FixedPointJitter::RunAvx512(const uint8_t*, int, uint8_t*, uint8_t*, uint8_t*) const {
   return 0;
 }

@@ -36,11 +36,9 @@ class FixedPointJitter {
                  uint8_t* b_out) const;
   // 16 pixels a step; returns the first pixel it did not do. Call only when
   // CpuHasAvx2().
-  int RunAvx2(const uint8_t* p, int count, uint8_t* r_out, uint8_t* g_out,
-              uint8_t* b_out) const;
+  int RunAvx2(const uint8_t* p, int count, uint8_t* r_out, uint8_t* g_out, uint8_t* b_out) const;
   // The same, 32 pixels a step; call only when CpuHasAvx512().
-  int RunAvx512(const uint8_t* p, int count, uint8_t* r_out, uint8_t* g_out,
-                uint8_t* b_out) const;
+  int RunAvx512(const uint8_t* p, int count, uint8_t* r_out, uint8_t* g_out, uint8_t* b_out) const;
 
   // Byte tables indexed by the sextant code of the kernels (see .cc).
   using Table = std::array<uint8_t, 16>;
@@ -49,14 +47,14 @@ class FixedPointJitter {
   FixedPointJitter() = default;
 
   bool contrast_ = false;
-  int16_t mean_[3] = {0, 0, 0};        // channel means, levels * 64
-  int16_t contrast_q15_ = 0;           // contrast factor * 32768
-  int16_t brightness_ = 0;             // brightness delta, levels * 64
+  int16_t mean_[3] = {0, 0, 0};  // channel means, levels * 64
+  int16_t contrast_q15_ = 0;     // contrast factor * 32768
+  int16_t brightness_ = 0;       // brightness delta, levels * 64
   bool saturation_hue_ = false;
-  bool scale_chroma_ = false;          // saturation factor < 1
-  int16_t saturation_q15_ = 0;         // saturation factor * 32768
-  int16_t shift_fraction_q15_ = 0;     // fractional sextants of the hue shift * 32768
-  int16_t shift_whole_plus_2_ = 0;     // whole sextants of the hue shift (0..5) + 2
+  bool scale_chroma_ = false;       // saturation factor < 1
+  int16_t saturation_q15_ = 0;      // saturation factor * 32768
+  int16_t shift_fraction_q15_ = 0;  // fractional sextants of the hue shift * 32768
+  int16_t shift_whole_plus_2_ = 0;  // whole sextants of the hue shift (0..5) + 2
 };
 
 }  // namespace segfeed::internal

@@ -44,8 +44,7 @@ void ConvertRow(const uint8_t* src, int width, T* row, ptrdiff_t x_stride_bytes,
   } else {
     for (int x = 0; x < width; ++x)
       for (int c = 0; c < 3; ++c)
-        *At<T>(row, x * x_stride_bytes + c * channel_stride_bytes) =
-            table[c][src[3 * x + c]];
+        *At<T>(row, x * x_stride_bytes + c * channel_stride_bytes) = table[c][src[3 * x + c]];
   }
 }
 
@@ -74,8 +73,8 @@ struct IdentityTable {
 template <typename T, typename Table>
 void ConvertImageWith(const RasterView& rgb, const StridedImage& dst, const Table& table) {
   for (int y = 0; y < rgb.height; ++y) {
-    ConvertRow(rgb.Row(y), rgb.width, At<T>(dst.data, y * dst.y_stride_bytes),
-               dst.x_stride_bytes, dst.channel_stride_bytes, table);
+    ConvertRow(rgb.Row(y), rgb.width, At<T>(dst.data, y * dst.y_stride_bytes), dst.x_stride_bytes,
+               dst.channel_stride_bytes, table);
   }
 }
 
@@ -104,8 +103,8 @@ constexpr InterleaveShuffles kInterleave = MakeInterleaveShuffles();
 // Interleaves 8 pixels of planar levels: `low` gets output bytes 0-15,
 // the low half of `high` bytes 16-23.
 __attribute__((target("avx2"))) inline void InterleaveLevels8(const uint8_t* r, const uint8_t* g,
-                                                             const uint8_t* b, __m128i* low,
-                                                             __m128i* high) {
+                                                              const uint8_t* b, __m128i* low,
+                                                              __m128i* high) {
   const __m128i rg = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(r)),
                                         _mm_loadl_epi64(reinterpret_cast<const __m128i*>(g)));
   const __m128i bb = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(b));
@@ -122,8 +121,8 @@ __attribute__((target("avx2"))) inline void InterleaveLevels8(const uint8_t* r, 
 // table's formula (mean 0 and std 1 change nothing, so they are skipped).
 __attribute__((target("avx2"))) inline __m256 LevelsToFloat(__m128i levels, bool normalize,
                                                             __m256 mean, __m256 std) {
-  __m256 v = _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(levels)),
-                           _mm256_set1_ps(255.0f));
+  __m256 v =
+      _mm256_div_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(levels)), _mm256_set1_ps(255.0f));
   if (normalize) v = _mm256_div_ps(_mm256_sub_ps(v, mean), std);
   return v;
 }
@@ -133,8 +132,7 @@ __attribute__((target("avx2"))) inline __m256 LevelsToFloat(__m128i levels, bool
 // Returns how many pixels it wrote (a multiple of 8); the caller does the rest.
 __attribute__((target("avx2"))) int Float32NhwcSpanAvx2(const uint8_t* r, const uint8_t* g,
                                                         const uint8_t* b, int count,
-                                                        const OutputOptions& options,
-                                                        float* out) {
+                                                        const OutputOptions& options, float* out) {
   const bool normalize = options.normalize;
   const auto& m = options.mean;
   const auto& d = options.std;
@@ -159,8 +157,8 @@ __attribute__((target("avx2"))) int Float32NhwcSpanAvx2(const uint8_t* r, const 
 // float32 NCHW: one plane per channel, `plane_floats` apart.
 __attribute__((target("avx2"))) int Float32NchwSpanAvx2(const uint8_t* r, const uint8_t* g,
                                                         const uint8_t* b, int count,
-                                                        const OutputOptions& options,
-                                                        float* out, ptrdiff_t plane_floats) {
+                                                        const OutputOptions& options, float* out,
+                                                        ptrdiff_t plane_floats) {
   const uint8_t* levels[3] = {r, g, b};
   int i = 0;
   for (; i + 8 <= count; i += 8) {
@@ -196,9 +194,9 @@ SEGFEED_AVX512_BEGIN
 // of the cost of vdivps. Then (v - mean) / std as in the table; mean 0 and
 // std 1 change nothing, so they are skipped.
 __attribute__((target(SEGFEED_AVX512_TARGET))) inline __m512 LevelsToFloat16(__m128i levels,
-                                                                            bool normalize,
-                                                                            __m512 mean,
-                                                                            __m512 std) {
+                                                                             bool normalize,
+                                                                             __m512 mean,
+                                                                             __m512 std) {
   const __m512 x = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(levels));
   const __m512 divisor = _mm512_set1_ps(255.0f);
   const __m512 reciprocal = _mm512_set1_ps(1.0f / 255.0f);
@@ -245,10 +243,10 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int Float32NhwcSpanAvx512(
     InterleaveLevels8(r + i + 8, g + i + 8, b + i + 8, &low1, &high1);
     float* dst = out + 3 * i;
     _mm512_storeu_ps(dst, LevelsToFloat16(low0, normalize, mean[0], std[0]));
-    _mm512_storeu_ps(dst + 16, LevelsToFloat16(_mm_unpacklo_epi64(high0, low1), normalize,
-                                               mean[1], std[1]));
-    _mm512_storeu_ps(dst + 32, LevelsToFloat16(_mm_alignr_epi8(high1, low1, 8), normalize,
-                                               mean[2], std[2]));
+    _mm512_storeu_ps(dst + 16,
+                     LevelsToFloat16(_mm_unpacklo_epi64(high0, low1), normalize, mean[1], std[1]));
+    _mm512_storeu_ps(dst + 32,
+                     LevelsToFloat16(_mm_alignr_epi8(high1, low1, 8), normalize, mean[2], std[2]));
   }
   return i;
 }
@@ -299,8 +297,8 @@ SEGFEED_AVX512_END
 
 // Planar levels to any strided destination through per-channel tables.
 template <typename T, typename Table>
-void PlanarSpanScalar(const uint8_t* r, const uint8_t* g, const uint8_t* b, int count,
-                      T* row, ptrdiff_t x_stride_bytes, ptrdiff_t channel_stride_bytes,
+void PlanarSpanScalar(const uint8_t* r, const uint8_t* g, const uint8_t* b, int count, T* row,
+                      ptrdiff_t x_stride_bytes, ptrdiff_t channel_stride_bytes,
                       const Table& table) {
   for (int i = 0; i < count; ++i) {
     T* pixel = At<T>(row, i * x_stride_bytes);
@@ -313,8 +311,7 @@ void PlanarSpanScalar(const uint8_t* r, const uint8_t* g, const uint8_t* b, int 
 }  // namespace
 
 void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, const uint8_t* b,
-                                        int count, const StridedImage& dst, int y,
-                                        int x0) const {
+                                        int count, const StridedImage& dst, int y, int x0) const {
   auto* row = static_cast<uint8_t*>(dst.data) + y * dst.y_stride_bytes + x0 * dst.x_stride_bytes;
   int done = 0;
   switch (options_.image_dtype) {

@@ -48,10 +48,10 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   const StageClock::time_point start = StageClock::now();
   std::optional<ChannelSums> image_sums;
   if (mask_float_direct) {
-    WarpImageAndMask(augment_options_, params, source, image_out,
-                     FloatMaskView{static_cast<float*>(mask_dst.data), width, height,
-                                   mask_dst.y_stride_bytes},
-                     &warp_scratch_, &image_sums);
+    WarpImageAndMask(
+        augment_options_, params, source, image_out,
+        FloatMaskView{static_cast<float*>(mask_dst.data), width, height, mask_dst.y_stride_bytes},
+        &warp_scratch_, &image_sums);
   } else {
     WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_,
                      &image_sums);
@@ -60,9 +60,8 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   // Jitter on the output-size image (cheaper than on the source), fused with
   // the image conversion: each chunk's levels go from L1 straight to
   // `image_dst`. The fused pass counts as jitter time.
-  const bool image_written =
-      ApplyColorJitterAndConvert(params, image_out.View(), converter_, image_dst,
-                                 image_sums ? &*image_sums : nullptr);
+  const bool image_written = ApplyColorJitterAndConvert(
+      params, image_out.View(), converter_, image_dst, image_sums ? &*image_sums : nullptr);
   const StageClock::time_point jittered = StageClock::now();
   if (!image_written) converter_.ConvertImage(image_out.View(), image_dst);
   // Also in place for direct masks: guarantees {0, 1} even for a 0/255 source.

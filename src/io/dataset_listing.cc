@@ -64,7 +64,8 @@ class FolderNames {
 
  private:
   [[noreturn]] static void Fail(const fs::path& folder, const std::error_code& error) {
-    throw FileError(Error{ErrorKind::kIoError, folder.string(), "cannot list folder: " + error.message()});
+    throw FileError(
+        Error{ErrorKind::kIoError, folder.string(), "cannot list folder: " + error.message()});
   }
   std::string_view Raw(size_t i) const {
     const size_t begin = i == 0 ? 0 : ends_[i - 1];
@@ -106,14 +107,16 @@ struct Candidate {
 // Sorts by stem, keeps the first by name of each stem ("a.jpg" before
 // "a.JPG"; candidates come in name order and the sort is stable) and lists
 // the others as ignored.
-void KeepOnePerStem(std::vector<Candidate>* candidates, const fs::path& folder, std::vector<IgnoredFile>* ignored) {
+void KeepOnePerStem(std::vector<Candidate>* candidates, const fs::path& folder,
+                    std::vector<IgnoredFile>* ignored) {
   std::stable_sort(candidates->begin(), candidates->end(),
                    [](const Candidate& a, const Candidate& b) { return a.Stem() < b.Stem(); });
   size_t kept = 0;
   for (size_t i = 0; i < candidates->size(); ++i) {
     const Candidate& candidate = (*candidates)[i];
     if (kept > 0 && (*candidates)[kept - 1].Stem() == candidate.Stem()) {
-      ignored->push_back({folder / candidate.Name(), "duplicate of " + std::string((*candidates)[kept - 1].Name())});
+      ignored->push_back({folder / candidate.Name(),
+                          "duplicate of " + std::string((*candidates)[kept - 1].Name())});
       continue;
     }
     (*candidates)[kept++] = candidate;
@@ -181,14 +184,16 @@ void PairByStem(const DatasetSpec& spec, const std::vector<Candidate>& images,
   const size_t suffix_length = spec.mask_suffix.size();
   while (image != images.end() || mask != masks.end()) {
     if (mask == masks.end() || (image != images.end() && image->Stem() < mask->Stem())) {
-      dataset->problems.push_back(Error{ErrorKind::kMissingMask, (spec.image_dir / image->Name()).string(),
-                                        "no mask " + std::string(image->Stem()) + mask_example + " in " +
-                                            spec.mask_dir.string()});
+      dataset->problems.push_back(Error{ErrorKind::kMissingMask,
+                                        (spec.image_dir / image->Name()).string(),
+                                        "no mask " + std::string(image->Stem()) + mask_example +
+                                            " in " + spec.mask_dir.string()});
       ++image;
     } else if (image == images.end() || mask->Stem() < image->Stem()) {
-      dataset->problems.push_back(Error{ErrorKind::kOrphanMask, (spec.mask_dir / mask->Name()).string(),
-                                        "no image " + std::string(mask->Stem()) + image_example + " in " +
-                                            spec.image_dir.string()});
+      dataset->problems.push_back(Error{ErrorKind::kOrphanMask,
+                                        (spec.mask_dir / mask->Name()).string(),
+                                        "no image " + std::string(mask->Stem()) + image_example +
+                                            " in " + spec.image_dir.string()});
       ++mask;
     } else {
       dataset->pairs.Add(image->Stem(), image->Name().substr(image->stem_length),
@@ -215,7 +220,8 @@ Dataset ListDataset(const DatasetSpec& spec) {
   if (same_folder) {
     ClassifyNames(spec, image_names, spec.image_dir, true, true, &images, &masks, &dataset.ignored);
   } else {
-    ClassifyNames(spec, image_names, spec.image_dir, true, false, &images, &masks, &dataset.ignored);
+    ClassifyNames(spec, image_names, spec.image_dir, true, false, &images, &masks,
+                  &dataset.ignored);
     ClassifyNames(spec, *mask_names, spec.mask_dir, false, true, &images, &masks, &dataset.ignored);
   }
   KeepOnePerStem(&images, spec.image_dir, &dataset.ignored);

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -37,8 +37,8 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
   if (size == 0) return Error{ErrorKind::kEmptyFile, path.string(), "file is empty (0 bytes)"};
   if (info.st_size > max_bytes_) {
     return Error{ErrorKind::kTooLarge, path.string(),
-                 "file is " + std::to_string(info.st_size) + " bytes, more than max_file_bytes = " +
-                     std::to_string(max_bytes_)};
+                 "file is " + std::to_string(info.st_size) +
+                     " bytes, more than max_file_bytes = " + std::to_string(max_bytes_)};
   }
 
   size_t done = 0;
@@ -56,8 +56,8 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
     const std::span<const uint8_t> first(head, done);
     if (SniffFormat(first) != *expected) {
       return Error{ErrorKind::kUnsupportedFormat, path.string(),
-                   std::string("not a ") + (*expected == SniffedFormat::kGif ? "GIF" : "JPEG") + " file (" +
-                       DescribeContent(first) + ")"};
+                   std::string("not a ") + (*expected == SniffedFormat::kGif ? "GIF" : "JPEG") +
+                       " file (" + DescribeContent(first) + ")"};
     }
     buffer_.resize(size);
     std::memcpy(buffer_.data(), head, done);

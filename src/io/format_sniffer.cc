@@ -28,13 +28,20 @@ SniffedFormat SniffFormat(std::span<const uint8_t> bytes) {
 
 std::string DescribeContent(std::span<const uint8_t> bytes) {
   switch (SniffFormat(bytes)) {
-    case SniffedFormat::kJpeg: return "JPEG data";
-    case SniffedFormat::kGif: return "GIF data";
-    case SniffedFormat::kPng: return "PNG data";
-    case SniffedFormat::kBmp: return "BMP data";
-    case SniffedFormat::kTiff: return "TIFF data";
-    case SniffedFormat::kWebp: return "WebP data";
-    case SniffedFormat::kUnknown: break;
+    case SniffedFormat::kJpeg:
+      return "JPEG data";
+    case SniffedFormat::kGif:
+      return "GIF data";
+    case SniffedFormat::kPng:
+      return "PNG data";
+    case SniffedFormat::kBmp:
+      return "BMP data";
+    case SniffedFormat::kTiff:
+      return "TIFF data";
+    case SniffedFormat::kWebp:
+      return "WebP data";
+    case SniffedFormat::kUnknown:
+      break;
   }
   std::string text = "data starting";
   for (size_t i = 0; i < bytes.size() && i < 4; ++i) {

@@ -38,7 +38,8 @@ void InStoredOrder(const GifImageDesc& frame, Visit&& visit) {
 // table lookup per pixel.
 class IndexMapping {
  public:
-  IndexMapping(const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used) : value_(value) {
+  IndexMapping(const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used)
+      : value_(value) {
     int used = 0, foreground = -1;
     for (int i = 0; i < 256; ++i) {
       if (!index_used[i]) continue;
@@ -74,16 +75,19 @@ class GifErrors {
   GifErrors(std::span<const uint8_t> bytes, std::string_view path, const GifMemorySource& source)
       : bytes_(bytes), path_(path), source_(source) {}
 
-  Error Fail(ErrorKind kind, std::string detail) const { return Error{kind, std::string(path_), std::move(detail)}; }
+  Error Fail(ErrorKind kind, std::string detail) const {
+    return Error{kind, std::string(path_), std::move(detail)};
+  }
 
   Error Corrupt(int giflib_error, const std::string& where) const {
     if (source_.ran_out) {
-      return Fail(ErrorKind::kCorruptMask,
-                  "truncated GIF: data ends after " + std::to_string(bytes_.size()) + " bytes " + where);
+      return Fail(ErrorKind::kCorruptMask, "truncated GIF: data ends after " +
+                                               std::to_string(bytes_.size()) + " bytes " + where);
     }
     const char* reason = GifErrorString(giflib_error);
-    return Fail(ErrorKind::kCorruptMask,
-                std::string("corrupt GIF: ") + (reason ? reason : "unknown giflib error") + " " + where);
+    return Fail(
+        ErrorKind::kCorruptMask,
+        std::string("corrupt GIF: ") + (reason ? reason : "unknown giflib error") + " " + where);
   }
 
  private:
@@ -95,8 +99,9 @@ class GifErrors {
 Status CheckScreen(const GifFileType& gif, int64_t max_pixels, const GifErrors& errors) {
   const int64_t screen_pixels = static_cast<int64_t>(gif.SWidth) * gif.SHeight;
   if (gif.SWidth <= 0 || gif.SHeight <= 0) {
-    return errors.Fail(ErrorKind::kCorruptMask, "GIF logical screen is " + std::to_string(gif.SWidth) + "x" +
-                                                    std::to_string(gif.SHeight));
+    return errors.Fail(
+        ErrorKind::kCorruptMask,
+        "GIF logical screen is " + std::to_string(gif.SWidth) + "x" + std::to_string(gif.SHeight));
   }
   if (screen_pixels > max_pixels) {
     return errors.Fail(ErrorKind::kTooLarge,
@@ -115,19 +120,24 @@ Result<int> ReadToFirstFrame(GifFileType* gif, const GifErrors& errors) {
   int transparent_index = NO_TRANSPARENT_COLOR;
   for (;;) {
     GifRecordType record = UNDEFINED_RECORD_TYPE;
-    if (DGifGetRecordType(gif, &record) == GIF_ERROR) return errors.Corrupt(gif->Error, "before the first frame");
+    if (DGifGetRecordType(gif, &record) == GIF_ERROR)
+      return errors.Corrupt(gif->Error, "before the first frame");
     if (record == IMAGE_DESC_RECORD_TYPE) return transparent_index;
-    if (record == TERMINATE_RECORD_TYPE) return errors.Fail(ErrorKind::kCorruptMask, "GIF contains no image");
+    if (record == TERMINATE_RECORD_TYPE)
+      return errors.Fail(ErrorKind::kCorruptMask, "GIF contains no image");
     if (record != EXTENSION_RECORD_TYPE) continue;
     int code = 0;
     GifByteType* block = nullptr;
-    if (DGifGetExtension(gif, &code, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in an extension block");
+    if (DGifGetExtension(gif, &code, &block) == GIF_ERROR)
+      return errors.Corrupt(gif->Error, "in an extension block");
     if (code == GRAPHICS_EXT_FUNC_CODE && block && block[0] == 4) {
       GraphicsControlBlock control{};
-      if (DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK) transparent_index = control.TransparentColor;
+      if (DGifExtensionToGCB(block[0], block + 1, &control) == GIF_OK)
+        transparent_index = control.TransparentColor;
     }
     while (block) {
-      if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in an extension block");
+      if (DGifGetExtensionNext(gif, &block) == GIF_ERROR)
+        return errors.Corrupt(gif->Error, "in an extension block");
     }
   }
 }
@@ -135,13 +145,14 @@ Result<int> ReadToFirstFrame(GifFileType* gif, const GifErrors& errors) {
 // The frame header at `descriptor` ends with the LZW minimum code size;
 // giflib refuses one over 8 as a failed read, which would say nothing of the
 // cause.
-Status CheckLzwCodeSize(std::span<const uint8_t> bytes, size_t descriptor, const GifErrors& errors) {
+Status CheckLzwCodeSize(std::span<const uint8_t> bytes, size_t descriptor,
+                        const GifErrors& errors) {
   if (descriptor + 9 >= bytes.size()) return {};
   const uint8_t packed = bytes[descriptor + 8];
   const size_t local_colours = (packed & 0x80) ? size_t{3} << ((packed & 7) + 1) : 0;
   if (const size_t at = descriptor + 9 + local_colours; at < bytes.size() && bytes[at] > 8) {
-    return errors.Fail(ErrorKind::kCorruptMask,
-                       "corrupt GIF: LZW minimum code size " + std::to_string(bytes[at]) + " is outside 1-8");
+    return errors.Fail(ErrorKind::kCorruptMask, "corrupt GIF: LZW minimum code size " +
+                                                    std::to_string(bytes[at]) + " is outside 1-8");
   }
   return {};
 }
@@ -150,22 +161,23 @@ Status CheckFrame(const GifFileType& gif, int64_t max_pixels, const GifErrors& e
   const GifImageDesc& frame = gif.Image;
   const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
   if (frame.Width <= 0 || frame.Height <= 0) {
-    return errors.Fail(ErrorKind::kCorruptMask,
-                       "GIF frame is " + std::to_string(frame.Width) + "x" + std::to_string(frame.Height));
+    return errors.Fail(ErrorKind::kCorruptMask, "GIF frame is " + std::to_string(frame.Width) +
+                                                    "x" + std::to_string(frame.Height));
   }
   // Nothing of such a frame would be drawn: an all-background mask that
   // only looks clean.
   if (frame.Left >= gif.SWidth || frame.Top >= gif.SHeight) {
     return errors.Fail(ErrorKind::kCorruptMask,
-                       "GIF frame at (" + std::to_string(frame.Left) + "," + std::to_string(frame.Top) + ") of " +
-                           std::to_string(frame.Width) + "x" + std::to_string(frame.Height) +
-                           " lies wholly outside the " + std::to_string(gif.SWidth) + "x" +
-                           std::to_string(gif.SHeight) + " screen");
+                       "GIF frame at (" + std::to_string(frame.Left) + "," +
+                           std::to_string(frame.Top) + ") of " + std::to_string(frame.Width) + "x" +
+                           std::to_string(frame.Height) + " lies wholly outside the " +
+                           std::to_string(gif.SWidth) + "x" + std::to_string(gif.SHeight) +
+                           " screen");
   }
   if (frame_pixels > max_pixels) {
     return errors.Fail(ErrorKind::kTooLarge,
-                       "GIF frame claims " + std::to_string(frame.Width) + "x" + std::to_string(frame.Height) +
-                           " = " + std::to_string(frame_pixels) +
+                       "GIF frame claims " + std::to_string(frame.Width) + "x" +
+                           std::to_string(frame.Height) + " = " + std::to_string(frame_pixels) +
                            " pixels, more than max_pixels = " + std::to_string(max_pixels));
   }
   return {};
@@ -177,10 +189,12 @@ Status GatherLzwData(GifFileType* gif, std::vector<uint8_t>* compressed, int* mi
                      const GifErrors& errors) {
   GifByteType* block = nullptr;
   compressed->clear();
-  if (DGifGetCode(gif, min_code_size, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in the pixel data");
+  if (DGifGetCode(gif, min_code_size, &block) == GIF_ERROR)
+    return errors.Corrupt(gif->Error, "in the pixel data");
   while (block) {
     compressed->insert(compressed->end(), block + 1, block + 1 + block[0]);
-    if (DGifGetCodeNext(gif, &block) == GIF_ERROR) return errors.Corrupt(gif->Error, "in the pixel data");
+    if (DGifGetCodeNext(gif, &block) == GIF_ERROR)
+      return errors.Corrupt(gif->Error, "in the pixel data");
   }
   return {};
 }
@@ -190,9 +204,11 @@ void ClearOutsideFrame(const GifImageDesc& frame, MaskImage* out) {
   const size_t width = static_cast<size_t>(out->width);
   uint8_t* const canvas = out->pixels.data();
   const int left = std::min<int>(frame.Left, out->width);
-  const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
+  const int right =
+      static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
   const int top = std::min<int>(frame.Top, out->height);
-  const int bottom = static_cast<int>(std::min<int64_t>(int64_t{frame.Top} + frame.Height, out->height));
+  const int bottom =
+      static_cast<int>(std::min<int64_t>(int64_t{frame.Top} + frame.Height, out->height));
   std::fill(canvas, canvas + static_cast<size_t>(top) * width, 0);
   std::fill(canvas + static_cast<size_t>(bottom) * width, canvas + out->pixels.size(), 0);
   if (left > 0 || right < out->width) {
@@ -206,18 +222,24 @@ void ClearOutsideFrame(const GifImageDesc& frame, MaskImage* out) {
 
 std::string LzwFailure(GifLzwDecoder::Outcome outcome, int min_code_size) {
   switch (outcome) {
-    case GifLzwDecoder::Outcome::kTruncated: return "compressed pixel data ends early";
-    case GifLzwDecoder::Outcome::kEndCodeTooEarly: return "end code before the last pixel";
-    case GifLzwDecoder::Outcome::kInvalidCode: return "invalid LZW code";
-    case GifLzwDecoder::Outcome::kBadCodeSize: return "LZW code size " + std::to_string(min_code_size) + " outside 1-8";
-    case GifLzwDecoder::Outcome::kComplete: break;
+    case GifLzwDecoder::Outcome::kTruncated:
+      return "compressed pixel data ends early";
+    case GifLzwDecoder::Outcome::kEndCodeTooEarly:
+      return "end code before the last pixel";
+    case GifLzwDecoder::Outcome::kInvalidCode:
+      return "invalid LZW code";
+    case GifLzwDecoder::Outcome::kBadCodeSize:
+      return "LZW code size " + std::to_string(min_code_size) + " outside 1-8";
+    case GifLzwDecoder::Outcome::kComplete:
+      break;
   }
   return {};
 }
 
 // Palette index -> mask value. Indices outside the palette and the
 // transparent one are background.
-std::array<uint8_t, 256> MaskValues(const ColorMapObject& palette, int transparent_index, int mask_threshold) {
+std::array<uint8_t, 256> MaskValues(const ColorMapObject& palette, int transparent_index,
+                                    int mask_threshold) {
   std::array<uint8_t, 256> value{};
   const int threshold_x1000 = mask_threshold * 1000;
   for (int i = 0; i < palette.ColorCount && i < 256; ++i) {
@@ -235,7 +257,8 @@ void PlaceClippedFrame(const GifImageDesc& frame, const std::vector<uint8_t>& in
                        const std::array<uint8_t, 256>& value, MaskImage* out) {
   const size_t width = static_cast<size_t>(out->width);
   const int left = std::min<int>(frame.Left, out->width);
-  const int right = static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
+  const int right =
+      static_cast<int>(std::min<int64_t>(int64_t{frame.Left} + frame.Width, out->width));
   const size_t columns = right > left ? static_cast<size_t>(right - left) : 0;
   int stored_row = 0;
   InStoredOrder(frame, [&](int frame_row) {
@@ -278,18 +301,19 @@ enum class Placement { kInPlace, kToRows, kToBuffer };
 
 Placement ChoosePlacement(const GifFileType& gif) {
   const GifImageDesc& frame = gif.Image;
-  if (frame.Left == 0 && frame.Top == 0 && frame.Width == gif.SWidth && frame.Height == gif.SHeight &&
-      !frame.Interlace) {
+  if (frame.Left == 0 && frame.Top == 0 && frame.Width == gif.SWidth &&
+      frame.Height == gif.SHeight && !frame.Interlace) {
     return Placement::kInPlace;
   }
-  const bool inside_screen =
-      int64_t{frame.Left} + frame.Width <= gif.SWidth && int64_t{frame.Top} + frame.Height <= gif.SHeight;
+  const bool inside_screen = int64_t{frame.Left} + frame.Width <= gif.SWidth &&
+                             int64_t{frame.Top} + frame.Height <= gif.SHeight;
   return inside_screen ? Placement::kToRows : Placement::kToBuffer;
 }
 
 // Maps the decoded frame's palette indices to mask values where they lie.
 void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector<uint8_t>& indices,
-               const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used, MaskImage* out) {
+               const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used,
+               MaskImage* out) {
   if (placement == Placement::kToBuffer) {
     PlaceClippedFrame(frame, indices, value, out);
     return;
@@ -306,7 +330,8 @@ void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector
   }
   const size_t width = static_cast<size_t>(out->width);
   for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
-    mapping.Apply(out->pixels.data() + static_cast<size_t>(y) * width + frame.Left, static_cast<size_t>(frame.Width));
+    mapping.Apply(out->pixels.data() + static_cast<size_t>(y) * width + frame.Left,
+                  static_cast<size_t>(frame.Width));
   }
 }
 
@@ -317,7 +342,8 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   GifMemorySource source{bytes};
   const GifErrors errors(bytes, path, source);
   if (SniffFormat(bytes) != SniffedFormat::kGif) {
-    return errors.Fail(ErrorKind::kUnsupportedFormat, "not a GIF file (" + DescribeContent(bytes) + ")");
+    return errors.Fail(ErrorKind::kUnsupportedFormat,
+                       "not a GIF file (" + DescribeContent(bytes) + ")");
   }
   int open_error = 0;
   std::unique_ptr<GifFileType, GifCloser> gif(DGifOpen(&source, ReadGifFromMemory, &open_error));
@@ -327,7 +353,8 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   if (!transparent.ok()) return transparent.error();
   const int transparent_index = transparent.value();
   if (Status status = CheckLzwCodeSize(bytes, source.offset, errors); !status.ok()) return status;
-  if (DGifGetImageDesc(gif.get()) == GIF_ERROR) return errors.Corrupt(gif->Error, "in the frame header");
+  if (DGifGetImageDesc(gif.get()) == GIF_ERROR)
+    return errors.Corrupt(gif->Error, "in the frame header");
   if (Status status = CheckFrame(*gif, options_.max_pixels, errors); !status.ok()) return status;
 
   const GifImageDesc& frame = gif->Image;
@@ -338,14 +365,18 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   // the canvas, and the row table or the frame buffer.
   const int64_t needed =
       std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
-      (placement == Placement::kToBuffer ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels)
-                                         : 0) +
-      (placement == Placement::kToRows ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*)) : 0);
+      (placement == Placement::kToBuffer
+           ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels)
+           : 0) +
+      (placement == Placement::kToRows
+           ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*))
+           : 0);
   if (needed > budget_bytes) {
     return errors.Fail(ErrorKind::kTooLarge,
                        "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
-                           std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) + ", frame " +
-                           std::to_string(frame.Width) + "x" + std::to_string(frame.Height) + "), more than the " +
+                           std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
+                           ", frame " + std::to_string(frame.Width) + "x" +
+                           std::to_string(frame.Height) + "), more than the " +
                            std::to_string(budget_bytes) + " bytes left of the decode budget");
   }
   const ColorMapObject* palette = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
@@ -353,7 +384,8 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     return errors.Fail(ErrorKind::kCorruptMask, "GIF has no colour table");
   }
   int min_code_size = 0;
-  if (Status status = GatherLzwData(gif.get(), &compressed_, &min_code_size, errors); !status.ok()) return status;
+  if (Status status = GatherLzwData(gif.get(), &compressed_, &min_code_size, errors); !status.ok())
+    return status;
 
   out->width = gif->SWidth;
   out->height = gif->SHeight;
@@ -371,18 +403,21 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     InStoredOrder(frame, [&](int frame_row) {
       rows_.push_back(canvas + static_cast<size_t>(frame.Top + frame_row) * width + frame.Left);
     });
-    decoded = lzw_.DecodeRows(compressed_, min_code_size, rows_, static_cast<size_t>(frame.Width), &index_used);
+    decoded = lzw_.DecodeRows(compressed_, min_code_size, rows_, static_cast<size_t>(frame.Width),
+                              &index_used);
   } else {
     indices_.resize(static_cast<size_t>(frame_pixels));
     decoded = lzw_.Decode(compressed_, min_code_size, indices_, &index_used);
   }
   if (decoded.outcome != GifLzwDecoder::Outcome::kComplete) {
-    return errors.Fail(ErrorKind::kCorruptMask, "corrupt GIF: " + LzwFailure(decoded.outcome, min_code_size) +
-                                                    " (decoded " + std::to_string(decoded.pixels_written) + " of " +
-                                                    std::to_string(frame_pixels) + " pixels)");
+    return errors.Fail(ErrorKind::kCorruptMask,
+                       "corrupt GIF: " + LzwFailure(decoded.outcome, min_code_size) + " (decoded " +
+                           std::to_string(decoded.pixels_written) + " of " +
+                           std::to_string(frame_pixels) + " pixels)");
   }
 
-  const std::array<uint8_t, 256> value = MaskValues(*palette, transparent_index, options_.mask_threshold);
+  const std::array<uint8_t, 256> value =
+      MaskValues(*palette, transparent_index, options_.mask_threshold);
   MapToMask(frame, placement, indices_, value, index_used, out);
   out->used_more_than_two_colours = UsesMoreThanTwoColours(index_used, transparent_index, *palette);
   return {};
@@ -396,7 +431,8 @@ void GifDecoder::ShrinkScratch(size_t keep_bytes) {
 
 Error NonBinaryMaskWarning(std::string path, int mask_threshold) {
   return Error{ErrorKind::kNonBinaryMask, std::move(path),
-               "mask uses more than two palette colours; thresholded at luminance " + std::to_string(mask_threshold)};
+               "mask uses more than two palette colours; thresholded at luminance " +
+                   std::to_string(mask_threshold)};
 }
 
 }  // namespace segfeed::internal

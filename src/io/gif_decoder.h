@@ -62,7 +62,9 @@ class GifDecoder {
 
   // Frame-sized scratch, used only for frames reaching past the screen,
   // and the row table of interlaced or offset frames.
-  size_t pixel_scratch_bytes() const { return indices_.capacity() + rows_.capacity() * sizeof(uint8_t*); }
+  size_t pixel_scratch_bytes() const {
+    return indices_.capacity() + rows_.capacity() * sizeof(uint8_t*);
+  }
   // The gathered LZW data: as large as the largest mask's compressed data,
   // so it is reported with the file buffers.
   size_t compressed_bytes() const { return compressed_.capacity(); }

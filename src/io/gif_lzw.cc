@@ -42,15 +42,17 @@ void CopyWithin(const Output& out, size_t from, size_t to, size_t length) {
 }  // namespace
 
 GifLzwDecoder::Result GifLzwDecoder::Decode(std::span<const uint8_t> compressed, int min_code_size,
-                                            std::span<uint8_t> out, std::array<bool, 256>* index_used) {
+                                            std::span<uint8_t> out,
+                                            std::array<bool, 256>* index_used) {
   return DecodeInto(compressed, min_code_size, LinearOutput{out.data()}, out.size(), index_used);
 }
 
-GifLzwDecoder::Result GifLzwDecoder::DecodeRows(std::span<const uint8_t> compressed, int min_code_size,
-                                                std::span<uint8_t* const> rows, size_t row_bytes,
+GifLzwDecoder::Result GifLzwDecoder::DecodeRows(std::span<const uint8_t> compressed,
+                                                int min_code_size, std::span<uint8_t* const> rows,
+                                                size_t row_bytes,
                                                 std::array<bool, 256>* index_used) {
-  return DecodeInto(compressed, min_code_size, RowOutput{rows.data(), row_bytes}, rows.size() * row_bytes,
-                    index_used);
+  return DecodeInto(compressed, min_code_size, RowOutput{rows.data(), row_bytes},
+                    rows.size() * row_bytes, index_used);
 }
 
 // One function of ~90 lines on purpose, over the 80 the rest of src/ keeps
@@ -60,8 +62,8 @@ GifLzwDecoder::Result GifLzwDecoder::DecodeRows(std::span<const uint8_t> compres
 // depend on the inliner, for no reader's gain: the steps are marked below.
 template <typename Output>
 // NOLINTNEXTLINE(readability-function-size): the exception named above
-GifLzwDecoder::Result GifLzwDecoder::DecodeInto(std::span<const uint8_t> compressed, int min_code_size,
-                                                const Output& out, size_t total,
+GifLzwDecoder::Result GifLzwDecoder::DecodeInto(std::span<const uint8_t> compressed,
+                                                int min_code_size, const Output& out, size_t total,
                                                 std::array<bool, 256>* index_used) {
   Result result;
   if (min_code_size < 1 || min_code_size > 8) {

@@ -42,13 +42,14 @@ class GifLzwDecoder {
   // The same for a frame of rows of `row_bytes` each, where stored row k
   // (in the file's order) is written at `rows[k]`: an interlaced frame
   // goes straight to its display rows, with no copy afterwards.
-  Result DecodeRows(std::span<const uint8_t> compressed, int min_code_size, std::span<uint8_t* const> rows,
-                    size_t row_bytes, std::array<bool, 256>* index_used);
+  Result DecodeRows(std::span<const uint8_t> compressed, int min_code_size,
+                    std::span<uint8_t* const> rows, size_t row_bytes,
+                    std::array<bool, 256>* index_used);
 
  private:
   template <typename Output>
-  Result DecodeInto(std::span<const uint8_t> compressed, int min_code_size, const Output& out, size_t total,
-                    std::array<bool, 256>* index_used);
+  Result DecodeInto(std::span<const uint8_t> compressed, int min_code_size, const Output& out,
+                    size_t total, std::array<bool, 256>* index_used);
 
   static constexpr int kMaxCodes = 4096;  // 12-bit codes
   // Where the string of each code was last written in the output, and its

@@ -3,8 +3,8 @@
 #include <turbojpeg.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -83,10 +83,10 @@ FrameMarker FindStartOfFrame(std::span<const uint8_t> jpeg) {
       continue;
     }
     // SOF0-SOF15, except DHT (C4), JPG (C8) and DAC (CC).
-    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 &&
-        marker != 0xCC) {
+    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
       if (pos + 9 > jpeg.size()) return {marker};
-      FrameMarker frame{marker, jpeg[pos + 4], (jpeg[pos + 7] << 8) | jpeg[pos + 8], (jpeg[pos + 5] << 8) | jpeg[pos + 6]};
+      FrameMarker frame{marker, jpeg[pos + 4], (jpeg[pos + 7] << 8) | jpeg[pos + 8],
+                        (jpeg[pos + 5] << 8) | jpeg[pos + 6]};
       frame.coefficient_bytes = CoefficientBytes(jpeg.subspan(pos), frame.width, frame.height);
       return frame;
     }
@@ -100,22 +100,33 @@ FrameMarker FindStartOfFrame(std::span<const uint8_t> jpeg) {
 
 JpegColorspace ToColorspace(int tj_colorspace) {
   switch (tj_colorspace) {
-    case TJCS_RGB: return JpegColorspace::kRgb;
-    case TJCS_GRAY: return JpegColorspace::kGray;
-    case TJCS_CMYK: return JpegColorspace::kCmyk;
-    case TJCS_YCCK: return JpegColorspace::kYcck;
-    default: return JpegColorspace::kYCbCr;
+    case TJCS_RGB:
+      return JpegColorspace::kRgb;
+    case TJCS_GRAY:
+      return JpegColorspace::kGray;
+    case TJCS_CMYK:
+      return JpegColorspace::kCmyk;
+    case TJCS_YCCK:
+      return JpegColorspace::kYcck;
+    default:
+      return JpegColorspace::kYCbCr;
   }
 }
 
 JpegSubsampling ToSubsampling(int tj_subsampling) {
   switch (tj_subsampling) {
-    case TJSAMP_444: return JpegSubsampling::k444;
-    case TJSAMP_422: return JpegSubsampling::k422;
-    case TJSAMP_GRAY: return JpegSubsampling::kGray;
-    case TJSAMP_440: return JpegSubsampling::k440;
-    case TJSAMP_411: return JpegSubsampling::k411;
-    default: return JpegSubsampling::k420;
+    case TJSAMP_444:
+      return JpegSubsampling::k444;
+    case TJSAMP_422:
+      return JpegSubsampling::k422;
+    case TJSAMP_GRAY:
+      return JpegSubsampling::kGray;
+    case TJSAMP_440:
+      return JpegSubsampling::k440;
+    case TJSAMP_411:
+      return JpegSubsampling::k411;
+    default:
+      return JpegSubsampling::k420;
   }
 }
 
@@ -133,9 +144,8 @@ JpegDecoder::JpegDecoder(const DecodeOptions& options) : options_(options) {
     }
   }
   // Largest first, so ChooseScale() can stop at the first that is too small.
-  std::sort(downscales_.begin(), downscales_.end(), [](const DctScale& a, const DctScale& b) {
-    return a.num * b.denom > b.num * a.denom;
-  });
+  std::sort(downscales_.begin(), downscales_.end(),
+            [](const DctScale& a, const DctScale& b) { return a.num * b.denom > b.num * a.denom; });
 }
 
 JpegDecoder::~JpegDecoder() = default;
@@ -164,8 +174,7 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
     char name[8];
     std::snprintf(name, sizeof name, "SOF%d", sof - 0xC0);
     return ImageError(ErrorKind::kUnsupportedFormat, path,
-                      std::string("lossless or hierarchical JPEG (") + name +
-                          ") is not supported");
+                      std::string("lossless or hierarchical JPEG (") + name + ") is not supported");
   }
   if (sof != 0 && frame.precision != 8) {
     return ImageError(ErrorKind::kUnsupportedFormat, path,
@@ -183,8 +192,8 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   }
 
   int width = 0, height = 0, subsampling = 0, colorspace = 0;
-  if (tjDecompressHeader3(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()), &width,
-                          &height, &subsampling, &colorspace) != 0) {
+  if (tjDecompressHeader3(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()),
+                          &width, &height, &subsampling, &colorspace) != 0) {
     return ImageError(ErrorKind::kCorruptImage, path,
                       std::string("bad JPEG header: ") + tjGetErrorStr2(handle_.get()));
   }
@@ -199,7 +208,8 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   header.subsampling = ToSubsampling(subsampling);
   header.colorspace = ToColorspace(colorspace);
   // Again with libjpeg's reading (the frame may not be the first SOF seen).
-  if (Status too_large = CheckPixelLimit(width, height, path); !too_large.ok()) return too_large.error();
+  if (Status too_large = CheckPixelLimit(width, height, path); !too_large.ok())
+    return too_large.error();
   header.scans = CountScans(jpeg);
   if (header.scans > 1) header.coefficient_bytes = frame.coefficient_bytes;
   // Every scan of a progressive file passes over the whole image: the work,
@@ -207,8 +217,9 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   const int64_t pixel_scans = int64_t{width} * height * std::max(1, header.scans);
   if (pixel_scans > options_.max_pixel_scans) {
     return ImageError(ErrorKind::kTooLarge, path,
-                      "JPEG has " + std::to_string(header.scans) + " scans over " + std::to_string(width) + "x" +
-                          std::to_string(height) + " pixels = " + std::to_string(pixel_scans) +
+                      "JPEG has " + std::to_string(header.scans) + " scans over " +
+                          std::to_string(width) + "x" + std::to_string(height) +
+                          " pixels = " + std::to_string(pixel_scans) +
                           " pixel-scans of work, more than max_pixel_scans = " +
                           std::to_string(options_.max_pixel_scans));
   }
@@ -225,9 +236,9 @@ Status JpegDecoder::CheckPixelLimit(int width, int height, std::string_view path
   const int64_t pixels = static_cast<int64_t>(width) * height;
   if (pixels <= options_.max_pixels) return {};
   return ImageError(ErrorKind::kTooLarge, path,
-                    "JPEG header claims " + std::to_string(width) + "x" + std::to_string(height) + " = " +
-                        std::to_string(pixels) + " pixels, more than max_pixels = " +
-                        std::to_string(options_.max_pixels));
+                    "JPEG header claims " + std::to_string(width) + "x" + std::to_string(height) +
+                        " = " + std::to_string(pixels) +
+                        " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
 }
 
 DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int target_width,
@@ -243,8 +254,8 @@ DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int targe
   return best;
 }
 
-Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header,
-                           DctScale scale, std::string_view path, RgbImage* out) {
+Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
+                           std::string_view path, RgbImage* out) {
   StartNewFile();
   out->width = scale.Apply(header.width);
   out->height = scale.Apply(header.height);
@@ -270,7 +281,8 @@ Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& head
   return {};
 }
 
-Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path, const DecodeOptions& options) {
+Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path,
+                                      const DecodeOptions& options) {
   FileReader file(options.max_file_bytes);
   auto bytes = file.Read(path);
   if (!bytes.ok()) return bytes.error();

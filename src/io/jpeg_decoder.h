@@ -112,6 +112,7 @@ class JpegDecoder {
 // Reads the file at `path` and parses its JPEG header, with the limits of
 // `options`. For callers that need one photo's size (the memory plan), not
 // its pixels. Errors name `path`.
-Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path, const DecodeOptions& options);
+Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path,
+                                      const DecodeOptions& options);
 
 }  // namespace segfeed::internal

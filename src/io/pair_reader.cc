@@ -11,7 +11,8 @@ namespace segfeed::internal {
 PairReader::PairReader(const DecodeOptions& options)
     : image_file_(options.max_file_bytes),
       mask_file_(options.max_file_bytes),
-      jpeg_(options), gif_(options) {}
+      jpeg_(options),
+      gif_(options) {}
 
 Status PairReader::Read(const SamplePair& pair, int target_width, int target_height) {
   timings_ = {};
@@ -24,8 +25,9 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
   try {
     status = ReadAndDecode(pair, target_width, target_height);
   } catch (const std::bad_alloc&) {
-    status = Error{ErrorKind::kTooLarge, (reading_mask_ ? pair.mask_path : pair.image_path).string(),
-                   "not enough memory to read and decode this file (std::bad_alloc)"};
+    status =
+        Error{ErrorKind::kTooLarge, (reading_mask_ ? pair.mask_path : pair.image_path).string(),
+              "not enough memory to read and decode this file (std::bad_alloc)"};
   }
   peak_scratch_bytes_ = std::max(peak_scratch_bytes_, scratch_bytes());
   peak_read_buffer_bytes_ = std::max(peak_read_buffer_bytes_, read_buffer_bytes());
@@ -69,18 +71,23 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   auto header = jpeg_.ReadHeader(image_bytes.value(), image_path);
   if (!header.ok()) return header.error();
   image_header_ = header.value();
-  image_scale_ = jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
+  image_scale_ =
+      jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
   // Checked on the header, before the mask or the pixels take any memory.
-  const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} * image_scale_.Apply(image_header_.height) * 3;
+  const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} *
+                              image_scale_.Apply(image_header_.height) * 3;
   const int64_t image_needs =
-      std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) + image_header_.coefficient_bytes;
+      std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) +
+      image_header_.coefficient_bytes;
   if (image_needs > budget_bytes_) {
     return Error{ErrorKind::kTooLarge, image_path,
-                 "decoding needs " + std::to_string(image_needs) + " bytes (" + std::to_string(image_header_.width) +
-                     "x" + std::to_string(image_header_.height) + " at scale " + std::to_string(image_scale_.num) +
-                     "/" + std::to_string(image_scale_.denom) +
+                 "decoding needs " + std::to_string(image_needs) + " bytes (" +
+                     std::to_string(image_header_.width) + "x" +
+                     std::to_string(image_header_.height) + " at scale " +
+                     std::to_string(image_scale_.num) + "/" + std::to_string(image_scale_.denom) +
                      (image_header_.coefficient_bytes > 0
-                          ? ", with " + std::to_string(image_header_.coefficient_bytes) + " bytes of coefficients for its " +
+                          ? ", with " + std::to_string(image_header_.coefficient_bytes) +
+                                " bytes of coefficients for its " +
                                 std::to_string(image_header_.scans) + " scans"
                           : std::string()) +
                      "), more than the decode budget of " + std::to_string(budget_bytes_) +
@@ -96,7 +103,8 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
   start = StageClock::now();
-  Status mask_status = gif_.Decode(mask_bytes.value(), mask_path, &mask_, budget_bytes_ - image_needs);
+  Status mask_status =
+      gif_.Decode(mask_bytes.value(), mask_path, &mask_, budget_bytes_ - image_needs);
   timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
   if (!mask_status.ok()) return mask_status;
   if (mask_.width != image_header_.width || mask_.height != image_header_.height) {
@@ -112,8 +120,10 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
 
 void PairReader::Reserve(int source_width, int source_height, int target_width, int target_height,
                          int64_t budget_bytes) {
-  const DctScale scale = jpeg_.ChooseScale(source_width, source_height, target_width, target_height);
-  planned_image_bytes_ = static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
+  const DctScale scale =
+      jpeg_.ChooseScale(source_width, source_height, target_width, target_height);
+  planned_image_bytes_ =
+      static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
   planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;
   image_.pixels.reserve(planned_image_bytes_);
   mask_.pixels.reserve(planned_mask_bytes_);
@@ -123,7 +133,8 @@ void PairReader::Reserve(int source_width, int source_height, int target_width, 
 size_t PairReader::PlannedScratchBytes(DctScale scale, int source_width, int source_height) {
   // What Reserve() reserves, in 64-bit arithmetic: nothing is allocated to
   // plan it.
-  return static_cast<size_t>(scale.Apply(source_width)) * static_cast<size_t>(scale.Apply(source_height)) * 3 +
+  return static_cast<size_t>(scale.Apply(source_width)) *
+             static_cast<size_t>(scale.Apply(source_height)) * 3 +
          static_cast<size_t>(source_width) * static_cast<size_t>(source_height);
 }
 

@@ -27,8 +27,8 @@ class PairReader {
   // full-resolution sizes agree (size_mismatch, naming the image and the
   // mask) before decoding the image. Every error names the file at fault.
   // A mask with more than two colours is not an error here: it is
-  // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is that file's
-  // too_large error.
+  // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is
+  // that file's too_large error.
   Status Read(const SamplePair& pair, int target_width, int target_height);
 
   // Sizes the pixel scratch for photos of source_width x source_height

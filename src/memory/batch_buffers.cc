@@ -46,8 +46,8 @@ BatchBuffers::BatchBuffers(int buffer_count, int batch_size_in, const OutputOpti
     masks.data = pool.data(buffer) + mask_offset;
     masks.element_type = output.mask_dtype;
     masks.shape = {batch_size, h, w, 1};
-    masks.strides_bytes = {static_cast<int64_t>(mask_bytes_per_sample), w * mask_element, mask_element,
-                           mask_element};
+    masks.strides_bytes = {static_cast<int64_t>(mask_bytes_per_sample), w * mask_element,
+                           mask_element, mask_element};
   }
 }
 

@@ -19,16 +19,16 @@ struct BatchMeta {
   int size = 0;
   TensorView images;
   TensorView masks;
-  std::vector<uint32_t> sample_ids;      // batch_size entries, allocated once
-  std::vector<AugmentParams> params;     // batch_size entries, allocated once
+  std::vector<uint32_t> sample_ids;   // batch_size entries, allocated once
+  std::vector<AugmentParams> params;  // batch_size entries, allocated once
 };
 
 // The pool plus the layout of a batch inside each buffer. Shared by the
 // loader and its leases (shared_ptr), so a lease that outlives the loader
 // still points at valid memory and can still give its buffer back.
 struct BatchBuffers {
-  BatchBuffers(int buffer_count, int batch_size, const OutputOptions& output, int width,
-               int height, PinnedMode pinned);
+  BatchBuffers(int buffer_count, int batch_size, const OutputOptions& output, int width, int height,
+               PinnedMode pinned);
 
   // Where sample `slot` of buffer `buffer` goes.
   std::byte* ImageSlot(int buffer, int slot) const;

@@ -29,9 +29,9 @@ BufferPool::BufferPool(int buffer_count, size_t buffer_bytes, PinnedMode mode)
     const size_t pinned = buffers_.size();
     buffers_.clear();
     for (int i = 0; i < buffer_count; ++i) buffers_.emplace_back(buffer_bytes, PinnedMode::kOff);
-    fallback_reason_ += (fallback_reason_.empty() ? "" : "; ") + std::string(e.what()) + " for buffer " +
-                        std::to_string(pinned + 1) + " of " + std::to_string(buffer_count) +
-                        ", so the whole pool is pageable";
+    fallback_reason_ += (fallback_reason_.empty() ? "" : "; ") + std::string(e.what()) +
+                        " for buffer " + std::to_string(pinned + 1) + " of " +
+                        std::to_string(buffer_count) + ", so the whole pool is pageable";
   }
   // Hand out low indices first: makes traces easier to read.
   for (int i = buffer_count - 1; i >= 0; --i) free_.push_back(i);

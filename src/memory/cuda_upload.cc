@@ -18,7 +18,8 @@ namespace segfeed {
 namespace {
 
 void Check(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess) throw std::runtime_error(std::string("UploadAsync: ") + what + ": " + cudaGetErrorString(rc));
+  if (rc != cudaSuccess)
+    throw std::runtime_error(std::string("UploadAsync: ") + what + ": " + cudaGetErrorString(rc));
 }
 
 // Runs on a CUDA driver thread once the copies before it on the stream are
@@ -30,9 +31,11 @@ void ReleaseLease(void* lease) { delete static_cast<Lease*>(lease); }
 
 void UploadAsync(Lease lease, void* device_images, void* device_masks, void* cuda_stream) {
   auto stream = static_cast<cudaStream_t>(cuda_stream);
-  Check(cudaMemcpyAsync(device_images, lease.images().data, lease.images().bytes(), cudaMemcpyHostToDevice, stream),
+  Check(cudaMemcpyAsync(device_images, lease.images().data, lease.images().bytes(),
+                        cudaMemcpyHostToDevice, stream),
         "copying images");
-  Check(cudaMemcpyAsync(device_masks, lease.masks().data, lease.masks().bytes(), cudaMemcpyHostToDevice, stream),
+  Check(cudaMemcpyAsync(device_masks, lease.masks().data, lease.masks().bytes(),
+                        cudaMemcpyHostToDevice, stream),
         "copying masks");
   auto owned = std::make_unique<Lease>(std::move(lease));
   Check(cudaLaunchHostFunc(stream, ReleaseLease, owned.get()), "scheduling the release");
@@ -43,7 +46,8 @@ void UploadAsync(Lease lease, void* device_images, void* device_masks, void* cud
 
 void UploadAsync(Lease lease, void*, void*, void*) {
   (void)lease;  // released here
-  throw std::runtime_error("UploadAsync: segfeed was built without the CUDA runtime (SEGFEED_CUDA=OFF or not found)");
+  throw std::runtime_error(
+      "UploadAsync: segfeed was built without the CUDA runtime (SEGFEED_CUDA=OFF or not found)");
 }
 
 #endif

@@ -19,19 +19,26 @@ namespace segfeed {
 
 std::string_view PinnedModeName(PinnedMode mode) {
   switch (mode) {
-    case PinnedMode::kAuto: return "auto";
-    case PinnedMode::kCuda: return "cuda";
-    case PinnedMode::kMlock: return "mlock";
-    case PinnedMode::kOff: return "off";
+    case PinnedMode::kAuto:
+      return "auto";
+    case PinnedMode::kCuda:
+      return "cuda";
+    case PinnedMode::kMlock:
+      return "mlock";
+    case PinnedMode::kOff:
+      return "off";
   }
   return "unknown";
 }
 
 std::string_view PoolKindName(PoolKind kind) {
   switch (kind) {
-    case PoolKind::kCudaHost: return "cuda_host";
-    case PoolKind::kMlocked: return "mlocked";
-    case PoolKind::kPageable: return "pageable";
+    case PoolKind::kCudaHost:
+      return "cuda_host";
+    case PoolKind::kMlocked:
+      return "mlocked";
+    case PoolKind::kPageable:
+      return "pageable";
   }
   return "unknown";
 }
@@ -79,7 +86,8 @@ PinnedBuffer::PinnedBuffer(size_t bytes, PinnedMode mode) : bytes_(bytes) {
 
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   mapped_bytes_ = (bytes + page - 1) / page * page;
-  void* p = mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p =
+      mmap(nullptr, mapped_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   data_ = static_cast<std::byte*>(p);
   kind_ = PoolKind::kPageable;

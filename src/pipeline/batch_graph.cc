@@ -37,11 +37,11 @@ void BatchGraph::Build() {
   batches_ = std::make_unique<flow::input_node<int64_t>>(
       *graph_, [this](tbb::flow_control& control) { return NextBatch(control); });
   free_buffers_ = std::make_unique<flow::buffer_node<int>>(*graph_);
-  claim_buffer_ = std::make_unique<flow::join_node<std::tuple<int64_t, int>, flow::reserving>>(*graph_);
+  claim_buffer_ =
+      std::make_unique<flow::join_node<std::tuple<int64_t, int>, flow::reserving>>(*graph_);
   // Serial: it is cheap, and it owns the progress record of the buffer it got.
-  split_batch_ = std::make_unique<SplitNode>(*graph_, flow::serial, [this](const auto& claim, auto& ports) {
-    SplitBatch(claim, ports);
-  });
+  split_batch_ = std::make_unique<SplitNode>(
+      *graph_, flow::serial, [this](const auto& claim, auto& ports) { SplitBatch(claim, ports); });
   // At most `workers` at once: each holds one worker's scratch buffers. Read,
   // decode and augment stay one node so a sample's scratch stays with its
   // worker from the file's bytes to the batch slot.
@@ -49,9 +49,12 @@ void BatchGraph::Build() {
       *graph_, shape_.workers, [this](const SampleTask& task) { return LoadSample(task); });
   // Unlimited: it only counts; the sample that completes a batch forwards it.
   complete_batch_ = std::make_unique<CompleteNode>(
-      *graph_, flow::unlimited, [this](const SampleDone& done, auto& ports) { CompleteBatch(done, ports); });
+      *graph_, flow::unlimited,
+      [this](const SampleDone& done, auto& ports) { CompleteBatch(done, ports); });
   in_order_ = std::make_unique<flow::sequencer_node<FilledBatch>>(
-      *graph_, [this](const FilledBatch& filled) { return static_cast<size_t>(filled.batch - shape_.first_batch); });
+      *graph_, [this](const FilledBatch& filled) {
+        return static_cast<size_t>(filled.batch - shape_.first_batch);
+      });
   publish_ = std::make_unique<flow::function_node<FilledBatch>>(
       *graph_, flow::serial, [this](FilledBatch filled) { return Publish(std::move(filled)); });
 
@@ -75,7 +78,8 @@ int64_t BatchGraph::NextBatch(tbb::flow_control& control) {
   return next_batch_++;
 }
 
-void BatchGraph::SplitBatch(const std::tuple<int64_t, int>& claim, SplitNode::output_ports_type& ports) {
+void BatchGraph::SplitBatch(const std::tuple<int64_t, int>& claim,
+                            SplitNode::output_ports_type& ports) {
   const auto [batch, buffer] = claim;
   const int samples = shape_.batch_samples(batch);
   BufferProgress& progress = progress_[buffer];

@@ -126,7 +126,8 @@ class BatchGraph {
   std::unique_ptr<tbb::flow::graph> graph_;
   std::unique_ptr<tbb::flow::input_node<int64_t>> batches_;
   std::unique_ptr<tbb::flow::buffer_node<int>> free_buffers_;
-  std::unique_ptr<tbb::flow::join_node<std::tuple<int64_t, int>, tbb::flow::reserving>> claim_buffer_;
+  std::unique_ptr<tbb::flow::join_node<std::tuple<int64_t, int>, tbb::flow::reserving>>
+      claim_buffer_;
   std::unique_ptr<SplitNode> split_batch_;
   std::unique_ptr<tbb::flow::function_node<SampleTask, SampleDone>> load_sample_;
   std::unique_ptr<CompleteNode> complete_batch_;

@@ -30,7 +30,6 @@ namespace {
 // Unpaired images named in the error that stops a kFail loader.
 constexpr size_t kUnpairedListed = 5;
 
-
 int ResolveThreads(int threads) { return threads > 0 ? threads : tbb::info::default_concurrency(); }
 
 int EnvironmentInt(const char* name) {
@@ -56,7 +55,8 @@ FileError UnpairedImagesError(const std::vector<Error>& missing) {
   Error error = missing.front();
   if (missing.size() > 1) {
     error.detail += "; " + Plural(missing.size() - 1, "more image") + " without a mask:";
-    for (size_t i = 1; i < missing.size() && i <= kUnpairedListed; ++i) error.detail += " " + missing[i].path;
+    for (size_t i = 1; i < missing.size() && i <= kUnpairedListed; ++i)
+      error.detail += " " + missing[i].path;
     if (missing.size() > kUnpairedListed + 1) error.detail += " ...";
   }
   error.detail += " (on_bad_file = skip trains without them)";
@@ -76,10 +76,11 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
     return joined;
   };
   return "dataset has no image with a mask: found " + Plural(images, "image") + " (" +
-         extensions(spec.image_extensions) + ") in " + spec.image_dir.string() + ", " + Plural(masks, "mask") +
-         " (" + extensions(spec.mask_extensions) + ") in " + spec.mask_dir.string() + " and " +
-         Plural(dataset.ignored.size(), "other file") + "; an image <stem>" + spec.image_extensions.front() +
-         " pairs with the mask <stem>" + spec.mask_suffix + spec.mask_extensions.front();
+         extensions(spec.image_extensions) + ") in " + spec.image_dir.string() + ", " +
+         Plural(masks, "mask") + " (" + extensions(spec.mask_extensions) + ") in " +
+         spec.mask_dir.string() + " and " + Plural(dataset.ignored.size(), "other file") +
+         "; an image <stem>" + spec.image_extensions.front() + " pairs with the mask <stem>" +
+         spec.mask_suffix + spec.mask_extensions.front();
 }
 
 }  // namespace
@@ -157,11 +158,13 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     for (uint32_t i = 0; i < pair_count; ++i) plan_spec_.sample_ids[i] = i;
   } else {
     SubsetSplit split = SplitSubset(pair_count, options_.validation_fraction, options_.seed);
-    plan_spec_.sample_ids = options_.subset == Subset::kTrain ? std::move(split.train) : std::move(split.validation);
+    plan_spec_.sample_ids =
+        options_.subset == Subset::kTrain ? std::move(split.train) : std::move(split.validation);
     if (plan_spec_.sample_ids.empty()) {
-      throw ConfigError("the " + std::string(options_.subset == Subset::kTrain ? "train" : "validation") +
-                        " subset is empty (validation_fraction " + std::to_string(options_.validation_fraction) +
-                        " of " + std::to_string(pair_count) + " pairs)");
+      throw ConfigError(
+          "the " + std::string(options_.subset == Subset::kTrain ? "train" : "validation") +
+          " subset is empty (validation_fraction " + std::to_string(options_.validation_fraction) +
+          " of " + std::to_string(pair_count) + " pairs)");
     }
   }
   plan_spec_.seed = options_.seed;
@@ -174,8 +177,9 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     plan_spec_.rank = EnvironmentInt("RANK");
     plan_spec_.world_size = EnvironmentInt("WORLD_SIZE");
     if (plan_spec_.world_size < 1 || plan_spec_.rank >= plan_spec_.world_size) {
-      throw ConfigError("RANK must be in [0, WORLD_SIZE) (got RANK=" + std::to_string(plan_spec_.rank) +
-                        ", WORLD_SIZE=" + std::to_string(plan_spec_.world_size) + ")");
+      throw ConfigError(
+          "RANK must be in [0, WORLD_SIZE) (got RANK=" + std::to_string(plan_spec_.rank) +
+          ", WORLD_SIZE=" + std::to_string(plan_spec_.world_size) + ")");
     }
   }
   {
@@ -184,9 +188,11 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     samples_per_epoch_ = static_cast<int64_t>(first.order.size());
   }
   if (batches_per_epoch_ == 0) {
-    const size_t shard_samples = (plan_spec_.sample_ids.size() + plan_spec_.world_size - 1) / plan_spec_.world_size;
-    throw ConfigError("drop_last leaves no batch: an epoch of this shard has " + std::to_string(shard_samples) +
-                      " samples, fewer than batch_size " + std::to_string(options_.batch_size));
+    const size_t shard_samples =
+        (plan_spec_.sample_ids.size() + plan_spec_.world_size - 1) / plan_spec_.world_size;
+    throw ConfigError("drop_last leaves no batch: an epoch of this shard has " +
+                      std::to_string(shard_samples) + " samples, fewer than batch_size " +
+                      std::to_string(options_.batch_size));
   }
 
   // The plan is for the dataset's typical photo; pairs up to the budget it
@@ -206,12 +212,12 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   // OpenCV's parallel loops run in their own arena and would escape ours.
   cv::setNumThreads(1);
 
-  buffers_ = std::make_shared<BatchBuffers>(options_.prefetch_batches, options_.batch_size, options_.output,
-                                            options_.augment.output_width, options_.augment.output_height,
-                                            options_.pinned);
-  samples_ = std::make_unique<SampleLoader>(options_, dataset_, plan_spec_.sample_ids, buffers_.get(), threads_,
-                                            source_width, source_height,
-                                            static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
+  buffers_ = std::make_shared<BatchBuffers>(options_.prefetch_batches, options_.batch_size,
+                                            options_.output, options_.augment.output_width,
+                                            options_.augment.output_height, options_.pinned);
+  samples_ = std::make_unique<SampleLoader>(
+      options_, dataset_, plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
+      source_height, static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
 }
 
 void LoaderRuntime::StopGraph() {
@@ -228,8 +234,8 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
   if (closed_) throw std::logic_error("Loader::StartEpoch() on a closed loader");
   if (epoch < 0) throw ConfigError("epoch must be >= 0 (got " + std::to_string(epoch) + ")");
   if (first_batch < 0 || first_batch > batches_per_epoch_) {
-    throw ConfigError("first_batch must be in [0, " + std::to_string(batches_per_epoch_) + "] (got " +
-                      std::to_string(first_batch) + ")");
+    throw ConfigError("first_batch must be in [0, " + std::to_string(batches_per_epoch_) +
+                      "] (got " + std::to_string(first_batch) + ")");
   }
   StopGraph();
   ready_.Reopen();
@@ -248,9 +254,12 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
   shape.batch_size = options_.batch_size;
   shape.workers = threads_;
   BatchGraph::Callbacks callbacks;
-  callbacks.load_sample = [this](const SampleTask& task, int worker) { return samples_->Load(task, worker); };
+  callbacks.load_sample = [this](const SampleTask& task, int worker) {
+    return samples_->Load(task, worker);
+  };
   callbacks.publish = [this](FilledBatch filled) { Publish(std::move(filled)); };
-  graph_ = std::make_unique<BatchGraph>(arena_.arena(), &buffers_->pool, std::move(shape), std::move(callbacks));
+  graph_ = std::make_unique<BatchGraph>(arena_.arena(), &buffers_->pool, std::move(shape),
+                                        std::move(callbacks));
 }
 
 void LoaderRuntime::Publish(FilledBatch filled) {
@@ -264,8 +273,10 @@ void LoaderRuntime::Publish(FilledBatch filled) {
     // Unused slots of a short batch are zeroed, so the buffer's bytes are a
     // function of the seed alone.
     const size_t unused = static_cast<size_t>(options_.batch_size - filled.samples);
-    std::memset(buffers_->ImageSlot(filled.buffer, filled.samples), 0, unused * buffers_->image_bytes_per_sample);
-    std::memset(buffers_->MaskSlot(filled.buffer, filled.samples), 0, unused * buffers_->mask_bytes_per_sample);
+    std::memset(buffers_->ImageSlot(filled.buffer, filled.samples), 0,
+                unused * buffers_->image_bytes_per_sample);
+    std::memset(buffers_->MaskSlot(filled.buffer, filled.samples), 0,
+                unused * buffers_->mask_bytes_per_sample);
   }
   ready_.Push(std::move(filled));
 }
@@ -282,17 +293,18 @@ std::optional<int> LoaderRuntime::NextBuffer(std::optional<std::chrono::millisec
                  [&] { return buffers_->outstanding_leases.load() >= buffer_count; });
   wait_ns_ += NanosSince(start);
   if (popped.blocked) {
-    throw PoolExhausted("Loader::Next(): the consumer holds all " + std::to_string(buffer_count) +
-                        " pool buffers (" + std::to_string(buffers_->outstanding_leases.load()) +
-                        " leases alive, prefetch_batches = " + std::to_string(options_.prefetch_batches) +
-                        "), so no batch can be loaded; release a lease before calling Next() again "
-                        "(`batch = loader.Next()` keeps the old one alive during the call), or raise "
-                        "prefetch_batches");
+    throw PoolExhausted(
+        "Loader::Next(): the consumer holds all " + std::to_string(buffer_count) +
+        " pool buffers (" + std::to_string(buffers_->outstanding_leases.load()) +
+        " leases alive, prefetch_batches = " + std::to_string(options_.prefetch_batches) +
+        "), so no batch can be loaded; release a lease before calling Next() again "
+        "(`batch = loader.Next()` keeps the old one alive during the call), or raise "
+        "prefetch_batches");
   }
   if (popped.timed_out) {
     throw NextTimeout("Loader::Next(): batch " + std::to_string(next_batch_) + " of epoch " +
-                      std::to_string(epoch_) + " was not ready within " + std::to_string(timeout->count()) +
-                      " ms; call Next() again to keep waiting");
+                      std::to_string(epoch_) + " was not ready within " +
+                      std::to_string(timeout->count()) + " ms; call Next() again to keep waiting");
   }
   std::optional<FilledBatch>& filled = popped.batch;
   if (!filled) return std::nullopt;
@@ -339,7 +351,9 @@ Loader::Loader(const DatasetSpec& dataset, const LoaderOptions& options)
 
 Loader::~Loader() = default;
 
-void Loader::StartEpoch(int64_t epoch, int64_t first_batch) { runtime_->StartEpoch(epoch, first_batch); }
+void Loader::StartEpoch(int64_t epoch, int64_t first_batch) {
+  runtime_->StartEpoch(epoch, first_batch);
+}
 
 std::optional<Lease> Loader::Next() {
   std::optional<int> buffer = runtime_->NextBuffer(std::nullopt);

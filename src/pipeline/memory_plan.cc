@@ -21,7 +21,8 @@ namespace {
 size_t Times(size_t a, size_t b, const char* what) {
   size_t product = 0;
   if (__builtin_mul_overflow(a, b, &product)) {
-    throw ConfigError(std::string(what) + " overflows 64 bits: the configuration asks for more memory than exists");
+    throw ConfigError(std::string(what) +
+                      " overflows 64 bits: the configuration asks for more memory than exists");
   }
   return product;
 }
@@ -29,7 +30,8 @@ size_t Times(size_t a, size_t b, const char* what) {
 size_t Plus(size_t a, size_t b, const char* what) {
   size_t sum = 0;
   if (__builtin_add_overflow(a, b, &sum)) {
-    throw ConfigError(std::string(what) + " overflows 64 bits: the configuration asks for more memory than exists");
+    throw ConfigError(std::string(what) +
+                      " overflows 64 bits: the configuration asks for more memory than exists");
   }
   return sum;
 }
@@ -45,14 +47,15 @@ std::string MiBText(size_t bytes) {
 MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height) {
   ValidateLoaderOptions(options);
   if (source_width < 1 || source_height < 1) {
-    throw ConfigError("source size must be at least 1x1 (got " + std::to_string(source_width) + "x" +
-                      std::to_string(source_height) + ")");
+    throw ConfigError("source size must be at least 1x1 (got " + std::to_string(source_width) +
+                      "x" + std::to_string(source_height) + ")");
   }
   const int64_t source_pixels = int64_t{source_width} * source_height;
   if (source_pixels > options.decode.max_pixels) {
-    throw ConfigError("source size " + std::to_string(source_width) + "x" + std::to_string(source_height) + " = " +
-                      std::to_string(source_pixels) + " pixels is more than max_pixels = " +
-                      std::to_string(options.decode.max_pixels));
+    throw ConfigError(
+        "source size " + std::to_string(source_width) + "x" + std::to_string(source_height) +
+        " = " + std::to_string(source_pixels) +
+        " pixels is more than max_pixels = " + std::to_string(options.decode.max_pixels));
   }
   const size_t out_w = static_cast<size_t>(options.augment.output_width);
   const size_t out_h = static_cast<size_t>(options.augment.output_height);
@@ -63,35 +66,38 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
       Times(Times(out_pixels, 3, "an image"), ElementBytes(options.output.image_dtype), "an image");
   plan.mask_bytes_per_sample = Times(out_pixels, ElementBytes(options.output.mask_dtype), "a mask");
   Times(batch, plan.image_bytes_per_sample, "a batch");  // MaskOffset() multiplies them
-  plan.batch_bytes = Plus(internal::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample),
-                          Times(batch, plan.mask_bytes_per_sample, "a batch"), "a batch");
+  plan.batch_bytes =
+      Plus(internal::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample),
+           Times(batch, plan.mask_bytes_per_sample, "a batch"), "a batch");
   plan.pool_buffers = options.prefetch_batches;
   plan.pool_bytes = Times(plan.batch_bytes, static_cast<size_t>(plan.pool_buffers), "the pool");
 
   plan.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const size_t threads = static_cast<size_t>(plan.threads);
   const internal::JpegDecoder decoder(options.decode);
-  const internal::DctScale scale =
-      decoder.ChooseScale(source_width, source_height, options.augment.output_width, options.augment.output_height);
-  const size_t decode_bytes = internal::PairReader::PlannedScratchBytes(scale, source_width, source_height);
+  const internal::DctScale scale = decoder.ChooseScale(
+      source_width, source_height, options.augment.output_width, options.augment.output_height);
+  const size_t decode_bytes =
+      internal::PairReader::PlannedScratchBytes(scale, source_width, source_height);
   plan.scratch_bytes_per_thread =
-      decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(options.augment, scale.Apply(source_width),
-                                                                    scale.Apply(source_height));
+      decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(
+                         options.augment, scale.Apply(source_width), scale.Apply(source_height));
   plan.scratch_bytes = Times(plan.scratch_bytes_per_thread, threads, "the scratch");
   plan.decode_budget_bytes_per_thread =
       static_cast<size_t>(static_cast<double>(decode_bytes) * options.decode.scratch_headroom);
   plan.scratch_ceiling_bytes =
-      Times(Plus(plan.decode_budget_bytes_per_thread, internal::SampleAugmenter::MaxScratchBytes(options.augment),
-                 "the scratch"),
+      Times(Plus(plan.decode_budget_bytes_per_thread,
+                 internal::SampleAugmenter::MaxScratchBytes(options.augment), "the scratch"),
             threads, "the scratch");
   plan.read_buffer_bytes =
-      Times(Times(static_cast<size_t>(options.decode.max_file_bytes), 2, "the read buffers"), threads,
-            "the read buffers");
+      Times(Times(static_cast<size_t>(options.decode.max_file_bytes), 2, "the read buffers"),
+            threads, "the read buffers");
   plan.in_flight_bound = int64_t{options.prefetch_batches} * options.batch_size;
-  plan.gpu_batch_bytes = Times(batch, Plus(plan.image_bytes_per_sample, plan.mask_bytes_per_sample, "a batch"),
-                               "a GPU batch");
-  plan.total_bytes = Plus(Plus(plan.pool_bytes, plan.scratch_ceiling_bytes, "the plan"), plan.read_buffer_bytes,
-                          "the plan");
+  plan.gpu_batch_bytes =
+      Times(batch, Plus(plan.image_bytes_per_sample, plan.mask_bytes_per_sample, "a batch"),
+            "a GPU batch");
+  plan.total_bytes = Plus(Plus(plan.pool_bytes, plan.scratch_ceiling_bytes, "the plan"),
+                          plan.read_buffer_bytes, "the plan");
   return plan;
 }
 
@@ -117,16 +123,18 @@ void CheckPlanFitsMachine(const MemoryPlan& plan) {
   if (pages > 0 && page_size > 0) {
     const size_t physical = static_cast<size_t>(pages) * static_cast<size_t>(page_size);
     if (plan.total_bytes > physical) {
-      throw ConfigError("the memory plan needs " + std::to_string(plan.total_bytes) + " bytes (" +
-                        MiBText(plan.total_bytes) + "; pool " + std::to_string(plan.pool_bytes) +
-                        "), more than the " + std::to_string(physical) + " bytes (" + MiBText(physical) +
-                        ") of physical memory: lower batch_size, prefetch_batches, the output size or threads");
+      throw ConfigError(
+          "the memory plan needs " + std::to_string(plan.total_bytes) + " bytes (" +
+          MiBText(plan.total_bytes) + "; pool " + std::to_string(plan.pool_bytes) +
+          "), more than the " + std::to_string(physical) + " bytes (" + MiBText(physical) +
+          ") of physical memory: lower batch_size, prefetch_batches, the output size or threads");
     }
   }
   for (const auto& [resource, name] : {std::pair{RLIMIT_AS, "address-space limit (ulimit -v)"},
                                        std::pair{RLIMIT_DATA, "data-segment limit (ulimit -d)"}}) {
     rlimit limit{};
-    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && plan.total_bytes > limit.rlim_cur) {
+    if (getrlimit(resource, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        plan.total_bytes > limit.rlim_cur) {
       throw ConfigError("the memory plan needs " + std::to_string(plan.total_bytes) + " bytes (" +
                         MiBText(plan.total_bytes) + "), more than the process's " + name + " of " +
                         std::to_string(limit.rlim_cur) + " bytes");

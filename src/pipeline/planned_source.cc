@@ -23,8 +23,9 @@ Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeO
   }
   if (sizes.empty()) return last_error;
   const auto pixels = [](const PlannedSource& s) { return int64_t{s.width} * s.height; };
-  std::nth_element(sizes.begin(), sizes.begin() + static_cast<long>(sizes.size() / 2), sizes.end(),
-                   [&](const PlannedSource& a, const PlannedSource& b) { return pixels(a) < pixels(b); });
+  std::nth_element(
+      sizes.begin(), sizes.begin() + static_cast<long>(sizes.size() / 2), sizes.end(),
+      [&](const PlannedSource& a, const PlannedSource& b) { return pixels(a) < pixels(b); });
   PlannedSource median = sizes[sizes.size() / 2];
   median.headers_read = static_cast<int>(sizes.size());
   return median;

@@ -13,7 +13,7 @@ namespace segfeed::internal {
 struct PlannedSource {
   int width = 0;
   int height = 0;
-  int headers_read = 0;     // of the sampled pairs, how many headers parsed
+  int headers_read = 0;      // of the sampled pairs, how many headers parsed
   std::string example_path;  // a photo of exactly this size
 };
 

@@ -1,8 +1,8 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <vector>
 

@@ -18,8 +18,9 @@ constexpr int kMaxDrawsPerSlot = 256;
 }  // namespace
 
 SampleLoader::SampleLoader(const LoaderOptions& options, const Dataset& dataset,
-                           const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers, int workers,
-                           int source_width, int source_height, int64_t decode_budget_bytes)
+                           const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers,
+                           int workers, int source_width, int source_height,
+                           int64_t decode_budget_bytes)
     : options_(options),
       dataset_(dataset),
       sample_ids_(sample_ids),
@@ -68,13 +69,15 @@ Status SampleLoader::Load(const SampleTask& task, int worker_index) {
       if (draw == 0) ++samples_skipped_;
       RecordBadPair(id, status.error());
     }
-    if (known_bad_count_.load() == static_cast<int64_t>(dataset_.pairs.size()) || draw + 1 == kMaxDrawsPerSlot) {
+    if (known_bad_count_.load() == static_cast<int64_t>(dataset_.pairs.size()) ||
+        draw + 1 == kMaxDrawsPerSlot) {
       return GiveUpError(id, draw + 1);
     }
   }
 }
 
-Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task, Worker& worker) {
+Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task,
+                              Worker& worker) {
   const int out_w = options_.augment.output_width;
   const int out_h = options_.augment.output_height;
   Status status = worker.reader.Read(dataset_.pairs[id], out_w, out_h);
@@ -85,7 +88,8 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
 
-  const AugmentParams params = DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
+  const AugmentParams params =
+      DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
   const RgbImage& image = worker.reader.image();
   const MaskImage& mask = worker.reader.mask();
   WarpSource source;
@@ -94,8 +98,10 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   const DctScale scale = worker.reader.image_scale();
   source.image_scale = static_cast<double>(scale.num) / scale.denom;
   const OutputConverter& converter = worker.augmenter.converter();
-  worker.augmenter.Run(params, source, converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), out_w, out_h),
-                       converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), out_w));
+  worker.augmenter.Run(
+      params, source,
+      converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), out_w, out_h),
+      converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), out_w));
   const SampleAugmenter::Timings& augment = worker.augmenter.last_timings();
   warp_ns_ += augment.warp_ns;
   jitter_ns_ += augment.jitter_ns;
@@ -120,8 +126,10 @@ Error SampleLoader::GiveUpError(uint32_t id, int draws) const {
     MutexLock lock(&skipped_mu_);
     error = bad_pairs_.at(id);
   }
-  error.detail += "; stopping: " + std::to_string(draws) + " draws found no good pair to fill a batch slot, and " +
-                  std::to_string(known_bad_count_.load()) + " of " + std::to_string(dataset_.pairs.size()) +
+  error.detail += "; stopping: " + std::to_string(draws) +
+                  " draws found no good pair to fill a batch slot, and " +
+                  std::to_string(known_bad_count_.load()) + " of " +
+                  std::to_string(dataset_.pairs.size()) +
                   " pairs are bad so far: run `segfeed check` on the dataset";
   return error;
 }

@@ -14,10 +14,10 @@
 #include "mutex.h"
 #include "pipeline/sample_task.h"
 #include "result.h"
-#include "thread_annotations.h"
 #include "segfeed/dataset.h"
 #include "segfeed/loader.h"
 #include "segfeed/options.h"
+#include "thread_annotations.h"
 
 namespace segfeed::internal {
 
@@ -35,9 +35,9 @@ class SampleLoader {
   // and `buffers` must outlive the loader. Each of `workers` workers gets a
   // reader and an augmenter whose scratch is reserved for sources up to
   // source_width x source_height within `decode_budget_bytes`.
-  SampleLoader(const LoaderOptions& options, const Dataset& dataset, const std::vector<uint32_t>& sample_ids,
-               BatchBuffers* buffers, int workers, int source_width, int source_height,
-               int64_t decode_budget_bytes);
+  SampleLoader(const LoaderOptions& options, const Dataset& dataset,
+               const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers, int workers,
+               int source_width, int source_height, int64_t decode_budget_bytes);
 
   // The epoch's number and order (position -> pair id); `order` must stay
   // valid until the next call.
@@ -103,8 +103,8 @@ class SampleLoader {
   std::atomic<int64_t> samples_skipped_{0};
   std::atomic<int64_t> samples_replaced_{0};
   std::atomic<int64_t> input_bytes_{0};
-  std::atomic<int64_t> read_ns_{0}, image_decode_ns_{0}, mask_decode_ns_{0}, warp_ns_{0}, jitter_ns_{0},
-      convert_ns_{0};
+  std::atomic<int64_t> read_ns_{0}, image_decode_ns_{0}, mask_decode_ns_{0}, warp_ns_{0},
+      jitter_ns_{0}, convert_ns_{0};
   // Pairs that failed once, by id: a replacement draw skips them without
   // reading (they would fail the same way, so the stream does not change).
   std::unique_ptr<std::atomic<bool>[]> known_bad_;

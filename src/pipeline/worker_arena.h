@@ -25,7 +25,8 @@ class WorkerArena {
   static std::optional<tbb::global_control> MaybeRaise(int threads) {
     const int default_limit = tbb::info::default_concurrency();
     if (threads + 1 <= default_limit) return std::nullopt;
-    return std::optional<tbb::global_control>(std::in_place, tbb::global_control::max_allowed_parallelism,
+    return std::optional<tbb::global_control>(std::in_place,
+                                              tbb::global_control::max_allowed_parallelism,
                                               static_cast<size_t>(threads + 1));
   }
 

@@ -107,21 +107,25 @@ internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const CliArgs
 void PrintBenchHeader(const CliArgs& cli, const LoaderOptions& options, const Loader& loader,
                       const std::string& dataset_label, int epochs) {
   const LoaderStats initial = loader.stats();
-  std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(), loader.dataset().pairs.size());
-  std::printf("  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
-              options.batch_size, options.augment.output_width, options.augment.output_height,
-              std::string(ElementTypeName(options.output.image_dtype)).c_str(),
-              std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
-              options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
-              cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
+  std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(),
+              loader.dataset().pairs.size());
+  std::printf(
+      "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
+      options.batch_size, options.augment.output_width, options.augment.output_height,
+      std::string(ElementTypeName(options.output.image_dtype)).c_str(),
+      std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
+      options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
+      cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
   if (options.batch_size > loader.samples_per_epoch()) {
     // The pool is allocated (and pinned) for full batches the dataset never fills.
-    std::printf("  warning: a batch has room for %d samples but an epoch has %lld; %.1f MiB of the %.1f MiB pool "
-                "are never filled: lower --batch\n",
-                options.batch_size, static_cast<long long>(loader.samples_per_epoch()),
-                MiB(static_cast<double>(initial.pool_bytes) *
-                    (1.0 - static_cast<double>(loader.samples_per_epoch()) / options.batch_size)),
-                MiB(static_cast<double>(initial.pool_bytes)));
+    std::printf(
+        "  warning: a batch has room for %d samples but an epoch has %lld; %.1f MiB of the %.1f "
+        "MiB pool "
+        "are never filled: lower --batch\n",
+        options.batch_size, static_cast<long long>(loader.samples_per_epoch()),
+        MiB(static_cast<double>(initial.pool_bytes) *
+            (1.0 - static_cast<double>(loader.samples_per_epoch()) / options.batch_size)),
+        MiB(static_cast<double>(initial.pool_bytes)));
   }
   std::fflush(stdout);
 }
@@ -139,13 +143,15 @@ void RunEpochs(Loader& loader, BenchResult* result) {
         result->samples += lease->size();
         ++result->batches;
         if (show_progress) {
-          std::fprintf(stderr, "\repoch %d: %lld batches", epoch, static_cast<long long>(result->batches));
+          std::fprintf(stderr, "\repoch %d: %lld batches", epoch,
+                       static_cast<long long>(result->batches));
         }
       }
     } catch (const FileError& e) {
       result->failure = e.what();
     }
-    result->epoch_seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    result->epoch_seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     result->epoch_samples.push_back(result->samples - samples_before);
   }
   if (show_progress) std::fprintf(stderr, "\n");
@@ -159,56 +165,74 @@ void ComputeRates(const Loader& loader, BenchResult* result) {
   const size_t first_timed = result->epoch_seconds.size() > 1 ? 1 : 0;
   std::vector<double> samples_per_s_by_epoch;
   for (size_t i = first_timed; i < result->epoch_seconds.size(); ++i) {
-    samples_per_s_by_epoch.push_back(static_cast<double>(result->epoch_samples[i]) / result->epoch_seconds[i]);
+    samples_per_s_by_epoch.push_back(static_cast<double>(result->epoch_samples[i]) /
+                                     result->epoch_seconds[i]);
   }
   result->timed_epochs = result->epoch_seconds.size() - first_timed;
   result->samples_per_s = Median(samples_per_s_by_epoch);
-  const double samples_per_batch = static_cast<double>(loader.samples_per_epoch()) / loader.batches_per_epoch();
+  const double samples_per_batch =
+      static_cast<double>(loader.samples_per_epoch()) / loader.batches_per_epoch();
   result->batches_per_s = result->samples_per_s / samples_per_batch;
   const double input_bytes_per_sample =
-      result->samples > 0 ? static_cast<double>(result->stats.input_bytes) / static_cast<double>(result->samples)
-                          : 0.0;
+      result->samples > 0
+          ? static_cast<double>(result->stats.input_bytes) / static_cast<double>(result->samples)
+          : 0.0;
   result->input_mb_per_s = input_bytes_per_sample * result->samples_per_s / 1e6;
 }
 
 void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
   const LoaderStats& stats = result.stats;
   const StageSeconds& stage = stats.stage_seconds;
-  const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp + stage.jitter + stage.convert;
+  const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp +
+                      stage.jitter + stage.convert;
   auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
-  std::printf("  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epochs)\n",
-              result.samples_per_s, result.batches_per_s, result.input_mb_per_s, result.timed_epochs);
-  std::printf("  stages (thread-seconds, all epochs): read %.2f (%.0f%%), JPEG %.2f (%.0f%%), GIF %.2f (%.0f%%), "
-              "warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); consumer waited %.2f s\n",
-              stage.read, share(stage.read), stage.decode_image, share(stage.decode_image), stage.decode_mask,
-              share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter, share(stage.jitter), stage.convert,
-              share(stage.convert), stage.consumer_wait);
-  std::printf("  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB (peak %.1f), read buffers %.1f MiB "
-              "(peak %.1f), max in flight %d of %d samples, peak RSS %.1f MiB (plan: at most %.1f MiB + libraries)\n",
-              stats.pool_buffers, MiB(static_cast<double>(stats.pool_bytes) / stats.pool_buffers),
-              std::string(PoolKindName(stats.pool_kind)).c_str(), MiB(static_cast<double>(stats.pool_bytes)),
-              stats.pool_fallback_reason.empty() ? "" : (" [" + stats.pool_fallback_reason + "]").c_str(),
-              MiB(static_cast<double>(stats.scratch_bytes)), MiB(static_cast<double>(stats.peak_scratch_bytes)),
-              MiB(static_cast<double>(stats.read_buffer_bytes)), MiB(static_cast<double>(stats.peak_read_buffer_bytes)),
-              stats.peak_in_flight, stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())),
-              MiB(static_cast<double>(loader.plan().total_bytes)));
+  std::printf(
+      "  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epochs)\n",
+      result.samples_per_s, result.batches_per_s, result.input_mb_per_s, result.timed_epochs);
+  std::printf(
+      "  stages (thread-seconds, all epochs): read %.2f (%.0f%%), JPEG %.2f (%.0f%%), GIF %.2f "
+      "(%.0f%%), "
+      "warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); consumer waited %.2f s\n",
+      stage.read, share(stage.read), stage.decode_image, share(stage.decode_image),
+      stage.decode_mask, share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter,
+      share(stage.jitter), stage.convert, share(stage.convert), stage.consumer_wait);
+  std::printf(
+      "  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB (peak %.1f), read buffers "
+      "%.1f MiB "
+      "(peak %.1f), max in flight %d of %d samples, peak RSS %.1f MiB (plan: at most %.1f MiB + "
+      "libraries)\n",
+      stats.pool_buffers, MiB(static_cast<double>(stats.pool_bytes) / stats.pool_buffers),
+      std::string(PoolKindName(stats.pool_kind)).c_str(),
+      MiB(static_cast<double>(stats.pool_bytes)),
+      stats.pool_fallback_reason.empty() ? "" : (" [" + stats.pool_fallback_reason + "]").c_str(),
+      MiB(static_cast<double>(stats.scratch_bytes)),
+      MiB(static_cast<double>(stats.peak_scratch_bytes)),
+      MiB(static_cast<double>(stats.read_buffer_bytes)),
+      MiB(static_cast<double>(stats.peak_read_buffer_bytes)), stats.peak_in_flight,
+      stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())),
+      MiB(static_cast<double>(loader.plan().total_bytes)));
 }
 
 // --decode-only and --baseline: the same pairs through the decoders alone,
 // and through a naive OpenCV loop.
-void RunComparisons(const CliArgs& cli, const Loader& loader, const LoaderOptions& options, BenchResult* result) {
+void RunComparisons(const CliArgs& cli, const Loader& loader, const LoaderOptions& options,
+                    BenchResult* result) {
   if (cli.Has("--decode-only")) {
-    const double decode_only = DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, result->stats.threads);
+    const double decode_only =
+        DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, result->stats.threads);
     result->decode_only = decode_only;
-    std::printf("  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n", decode_only,
-                result->stats.threads, result->samples_per_s / decode_only);
+    std::printf(
+        "  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n",
+        decode_only, result->stats.threads, result->samples_per_s / decode_only);
   }
   if (cli.Has("--baseline")) {
-    const internal::Result<double> measured = NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
+    const internal::Result<double> measured =
+        NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
     if (measured.ok()) {
       result->baseline = measured.value();
-      std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n",
-                  measured.value(), result->samples_per_s / measured.value());
+      std::printf(
+          "  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n",
+          measured.value(), result->samples_per_s / measured.value());
     } else {
       result->baseline = NAN;  // null in the JSON: no number rather than a wrong one
       result->baseline_error = measured.error();
@@ -227,12 +251,16 @@ void PrintOutcome(const BenchResult& result) {
   for (const Error& skipped : stats.skipped_files) {
     std::printf("  skipped %s\n", PrintableText(skipped.Message()).c_str());
   }
-  if (!result.failure.empty()) std::printf("  stopped: %s\n", PrintableText(result.failure).c_str());
-  std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n", static_cast<long long>(stats.samples_loaded),
-              static_cast<long long>(stats.samples_skipped), static_cast<long long>(stats.samples_replaced));
+  if (!result.failure.empty())
+    std::printf("  stopped: %s\n", PrintableText(result.failure).c_str());
+  std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n",
+              static_cast<long long>(stats.samples_loaded),
+              static_cast<long long>(stats.samples_skipped),
+              static_cast<long long>(stats.samples_replaced));
 }
 
-std::string BenchJson(const Loader& loader, const LoaderOptions& options, const BenchResult& result) {
+std::string BenchJson(const Loader& loader, const LoaderOptions& options,
+                      const BenchResult& result) {
   const LoaderStats& stats = result.stats;
   const StageSeconds& stage = stats.stage_seconds;
   JsonWriter json;
@@ -285,7 +313,8 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options, const 
 }  // namespace
 
 int RunBench(std::span<const std::string> args) {
-  const CliArgs cli = ParseLoaderCommand(args, {"--epochs", "--json", "--demo-count"}, {"--baseline", "--decode-only", "--digest"});
+  const CliArgs cli = ParseLoaderCommand(args, {"--epochs", "--json", "--demo-count"},
+                                         {"--baseline", "--decode-only", "--digest"});
   if (cli.Has("--help")) {
     std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
     return 0;
@@ -311,7 +340,8 @@ int RunBench(std::span<const std::string> args) {
   RunComparisons(cli, loader, options, &result);
   PrintOutcome(result);
   if (json_file) {
-    if (internal::Status written = json_file->Write(BenchJson(loader, options, result)); !written.ok()) {
+    if (internal::Status written = json_file->Write(BenchJson(loader, options, result));
+        !written.ok()) {
       throw FileError(written.error());
     }
   }

@@ -25,7 +25,8 @@
 namespace segfeed::tools {
 namespace {
 
-constexpr const char* kHelp = R"(usage: segfeed check (--data DIR | --images DIR --masks DIR) [options]
+constexpr const char* kHelp =
+    R"(usage: segfeed check (--data DIR | --images DIR --masks DIR) [options]
 
 Reads and fully decodes every image and mask of a dataset, on all cores
 (JPEG at full resolution, so a truncated photo is found), and lists every
@@ -77,8 +78,9 @@ std::string Join(const std::vector<ValueCount>& counts) {
 // pairing expects: the report of an empty dataset, of one in another
 // format, or of --images and --masks given the wrong way round.
 struct NoPairsExplanation {
-  std::string found;     // "found 0 images (.jpg/.jpeg) in d/train and ...; 5 files ignored (.png 5)"
-  std::string expected;  // "expected d/train/<stem>.jpg with its mask d/train_masks/<stem>_mask.gif"
+  std::string found;  // "found 0 images (.jpg/.jpeg) in d/train and ...; 5 files ignored (.png 5)"
+  std::string
+      expected;  // "expected d/train/<stem>.jpg with its mask d/train_masks/<stem>_mask.gif"
 };
 
 std::string Lowercase(std::string text) {
@@ -88,8 +90,9 @@ std::string Lowercase(std::string text) {
 
 bool HasExtensionIn(const std::filesystem::path& path, const std::vector<std::string>& extensions) {
   const std::string extension = Lowercase(path.extension().string());
-  return std::any_of(extensions.begin(), extensions.end(),
-                     [&](const std::string& candidate) { return Lowercase(candidate) == extension; });
+  return std::any_of(extensions.begin(), extensions.end(), [&](const std::string& candidate) {
+    return Lowercase(candidate) == extension;
+  });
 }
 
 NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& spec) {
@@ -105,37 +108,47 @@ NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& 
   for (const IgnoredFile& file : report.ignored) {
     const bool named_by_listing = file.reason == "hidden" || file.reason == "folder";
     const std::string extension = Lowercase(file.path.extension().string());
-    ++ignored_by_kind[named_by_listing ? file.reason : extension.empty() ? "no extension" : extension];
-    if (file.path.parent_path() == spec.image_dir && HasExtensionIn(file.path, spec.mask_extensions)) {
+    ++ignored_by_kind[named_by_listing    ? file.reason
+                      : extension.empty() ? "no extension"
+                                          : extension];
+    if (file.path.parent_path() == spec.image_dir &&
+        HasExtensionIn(file.path, spec.mask_extensions)) {
       ++masks_among_images;
     }
-    if (file.path.parent_path() == spec.mask_dir && HasExtensionIn(file.path, spec.image_extensions)) {
+    if (file.path.parent_path() == spec.mask_dir &&
+        HasExtensionIn(file.path, spec.image_extensions)) {
       ++images_among_masks;
     }
   }
   NoPairsExplanation explanation;
   explanation.found = "found " + std::to_string(report.images_checked) + " images (" +
                       joined(spec.image_extensions) + ") in " + spec.image_dir.string() + " and " +
-                      std::to_string(report.masks_checked) + " masks (" + joined(spec.mask_extensions) + ") in " +
-                      spec.mask_dir.string() + "; " + std::to_string(report.ignored.size()) + " files ignored";
+                      std::to_string(report.masks_checked) + " masks (" +
+                      joined(spec.mask_extensions) + ") in " + spec.mask_dir.string() + "; " +
+                      std::to_string(report.ignored.size()) + " files ignored";
   std::string kinds;
   for (const auto& [kind, files] : ignored_by_kind) {
     kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(files);
   }
   if (!kinds.empty()) explanation.found += " (" + kinds + ")";
-  if (masks_among_images > 0 && images_among_masks > 0) explanation.found += "; the two folders look swapped";
-  const std::string first_image_extension = spec.image_extensions.empty() ? "" : spec.image_extensions.front();
-  const std::string first_mask_extension = spec.mask_extensions.empty() ? "" : spec.mask_extensions.front();
-  explanation.expected = "expected " + (spec.image_dir / ("<stem>" + first_image_extension)).string() +
-                         " with its mask " +
-                         (spec.mask_dir / ("<stem>" + spec.mask_suffix + first_mask_extension)).string();
+  if (masks_among_images > 0 && images_among_masks > 0)
+    explanation.found += "; the two folders look swapped";
+  const std::string first_image_extension =
+      spec.image_extensions.empty() ? "" : spec.image_extensions.front();
+  const std::string first_mask_extension =
+      spec.mask_extensions.empty() ? "" : spec.mask_extensions.front();
+  explanation.expected =
+      "expected " + (spec.image_dir / ("<stem>" + first_image_extension)).string() +
+      " with its mask " +
+      (spec.mask_dir / ("<stem>" + spec.mask_suffix + first_mask_extension)).string();
   return explanation;
 }
 
 void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   std::printf("problems: %zu\n", report.problems.size());
   // Names are escaped: one problem is one line, and nothing reaches the terminal raw.
-  for (const Error& problem : report.problems) std::printf("  %s\n", PrintableText(problem.Message()).c_str());
+  for (const Error& problem : report.problems)
+    std::printf("  %s\n", PrintableText(problem.Message()).c_str());
 
   std::printf("summary:\n");
   std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
@@ -144,7 +157,8 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   std::string by_kind;
   for (ErrorKind kind : kAllErrorKinds) {
     if (const int64_t n = CountProblems(report, kind)) {
-      by_kind += (by_kind.empty() ? "" : ", ") + std::string(ErrorKindName(kind)) + " " + std::to_string(n);
+      by_kind += (by_kind.empty() ? "" : ", ") + std::string(ErrorKindName(kind)) + " " +
+                 std::to_string(n);
     }
   }
   std::printf("  problems         %zu%s\n", report.problems.size(),
@@ -158,19 +172,21 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   if (report.statistics_pixels > 0) {
     const auto& m = report.channel_mean;
     const auto& s = report.channel_std;
-    std::printf("  channel mean     R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", m[0] / 255, m[1] / 255,
-                m[2] / 255, m[0], m[1], m[2]);
-    std::printf("  channel std      R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", s[0] / 255, s[1] / 255,
-                s[2] / 255, s[0], s[1], s[2]);
+    std::printf("  channel mean     R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", m[0] / 255,
+                m[1] / 255, m[2] / 255, m[0], m[1], m[2]);
+    std::printf("  channel std      R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", s[0] / 255,
+                s[1] / 255, s[2] / 255, s[0], s[1], s[2]);
     std::printf("                   over all %lld pixels of %lld decoded images, full resolution\n",
-                static_cast<long long>(report.statistics_pixels), static_cast<long long>(report.statistics_images));
+                static_cast<long long>(report.statistics_pixels),
+                static_cast<long long>(report.statistics_images));
   } else {
     std::printf("  channel mean/std none (no image decoded)\n");
   }
   if (report.foreground_masks > 0) {
-    std::printf("  mask foreground  mean %.4f, min %.4f, max %.4f (fraction of pixels, %lld masks)\n",
-                report.foreground_mean, report.foreground_min, report.foreground_max,
-                static_cast<long long>(report.foreground_masks));
+    std::printf(
+        "  mask foreground  mean %.4f, min %.4f, max %.4f (fraction of pixels, %lld masks)\n",
+        report.foreground_mean, report.foreground_min, report.foreground_max,
+        static_cast<long long>(report.foreground_masks));
   } else {
     std::printf("  mask foreground  none (no mask decoded)\n");
   }
@@ -187,15 +203,18 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
                 PrintableText(report.ignored[i].reason).c_str());
   }
   if (report.ignored.size() > kIgnoredListed) {
-    std::printf("    ... and %zu more (all of them in --json)\n", report.ignored.size() - kIgnoredListed);
+    std::printf("    ... and %zu more (all of them in --json)\n",
+                report.ignored.size() - kIgnoredListed);
   }
   if (report.pairs == 0) {
     const NoPairsExplanation why = ExplainNoPairs(report, spec);
-    std::printf("NO PAIRS: %s\n  %s\n", PrintableText(why.found).c_str(), PrintableText(why.expected).c_str());
+    std::printf("NO PAIRS: %s\n  %s\n", PrintableText(why.found).c_str(),
+                PrintableText(why.expected).c_str());
     return;
   }
   std::printf("%s: %zu problem%s in %lld pairs\n", report.problems.empty() ? "clean" : "NOT CLEAN",
-              report.problems.size(), report.problems.size() == 1 ? "" : "s", static_cast<long long>(report.pairs));
+              report.problems.size(), report.problems.size() == 1 ? "" : "s",
+              static_cast<long long>(report.pairs));
 }
 
 void WriteCounts(JsonWriter* json, std::string_view key, const std::vector<ValueCount>& counts) {
@@ -217,7 +236,8 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
       .Integer("masks_checked", report.masks_checked)
       .Integer("problem_count", static_cast<int64_t>(report.problems.size()))
       .BeginObject("problems_by_kind");
-  for (ErrorKind kind : kAllErrorKinds) json.Integer(ErrorKindName(kind), CountProblems(report, kind));
+  for (ErrorKind kind : kAllErrorKinds)
+    json.Integer(ErrorKindName(kind), CountProblems(report, kind));
   json.EndObject();
   WriteCounts(&json, "image_sizes", report.image_sizes);
   WriteCounts(&json, "mask_sizes", report.mask_sizes);
@@ -253,7 +273,8 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
       .EndObject();
 
   // The groups of duplicates, each path written by `write`.
-  auto duplicates = [&](std::string_view key, JsonWriter& (JsonWriter::*write)(std::string_view, std::string_view)) {
+  auto duplicates = [&](std::string_view key,
+                        JsonWriter& (JsonWriter::*write)(std::string_view, std::string_view)) {
     json.BeginArray(key);
     for (const std::vector<std::string>& group : report.duplicates) {
       json.BeginArray();
@@ -265,9 +286,9 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
   duplicates("duplicates", &JsonWriter::String);
   // Array items have no key for String() to put the exact bytes beside, so
   // a name that is not UTF-8 brings the whole list again, as hex.
-  const bool any_not_utf8 = std::any_of(report.duplicates.begin(), report.duplicates.end(), [](const auto& group) {
-    return !std::all_of(group.begin(), group.end(), IsValidUtf8);
-  });
+  const bool any_not_utf8 = std::any_of(
+      report.duplicates.begin(), report.duplicates.end(),
+      [](const auto& group) { return !std::all_of(group.begin(), group.end(), IsValidUtf8); });
   if (any_not_utf8) duplicates("duplicates_bytes_hex", &JsonWriter::BytesHex);
   json.BeginArray("ignored");
   for (const IgnoredFile& file : report.ignored) {
@@ -297,7 +318,8 @@ int RunCheck(std::span<const std::string> args) {
     std::cout << kHelp << kDatasetHelp << "\n" << kNamesHelp;
     return 0;
   }
-  if (!cli.positionals().empty()) throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
+  if (!cli.positionals().empty())
+    throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
   const DatasetSpec spec = DatasetFromArgs(cli);
   for (const char* option : {"--data", "--images", "--masks"}) RequireFolder(cli, option);
 

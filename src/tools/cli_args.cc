@@ -59,8 +59,7 @@ std::string CliArgs::GetString(const std::string& name, const std::string& fallb
   return Get(name).value_or(fallback);
 }
 
-int64_t CliArgs::GetInt(const std::string& name, int64_t fallback, int64_t min,
-                        int64_t max) const {
+int64_t CliArgs::GetInt(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
   std::optional<std::string> text = Get(name);
   if (!text) return fallback;
   int64_t value = 0;

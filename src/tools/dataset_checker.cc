@@ -5,13 +5,13 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
-#include <new>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -148,7 +148,8 @@ class FileChecker {
     out->width = mask_.width;
     out->height = mask_.height;
     const size_t pixels = static_cast<size_t>(mask_.width) * mask_.height;
-    out->foreground_pixels = std::count(mask_.pixels.begin(), mask_.pixels.begin() + pixels, uint8_t{1});
+    out->foreground_pixels =
+        std::count(mask_.pixels.begin(), mask_.pixels.begin() + pixels, uint8_t{1});
     if (mask_.used_more_than_two_colours) {
       out->warning = internal::NonBinaryMaskWarning(path, mask_threshold_);
     }
@@ -188,23 +189,34 @@ std::string SizeText(int width, int height) {
 
 const char* SubsamplingName(JpegSubsampling subsampling) {
   switch (subsampling) {
-    case JpegSubsampling::k444: return "4:4:4";
-    case JpegSubsampling::k422: return "4:2:2";
-    case JpegSubsampling::k420: return "4:2:0";
-    case JpegSubsampling::kGray: return "gray";
-    case JpegSubsampling::k440: return "4:4:0";
-    case JpegSubsampling::k411: return "4:1:1";
+    case JpegSubsampling::k444:
+      return "4:4:4";
+    case JpegSubsampling::k422:
+      return "4:2:2";
+    case JpegSubsampling::k420:
+      return "4:2:0";
+    case JpegSubsampling::kGray:
+      return "gray";
+    case JpegSubsampling::k440:
+      return "4:4:0";
+    case JpegSubsampling::k411:
+      return "4:1:1";
   }
   return "unknown";
 }
 
 const char* ColorspaceName(JpegColorspace colorspace) {
   switch (colorspace) {
-    case JpegColorspace::kRgb: return "RGB";
-    case JpegColorspace::kYCbCr: return "YCbCr";
-    case JpegColorspace::kGray: return "gray";
-    case JpegColorspace::kCmyk: return "CMYK";
-    case JpegColorspace::kYcck: return "YCCK";
+    case JpegColorspace::kRgb:
+      return "RGB";
+    case JpegColorspace::kYCbCr:
+      return "YCbCr";
+    case JpegColorspace::kGray:
+      return "gray";
+    case JpegColorspace::kCmyk:
+      return "CMYK";
+    case JpegColorspace::kYcck:
+      return "YCCK";
   }
   return "unknown";
 }
@@ -248,24 +260,27 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
   const auto total = static_cast<int64_t>(jobs.size());
   arena.arena()->execute([&] {
     // Grain 1: one file is milliseconds of work, and files differ in size.
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs.size(), 1), [&](const tbb::blocked_range<size_t>& range) {
-      std::unique_ptr<FileChecker> checker;
-      if (!checkers.try_pop(checker)) checker = std::make_unique<FileChecker>(options);
-      for (size_t i = range.begin(); i != range.end(); ++i) {
-        // Running out of memory on a file is that file's problem; the
-        // checker goes on with the next one.
-        try {
-          outcomes[i] = checker->Check(jobs[i]);
-        } catch (const std::bad_alloc&) {
-          outcomes[i] = FileOutcome{};
-          outcomes[i].error = Error{ErrorKind::kTooLarge, jobs[i].path.string(),
-                                    "not enough memory to check this file (std::bad_alloc)"};
-        }
-        const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
-        if (options.progress) options.progress(finished, total);
-      }
-      checkers.push(std::move(checker));
-    });
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs.size(), 1),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        std::unique_ptr<FileChecker> checker;
+                        if (!checkers.try_pop(checker))
+                          checker = std::make_unique<FileChecker>(options);
+                        for (size_t i = range.begin(); i != range.end(); ++i) {
+                          // Running out of memory on a file is that file's problem; the
+                          // checker goes on with the next one.
+                          try {
+                            outcomes[i] = checker->Check(jobs[i]);
+                          } catch (const std::bad_alloc&) {
+                            outcomes[i] = FileOutcome{};
+                            outcomes[i].error =
+                                Error{ErrorKind::kTooLarge, jobs[i].path.string(),
+                                      "not enough memory to check this file (std::bad_alloc)"};
+                          }
+                          const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
+                          if (options.progress) options.progress(finished, total);
+                        }
+                        checkers.push(std::move(checker));
+                      });
   });
   return outcomes;
 }
@@ -277,7 +292,8 @@ std::vector<std::vector<std::string>> FindDuplicates(const std::vector<FileJob>&
   // into classes of truly equal bytes (a digest collision is not a duplicate).
   std::vector<std::tuple<uint64_t, uint64_t, size_t>> keyed;
   for (size_t i = 0; i < outcomes.size(); ++i) {
-    if (outcomes[i].size_bytes > 0) keyed.emplace_back(outcomes[i].size_bytes, outcomes[i].digest, i);
+    if (outcomes[i].size_bytes > 0)
+      keyed.emplace_back(outcomes[i].size_bytes, outcomes[i].digest, i);
   }
   std::sort(keyed.begin(), keyed.end());
   std::vector<std::vector<std::string>> groups;
@@ -290,9 +306,10 @@ std::vector<std::vector<std::string>> FindDuplicates(const std::vector<FileJob>&
     std::vector<std::vector<size_t>> classes;
     for (size_t k = begin; end - begin > 1 && k < end; ++k) {
       const size_t index = std::get<2>(keyed[k]);
-      auto same = std::find_if(classes.begin(), classes.end(), [&](const std::vector<size_t>& members) {
-        return SameBytes(jobs[members.front()].path, jobs[index].path);
-      });
+      auto same =
+          std::find_if(classes.begin(), classes.end(), [&](const std::vector<size_t>& members) {
+            return SameBytes(jobs[members.front()].path, jobs[index].path);
+          });
       if (same != classes.end()) {
         same->push_back(index);
       } else {
@@ -324,7 +341,8 @@ std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
     jobs.push_back({dataset->pairs[i].mask_path, FileRole::kMask, static_cast<int64_t>(i)});
   }
   for (Error& problem : dataset->problems) {
-    if (problem.kind == ErrorKind::kMissingMask) jobs.push_back({problem.path, FileRole::kImage, -1});
+    if (problem.kind == ErrorKind::kMissingMask)
+      jobs.push_back({problem.path, FileRole::kImage, -1});
     if (problem.kind == ErrorKind::kOrphanMask) jobs.push_back({problem.path, FileRole::kMask, -1});
     report->problems.push_back(std::move(problem));
   }
@@ -365,10 +383,12 @@ void AddImage(const std::vector<FileJob>& jobs, const std::vector<FileOutcome>& 
   }
   // The pair's mask is the next job; compare full-resolution sizes.
   const FileOutcome* mask = job.pair >= 0 ? &outcomes[i + 1] : nullptr;
-  if (mask && out.header_read && mask->header_read && (out.width != mask->width || out.height != mask->height)) {
+  if (mask && out.header_read && mask->header_read &&
+      (out.width != mask->width || out.height != mask->height)) {
     report->problems.push_back(Error{ErrorKind::kSizeMismatch, job.path.string(),
-                                     "image is " + SizeText(out.width, out.height) + " but its mask " +
-                                         jobs[i + 1].path.string() + " is " + SizeText(mask->width, mask->height)});
+                                     "image is " + SizeText(out.width, out.height) +
+                                         " but its mask " + jobs[i + 1].path.string() + " is " +
+                                         SizeText(mask->width, mask->height)});
   }
 }
 
@@ -378,15 +398,18 @@ void AddMask(const FileOutcome& out, Statistics* stats, CheckReport* report) {
   stats->mask_sizes.Add({out.width, out.height});
   const double pixels = static_cast<double>(out.width) * out.height;
   const double fraction = pixels > 0 ? static_cast<double>(out.foreground_pixels) / pixels : 0.0;
-  report->foreground_min = report->foreground_masks == 0 ? fraction : std::min(report->foreground_min, fraction);
-  report->foreground_max = report->foreground_masks == 0 ? fraction : std::max(report->foreground_max, fraction);
+  report->foreground_min =
+      report->foreground_masks == 0 ? fraction : std::min(report->foreground_min, fraction);
+  report->foreground_max =
+      report->foreground_masks == 0 ? fraction : std::max(report->foreground_max, fraction);
   stats->foreground_sum += fraction;
   ++report->foreground_masks;
 }
 
 // Means, standard deviations and the sorted tallies, into the report.
 void FinishStatistics(const Statistics& stats, CheckReport* report) {
-  if (report->foreground_masks > 0) report->foreground_mean = stats.foreground_sum / report->foreground_masks;
+  if (report->foreground_masks > 0)
+    report->foreground_mean = stats.foreground_sum / report->foreground_masks;
   if (report->statistics_pixels > 0) {
     const auto n = static_cast<long double>(report->statistics_pixels);
     for (int c = 0; c < 3; ++c) {
@@ -396,7 +419,9 @@ void FinishStatistics(const Statistics& stats, CheckReport* report) {
       report->channel_std[c] = static_cast<double>(std::sqrt(std::max(variance, 0.0L)));
     }
   }
-  auto size_text = [](const std::pair<int, int>& size) { return SizeText(size.first, size.second); };
+  auto size_text = [](const std::pair<int, int>& size) {
+    return SizeText(size.first, size.second);
+  };
   report->image_sizes = stats.image_sizes.Sorted(size_text);
   report->mask_sizes = stats.mask_sizes.Sorted(size_text);
   report->jpeg_process = stats.process.Sorted();

@@ -7,18 +7,19 @@
 #include <vector>
 
 #include "segfeed/dataset.h"
-#include "segfeed/options.h"
 #include "segfeed/errors.h"
+#include "segfeed/options.h"
 
 namespace segfeed::tools {
 
 // Every ErrorKind, in declaration order: the order the checker's summary
 // lists its problem counts in.
 inline constexpr std::array<ErrorKind, 10> kAllErrorKinds = {
-    ErrorKind::kMissingMask,   ErrorKind::kOrphanMask,     ErrorKind::kCorruptImage,
-    ErrorKind::kCorruptMask,   ErrorKind::kSizeMismatch,   ErrorKind::kNonBinaryMask,
-    ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,   ErrorKind::kEmptyFile,
-    ErrorKind::kIoError};
+    ErrorKind::kMissingMask,       ErrorKind::kOrphanMask,
+    ErrorKind::kCorruptImage,      ErrorKind::kCorruptMask,
+    ErrorKind::kSizeMismatch,      ErrorKind::kNonBinaryMask,
+    ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,
+    ErrorKind::kEmptyFile,         ErrorKind::kIoError};
 
 // How `segfeed check` checks a dataset.
 struct CheckOptions {

@@ -19,7 +19,8 @@ constexpr int kDemoVersion = 1;
 
 std::filesystem::path DemoCacheRoot() {
   if (const char* dir = std::getenv("SEGFEED_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "segfeed";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "segfeed";
   if (const char* home = std::getenv("HOME"); home && *home) {
     return std::filesystem::path(home) / ".cache" / "segfeed";
   }
@@ -28,21 +29,24 @@ std::filesystem::path DemoCacheRoot() {
 
 internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options) {
   namespace fs = std::filesystem;
-  const std::string name = "demo-v" + std::to_string(kDemoVersion) + "-n" + std::to_string(options.count) +
-                           "-seed" + std::to_string(options.seed) + "-" + std::to_string(options.width) + "x" +
+  const std::string name = "demo-v" + std::to_string(kDemoVersion) + "-n" +
+                           std::to_string(options.count) + "-seed" + std::to_string(options.seed) +
+                           "-" + std::to_string(options.width) + "x" +
                            std::to_string(options.height) + "-q" + std::to_string(options.quality) +
                            (options.mask_rows == DemoMaskRows::kInterlaced ? "-interlaced"
                             : options.mask_rows == DemoMaskRows::kMixed    ? "-mixed"
                                                                            : "");
   const fs::path root = DemoCacheRoot();
   const fs::path final_dir = root / name;
-  if (fs::is_directory(final_dir / "train") && fs::is_directory(final_dir / "train_masks")) return final_dir;
+  if (fs::is_directory(final_dir / "train") && fs::is_directory(final_dir / "train_masks"))
+    return final_dir;
 
   const fs::path temp_dir = root / ("." + name + ".partial-" + std::to_string(getpid()));
   std::error_code ec;
   fs::remove_all(temp_dir, ec);
-  std::fprintf(stderr, "segfeed: creating the demo dataset (%d pairs, %dx%d) in %s\n", options.count,
-               options.width, options.height, PrintableText(final_dir.string()).c_str());
+  std::fprintf(stderr, "segfeed: creating the demo dataset (%d pairs, %dx%d) in %s\n",
+               options.count, options.width, options.height,
+               PrintableText(final_dir.string()).c_str());
   auto summary = WriteDemoDatasetWithProgress(temp_dir, options);
   if (!summary.ok()) {
     fs::remove_all(temp_dir, ec);
@@ -53,7 +57,8 @@ internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& opt
     // Another run may have finished the same dataset first: use theirs.
     fs::remove_all(temp_dir, ec);
     if (!fs::is_directory(final_dir / "train")) {
-      return Error{ErrorKind::kIoError, final_dir.string(), "cannot create the demo dataset: " + ec.message()};
+      return Error{ErrorKind::kIoError, final_dir.string(),
+                   "cannot create the demo dataset: " + ec.message()};
     }
   }
   return final_dir;

@@ -1,8 +1,8 @@
 #include "tools/demo_dataset.h"
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
-#include <unistd.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -44,7 +44,8 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
   for (const auto& dir : {image_dir, mask_dir}) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec) return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + ec.message()};
+    if (ec)
+      return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + ec.message()};
   }
 
   struct Scratch {
@@ -67,7 +68,8 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
     const auto gif_path = mask_dir / (stem + "_mask.gif");
     // Both written as OutputFile writes: complete under the final name or
     // absent, with the same permissions.
-    internal::Status status = WriteJpeg(jpeg_path, s.raster.rgb.data(), options.width, options.height, options.quality);
+    internal::Status status =
+        WriteJpeg(jpeg_path, s.raster.rgb.data(), options.width, options.height, options.quality);
     const bool interlaced = options.mask_rows == DemoMaskRows::kInterlaced ||
                             (options.mask_rows == DemoMaskRows::kMixed && index % 2 == 1);
     if (status.ok()) {

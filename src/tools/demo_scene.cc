@@ -83,13 +83,13 @@ void RenderTexture(uint64_t seed, int index, int width, int height, std::vector<
 // The car of one sample: a boxy body, a cabin with windows and two wheels,
 // placed on the floor of a studio with some jitter per view.
 struct CarShape {
-  float cx, ground_y;           // centre line and where the tyres touch the floor
-  float half_length;            // body half-length in pixels (shorter when seen head-on)
-  float body_cy, body_half_h;   // body superellipse
+  float cx, ground_y;          // centre line and where the tyres touch the floor
+  float half_length;           // body half-length in pixels (shorter when seen head-on)
+  float body_cy, body_half_h;  // body superellipse
   float cabin_cx, cabin_cy, cabin_half_w, cabin_half_h;
-  float wheel_r, wheel_dx;      // wheel radius and offset of each wheel from cx
-  float highlight_y;            // the bright reflection band along the body
-  int facing;                   // +1 front to the right, -1 to the left
+  float wheel_r, wheel_dx;  // wheel radius and offset of each wheel from cx
+  float highlight_y;        // the bright reflection band along the body
+  int facing;               // +1 front to the right, -1 to the left
   Rgb paint;
 
   bool InBody(float x, float y) const {
@@ -180,8 +180,8 @@ Rgb BodyColour(const CarShape& car, float fx, float fy, float w, float tex) {
 Rgb CabinColour(const CarShape& car, float fx, float fy, float tex) {
   const float u = std::abs(fx - car.cabin_cx) / car.cabin_half_w;
   const float v = (car.cabin_cy + car.cabin_half_h - fy) / (2.0f * car.cabin_half_h);
-  const bool pillar = u > 0.86f || std::abs(fx - car.cabin_cx) < 0.03f * car.cabin_half_w ||
-                      v < 0.08f;
+  const bool pillar =
+      u > 0.86f || std::abs(fx - car.cabin_cx) < 0.03f * car.cabin_half_w || v < 0.08f;
   if (pillar) return {car.paint.r * 0.8f, car.paint.g * 0.8f, car.paint.b * 0.8f};
   const float glow = 40.0f + 70.0f * v + 25.0f * tex;
   return {glow * 0.8f, glow * 0.9f, glow};
@@ -268,8 +268,7 @@ void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<flo
 std::string DemoStem(uint64_t seed, int index) {
   char stem[32];
   std::snprintf(stem, sizeof stem, "%08x_%02d",
-                CarId(seed, static_cast<uint32_t>(index / kViewsPerCar)),
-                index % kViewsPerCar + 1);
+                CarId(seed, static_cast<uint32_t>(index / kViewsPerCar)), index % kViewsPerCar + 1);
   return stem;
 }
 

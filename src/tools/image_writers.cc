@@ -25,13 +25,15 @@ struct TjBufferFree {
 };
 // giflib pushes the encoded bytes through this callback, into a string.
 int AppendToString(GifFileType* gif, const GifByteType* bytes, int length) {
-  static_cast<std::string*>(gif->UserData)->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(length));
+  static_cast<std::string*>(gif->UserData)
+      ->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(length));
   return length;
 }
 
 }  // namespace
 
-internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality) {
+internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height,
+                           int quality) {
   std::unique_ptr<void, TjHandleCloser> encoder(tjInitCompress());
   if (!encoder) return WriteError(file.path(), tjGetErrorStr2(nullptr));
   unsigned char* jpeg = nullptr;
@@ -43,29 +45,33 @@ internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width
   return file.Write(std::string_view(reinterpret_cast<const char*>(jpeg), jpeg_bytes));
 }
 
-internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width, int height,
-                           int quality) {
+internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width,
+                           int height, int quality) {
   internal::Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WriteJpeg(file.value(), rgb, width, height, quality);
 }
 
-internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height, int channels) {
+internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height,
+                          int channels) {
   if (channels != 1 && channels != 3) return WriteError(file.path(), "PNG needs 1 or 3 channels");
   // OpenCV only reads through the Mat header here.
-  const cv::Mat source(height, width, channels == 3 ? CV_8UC3 : CV_8UC1, const_cast<uint8_t*>(pixels));
+  const cv::Mat source(height, width, channels == 3 ? CV_8UC3 : CV_8UC1,
+                       const_cast<uint8_t*>(pixels));
   cv::Mat bgr;
   if (channels == 3) cv::cvtColor(source, bgr, cv::COLOR_RGB2BGR);  // OpenCV's codecs expect BGR
   std::vector<uchar> png;
   try {
-    if (!cv::imencode(".png", channels == 3 ? bgr : source, png)) return WriteError(file.path(), "PNG encoding failed");
+    if (!cv::imencode(".png", channels == 3 ? bgr : source, png))
+      return WriteError(file.path(), "PNG encoding failed");
   } catch (const cv::Exception& e) {
     return WriteError(file.path(), e.what());
   }
   return file.Write(std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
 }
 
-internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height, GifRowOrder order,
+internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height,
+                                            GifRowOrder order,
                                             const std::filesystem::path& path_for_errors) {
   // Encoded in memory: giflib's own file writer creates files with mode
   // 0600, unlike every other file the tools write.
@@ -81,7 +87,9 @@ internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int 
             EGifPutImageDesc(gif, 0, 0, width, height, interlaced, nullptr) == GIF_OK;
   auto put_row = [&](int y) {
     // giflib's API is not const-correct; it only reads the line.
-    if (ok) ok = EGifPutLine(gif, const_cast<GifPixelType*>(mask + static_cast<size_t>(y) * width), width) == GIF_OK;
+    if (ok)
+      ok = EGifPutLine(gif, const_cast<GifPixelType*>(mask + static_cast<size_t>(y) * width),
+                       width) == GIF_OK;
   };
   if (interlaced) {
     constexpr int kPassFirstRow[4] = {0, 4, 2, 1};
@@ -111,8 +119,8 @@ internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int w
   return file.Write(encoded.value());
 }
 
-internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width, int height,
-                              GifRowOrder order) {
+internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
+                              int height, GifRowOrder order) {
   internal::Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WriteMaskGif(file.value(), mask, width, height, order);

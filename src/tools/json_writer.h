@@ -81,7 +81,11 @@ class JsonWriter {
   JsonWriter& Errors(std::string_view key, const std::vector<Error>& errors) {
     BeginArray(key);
     for (const Error& e : errors) {
-      BeginObject().String("path", e.path).String("kind", ErrorKindName(e.kind)).String("detail", e.detail).EndObject();
+      BeginObject()
+          .String("path", e.path)
+          .String("kind", ErrorKindName(e.kind))
+          .String("detail", e.detail)
+          .EndObject();
     }
     return EndArray();
   }
@@ -133,11 +137,21 @@ class JsonWriter {
       const auto c = static_cast<unsigned char>(text[0]);
       text.remove_prefix(1);
       switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\t': out_ += "\\t"; break;
-        case '\r': out_ += "\\r"; break;
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
         default:
           if (c < 0x20) {
             char escape[8];

@@ -8,11 +8,10 @@ namespace segfeed::tools {
 
 const std::vector<std::string> kDatasetValueOptions = {"--data", "--images", "--masks"};
 const std::vector<std::string> kLoaderValueOptions = {
-    "--batch", "--size",     "--dtype",  "--mask-dtype", "--layout", "--threads",      "--prefetch",
-    "--seed",  "--shard",    "--on-error", "--pinned",   "--subset", "--val-fraction",
-    "--headroom"};
-const std::vector<std::string> kLoaderFlags = {"--no-augment", "--no-color", "--no-shuffle", "--drop-last",
-                                               "--normalize"};
+    "--batch", "--size",  "--dtype",    "--mask-dtype", "--layout", "--threads",      "--prefetch",
+    "--seed",  "--shard", "--on-error", "--pinned",     "--subset", "--val-fraction", "--headroom"};
+const std::vector<std::string> kLoaderFlags = {"--no-augment", "--no-color", "--no-shuffle",
+                                               "--drop-last", "--normalize"};
 
 const char* const kDatasetHelp = R"(dataset:
   --data DIR            Carvana layout: DIR/train/<stem>.jpg, DIR/train_masks/<stem>_mask.gif
@@ -78,14 +77,16 @@ Enum ParseChoice(const std::string& flag, const std::string& text,
 
 // The flag that sets each LoaderOptions field a validation message can name.
 constexpr std::pair<const char*, const char*> kFlagOfField[] = {
-    {"batch_size", "--batch"},   {"prefetch_batches", "--prefetch"}, {"threads", "--threads"},
-    {"validation_fraction", "--val-fraction"}, {"world_size", "--shard"}, {"rank", "--shard"},
-    {"scratch_headroom", "--headroom"},
-    {"output_width", "--size"}, {"output_height", "--size"},     {"normalize", "--normalize"}};
+    {"batch_size", "--batch"},          {"prefetch_batches", "--prefetch"},
+    {"threads", "--threads"},           {"validation_fraction", "--val-fraction"},
+    {"world_size", "--shard"},          {"rank", "--shard"},
+    {"scratch_headroom", "--headroom"}, {"output_width", "--size"},
+    {"output_height", "--size"},        {"normalize", "--normalize"}};
 
 }  // namespace
 
-CliArgs ParseLoaderCommand(std::span<const std::string> args, std::initializer_list<const char*> own_value_options,
+CliArgs ParseLoaderCommand(std::span<const std::string> args,
+                           std::initializer_list<const char*> own_value_options,
                            std::initializer_list<const char*> own_flags) {
   std::vector<std::string> value_options = kDatasetValueOptions;
   value_options.insert(value_options.end(), kLoaderValueOptions.begin(), kLoaderValueOptions.end());
@@ -114,7 +115,8 @@ DatasetSpec DatasetFromArgs(const CliArgs& cli) {
   if (cli.Has("--images") != cli.Has("--masks")) {
     throw UsageError(cli.Has("--images") ? "--images needs --masks" : "--masks needs --images");
   }
-  if (!cli.Has("--images")) throw UsageError("no dataset: give --data DIR or --images DIR --masks DIR");
+  if (!cli.Has("--images"))
+    throw UsageError("no dataset: give --data DIR or --images DIR --masks DIR");
   DatasetSpec spec;
   spec.image_dir = *cli.Get("--images");
   spec.mask_dir = *cli.Get("--masks");
@@ -134,16 +136,18 @@ LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli) {
     }
   }
   if (auto v = cli.Get("--dtype")) {
-    options.output.image_dtype = ParseChoice<ElementType>(
-        "--dtype", *v,
-        {{"uint8", ElementType::kUint8}, {"float16", ElementType::kFloat16}, {"float32", ElementType::kFloat32}});
+    options.output.image_dtype = ParseChoice<ElementType>("--dtype", *v,
+                                                          {{"uint8", ElementType::kUint8},
+                                                           {"float16", ElementType::kFloat16},
+                                                           {"float32", ElementType::kFloat32}});
   }
   if (auto v = cli.Get("--mask-dtype")) {
-    options.output.mask_dtype =
-        ParseChoice<ElementType>("--mask-dtype", *v, {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
+    options.output.mask_dtype = ParseChoice<ElementType>(
+        "--mask-dtype", *v, {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
   }
   if (auto v = cli.Get("--layout")) {
-    options.output.layout = ParseChoice<Layout>("--layout", *v, {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
+    options.output.layout =
+        ParseChoice<Layout>("--layout", *v, {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
   }
   options.output.normalize = cli.Has("--normalize");
   if (auto v = cli.Get("--threads")) options.threads = ParseInt("--threads", *v);
@@ -163,25 +167,31 @@ LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli) {
       options.shard_from_environment = true;
     } else {
       const size_t slash = v->find('/');
-      if (slash == std::string::npos) throw UsageError("--shard must be r/N or auto (got '" + *v + "')");
+      if (slash == std::string::npos)
+        throw UsageError("--shard must be r/N or auto (got '" + *v + "')");
       options.rank = ParseInt("--shard", v->substr(0, slash));
       options.world_size = ParseInt("--shard", v->substr(slash + 1));
     }
   }
   if (auto v = cli.Get("--subset")) {
-    options.subset = ParseChoice<Subset>("--subset", *v,
-                                         {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"val", Subset::kValidation}});
+    options.subset = ParseChoice<Subset>(
+        "--subset", *v,
+        {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"val", Subset::kValidation}});
   }
-  if (auto v = cli.Get("--val-fraction")) options.validation_fraction = ParseNumber("--val-fraction", *v);
-  if (auto v = cli.Get("--headroom")) options.decode.scratch_headroom = ParseNumber("--headroom", *v);
+  if (auto v = cli.Get("--val-fraction"))
+    options.validation_fraction = ParseNumber("--val-fraction", *v);
+  if (auto v = cli.Get("--headroom"))
+    options.decode.scratch_headroom = ParseNumber("--headroom", *v);
   if (auto v = cli.Get("--on-error")) {
-    options.on_bad_file =
-        ParseChoice<OnBadFile>("--on-error", *v, {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});
+    options.on_bad_file = ParseChoice<OnBadFile>(
+        "--on-error", *v, {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});
   }
   if (auto v = cli.Get("--pinned")) {
-    options.pinned = ParseChoice<PinnedMode>(
-        "--pinned", *v,
-        {{"auto", PinnedMode::kAuto}, {"cuda", PinnedMode::kCuda}, {"mlock", PinnedMode::kMlock}, {"off", PinnedMode::kOff}});
+    options.pinned = ParseChoice<PinnedMode>("--pinned", *v,
+                                             {{"auto", PinnedMode::kAuto},
+                                              {"cuda", PinnedMode::kCuda},
+                                              {"mlock", PinnedMode::kMlock},
+                                              {"off", PinnedMode::kOff}});
   }
   AugmentOptions& augment = options.augment;
   if (cli.Has("--no-augment") || cli.Has("--no-color")) {
@@ -202,7 +212,8 @@ void CheckLoaderOptions(const LoaderOptions& options) {
     // Validation messages start with the field's name; lead with the flag.
     const std::string message = e.what();
     for (const auto& [field, flag] : kFlagOfField) {
-      if (message.rfind(std::string(field) + " ", 0) == 0) throw UsageError(std::string(flag) + ": " + message);
+      if (message.rfind(std::string(field) + " ", 0) == 0)
+        throw UsageError(std::string(flag) + ": " + message);
     }
     throw UsageError(message);
   }

@@ -28,7 +28,8 @@ extern const char* const kLoaderHelp;
 
 // Parses the arguments of a subcommand that takes the dataset and loader
 // flags above plus its own (`--help` included), and no positionals.
-CliArgs ParseLoaderCommand(std::span<const std::string> args, std::initializer_list<const char*> own_value_options,
+CliArgs ParseLoaderCommand(std::span<const std::string> args,
+                           std::initializer_list<const char*> own_value_options,
                            std::initializer_list<const char*> own_flags);
 
 // True when the command line names a dataset.

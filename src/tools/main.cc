@@ -31,10 +31,8 @@ struct Subcommand {
   int (*run)(std::span<const std::string>);
 };
 constexpr Subcommand kSubcommands[] = {
-    {"bench", segfeed::tools::RunBench},
-    {"check", segfeed::tools::RunCheck},
-    {"make-demo", segfeed::tools::RunMakeDemo},
-    {"plan", segfeed::tools::RunPlan},
+    {"bench", segfeed::tools::RunBench},        {"check", segfeed::tools::RunCheck},
+    {"make-demo", segfeed::tools::RunMakeDemo}, {"plan", segfeed::tools::RunPlan},
     {"preview", segfeed::tools::RunPreview},
 };
 
@@ -62,11 +60,13 @@ int Run(const std::vector<std::string>& args) {
                 << "Try 'segfeed " << sub.name << " --help'.\n";
       return 2;
     } catch (const std::exception& e) {
-      std::cerr << "segfeed " << sub.name << ": " << segfeed::tools::PrintableText(e.what()) << "\n";
+      std::cerr << "segfeed " << sub.name << ": " << segfeed::tools::PrintableText(e.what())
+                << "\n";
       return 1;
     }
   }
-  std::cerr << "segfeed: unknown command '" << segfeed::tools::PrintableText(args[0]) << "'\n" << kUsage;
+  std::cerr << "segfeed: unknown command '" << segfeed::tools::PrintableText(args[0]) << "'\n"
+            << kUsage;
   return 2;
 }
 
@@ -82,8 +82,10 @@ int CheckStandardOutput(int exit_status, const std::string& program) {
   if (flushed && !std::ferror(stdout) && std::cout.good()) return exit_status;
   // glibc drops a buffer it failed to write, so the final flush may succeed
   // with the error only recorded in ferror(), its errno long gone.
-  const std::string reason = !flushed && flush_errno != 0 ? std::strerror(flush_errno) : "a write failed";
-  std::cerr << program << ": cannot write to standard output (" << reason << "); the output is incomplete\n";
+  const std::string reason =
+      !flushed && flush_errno != 0 ? std::strerror(flush_errno) : "a write failed";
+  std::cerr << program << ": cannot write to standard output (" << reason
+            << "); the output is incomplete\n";
   return exit_status != 0 ? exit_status : 1;
 }
 
@@ -92,6 +94,6 @@ int CheckStandardOutput(int exit_status, const std::string& program) {
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const int exit_status = Run(args);
-  return CheckStandardOutput(exit_status,
-                             args.empty() ? "segfeed" : "segfeed " + segfeed::tools::PrintableText(args[0]));
+  return CheckStandardOutput(
+      exit_status, args.empty() ? "segfeed" : "segfeed " + segfeed::tools::PrintableText(args[0]));
 }

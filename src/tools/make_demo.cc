@@ -59,28 +59,33 @@ void RequireEmptyOrNew(const std::filesystem::path& dir) {
     std::error_code ignored;
     entries.push_back(it->path().filename().string() + (it->is_directory(ignored) ? "/" : ""));
   }
-  if (error) throw UsageError("OUT_DIR '" + dir.string() + "' cannot be listed: " + error.message());
+  if (error)
+    throw UsageError("OUT_DIR '" + dir.string() + "' cannot be listed: " + error.message());
   if (entries.empty()) return;
   std::sort(entries.begin(), entries.end());
   std::string named;
-  for (size_t i = 0; i < entries.size() && i < kEntriesNamed; ++i) named += (i ? ", " : "") + entries[i];
+  for (size_t i = 0; i < entries.size() && i < kEntriesNamed; ++i)
+    named += (i ? ", " : "") + entries[i];
   if (entries.size() > kEntriesNamed) named += ", ...";
-  throw UsageError("OUT_DIR '" + dir.string() + "' is not empty (" + std::to_string(entries.size()) +
-                   (entries.size() == 1 ? " entry: " : " entries: ") + named +
-                   "); give an empty or new folder, or --force to write the demo files into it anyway");
+  throw UsageError(
+      "OUT_DIR '" + dir.string() + "' is not empty (" + std::to_string(entries.size()) +
+      (entries.size() == 1 ? " entry: " : " entries: ") + named +
+      "); give an empty or new folder, or --force to write the demo files into it anyway");
 }
 
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
-  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality", "--mask-rows"}, {"--force", "--help"});
+  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality", "--mask-rows"},
+                    {"--force", "--help"});
   if (cli.Has("--help")) {
     std::cout << kHelp;
     return 0;
   }
   if (cli.positionals().size() != 1) {
-    throw UsageError(cli.positionals().empty() ? "missing OUT_DIR"
-                                               : "unexpected argument '" + cli.positionals()[1] + "'");
+    throw UsageError(cli.positionals().empty()
+                         ? "missing OUT_DIR"
+                         : "unexpected argument '" + cli.positionals()[1] + "'");
   }
   DemoOptions options;
   options.count = static_cast<int>(cli.GetInt("--count", options.count, 1, 1000000));
@@ -95,7 +100,8 @@ int RunMakeDemo(std::span<const std::string> args) {
     } else if (*rows == "mixed") {
       options.mask_rows = DemoMaskRows::kMixed;
     } else if (*rows != "sequential") {
-      throw UsageError("--mask-rows must be one of sequential, interlaced, mixed (got '" + PrintableText(*rows) + "')");
+      throw UsageError("--mask-rows must be one of sequential, interlaced, mixed (got '" +
+                       PrintableText(*rows) + "')");
     }
   }
   const std::string out_dir = cli.positionals()[0];
@@ -107,10 +113,11 @@ int RunMakeDemo(std::span<const std::string> args) {
     return 1;
   }
   const DemoSummary& s = summary.value();
-  std::printf("wrote %d pairs to %s (train/, train_masks/): %dx%d, mean JPEG %.1f KB, mean GIF %.1f KB\n",
-              s.pairs, PrintableText(out_dir).c_str(), options.width, options.height,
-              static_cast<double>(s.jpeg_bytes) / s.pairs / 1000.0,
-              static_cast<double>(s.gif_bytes) / s.pairs / 1000.0);
+  std::printf(
+      "wrote %d pairs to %s (train/, train_masks/): %dx%d, mean JPEG %.1f KB, mean GIF %.1f KB\n",
+      s.pairs, PrintableText(out_dir).c_str(), options.width, options.height,
+      static_cast<double>(s.jpeg_bytes) / s.pairs / 1000.0,
+      static_cast<double>(s.gif_bytes) / s.pairs / 1000.0);
   return 0;
 }
 

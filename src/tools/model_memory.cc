@@ -15,7 +15,8 @@ ModelMemory EstimateModelMemory(int64_t parameters, Optimizer optimizer) {
   // Momentum keeps one value per parameter; Adam keeps two moments.
   const int64_t state_values_per_parameter = optimizer == Optimizer::kSgd ? 1 : 2;
   memory.optimizer_state_bytes = kFloat32Bytes * state_values_per_parameter * parameters;
-  memory.total_bytes = memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_state_bytes;
+  memory.total_bytes =
+      memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_state_bytes;
   return memory;
 }
 

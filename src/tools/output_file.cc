@@ -61,7 +61,8 @@ std::optional<std::string> UnwritableFolderReason(const fs::path& folder) {
 std::FILE* StreamWritingTo(const struct stat& info) {
   for (auto [fd, stream] : {std::pair{STDOUT_FILENO, stdout}, std::pair{STDERR_FILENO, stderr}}) {
     struct stat stream_info {};
-    if (::fstat(fd, &stream_info) == 0 && stream_info.st_dev == info.st_dev && stream_info.st_ino == info.st_ino) {
+    if (::fstat(fd, &stream_info) == 0 && stream_info.st_dev == info.st_dev &&
+        stream_info.st_ino == info.st_ino) {
       return stream;
     }
   }
@@ -137,12 +138,14 @@ fs::path Resolved(const fs::path& path) {
   std::error_code error;
   fs::path resolved = fs::weakly_canonical(fs::absolute(path, error), error);
   if (error) resolved = fs::absolute(path, error).lexically_normal();
-  if (!resolved.has_filename() && resolved != resolved.root_path()) resolved = resolved.parent_path();
+  if (!resolved.has_filename() && resolved != resolved.root_path())
+    resolved = resolved.parent_path();
   return resolved;
 }
 
 bool IsSameOrBelow(const fs::path& path, const fs::path& folder) {
-  return std::mismatch(folder.begin(), folder.end(), path.begin(), path.end()).first == folder.end();
+  return std::mismatch(folder.begin(), folder.end(), path.begin(), path.end()).first ==
+         folder.end();
 }
 
 }  // namespace
@@ -179,21 +182,25 @@ internal::Result<OutputFile> OutputFile::Prepare(const fs::path& path) {
 
 internal::Status OutputFile::Write(std::string_view bytes) const {
   switch (kind_) {
-    case Kind::kReplace: return Replace(bytes);
-    case Kind::kDirect: return WriteDirectly(bytes);
-    case Kind::kStream: return WriteStream(bytes);
+    case Kind::kReplace:
+      return Replace(bytes);
+    case Kind::kDirect:
+      return WriteDirectly(bytes);
+    case Kind::kStream:
+      return WriteStream(bytes);
   }
   return IoError(path_, "unknown output kind");
 }
 
 internal::Status OutputFile::Replace(std::string_view bytes) const {
   TemporaryFile temp(target_);
-  if (!temp.is_open()) return IoError(path_, "cannot create a temporary file beside it: " + ErrnoText());
+  if (!temp.is_open())
+    return IoError(path_, "cannot create a temporary file beside it: " + ErrnoText());
   // fsync before the rename: after a crash the name holds either the old
   // content or the whole new one, never an empty file.
   const bool written = WriteAll(temp.fd(), bytes) &&
-                       (!existing_mode_ || ::fchmod(temp.fd(), *existing_mode_) == 0) && ::fsync(temp.fd()) == 0 &&
-                       temp.CloseAndRenameTo(target_);
+                       (!existing_mode_ || ::fchmod(temp.fd(), *existing_mode_) == 0) &&
+                       ::fsync(temp.fd()) == 0 && temp.CloseAndRenameTo(target_);
   if (!written) return IoError(path_, "cannot write: " + ErrnoText());
   return {};
 }
@@ -201,12 +208,14 @@ internal::Status OutputFile::Replace(std::string_view bytes) const {
 internal::Status OutputFile::WriteDirectly(std::string_view bytes) const {
   internal::FileDescriptor fd(::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) return IoError(path_, "cannot open: " + ErrnoText());
-  if (!WriteAll(fd.get(), bytes) || !fd.Close()) return IoError(path_, "cannot write: " + ErrnoText());
+  if (!WriteAll(fd.get(), bytes) || !fd.Close())
+    return IoError(path_, "cannot write: " + ErrnoText());
   return {};
 }
 
 internal::Status OutputFile::WriteStream(std::string_view bytes) const {
-  if (std::fwrite(bytes.data(), 1, bytes.size(), stream_) != bytes.size() || std::fflush(stream_) != 0) {
+  if (std::fwrite(bytes.data(), 1, bytes.size(), stream_) != bytes.size() ||
+      std::fflush(stream_) != 0) {
     return IoError(path_, "cannot write: " + ErrnoText());
   }
   return {};
@@ -217,7 +226,8 @@ internal::Status CheckOutputFolder(const fs::path& dir) {
   // it, where create_directories() will make the rest.
   fs::path existing = dir;
   std::error_code error;
-  while (!fs::exists(existing, error) && existing.has_relative_path() && existing.has_parent_path()) {
+  while (!fs::exists(existing, error) && existing.has_relative_path() &&
+         existing.has_parent_path()) {
     existing = existing.parent_path();
   }
   if (existing.empty() || !fs::exists(existing, error)) existing = FolderOf(existing);
@@ -247,7 +257,8 @@ namespace {
 void RefuseInsideTheDataset(const CliArgs& cli, const std::string& option, const fs::path& path) {
   if (!HasDataset(cli)) return;
   const DatasetSpec spec = DatasetFromArgs(cli);
-  if (internal::Status inside = CheckOutsideFolders(path, {spec.image_dir, spec.mask_dir}); !inside.ok()) {
+  if (internal::Status inside = CheckOutsideFolders(path, {spec.image_dir, spec.mask_dir});
+      !inside.ok()) {
     ThrowUsage(option, inside.error());
   }
 }
@@ -267,7 +278,8 @@ std::optional<fs::path> OutputFolderFromArgs(const CliArgs& cli, const std::stri
   const std::optional<std::string> dir = cli.Get(option);
   if (!dir) return std::nullopt;
   RefuseInsideTheDataset(cli, option, *dir);
-  if (internal::Status writable = CheckOutputFolder(*dir); !writable.ok()) ThrowUsage(option, writable.error());
+  if (internal::Status writable = CheckOutputFolder(*dir); !writable.ok())
+    ThrowUsage(option, writable.error());
   return fs::path(*dir);
 }
 

@@ -81,6 +81,7 @@ std::optional<OutputFile> OutputFileFromArgs(const CliArgs& cli, const std::stri
 
 // The same for a folder a command fills with files (--dump DIR), checked by
 // CheckOutputFolder().
-std::optional<std::filesystem::path> OutputFolderFromArgs(const CliArgs& cli, const std::string& option);
+std::optional<std::filesystem::path> OutputFolderFromArgs(const CliArgs& cli,
+                                                          const std::string& option);
 
 }  // namespace segfeed::tools

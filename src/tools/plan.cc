@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "io/jpeg_decoder.h"
+#include "pipeline/planned_source.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "tools/cli_args.h"
-#include "pipeline/planned_source.h"
 #include "tools/json_writer.h"
 #include "tools/loader_flags.h"
 #include "tools/model_memory.h"
@@ -94,7 +94,8 @@ internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Datas
   }
   const internal::PlannedSource& planned = source.value();
   return SourceSize{planned.width, planned.height,
-                    "median of " + std::to_string(planned.headers_read) + " headers, e.g. " + planned.example_path};
+                    "median of " + std::to_string(planned.headers_read) + " headers, e.g. " +
+                        planned.example_path};
 }
 
 // What plan reports: the memory plan for one source size, and the model's
@@ -116,7 +117,8 @@ struct PlanFigures {
 // --model-params and --optimizer, into `f`.
 void ParseModelFlags(const CliArgs& cli, PlanFigures* f) {
   f->has_model = cli.Has("--model-params");
-  if (cli.Has("--optimizer") && !f->has_model) throw UsageError("--optimizer needs --model-params N");
+  if (cli.Has("--optimizer") && !f->has_model)
+    throw UsageError("--optimizer needs --model-params N");
   const int64_t model_params = cli.GetInt("--model-params", 0, 0, int64_t{1} << 50);
   if (auto name = cli.Get("--optimizer")) {
     if (*name == "sgd") {
@@ -132,11 +134,13 @@ void ParseModelFlags(const CliArgs& cli, PlanFigures* f) {
 // (then the listing is counted too).
 internal::Status FindSource(const CliArgs& cli, PlanFigures* f, std::optional<Dataset>* dataset) {
   if (cli.Has("--source-size")) {
-    if (HasDataset(cli)) throw UsageError("--source-size cannot be combined with --data/--images/--masks");
+    if (HasDataset(cli))
+      throw UsageError("--source-size cannot be combined with --data/--images/--masks");
     f->source = ParseSourceSize(*cli.Get("--source-size"));
     return {};
   }
-  if (!HasDataset(cli)) throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
+  if (!HasDataset(cli))
+    throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
   const DatasetSpec spec = DatasetFromArgs(cli);
   if (isatty(STDERR_FILENO)) {
     std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
@@ -163,43 +167,60 @@ void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
 void PrintPlan(const PlanFigures& f) {
   const int out_w = f.options.augment.output_width, out_h = f.options.augment.output_height;
   auto bytes = [](size_t n) { return static_cast<double>(n); };
-  std::printf("segfeed plan: batch %d, %dx%d, images %s %s%s, masks %s, prefetch %d, threads %d\n", f.options.batch_size,
-              out_w, out_h, std::string(ElementTypeName(f.options.output.image_dtype)).c_str(),
-              std::string(LayoutName(f.options.output.layout)).c_str(), f.options.output.normalize ? " normalized" : "",
+  std::printf("segfeed plan: batch %d, %dx%d, images %s %s%s, masks %s, prefetch %d, threads %d\n",
+              f.options.batch_size, out_w, out_h,
+              std::string(ElementTypeName(f.options.output.image_dtype)).c_str(),
+              std::string(LayoutName(f.options.output.layout)).c_str(),
+              f.options.output.normalize ? " normalized" : "",
               std::string(ElementTypeName(f.options.output.mask_dtype)).c_str(),
               f.plan.pool_buffers, f.plan.threads);
-  std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", f.source.width, f.source.height,
-              PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom, f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
-  std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n", f.plan.pool_bytes,
-              MiB(bytes(f.plan.pool_bytes)), f.plan.pool_buffers, MiB(bytes(f.plan.batch_bytes)));
-  std::printf("  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB for this source; at most %.1f MiB:\n",
-              f.plan.scratch_bytes, MiB(bytes(f.plan.scratch_bytes)), f.plan.threads, MiB(bytes(f.plan.scratch_bytes_per_thread)),
-              MiB(bytes(f.plan.scratch_ceiling_bytes)));
-  std::printf("                                            a decode budget of %.1f MiB per thread (headroom %g),\n"
-              "                                            a larger pair is too_large\n",
-              MiB(bytes(f.plan.decode_budget_bytes_per_thread)), f.options.decode.scratch_headroom);
-  std::printf("  read bufs   %12zu bytes %9.1f MiB   at most %d threads x 2 files x %.1f MiB (max_file_bytes)\n",
-              f.plan.read_buffer_bytes, MiB(bytes(f.plan.read_buffer_bytes)), f.plan.threads,
-              MiB(bytes(static_cast<size_t>(f.options.decode.max_file_bytes))));
+  std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", f.source.width,
+              f.source.height, PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
+              f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
+  std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n",
+              f.plan.pool_bytes, MiB(bytes(f.plan.pool_bytes)), f.plan.pool_buffers,
+              MiB(bytes(f.plan.batch_bytes)));
+  std::printf(
+      "  scratch     %12zu bytes %9.1f MiB   %d threads x %.1f MiB for this source; at most %.1f "
+      "MiB:\n",
+      f.plan.scratch_bytes, MiB(bytes(f.plan.scratch_bytes)), f.plan.threads,
+      MiB(bytes(f.plan.scratch_bytes_per_thread)), MiB(bytes(f.plan.scratch_ceiling_bytes)));
+  std::printf(
+      "                                            a decode budget of %.1f MiB per thread "
+      "(headroom %g),\n"
+      "                                            a larger pair is too_large\n",
+      MiB(bytes(f.plan.decode_budget_bytes_per_thread)), f.options.decode.scratch_headroom);
+  std::printf(
+      "  read bufs   %12zu bytes %9.1f MiB   at most %d threads x 2 files x %.1f MiB "
+      "(max_file_bytes)\n",
+      f.plan.read_buffer_bytes, MiB(bytes(f.plan.read_buffer_bytes)), f.plan.threads,
+      MiB(bytes(static_cast<size_t>(f.options.decode.max_file_bytes))));
   if (f.pairs) {
-    std::printf("  listing     %12zu bytes %9.1f MiB   %zu pairs: names and per-pair state\n", f.plan.listing_bytes,
-                MiB(bytes(f.plan.listing_bytes)), *f.pairs);
+    std::printf("  listing     %12zu bytes %9.1f MiB   %zu pairs: names and per-pair state\n",
+                f.plan.listing_bytes, MiB(bytes(f.plan.listing_bytes)), *f.pairs);
   }
   std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
               static_cast<long long>(f.plan.in_flight_bound));
-  std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n", f.plan.gpu_batch_bytes,
-              MiB(bytes(f.plan.gpu_batch_bytes)), MiB(bytes(f.images_on_gpu)), MiB(bytes(f.masks_on_gpu)));
-  std::printf("  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + listing\n",
-              f.plan.total_bytes, MiB(bytes(f.plan.total_bytes)));
+  std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n",
+              f.plan.gpu_batch_bytes, MiB(bytes(f.plan.gpu_batch_bytes)),
+              MiB(bytes(f.images_on_gpu)), MiB(bytes(f.masks_on_gpu)));
+  std::printf(
+      "  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + "
+      "listing\n",
+      f.plan.total_bytes, MiB(bytes(f.plan.total_bytes)));
   if (f.has_model) {
     const std::string state = std::string(OptimizerName(f.optimizer)) + " state";
-    std::printf("  model       %12lld bytes %9.1f MiB   %lld float32 params: params %.1f + grads %.1f + %s %.1f MiB\n",
-                static_cast<long long>(f.model.total_bytes), MiB(static_cast<double>(f.model.total_bytes)),
-                static_cast<long long>(f.model.parameters), MiB(static_cast<double>(f.model.parameter_bytes)),
-                MiB(static_cast<double>(f.model.gradient_bytes)), state.c_str(),
-                MiB(static_cast<double>(f.model.optimizer_state_bytes)));
-    std::printf("  gpu total   %12lld bytes %9.1f MiB   gpu batch + model; activations not included\n",
-                static_cast<long long>(f.gpu_total), MiB(static_cast<double>(f.gpu_total)));
+    std::printf(
+        "  model       %12lld bytes %9.1f MiB   %lld float32 params: params %.1f + grads %.1f + %s "
+        "%.1f MiB\n",
+        static_cast<long long>(f.model.total_bytes), MiB(static_cast<double>(f.model.total_bytes)),
+        static_cast<long long>(f.model.parameters),
+        MiB(static_cast<double>(f.model.parameter_bytes)),
+        MiB(static_cast<double>(f.model.gradient_bytes)), state.c_str(),
+        MiB(static_cast<double>(f.model.optimizer_state_bytes)));
+    std::printf(
+        "  gpu total   %12lld bytes %9.1f MiB   gpu batch + model; activations not included\n",
+        static_cast<long long>(f.gpu_total), MiB(static_cast<double>(f.gpu_total)));
   }
   std::fflush(stdout);
 }
@@ -228,7 +249,8 @@ std::string PlanJson(const PlanFigures& f) {
       .Integer("pool_bytes", static_cast<int64_t>(f.plan.pool_bytes))
       .Integer("scratch_bytes_per_thread", static_cast<int64_t>(f.plan.scratch_bytes_per_thread))
       .Integer("scratch_bytes", static_cast<int64_t>(f.plan.scratch_bytes))
-      .Integer("decode_budget_bytes_per_thread", static_cast<int64_t>(f.plan.decode_budget_bytes_per_thread))
+      .Integer("decode_budget_bytes_per_thread",
+               static_cast<int64_t>(f.plan.decode_budget_bytes_per_thread))
       .Integer("scratch_ceiling_bytes", static_cast<int64_t>(f.plan.scratch_ceiling_bytes))
       .Integer("read_buffer_bytes", static_cast<int64_t>(f.plan.read_buffer_bytes))
       .Integer("listing_bytes", static_cast<int64_t>(f.plan.listing_bytes))
@@ -254,7 +276,8 @@ std::string PlanJson(const PlanFigures& f) {
 }  // namespace
 
 int RunPlan(std::span<const std::string> args) {
-  const CliArgs cli = ParseLoaderCommand(args, {"--source-size", "--model-params", "--optimizer", "--json"}, {});
+  const CliArgs cli =
+      ParseLoaderCommand(args, {"--source-size", "--model-params", "--optimizer", "--json"}, {});
   if (cli.Has("--help")) {
     std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
     return 0;
@@ -279,7 +302,8 @@ int RunPlan(std::span<const std::string> args) {
     return 1;
   }
   if (json_file) {
-    if (internal::Status written = json_file->Write(PlanJson(figures)); !written.ok()) throw FileError(written.error());
+    if (internal::Status written = json_file->Write(PlanJson(figures)); !written.ok())
+      throw FileError(written.error());
   }
   return 0;
 }

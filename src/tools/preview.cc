@@ -26,7 +26,8 @@
 namespace segfeed::tools {
 namespace {
 
-constexpr const char* kHelp = R"(usage: segfeed preview --data DIR (--out FILE.png | --dump DIR) [options]
+constexpr const char* kHelp =
+    R"(usage: segfeed preview --data DIR (--out FILE.png | --dump DIR) [options]
 
 Runs the loader (the same code a trainer gets, uint8 NHWC output) for the
 first --count samples of an epoch and shows them as they come out: each
@@ -65,7 +66,8 @@ int RunPreview(std::span<const std::string> args) {
   }
   for (const char* fixed : {"--dtype", "--mask-dtype", "--layout", "--normalize"}) {
     if (cli.Has(fixed)) {
-      throw UsageError(std::string(fixed) + " cannot be set: preview shows the loader's uint8 NHWC output");
+      throw UsageError(std::string(fixed) +
+                       " cannot be set: preview shows the loader's uint8 NHWC output");
     }
   }
   const std::optional<std::string> out_path = cli.Get("--out");
@@ -74,7 +76,8 @@ int RunPreview(std::span<const std::string> args) {
   if (out_path) {
     std::string extension = std::filesystem::path(*out_path).extension().string();
     for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (extension != ".png") throw UsageError("--out must name a .png file (got '" + *out_path + "')");
+    if (extension != ".png")
+      throw UsageError("--out must name a .png file (got '" + *out_path + "')");
   }
   const int count = static_cast<int>(cli.GetInt("--count", 16, 1, 256));
   const int64_t epoch = cli.GetInt("--epoch", 0, 0, INT64_MAX);
@@ -105,20 +108,23 @@ int RunPreview(std::span<const std::string> args) {
   }
   const int width = samples.front().width, height = samples.front().height;
   if (static_cast<int>(samples.size()) < count) {
-    std::printf("segfeed preview: the epoch has only %zu samples, showing all of them\n", samples.size());
+    std::printf("segfeed preview: the epoch has only %zu samples, showing all of them\n",
+                samples.size());
   }
 
   if (out_path) {
-    const PreviewGridLayout layout = PlanPreviewGrid(static_cast<int>(samples.size()), width, height);
+    const PreviewGridLayout layout =
+        PlanPreviewGrid(static_cast<int>(samples.size()), width, height);
     const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
-    const internal::Status status = WritePng(*out_file, grid.data(), layout.width, layout.height, 3);
+    const internal::Status status =
+        WritePng(*out_file, grid.data(), layout.width, layout.height, 3);
     if (!status.ok()) {
       std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
       return 1;
     }
     std::printf("segfeed preview: wrote %s, %zu samples of %dx%d in a %dx%d grid, %dx%d px\n",
-                PrintableText(*out_path).c_str(), samples.size(), width, height, layout.columns, layout.rows,
-                layout.width, layout.height);
+                PrintableText(*out_path).c_str(), samples.size(), width, height, layout.columns,
+                layout.rows, layout.width, layout.height);
   }
   if (dump_dir) {
     const internal::Status status = WritePreviewDump(*dump_dir, samples, options.seed, epoch);
@@ -126,8 +132,8 @@ int RunPreview(std::span<const std::string> args) {
       std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
       return 1;
     }
-    std::printf("segfeed preview: wrote %zu image/mask pairs and params.json to %s\n", samples.size(),
-                PrintableText(*dump_dir).c_str());
+    std::printf("segfeed preview: wrote %zu image/mask pairs and params.json to %s\n",
+                samples.size(), PrintableText(*dump_dir).c_str());
   }
   return 0;
 }

@@ -14,7 +14,8 @@ namespace segfeed::tools {
 namespace {
 
 constexpr std::string_view kImageSuffix = "_image.png";
-constexpr std::string_view kMaskSuffix = "_mask.png";  // shorter: what fits with the image suffix fits with it
+constexpr std::string_view kMaskSuffix =
+    "_mask.png";  // shorter: what fits with the image suffix fits with it
 
 }  // namespace
 
@@ -31,10 +32,12 @@ std::string PreviewDumpName(std::string_view stem) {
   return name;
 }
 
-std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed, int64_t epoch) {
+std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed,
+                              int64_t epoch) {
   JsonWriter json;
   json.BeginObject().Unsigned("seed", seed).Integer("epoch", epoch);
-  if (!samples.empty()) json.Integer("width", samples.front().width).Integer("height", samples.front().height);
+  if (!samples.empty())
+    json.Integer("width", samples.front().width).Integer("height", samples.front().height);
   json.BeginArray("samples");
   for (size_t i = 0; i < samples.size(); ++i) {
     const PreviewSample& sample = samples[i];
@@ -59,11 +62,13 @@ std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t s
   return json.str() + "\n";
 }
 
-internal::Status WritePreviewDump(const std::filesystem::path& dir, std::span<const PreviewSample> samples,
-                                  uint64_t seed, int64_t epoch) {
+internal::Status WritePreviewDump(const std::filesystem::path& dir,
+                                  std::span<const PreviewSample> samples, uint64_t seed,
+                                  int64_t epoch) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + error.message()};
+  if (error)
+    return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + error.message()};
   // Each file is complete or absent: a failed dump never leaves a cut PNG
   // or a cut params.json, nor destroys the file of an earlier dump.
   auto write = [&](const std::string& name, auto write_to) -> internal::Status {

@@ -30,10 +30,11 @@ std::string PreviewDumpName(std::string_view stem);
 std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed, int64_t epoch);
 
 // Writes each sample's image as `<name>_image.png` (RGB), its mask as
-// `<name>_mask.png` (grey, 0 or 255), with <name> from PreviewDumpName(), and params.json into `dir`, creating
-// it if needed. Each file is written as OutputFile writes it: complete or
-// not at all. Returns an io_error naming the file that failed.
-internal::Status WritePreviewDump(const std::filesystem::path& dir, std::span<const PreviewSample> samples,
-                                  uint64_t seed, int64_t epoch);
+// `<name>_mask.png` (grey, 0 or 255), with <name> from PreviewDumpName(), and params.json into
+// `dir`, creating it if needed. Each file is written as OutputFile writes it: complete or not at
+// all. Returns an io_error naming the file that failed.
+internal::Status WritePreviewDump(const std::filesystem::path& dir,
+                                  std::span<const PreviewSample> samples, uint64_t seed,
+                                  int64_t epoch);
 
 }  // namespace segfeed::tools

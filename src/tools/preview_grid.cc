@@ -24,7 +24,8 @@ cv::Scalar Rgb(const uint8_t (&color)[3]) { return cv::Scalar(color[0], color[1]
 // is drawn on the contour's own pixels, which are foreground, so nothing
 // outside the mask changes.
 void OverlayMask(const PreviewSample& sample, cv::Mat cell_image) {
-  const cv::Mat mask(sample.height, sample.width, CV_8UC1, const_cast<uint8_t*>(sample.mask.data()));
+  const cv::Mat mask(sample.height, sample.width, CV_8UC1,
+                     const_cast<uint8_t*>(sample.mask.data()));
   for (int y = 0; y < sample.height; ++y) {
     const uint8_t* mask_row = mask.ptr<uint8_t>(y);
     uint8_t* pixel = cell_image.ptr<uint8_t>(y);
@@ -69,8 +70,10 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
       sample.mask.resize(static_cast<size_t>(width) * height);
       // Rows are copied through the strides, so padding between samples or
       // rows (if a layout ever has it) is never mistaken for pixels.
-      const auto* image_base = static_cast<const uint8_t*>(images.data) + slot * images.strides_bytes[0];
-      const auto* mask_base = static_cast<const uint8_t*>(masks.data) + slot * masks.strides_bytes[0];
+      const auto* image_base =
+          static_cast<const uint8_t*>(images.data) + slot * images.strides_bytes[0];
+      const auto* mask_base =
+          static_cast<const uint8_t*>(masks.data) + slot * masks.strides_bytes[0];
       for (int y = 0; y < height; ++y) {
         const uint8_t* image_row = image_base + y * images.strides_bytes[1];
         const uint8_t* mask_row = mask_base + y * masks.strides_bytes[1];
@@ -103,24 +106,29 @@ PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height
 
 std::vector<std::string> PreviewLabelLines(const PreviewSample& sample) {
   const AugmentParams& p = sample.params;
-  const char* flips = p.flip_lr && p.flip_ud ? "lr+ud" : p.flip_lr ? "lr" : p.flip_ud ? "ud" : "none";
-  const bool colour = p.contrast_factor != 1.0 || p.brightness_delta != 0.0 || p.saturation_factor != 1.0 ||
-                      p.hue_delta != 0.0;
+  const char* flips = p.flip_lr && p.flip_ud ? "lr+ud"
+                      : p.flip_lr            ? "lr"
+                      : p.flip_ud            ? "ud"
+                                             : "none";
+  const bool colour = p.contrast_factor != 1.0 || p.brightness_delta != 0.0 ||
+                      p.saturation_factor != 1.0 || p.hue_delta != 0.0;
   // snprintf rather than string concatenation: GCC 12 reports a false
   // -Wrestrict on `"literal" + std::string` at -O3.
   char id_line[96], geometry_line[64], colour_line[64];
-  std::snprintf(id_line, sizeof id_line, "#%u %s", static_cast<unsigned>(sample.sample_id), sample.stem.c_str());
+  std::snprintf(id_line, sizeof id_line, "#%u %s", static_cast<unsigned>(sample.sample_id),
+                sample.stem.c_str());
   std::snprintf(geometry_line, sizeof geometry_line, "flip %s, rot %+.1f deg", flips, p.angle_deg);
   if (colour) {
-    std::snprintf(colour_line, sizeof colour_line, "c %.2f b %+.2f s %.2f h %+.2f", p.contrast_factor,
-                  p.brightness_delta, p.saturation_factor, p.hue_delta);
+    std::snprintf(colour_line, sizeof colour_line, "c %.2f b %+.2f s %.2f h %+.2f",
+                  p.contrast_factor, p.brightness_delta, p.saturation_factor, p.hue_delta);
   } else {
     std::snprintf(colour_line, sizeof colour_line, "no colour jitter");
   }
   return {id_line, geometry_line, colour_line};
 }
 
-std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples, const PreviewGridLayout& layout) {
+std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
+                                       const PreviewGridLayout& layout) {
   std::vector<uint8_t> pixels(static_cast<size_t>(layout.width) * layout.height * 3);
   cv::Mat grid(layout.height, layout.width, CV_8UC3, pixels.data());
   grid.setTo(kGridBackground);
@@ -133,15 +141,18 @@ std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples, c
     const int image_x = cell_x + (layout.cell_width - sample.width) / 2;
 
     cv::Mat cell_image = grid(cv::Rect(image_x, cell_y, sample.width, sample.height));
-    cv::Mat(sample.height, sample.width, CV_8UC3, const_cast<uint8_t*>(sample.rgb.data())).copyTo(cell_image);
+    cv::Mat(sample.height, sample.width, CV_8UC3, const_cast<uint8_t*>(sample.rgb.data()))
+        .copyTo(cell_image);
     OverlayMask(sample, cell_image);
 
     // Drawing into the label's own Mat header clips the text to the cell.
-    cv::Mat label = grid(cv::Rect(cell_x, cell_y + sample.height, layout.cell_width, kPreviewLabelHeight));
+    cv::Mat label =
+        grid(cv::Rect(cell_x, cell_y + sample.height, layout.cell_width, kPreviewLabelHeight));
     label.setTo(kLabelBackground);
     int baseline_y = kLabelLineHeight - 2;
     for (const std::string& line : PreviewLabelLines(sample)) {
-      cv::putText(label, line, cv::Point(4, baseline_y), kLabelFont, kLabelFontScale, kLabelText, 1, cv::LINE_AA);
+      cv::putText(label, line, cv::Point(4, baseline_y), kLabelFont, kLabelFontScale, kLabelText, 1,
+                  cv::LINE_AA);
       baseline_y += kLabelLineHeight;
     }
   }

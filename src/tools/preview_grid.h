@@ -67,6 +67,7 @@ std::vector<std::string> PreviewLabelLines(const PreviewSample& sample);
 constexpr uint8_t kPreviewMaskColor[3] = {255, 0, 255};
 constexpr double kPreviewMaskOpacity = 0.4;
 constexpr uint8_t kPreviewContourColor[3] = {255, 230, 0};
-std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples, const PreviewGridLayout& layout);
+std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
+                                       const PreviewGridLayout& layout);
 
 }  // namespace segfeed::tools

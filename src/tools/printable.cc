@@ -34,10 +34,18 @@ std::string PrintableText(std::string_view text) {
     }
     if (length == 1) {
       switch (lead) {
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\\': out += "\\\\"; break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
         default:
           if (lead < 0x20 || lead == 0x7F) {
             escape("\\x%02x", lead);

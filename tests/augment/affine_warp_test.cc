@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
-#include <tuple>
 #include <cstdio>
-#include <string>
+#include <cstring>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -41,8 +41,8 @@ Warped RunWarp(const AugmentOptions& options, const AugmentParams& params, const
   out.image.create(options.output_height, options.output_width, CV_8UC3);
   out.mask.create(options.output_height, options.output_width, CV_8UC1);
   WarpScratch scratch;
-  WarpImageAndMask(options, params, {View(image), View(mask), image_scale},
-                   MutableView(out.image), MutableView(out.mask), &scratch);
+  WarpImageAndMask(options, params, {View(image), View(mask), image_scale}, MutableView(out.image),
+                   MutableView(out.mask), &scratch);
   return out;
 }
 
@@ -203,8 +203,7 @@ double MarkerIou(const Warped& out, int shift_x = 0) {
       // Halfway between marker and background red/green: the blend boundary.
       const bool in_image = p[0] > p[1] && p[0] > 80;
       const int mx = x + shift_x;
-      const bool in_mask =
-          mx >= 0 && mx < out.mask.cols && out.mask.at<uint8_t>(y, mx) == 1;
+      const bool in_mask = mx >= 0 && mx < out.mask.cols && out.mask.at<uint8_t>(y, mx) == 1;
       intersection += in_image && in_mask;
       union_count += in_image || in_mask;
     }
@@ -241,8 +240,8 @@ TEST(AffineWarpTest, MaskStaysExactlyBinaryForEveryParameterSet) {
   for (uint64_t id = 0; id < 50; ++id) {
     options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
     options.fill_value = 255;
-    const Warped out = RunWarp(options, DrawAugmentParams(options, 7, 3, id), scene.image,
-                               scene.mask);
+    const Warped out =
+        RunWarp(options, DrawAugmentParams(options, 7, 3, id), scene.image, scene.mask);
     cv::Mat non_binary = out.mask > 1;
     EXPECT_EQ(cv::countNonZero(non_binary), 0) << id;
     EXPECT_GT(cv::countNonZero(out.mask), 0) << id;
@@ -396,9 +395,15 @@ class GuardedBytes {
 // end at a guard page, warped up and down with random parameters: no kernel
 // reads past the source's last byte.
 TEST(AffineWarpTest, KernelsNeverReadPastTheSourcesLastByte) {
-  for (const auto& [width, height, padding] :
-       {std::tuple{1, 1, 0}, {2, 2, 0}, {3, 2, 0}, {4, 3, 0}, {37, 11, 0}, {37, 11, 5},
-        {160, 3, 0}, {3, 160, 1}, {96, 64, 0}}) {
+  for (const auto& [width, height, padding] : {std::tuple{1, 1, 0},
+                                               {2, 2, 0},
+                                               {3, 2, 0},
+                                               {4, 3, 0},
+                                               {37, 11, 0},
+                                               {37, 11, 5},
+                                               {160, 3, 0},
+                                               {3, 160, 1},
+                                               {96, 64, 0}}) {
     const cv::Mat noise = segfeed::testing::NoiseImage(width, height, 3, width * 7 + height);
     const ptrdiff_t image_stride = ptrdiff_t{width} * 3 + padding;
     const ptrdiff_t mask_stride = width + padding;
@@ -406,7 +411,8 @@ TEST(AffineWarpTest, KernelsNeverReadPastTheSourcesLastByte) {
     GuardedBytes mask_bytes(static_cast<size_t>(mask_stride) * (height - 1) + width);
     ASSERT_TRUE(image_bytes.ok() && mask_bytes.ok()) << "mmap or mprotect failed";
     for (int y = 0; y < height; ++y) {
-      std::memcpy(image_bytes.data() + y * image_stride, noise.ptr(y), static_cast<size_t>(width) * 3);
+      std::memcpy(image_bytes.data() + y * image_stride, noise.ptr(y),
+                  static_cast<size_t>(width) * 3);
       for (int x = 0; x < width; ++x) mask_bytes.data()[y * mask_stride + x] = (x + y) % 2;
     }
     const WarpSource source{{image_bytes.data(), width, height, 3, image_stride},
@@ -467,7 +473,10 @@ TEST(AffineWarpTest, QualityMatchesSlowReferenceOnDemoImages) {
       if (id == 0) params = {};
       cv::Mat expected = resized.clone();
       if (params.flip_lr || params.flip_ud)
-        cv::flip(expected, expected, params.flip_lr && params.flip_ud ? -1 : params.flip_lr ? 1 : 0);
+        cv::flip(expected, expected,
+                 params.flip_lr && params.flip_ud ? -1
+                 : params.flip_lr                 ? 1
+                                                  : 0);
       if (params.angle_deg != 0) {
         const cv::Mat rotation =
             cv::getRotationMatrix2D(cv::Point2f(255.5f, 255.5f), params.angle_deg, 1.0);
@@ -476,11 +485,10 @@ TEST(AffineWarpTest, QualityMatchesSlowReferenceOnDemoImages) {
       for (const cv::Mat* image : {&half, &scene.image}) {
         const Warped out = RunWarp(options, params, *image, scene.mask);
         const double psnr = Psnr(out.image(centre), expected(centre));
-        std::printf("demo %d params %d source %dx%d: PSNR %.2f dB\n", index,
-                    static_cast<int>(id), image->cols, image->rows, psnr);
+        std::printf("demo %d params %d source %dx%d: PSNR %.2f dB\n", index, static_cast<int>(id),
+                    image->cols, image->rows, psnr);
         min_psnr = std::min(min_psnr, psnr);
-        EXPECT_GE(psnr, 30.0) << "demo " << index << " params " << id << " source "
-                              << image->cols;
+        EXPECT_GE(psnr, 30.0) << "demo " << index << " params " << id << " source " << image->cols;
       }
     }
   }
@@ -497,8 +505,8 @@ TEST(AffineWarpTest, PreReduceImprovesQualityFromFullResolution) {
   const double with = Psnr(RunWarp(options, {}, scene.image, scene.mask).image, expected);
   options.antialias = false;
   const double without = Psnr(RunWarp(options, {}, scene.image, scene.mask).image, expected);
-  std::printf("1918x1280 -> 256x256 PSNR vs area resize: pre-reduce %.2f dB, none %.2f dB\n",
-              with, without);
+  std::printf("1918x1280 -> 256x256 PSNR vs area resize: pre-reduce %.2f dB, none %.2f dB\n", with,
+              without);
   EXPECT_GT(with, without + 1.0);
 }
 

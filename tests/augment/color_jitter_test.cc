@@ -159,13 +159,13 @@ TEST(ColorJitterTest, FusedConversionMatchesJitterThenConvert) {
           options.saturation_enabled = options.hue_enabled = id != 3;
           const AugmentParams params = DrawAugmentParams(options, 8, 0, id);
           std::vector<uint8_t> fused(bytes, 0xAB), expected(bytes, 0xCD);
-          ASSERT_TRUE(ApplyColorJitterAndConvert(
-              params, segfeed::testing::View(image), converter,
-              converter.DenseImage(fused.data(), width, image.rows)));
+          ASSERT_TRUE(
+              ApplyColorJitterAndConvert(params, segfeed::testing::View(image), converter,
+                                         converter.DenseImage(fused.data(), width, image.rows)));
           converter.ConvertImage(segfeed::testing::View(Fast(params, image)),
                                  converter.DenseImage(expected.data(), width, image.rows));
-          EXPECT_TRUE(fused == expected) << "width " << width << " dtype " << dtype
-                                         << " layout " << LayoutName(layout) << " set " << id;
+          EXPECT_TRUE(fused == expected) << "width " << width << " dtype " << dtype << " layout "
+                                         << LayoutName(layout) << " set " << id;
         }
       }
     }

@@ -55,7 +55,8 @@ cv::Mat RunFixedPoint(const FixedPointJitter& jitter, const cv::Mat& image, Kern
   for (int y = 0; y < image.rows; ++y) {
     const uint8_t* row = image.ptr<uint8_t>(y);
     int done = 0;
-    if (kernel == Kernel::kAvx2) done = jitter.RunAvx2(row, image.cols, r.data(), g.data(), b.data());
+    if (kernel == Kernel::kAvx2)
+      done = jitter.RunAvx2(row, image.cols, r.data(), g.data(), b.data());
     if (kernel == Kernel::kAvx512)
       done = jitter.RunAvx512(row, image.cols, r.data(), g.data(), b.data());
     jitter.RunScalar(row, done, image.cols, r.data(), g.data(), b.data());
@@ -121,7 +122,8 @@ TEST(FixedPointJitterTest, HueShiftsOnSextantBoundaries) {
 // of exactly 0 and 1, the widest brightness, shifts on sextant edges.
 std::vector<AugmentParams> KernelTestSets() {
   std::vector<AugmentParams> sets;
-  for (uint64_t id = 0; id < 100; ++id) sets.push_back(DrawAugmentParams(FixedPointRanges(), 4, 0, id));
+  for (uint64_t id = 0; id < 100; ++id)
+    sets.push_back(DrawAugmentParams(FixedPointRanges(), 4, 0, id));
   for (double contrast : {0.0, 0.7, 1.0})
     for (double brightness : {-1.0, 0.0, 1.0})
       for (double saturation : {0.0, 0.6, 1.0})

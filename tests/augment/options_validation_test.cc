@@ -48,7 +48,9 @@ TEST(OptionsValidationTest, AugmentMessagesNameFieldAndValue) {
             "flip_ud_probability must be in [0, 1] (got -0.1)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.rotation_fraction = 0.7; }),
             "rotation_fraction must be in [0, 0.5] (got 0.7)");
-  EXPECT_EQ(AugmentMessage([](auto& o) { o.contrast_factor = {0.6, 0.4}; }),
+  EXPECT_EQ(AugmentMessage([](auto& o) {
+              o.contrast_factor = {0.6, 0.4};
+            }),
             "contrast_factor must be an interval with min <= max (got [0.6, 0.4])");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.saturation_factor.min = -1; }),
             "saturation_factor.min must be in [0, 1e+06] (got -1)");

@@ -53,7 +53,8 @@ TEST(OutputConversionTest, AllDtypesAndLayoutsMatchNaiveLoop) {
         options.std = {0.2f, 0.3f, 0.7f};
         const OutputConverter converter(options);
         const std::string label = std::string(ElementTypeName(dtype)) + " " +
-                                  std::string(LayoutName(layout)) + " normalize " + std::to_string(normalize);
+                                  std::string(LayoutName(layout)) + " normalize " +
+                                  std::to_string(normalize);
 
         // Padded destination: rows (NHWC) or planes (NCHW) have slack that
         // must stay untouched.

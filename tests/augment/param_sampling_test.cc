@@ -15,7 +15,8 @@ constexpr int kDraws = 10000;
 
 std::vector<AugmentParams> Draw(const AugmentOptions& options, uint64_t seed, uint64_t epoch) {
   std::vector<AugmentParams> out;
-  for (uint64_t id = 0; id < kDraws; ++id) out.push_back(DrawAugmentParams(options, seed, epoch, id));
+  for (uint64_t id = 0; id < kDraws; ++id)
+    out.push_back(DrawAugmentParams(options, seed, epoch, id));
   return out;
 }
 
@@ -33,8 +34,8 @@ void ExpectRate(const std::vector<AugmentParams>& draws,
 // Values must lie in [lo, hi], reach within 1% of the width of both ends,
 // and have the mean and standard deviation of U(lo, hi) within 2% and 5%.
 void ExpectUniform(const std::vector<AugmentParams>& draws,
-                   const std::function<double(const AugmentParams&)>& value, double lo,
-                   double hi, const std::string& name) {
+                   const std::function<double(const AugmentParams&)>& value, double lo, double hi,
+                   const std::string& name) {
   double min = INFINITY, max = -INFINITY, sum = 0, sum_sq = 0;
   for (const auto& p : draws) {
     const double v = value(p);
@@ -75,16 +76,22 @@ TEST(ParamSamplingTest, DifferentEpochsSeedsAndSamplesGiveDifferentParams) {
 
 TEST(ParamSamplingTest, DistributionMatchesDefaults) {
   const auto draws = Draw(AugmentOptions{}, 2024, 0);
-  ExpectRate(draws, [](const auto& p) { return p.flip_lr; }, 0.5, "flip_lr");
-  ExpectRate(draws, [](const auto& p) { return p.flip_ud; }, 0.5, "flip_ud");
-  ExpectRate(draws, [](const auto& p) { return p.flip_lr && p.flip_ud; }, 0.25, "both flips");
-  ExpectUniform(draws, [](const auto& p) { return p.angle_deg; }, -72, 72, "angle_deg");
-  ExpectUniform(draws, [](const auto& p) { return p.contrast_factor; }, 0.4, 0.6, "contrast");
-  ExpectUniform(draws, [](const auto& p) { return p.brightness_delta; }, -0.2, 0.2,
-                "brightness");
-  ExpectUniform(draws, [](const auto& p) { return p.saturation_factor; }, 0.4, 0.6,
-                "saturation");
-  ExpectUniform(draws, [](const auto& p) { return p.hue_delta; }, -0.2, 0.2, "hue");
+  ExpectRate(
+      draws, [](const auto& p) { return p.flip_lr; }, 0.5, "flip_lr");
+  ExpectRate(
+      draws, [](const auto& p) { return p.flip_ud; }, 0.5, "flip_ud");
+  ExpectRate(
+      draws, [](const auto& p) { return p.flip_lr && p.flip_ud; }, 0.25, "both flips");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.angle_deg; }, -72, 72, "angle_deg");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.contrast_factor; }, 0.4, 0.6, "contrast");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.brightness_delta; }, -0.2, 0.2, "brightness");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.saturation_factor; }, 0.4, 0.6, "saturation");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.hue_delta; }, -0.2, 0.2, "hue");
 }
 
 TEST(ParamSamplingTest, DistributionFollowsConfiguredRanges) {
@@ -97,15 +104,20 @@ TEST(ParamSamplingTest, DistributionFollowsConfiguredRanges) {
   options.saturation_factor = {0.9, 1.3};
   options.hue_delta = {-0.5, -0.4};
   const auto draws = Draw(options, 9, 5);
-  ExpectRate(draws, [](const auto& p) { return p.flip_lr; }, 0.1, "flip_lr");
-  ExpectRate(draws, [](const auto& p) { return p.flip_ud; }, 0.9, "flip_ud");
-  ExpectUniform(draws, [](const auto& p) { return p.angle_deg; }, -18, 18, "angle_deg");
-  ExpectUniform(draws, [](const auto& p) { return p.contrast_factor; }, 1.0, 2.0, "contrast");
-  ExpectUniform(draws, [](const auto& p) { return p.brightness_delta; }, 0.0, 0.1,
-                "brightness");
-  ExpectUniform(draws, [](const auto& p) { return p.saturation_factor; }, 0.9, 1.3,
-                "saturation");
-  ExpectUniform(draws, [](const auto& p) { return p.hue_delta; }, -0.5, -0.4, "hue");
+  ExpectRate(
+      draws, [](const auto& p) { return p.flip_lr; }, 0.1, "flip_lr");
+  ExpectRate(
+      draws, [](const auto& p) { return p.flip_ud; }, 0.9, "flip_ud");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.angle_deg; }, -18, 18, "angle_deg");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.contrast_factor; }, 1.0, 2.0, "contrast");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.brightness_delta; }, 0.0, 0.1, "brightness");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.saturation_factor; }, 0.9, 1.3, "saturation");
+  ExpectUniform(
+      draws, [](const auto& p) { return p.hue_delta; }, -0.5, -0.4, "hue");
 }
 
 TEST(ParamSamplingTest, DisabledOpsGiveIdentityAndKeepOthersUnchanged) {

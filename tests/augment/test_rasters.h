@@ -11,8 +11,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include "augment/raster_view.h"
-#include "segfeed/augment.h"
 #include "counter_rng.h"
+#include "segfeed/augment.h"
 #include "tools/demo_scene.h"
 
 namespace segfeed::testing {

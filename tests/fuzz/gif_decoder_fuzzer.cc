@@ -50,7 +50,8 @@ std::vector<uint8_t> MakeGoodGif() {
   for (int pass = 0; ok && pass < 4; ++pass) {
     for (int y = kFirstRow[pass]; ok && y < kFrameHeight; y += kRowStep[pass]) {
       GifPixelType row[kFrameWidth];
-      for (int x = 0; x < kFrameWidth; ++x) row[x] = static_cast<GifPixelType>((x * x + 3 * y) % 7 < 3);
+      for (int x = 0; x < kFrameWidth; ++x)
+        row[x] = static_cast<GifPixelType>((x * x + 3 * y) % 7 < 3);
       ok = EGifPutLine(gif, row, kFrameWidth) == GIF_OK;
     }
   }
@@ -96,8 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (decoded) {
-    const auto reference =
-        segfeed::testing::DecodeMaskWithGiflibLines(bytes, options.mask_threshold, options.max_pixels);
+    const auto reference = segfeed::testing::DecodeMaskWithGiflibLines(
+        bytes, options.mask_threshold, options.max_pixels);
     if (reference && (reference->width != mask.width || reference->height != mask.height ||
                       reference->pixels != mask.pixels)) {
       std::fprintf(stderr, "GifDecoder and giflib's DGifGetLine disagree\n");

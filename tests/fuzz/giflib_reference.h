@@ -31,7 +31,8 @@ struct Source {
 };
 inline int Read(GifFileType* gif, GifByteType* buffer, int length) {
   auto* source = static_cast<Source*>(gif->UserData);
-  const size_t n = std::min<size_t>(static_cast<size_t>(length), source->bytes.size() - source->offset);
+  const size_t n =
+      std::min<size_t>(static_cast<size_t>(length), source->bytes.size() - source->offset);
   std::memcpy(buffer, source->bytes.data() + source->offset, n);
   source->offset += n;
   return static_cast<int>(n);
@@ -40,8 +41,7 @@ inline int Read(GifFileType* gif, GifByteType* buffer, int length) {
 
 // nullopt when giflib refuses the file or it has no image.
 inline std::optional<ReferenceMask> DecodeMaskWithGiflibLines(std::span<const uint8_t> bytes,
-                                                              int threshold,
-                                                              int64_t max_pixels) {
+                                                              int threshold, int64_t max_pixels) {
   reference_detail::Source source{bytes};
   int error = 0;
   GifFileType* gif = DGifOpen(&source, reference_detail::Read, &error);

@@ -38,7 +38,8 @@ std::vector<uint8_t> MakeGoodJpeg() {
   tjhandle handle = tjInitCompress();
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;
-  if (!handle || tjCompress2(handle, rgb.data(), kWidth, 0, kHeight, TJPF_RGB, &jpeg, &size, TJSAMP_420, 75, 0) != 0) {
+  if (!handle || tjCompress2(handle, rgb.data(), kWidth, 0, kHeight, TJPF_RGB, &jpeg, &size,
+                             TJSAMP_420, 75, 0) != 0) {
     std::abort();
   }
   std::vector<uint8_t> bytes(jpeg, jpeg + size);

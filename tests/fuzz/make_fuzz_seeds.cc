@@ -21,14 +21,14 @@ namespace fs = std::filesystem;
 
 int WriteBytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return out.good() ? 0 : 1;
 }
 
 // An interlaced GIF with a transparent index and a second frame, the
 // variants WriteMaskGif does not produce.
-int WriteVariantGif(const fs::path& path, const std::vector<uint8_t>& mask, int width,
-                    int height) {
+int WriteVariantGif(const fs::path& path, const std::vector<uint8_t>& mask, int width, int height) {
   int error = 0;
   GifFileType* gif = EGifOpenFileName(path.c_str(), false, &error);
   if (!gif) return 1;
@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
     cv::cvtColor(rgb, bgr, cv::COLOR_RGB2BGR);
     cv::cvtColor(rgb, gray, cv::COLOR_RGB2GRAY);
     std::vector<uint8_t> bytes;
-    cv::imencode(".jpg", bgr, bytes, {cv::IMWRITE_JPEG_PROGRESSIVE, 1, cv::IMWRITE_JPEG_QUALITY, 70});
+    cv::imencode(".jpg", bgr, bytes,
+                 {cv::IMWRITE_JPEG_PROGRESSIVE, 1, cv::IMWRITE_JPEG_QUALITY, 70});
     failures += WriteBytes(out / "jpeg" / ("progressive" + n + ".jpg"), bytes);
     cv::imencode(".jpg", gray, bytes, {cv::IMWRITE_JPEG_QUALITY, 70});
     failures += WriteBytes(out / "jpeg" / ("gray" + n + ".jpg"), bytes);
@@ -104,8 +105,9 @@ int main(int argc, char** argv) {
       tjhandle encoder = tjInitCompress();
       if (tjCompress2(encoder, raster.rgb.data(), raster.width, 0, raster.height, TJPF_RGB, &jpeg,
                       &jpeg_size, subsampling, 80, 0) == 0) {
-        failures += WriteBytes(out / "jpeg" / ("sub" + std::to_string(subsampling) + "_" + n + ".jpg"),
-                               std::vector<uint8_t>(jpeg, jpeg + jpeg_size));
+        failures +=
+            WriteBytes(out / "jpeg" / ("sub" + std::to_string(subsampling) + "_" + n + ".jpg"),
+                       std::vector<uint8_t>(jpeg, jpeg + jpeg_size));
       } else {
         ++failures;
       }

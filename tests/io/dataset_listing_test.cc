@@ -190,7 +190,8 @@ size_t HeapBytesInUse() { return mallinfo2().uordblks; }
 // what it holds without overstating it by much.
 TEST(DatasetListingTest, ListingIsCompactAndThePlanCountsIt) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "sanitizer allocators do not report through mallinfo2 and keep freed memory in quarantine";
+  GTEST_SKIP()
+      << "sanitizer allocators do not report through mallinfo2 and keep freed memory in quarantine";
 #endif
   TempDir dir;
   constexpr int kPairs = 10000;
@@ -201,8 +202,9 @@ TEST(DatasetListingTest, ListingIsCompactAndThePlanCountsIt) {
   const size_t held = HeapBytesInUse() - before;
   ASSERT_EQ(dataset->pairs.size(), static_cast<size_t>(kPairs));
   const size_t stem_bytes = 11u * kPairs;
-  std::cout << "listing " << kPairs << " pairs: " << held / kPairs << " bytes per pair held, peak RSS growth "
-            << peak_growth / kPairs << " bytes per pair\n";
+  std::cout << "listing " << kPairs << " pairs: " << held / kPairs
+            << " bytes per pair held, peak RSS growth " << peak_growth / kPairs
+            << " bytes per pair\n";
   EXPECT_LE(held, 100u * kPairs + stem_bytes);
   MemoryPlan plan;
   AddListingToPlan(*dataset, &plan);
@@ -216,7 +218,8 @@ TEST(DatasetListingTest, ListingIsCompactAndThePlanCountsIt) {
   const SamplePair last = dataset->pairs[kPairs - 1];
   EXPECT_TRUE(fs::exists(last.image_path)) << last.image_path;
   EXPECT_TRUE(fs::exists(last.mask_path)) << last.mask_path;
-  EXPECT_EQ(last.mask_path.filename().string(), std::string(dataset->pairs.stem(kPairs - 1)) + "_mask.gif");
+  EXPECT_EQ(last.mask_path.filename().string(),
+            std::string(dataset->pairs.stem(kPairs - 1)) + "_mask.gif");
 }
 
 }  // namespace

@@ -37,12 +37,15 @@ Bytes WithoutSegments(const Bytes& jpeg, uint8_t marker) {
   Bytes out = jpeg;
   for (size_t segment = FindJpegSegment(out, marker); segment < out.size();
        segment = FindJpegSegment(out, marker)) {
-    out.erase(out.begin() + static_cast<long>(segment), out.begin() + static_cast<long>(SegmentEnd(out, segment)));
+    out.erase(out.begin() + static_cast<long>(segment),
+              out.begin() + static_cast<long>(SegmentEnd(out, segment)));
   }
   return out;
 }
 
-Bytes Prefix(const Bytes& bytes, size_t size) { return Bytes(bytes.begin(), bytes.begin() + static_cast<long>(size)); }
+Bytes Prefix(const Bytes& bytes, size_t size) {
+  return Bytes(bytes.begin(), bytes.begin() + static_cast<long>(size));
+}
 
 Bytes PngBytes() {
   cv::Mat picture(8, 8, CV_8UC3, cv::Scalar(10, 120, 240));
@@ -79,9 +82,12 @@ std::vector<DefectiveFile> DefectiveJpegs(const Bytes& good, int width, int heig
   std::vector<DefectiveFile> files;
   // SOF: FF C0, length (2), precision (1), height (2), width (2), components
   // (1), then per component: id, sampling factors, table.
-  files.push_back({"precision_12", WithSegmentByte(good, kSof0, 4, 12), ErrorKind::kUnsupportedFormat});
-  files.push_back({"zero_height", WithSegmentByte(WithSegmentByte(good, kSof0, 5, 0), kSof0, 6, 0), corrupt});
-  files.push_back({"zero_width", WithSegmentByte(WithSegmentByte(good, kSof0, 7, 0), kSof0, 8, 0), corrupt});
+  files.push_back(
+      {"precision_12", WithSegmentByte(good, kSof0, 4, 12), ErrorKind::kUnsupportedFormat});
+  files.push_back(
+      {"zero_height", WithSegmentByte(WithSegmentByte(good, kSof0, 5, 0), kSof0, 6, 0), corrupt});
+  files.push_back(
+      {"zero_width", WithSegmentByte(WithSegmentByte(good, kSof0, 7, 0), kSof0, 8, 0), corrupt});
   files.push_back({"zero_components", WithSegmentByte(good, kSof0, 9, 0), corrupt});
   files.push_back({"bad_sampling_factors", WithSegmentByte(good, kSof0, 11, 0x00), corrupt});
   // SOS: FF DA, length (2), components (1), then the first component's id.
@@ -91,14 +97,20 @@ std::vector<DefectiveFile> DefectiveJpegs(const Bytes& good, int width, int heig
     two_soi.insert(two_soi.begin() + 2, {0xFF, 0xD8});
     files.push_back({"two_soi_markers", two_soi, corrupt});
   }
-  files.push_back({"bad_marker_length", WithSegmentByte(WithSegmentByte(good, kApp0, 2, 0), kApp0, 3, 1), corrupt});
-  files.push_back({"frame_65535x65535", WithJpegFrameSize(good, 65535, 65535), ErrorKind::kTooLarge});
-  files.push_back({"cut_after_frame_header", Prefix(good, SegmentEnd(good, FindJpegSegment(good, kSof0))), corrupt});
+  files.push_back({"bad_marker_length",
+                   WithSegmentByte(WithSegmentByte(good, kApp0, 2, 0), kApp0, 3, 1), corrupt});
+  files.push_back(
+      {"frame_65535x65535", WithJpegFrameSize(good, 65535, 65535), ErrorKind::kTooLarge});
+  files.push_back({"cut_after_frame_header",
+                   Prefix(good, SegmentEnd(good, FindJpegSegment(good, kSof0))), corrupt});
   files.push_back({"cut_inside_scan", Prefix(good, good.size() * 3 / 4), corrupt});
   files.push_back({"no_quantization_table", WithoutSegments(good, kDqt), corrupt});
-  files.push_back({"lossless_sof3", WithSegmentByte(good, kSof0, 1, 0xC3), ErrorKind::kUnsupportedFormat});
-  files.push_back({"cmyk", EncodeJpegWithLibjpeg(TestPicture(width, height), width, height, LibjpegVariant::kCmyk),
-                   ErrorKind::kUnsupportedFormat});
+  files.push_back(
+      {"lossless_sof3", WithSegmentByte(good, kSof0, 1, 0xC3), ErrorKind::kUnsupportedFormat});
+  files.push_back(
+      {"cmyk",
+       EncodeJpegWithLibjpeg(TestPicture(width, height), width, height, LibjpegVariant::kCmyk),
+       ErrorKind::kUnsupportedFormat});
   files.push_back({"png_bytes", PngBytes(), ErrorKind::kUnsupportedFormat});
   {
     Bytes garbage = {0xFF, 0xD8, 0xFF};
@@ -153,7 +165,8 @@ std::vector<DefectiveFile> DefectiveGifs(const Bytes& good) {
     // table, which a correct decoder must refuse.
     Bytes damaged = good;
     const size_t block = lzw + 1;
-    for (size_t i = block + 1; i < block + 1 + damaged[block] && i < damaged.size(); ++i) damaged[i] = 0xFF;
+    for (size_t i = block + 1; i < block + 1 + damaged[block] && i < damaged.size(); ++i)
+      damaged[i] = 0xFF;
     files.push_back({"lzw_codes_out_of_range", damaged, corrupt});
   }
   files.push_back({"png_bytes", PngBytes(), ErrorKind::kUnsupportedFormat});

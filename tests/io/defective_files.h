@@ -15,7 +15,7 @@ namespace segfeed::testing {
 struct DefectiveFile {
   std::string name;  // what is wrong, usable in a file name
   Bytes bytes;
-  ErrorKind kind;    // what the decoder must report
+  ErrorKind kind;  // what the decoder must report
 };
 
 // Defects of a baseline JPEG made with EncodeJpegWithOpenCv: unsupported

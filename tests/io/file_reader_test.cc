@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <sys/stat.h>
+#include <fstream>
 
 #include <filesystem>
 
@@ -98,7 +98,8 @@ TEST(FileReaderTest, FileOverTheLimitIsTooLargeWithoutAllocating) {
   auto bytes = reader.Read(huge);
   ASSERT_FALSE(bytes.ok());
   EXPECT_EQ(bytes.error().kind, ErrorKind::kTooLarge);
-  EXPECT_NE(bytes.error().detail.find("max_file_bytes = 1048576"), std::string::npos) << bytes.error().detail;
+  EXPECT_NE(bytes.error().detail.find("max_file_bytes = 1048576"), std::string::npos)
+      << bytes.error().detail;
   EXPECT_EQ(reader.capacity_bytes(), 0u);
 }
 

@@ -143,8 +143,7 @@ Bytes EncodeGif(const GifPicture& picture) {
     palette[i] = {picture.palette[i][0], picture.palette[i][1], picture.palette[i][2]};
   }
   ColorMapObject* map = GifMakeMapObject(colours, palette.data());
-  EXPECT_EQ(EGifPutScreenDesc(gif, picture.screen_width, picture.screen_height, 8, 0, map),
-            GIF_OK);
+  EXPECT_EQ(EGifPutScreenDesc(gif, picture.screen_width, picture.screen_height, 8, 0, map), GIF_OK);
   for (const GifFrame& frame : picture.frames) {
     if (frame.transparent_index >= 0) {
       GraphicsControlBlock control{};
@@ -288,20 +287,30 @@ Bytes LzwLiteralStream(const std::vector<uint8_t>& pixels, int min_code_size, bo
   return out;
 }
 
-Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size,
-                     const Bytes& lzw) {
+Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size, const Bytes& lzw) {
   int bits = 1;
   while ((1 << bits) < palette_size) ++bits;
-  Bytes gif = {'G', 'I', 'F', '8', '9', 'a', static_cast<uint8_t>(width),
-               static_cast<uint8_t>(width >> 8), static_cast<uint8_t>(height),
-               static_cast<uint8_t>(height >> 8), static_cast<uint8_t>(0x80 | (bits - 1)), 0, 0};
+  Bytes gif = {'G',
+               'I',
+               'F',
+               '8',
+               '9',
+               'a',
+               static_cast<uint8_t>(width),
+               static_cast<uint8_t>(width >> 8),
+               static_cast<uint8_t>(height),
+               static_cast<uint8_t>(height >> 8),
+               static_cast<uint8_t>(0x80 | (bits - 1)),
+               0,
+               0};
   for (int i = 0; i < (1 << bits); ++i) {
     const auto grey = static_cast<uint8_t>(i * 255 / ((1 << bits) - 1));
     gif.insert(gif.end(), {grey, grey, grey});
   }
-  gif.insert(gif.end(), {0x2C, 0, 0, 0, 0, static_cast<uint8_t>(width),
-                         static_cast<uint8_t>(width >> 8), static_cast<uint8_t>(height),
-                         static_cast<uint8_t>(height >> 8), 0, static_cast<uint8_t>(min_code_size)});
+  gif.insert(gif.end(),
+             {0x2C, 0, 0, 0, 0, static_cast<uint8_t>(width), static_cast<uint8_t>(width >> 8),
+              static_cast<uint8_t>(height), static_cast<uint8_t>(height >> 8), 0,
+              static_cast<uint8_t>(min_code_size)});
   for (size_t i = 0; i < lzw.size(); i += 255) {
     const size_t n = std::min<size_t>(255, lzw.size() - i);
     gif.push_back(static_cast<uint8_t>(n));
@@ -313,7 +322,8 @@ Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size,
 
 void WriteFile(const std::filesystem::path& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << path;
 }
 

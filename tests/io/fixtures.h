@@ -43,7 +43,7 @@ struct GifFrame {
   int width = 0;
   int height = 0;
   bool interlaced = false;
-  int transparent_index = -1;  // -1: no graphics control block
+  int transparent_index = -1;    // -1: no graphics control block
   std::vector<uint8_t> indices;  // height x width palette indices, display order
 };
 struct GifPicture {
@@ -84,8 +84,7 @@ Bytes LzwLiteralStream(const std::vector<uint8_t>& pixels, int min_code_size, bo
 
 // A GIF file around raw LZW data: `palette_size` grey levels (power of 2),
 // one frame covering the screen, `min_code_size` as given.
-Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size,
-                     const Bytes& lzw);
+Bytes GifWithLzwData(int width, int height, int palette_size, int min_code_size, const Bytes& lzw);
 
 // Reads the first frame with giflib's DGifSlurp, which de-interlaces on its
 // own: an independent reading of the raster (palette indices, frame size).

@@ -51,7 +51,8 @@ TEST(GifDecoderTest, NonBinaryMaskWarningNamesMaskAndThreshold) {
   const Error warning = NonBinaryMaskWarning("m/a_mask.gif", 128);
   EXPECT_EQ(ErrorKindName(warning.kind), "non_binary_mask");
   EXPECT_EQ(warning.Message(),
-            "m/a_mask.gif: mask uses more than two palette colours; thresholded at luminance 128 [non_binary_mask]");
+            "m/a_mask.gif: mask uses more than two palette colours; thresholded at luminance 128 "
+            "[non_binary_mask]");
 }
 
 // Varied frames (interlace, offsets that clip, transparency, palettes of
@@ -149,7 +150,8 @@ TEST(GifDecoderTest, PillowStyleGreyPaletteMasksDecodeToZeroAndOne) {
 TEST(GifDecoderTest, MinimumCodeSizeOneMatchesGiflib) {
   std::vector<uint8_t> raster(37 * 11);
   for (size_t i = 0; i < raster.size(); ++i) raster[i] = (i / 3 + i / 37) % 2;
-  const Bytes gif = testing::GifWithLzwData(37, 11, 2, 1, testing::LzwLiteralStream(raster, 1, true));
+  const Bytes gif =
+      testing::GifWithLzwData(37, 11, 2, 1, testing::LzwLiteralStream(raster, 1, true));
   const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, 1 << 20);
   ASSERT_TRUE(reference.has_value());
   ASSERT_TRUE(reference->pixels == raster);  // the fixture is what giflib reads
@@ -246,7 +248,8 @@ TEST(GifDecoderTest, LzwMinimumCodeSizeOverEightSaysSo) {
     const Bytes gif = testing::GifWithLzwData(4, 1, 2, code_size, Bytes{0x00, 0x01});
     const Error error = DecodeError(gif);
     EXPECT_EQ(error.kind, ErrorKind::kCorruptMask);
-    EXPECT_EQ(error.detail, "corrupt GIF: LZW minimum code size " + std::to_string(code_size) + " is outside 1-8");
+    EXPECT_EQ(error.detail, "corrupt GIF: LZW minimum code size " + std::to_string(code_size) +
+                                " is outside 1-8");
   }
 }
 

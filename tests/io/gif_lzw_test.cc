@@ -51,7 +51,8 @@ TEST(GifLzwTest, MatchesGiflibOnNoisyAndRunLengthRasters) {
       const int min_code_size = gif[pos++];
       std::vector<uint8_t> compressed;
       while (gif[pos] != 0) {
-        compressed.insert(compressed.end(), gif.begin() + pos + 1, gif.begin() + pos + 1 + gif[pos]);
+        compressed.insert(compressed.end(), gif.begin() + pos + 1,
+                          gif.begin() + pos + 1 + gif[pos]);
         pos += 1 + gif[pos];
       }
       GifLzwDecoder decoder;
@@ -112,17 +113,20 @@ TEST(GifLzwTest, DecodeRowsMatchesLinearDecodeRowByRow) {
       GifLzwDecoder decoder;
       std::array<bool, 256> used{};
       std::vector<uint8_t> linear(raster.size());
-      ASSERT_EQ(decoder.Decode(lzw.data, lzw.min_code_size, linear, &used).outcome, Outcome::kComplete);
+      ASSERT_EQ(decoder.Decode(lzw.data, lzw.min_code_size, linear, &used).outcome,
+                Outcome::kComplete);
       ASSERT_TRUE(linear == raster);
       // Stored row k at display row (k * 17) % height, in a wider canvas.
       const size_t stride = static_cast<size_t>(width) + 5;
       std::vector<uint8_t> canvas(stride * height, 0xEE);
       std::vector<uint8_t*> rows;
-      for (int k = 0; k < height; ++k) rows.push_back(canvas.data() + (k * 17 % height) * stride + 2);
+      for (int k = 0; k < height; ++k)
+        rows.push_back(canvas.data() + (k * 17 % height) * stride + 2);
       const auto result = decoder.DecodeRows(lzw.data, lzw.min_code_size, rows, width, &used);
       ASSERT_EQ(result.outcome, Outcome::kComplete) << width << " " << run;
       for (int k = 0; k < height; ++k) {
-        ASSERT_TRUE(std::equal(rows[k], rows[k] + width, linear.begin() + static_cast<long>(k) * width))
+        ASSERT_TRUE(
+            std::equal(rows[k], rows[k] + width, linear.begin() + static_cast<long>(k) * width))
             << "width " << width << ", run " << run << ", row " << k;
         EXPECT_EQ(rows[k][-1], 0xEE);  // nothing written beside the row
         EXPECT_EQ(rows[k][width], 0xEE);

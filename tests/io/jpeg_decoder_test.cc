@@ -4,10 +4,10 @@
 #include <turbojpeg.h>
 
 #include <cstdlib>
-#include <optional>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <optional>
 
 #include "io/defective_files.h"
 #include "io/fixtures.h"
@@ -140,9 +140,9 @@ TEST(JpegDecoderTest, ScaledDecodeMatchesTurboJpegScaledOutput) {
   // TurboJPEG's own scaled output, asked for by size.
   tjhandle handle = tjInitDecompress();
   std::vector<uint8_t> reference(959 * 640 * 3);
-  ASSERT_EQ(tjDecompress2(handle, jpeg.data(), jpeg.size(), reference.data(), 959, 0, 640,
-                          TJPF_RGB, 0),
-            0);
+  ASSERT_EQ(
+      tjDecompress2(handle, jpeg.data(), jpeg.size(), reference.data(), 959, 0, 640, TJPF_RGB, 0),
+      0);
   tjDestroy(handle);
   EXPECT_TRUE(image.pixels == reference);
 
@@ -254,7 +254,8 @@ TEST(JpegDecoderTest, TruncatedHeaderIsCorruptImage) {
 // SOI and EOI alone, or tables without a frame: libjpeg accepts these as a
 // tables-only stream, with nothing in its error message.
 TEST(JpegDecoderTest, FileWithoutFrameHeaderSaysWhatItHolds) {
-  const Bytes jpeg = testing::EncodeJpegWithOpenCv(testing::TestPicture(16, 16), 16, 16, JpegVariant::kBaseline);
+  const Bytes jpeg =
+      testing::EncodeJpegWithOpenCv(testing::TestPicture(16, 16), 16, 16, JpegVariant::kBaseline);
   Bytes tables_only;
   for (size_t i = 0; i + 1 < jpeg.size(); ++i) {
     if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {  // SOF0: keep what comes before, then EOI
@@ -268,7 +269,8 @@ TEST(JpegDecoderTest, FileWithoutFrameHeaderSaysWhatItHolds) {
     auto header = JpegDecoder({}).ReadHeader(bytes, kPath);
     ASSERT_FALSE(header.ok()) << bytes.size() << " bytes";
     EXPECT_EQ(header.error().kind, ErrorKind::kCorruptImage);
-    EXPECT_EQ(header.error().detail, "JPEG has no frame header (SOF): the file holds only tables or markers");
+    EXPECT_EQ(header.error().detail,
+              "JPEG has no frame header (SOF): the file holds only tables or markers");
   }
 }
 
@@ -340,7 +342,8 @@ DecodeOutcome DecodeWith(JpegDecoder* decoder, const Bytes& jpeg, DctScale scale
 TEST(JpegDecoderTest, NoFileChangesHowTheNextIsDecoded) {
   const auto rgb = testing::TestPicture(48, 40);
   const Bytes before = testing::EncodeJpegWithOpenCv(rgb, 48, 40, JpegVariant::kBaseline, 95);
-  const Bytes after = testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 32), 64, 32, JpegVariant::kProgressive, 40);
+  const Bytes after = testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 32), 64, 32,
+                                                    JpegVariant::kProgressive, 40);
   for (const DctScale scale : {DctScale{1, 1}, DctScale{1, 2}}) {
     JpegDecoder fresh({});
     const DecodeOutcome reference = DecodeWith(&fresh, after, scale);

@@ -24,7 +24,8 @@ std::string Stem(int position, const std::string& name) {
 // A different picture and mask for every good pair.
 Bytes GoodJpeg(int index) {
   std::vector<uint8_t> rgb = TestPicture(kWidth, kHeight);
-  for (size_t i = 0; i < rgb.size(); ++i) rgb[i] = static_cast<uint8_t>(rgb[i] + 37 * index + i % (index + 2));
+  for (size_t i = 0; i < rgb.size(); ++i)
+    rgb[i] = static_cast<uint8_t>(rgb[i] + 37 * index + i % (index + 2));
   return EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline, 90);
 }
 
@@ -70,12 +71,16 @@ std::vector<MixedFile> WriteOutlierPairs(const fs::path& root, int64_t max_file_
     WriteFile(layout.Mask(stem), good_gif);
     outliers.push_back({layout.Image(stem).string(), kind});
   };
-  image_outlier("outlier_baseline_10000x10000",
-                WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline), 10000, 10000),
-                ErrorKind::kTooLarge);
-  image_outlier("outlier_progressive_10000x10000",
-                WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kProgressive), 10000, 10000),
-                ErrorKind::kTooLarge);
+  image_outlier(
+      "outlier_baseline_10000x10000",
+      WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline), 10000,
+                        10000),
+      ErrorKind::kTooLarge);
+  image_outlier(
+      "outlier_progressive_10000x10000",
+      WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kProgressive),
+                        10000, 10000),
+      ErrorKind::kTooLarge);
   {
     // JPEG-looking junk: read whole (it is under the limit), then refused.
     Bytes junk = RandomBytes(static_cast<size_t>(max_file_bytes) - 1, 21);
@@ -99,7 +104,8 @@ std::vector<MixedFile> WriteOutlierPairs(const fs::path& root, int64_t max_file_
     frame.height = kHeight;
     frame.indices = TestMask(kWidth, kHeight);
     picture.frames.push_back(frame);
-    WriteFile(layout.Image(stem), EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline));
+    WriteFile(layout.Image(stem),
+              EncodeJpegWithOpenCv(rgb, kWidth, kHeight, JpegVariant::kBaseline));
     WriteFile(layout.Mask(stem), EncodeGif(picture));
     outliers.push_back({layout.Mask(stem).string(), ErrorKind::kTooLarge});
   }

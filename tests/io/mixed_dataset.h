@@ -32,7 +32,9 @@ struct MixedDataset {
   std::vector<MixedFile> non_binary_masks;
   std::vector<MixedFile> unpaired_images;  // missing_mask
   std::vector<MixedFile> orphan_masks;     // orphan_mask
-  int complete_pairs() const { return static_cast<int>(good_stems.size() + bad_files.size() + non_binary_masks.size()); }
+  int complete_pairs() const {
+    return static_cast<int>(good_stems.size() + bad_files.size() + non_binary_masks.size());
+  }
 };
 
 // Writes `root`/train and `root`/train_masks: `good_pairs` good pairs

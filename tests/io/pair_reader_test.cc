@@ -29,9 +29,9 @@ SamplePair WritePair(const TempDir& dir, int width, int height, int mask_width, 
   testing::WriteFile(pair.image_path,
                      testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width,
                                                    height, JpegVariant::kBaseline));
-  testing::WriteFile(pair.mask_path, testing::EncodeMaskGif(testing::TestMask(mask_width,
-                                                                              mask_height),
-                                                            mask_width, mask_height));
+  testing::WriteFile(
+      pair.mask_path,
+      testing::EncodeMaskGif(testing::TestMask(mask_width, mask_height), mask_width, mask_height));
   return pair;
 }
 
@@ -141,8 +141,8 @@ TEST(PairReaderTest, CorruptFilesNameTheFileAtFault) {
   EXPECT_EQ(error.path, pair.mask_path.string());
 
   pair = WritePair(dir, 64, 64, 64, 64);
-  Bytes image = testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 64), 64, 64,
-                                              JpegVariant::kBaseline);
+  Bytes image =
+      testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 64), 64, 64, JpegVariant::kBaseline);
   image.resize(image.size() - 200);
   testing::WriteFile(pair.image_path, image);
   error = ReadError(pair);
@@ -155,11 +155,11 @@ TEST(PairReaderTest, CorruptFilesNameTheFileAtFault) {
 TEST(PairReaderTest, TooLargeImageIsRefused) {
   TempDir dir;
   SamplePair pair = WritePair(dir, 16, 16, 16, 16);
-  testing::WriteFile(pair.image_path,
-                     testing::WithJpegFrameSize(
-                         testing::EncodeJpegWithOpenCv(testing::TestPicture(1, 1), 1, 1,
-                                                       JpegVariant::kBaseline),
-                         60000, 60000));
+  testing::WriteFile(
+      pair.image_path,
+      testing::WithJpegFrameSize(
+          testing::EncodeJpegWithOpenCv(testing::TestPicture(1, 1), 1, 1, JpegVariant::kBaseline),
+          60000, 60000));
   const Error error = ReadError(pair);
   EXPECT_EQ(error.kind, ErrorKind::kTooLarge);
   EXPECT_EQ(error.path, pair.image_path.string());
@@ -240,9 +240,7 @@ TEST(PairReaderTest, RunningOutOfMemoryIsTheFilesError) {
   TempDir dir;
   const SamplePair good = WritePair(dir, 64, 48, 64, 48);
   const SamplePair junk{"junk", dir / "junk.jpg", good.mask_path};
-  {
-    std::ofstream out(junk.image_path);
-  }
+  { std::ofstream out(junk.image_path); }
   fs::resize_file(junk.image_path, size_t{200} << 20);  // sparse: costs no disk
   auto in_child = [&] {
     const size_t limit = MappedBytes() + (size_t{64} << 20);
@@ -251,7 +249,8 @@ TEST(PairReaderTest, RunningOutOfMemoryIsTheFilesError) {
     PairReader reader({});
     Status status = reader.Read(junk, 0, 0);
     if (status.ok()) std::_Exit(11);
-    if (status.error().kind != ErrorKind::kTooLarge || status.error().path != junk.image_path.string()) {
+    if (status.error().kind != ErrorKind::kTooLarge ||
+        status.error().path != junk.image_path.string()) {
       std::_Exit(12);
     }
     if (!reader.Read(good, 0, 0).ok()) std::_Exit(13);

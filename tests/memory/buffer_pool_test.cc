@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
-#include <atomic>
 #include <thread>
 #include <vector>
 
@@ -107,7 +107,8 @@ TEST(BufferPoolTest, AutoFallsBackForTheWholePoolWhenPinningRunsOut) {
         if (pool.kind() != PoolKind::kPageable) std::_Exit(11);
         const std::string& reason = pool.fallback_reason();
         if (reason.find("mlock failed") == std::string::npos) std::_Exit(12);
-        if (reason.find("for buffer 2 of 2, so the whole pool is pageable") == std::string::npos) std::_Exit(13);
+        if (reason.find("for buffer 2 of 2, so the whole pool is pageable") == std::string::npos)
+          std::_Exit(13);
         try {
           BufferPool strict(2, kBytes, PinnedMode::kMlock);
           std::_Exit(14);

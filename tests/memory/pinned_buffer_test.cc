@@ -34,7 +34,8 @@ TEST(PinnedBufferTest, AutoAlwaysSucceedsAndSaysWhyItFellBack) {
   } else {
     EXPECT_NE(buffer.kind(), PoolKind::kCudaHost);
     // The reason the CUDA path was not taken is kept for the report.
-    EXPECT_NE(buffer.fallback_reason().find(why_not), std::string::npos) << buffer.fallback_reason();
+    EXPECT_NE(buffer.fallback_reason().find(why_not), std::string::npos)
+        << buffer.fallback_reason();
   }
 }
 
@@ -45,7 +46,8 @@ TEST(PinnedBufferTest, CudaModeWithoutDeviceIsAConfigErrorNamingTheOption) {
     PinnedBuffer buffer(4096, PinnedMode::kCuda);
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("pinned=cuda is impossible"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("pinned=cuda is impossible"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -108,7 +108,8 @@ TEST(BatchGraphTest, StalledConsumerStopsLoadingAtThePoolBound) {
 
 TEST(BatchGraphTest, StopMidEpochIsPromptAndReturnsEveryUnpublishedBuffer) {
   Harness h(4);
-  auto graph = std::make_unique<BatchGraph>(h.workers.arena(), &h.pool, h.Shape(1000), h.Callbacks());
+  auto graph =
+      std::make_unique<BatchGraph>(h.workers.arena(), &h.pool, h.Shape(1000), h.Callbacks());
   auto first = h.ready.Pop();
   ASSERT_TRUE(first.has_value());
   h.pool.Release(first->buffer);

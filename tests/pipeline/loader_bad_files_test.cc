@@ -39,7 +39,8 @@ LoaderOptions SmallOptions(int threads) {
 std::string BatchBytes(const Lease& lease) {
   std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
   bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
-  for (uint32_t id : lease.sample_ids()) bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
+  for (uint32_t id : lease.sample_ids())
+    bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
   return bytes;
 }
 
@@ -86,7 +87,8 @@ TEST_F(LoaderBadFilesTest, SkipDeliversEveryGoodPairEachEpochAndCountsHonestly) 
       }
       EXPECT_EQ(samples, mixed_->complete_pairs());
       for (const SamplePair pair : pairs) {
-        const bool bad = bad_paths.count(pair.image_path.string()) || bad_paths.count(pair.mask_path.string());
+        const bool bad =
+            bad_paths.count(pair.image_path.string()) || bad_paths.count(pair.mask_path.string());
         if (bad) {
           EXPECT_EQ(delivered.count(pair.stem), 0u) << pair.stem;
         } else {
@@ -109,10 +111,13 @@ TEST_F(LoaderBadFilesTest, SkipDeliversEveryGoodPairEachEpochAndCountsHonestly) 
     }
     // The unpaired files are reported, not lost silently.
     std::set<std::string> unpaired;
-    for (const Error& e : stats.unpaired_files) unpaired.insert(std::string(ErrorKindName(e.kind)) + " " + e.path);
+    for (const Error& e : stats.unpaired_files)
+      unpaired.insert(std::string(ErrorKindName(e.kind)) + " " + e.path);
     EXPECT_EQ(unpaired.size(), mixed_->unpaired_images.size() + mixed_->orphan_masks.size());
-    for (const auto& file : mixed_->unpaired_images) EXPECT_TRUE(unpaired.count("missing_mask " + file.path));
-    for (const auto& file : mixed_->orphan_masks) EXPECT_TRUE(unpaired.count("orphan_mask " + file.path));
+    for (const auto& file : mixed_->unpaired_images)
+      EXPECT_TRUE(unpaired.count("missing_mask " + file.path));
+    for (const auto& file : mixed_->orphan_masks)
+      EXPECT_TRUE(unpaired.count("orphan_mask " + file.path));
   }
 }
 
@@ -145,7 +150,8 @@ TEST_F(LoaderBadFilesTest, GoodPairsComeOutAsFromADatasetWithoutBadFiles) {
   options.shuffle = false;
   options.batch_size = 1;
   AugmentOptions& augment = options.augment;  // resize only
-  augment.contrast_enabled = augment.brightness_enabled = augment.saturation_enabled = augment.hue_enabled = false;
+  augment.contrast_enabled = augment.brightness_enabled = augment.saturation_enabled =
+      augment.hue_enabled = false;
   augment.flip_lr_probability = augment.flip_ud_probability = augment.rotation_fraction = 0.0;
   auto samples_by_stem = [&](const DatasetSpec& spec) {
     Loader loader(spec, options);
@@ -212,7 +218,8 @@ TEST(LoaderFailTest, SkipKeepsGoingWhileAGoodPairRemains) {
   TempDir dir;
   testing::WriteGoodPairsOfMixedDataset(dir.path(), 1);
   for (int i = 0; i < 9; ++i) {
-    testing::WriteFile(dir.path() / "train" / ("bad_" + std::to_string(i) + ".jpg"), testing::RandomBytes(100, i));
+    testing::WriteFile(dir.path() / "train" / ("bad_" + std::to_string(i) + ".jpg"),
+                       testing::RandomBytes(100, i));
     fs::copy_file(dir.path() / "train_masks" / "000_good_mask.gif",
                   dir.path() / "train_masks" / ("bad_" + std::to_string(i) + "_mask.gif"));
   }
@@ -223,7 +230,8 @@ TEST(LoaderFailTest, SkipKeepsGoingWhileAGoodPairRemains) {
     loader.StartEpoch(epoch);
     int samples = 0;
     while (auto lease = loader.Next()) {
-      for (uint32_t id : lease->sample_ids()) EXPECT_EQ(loader.dataset().pairs[id].stem, "000_good");
+      for (uint32_t id : lease->sample_ids())
+        EXPECT_EQ(loader.dataset().pairs[id].stem, "000_good");
       samples += lease->size();
     }
     EXPECT_EQ(samples, 10);
@@ -263,9 +271,12 @@ TEST(LoaderFailTest, DatasetWithoutPairsSaysWhatWasFoundAndExpected) {
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("dataset has no image with a mask: found 0 images (.jpg/.jpeg) in " + spec.image_dir.string()),
-              std::string::npos) << message;
-    EXPECT_NE(message.find("<stem>.jpg pairs with the mask <stem>_mask.gif"), std::string::npos) << message;
+    EXPECT_NE(message.find("dataset has no image with a mask: found 0 images (.jpg/.jpeg) in " +
+                           spec.image_dir.string()),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("<stem>.jpg pairs with the mask <stem>_mask.gif"), std::string::npos)
+        << message;
   }
 }
 
@@ -278,8 +289,10 @@ TEST(LoaderFailTest, DropLastWithoutAFullBatchIsAConfigError) {
     Loader loader(DatasetSpec::Carvana(dir.path()), options);
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("drop_last leaves no batch: an epoch of this shard has 3 samples, fewer than batch_size 8"),
-              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("drop_last leaves no batch: an epoch of this shard has 3 "
+                                         "samples, fewer than batch_size 8"),
+              std::string::npos)
+        << e.what();
   }
 }
 
@@ -292,7 +305,8 @@ TEST(LoaderMemoryTest, OutliersAreTooLargeAndNothingGrowsPastThePlan) {
   testing::WriteGoodPairsOfMixedDataset(dir.path(), 20);
   LoaderOptions options = SmallOptions(2);
   options.decode.max_file_bytes = 8 << 20;
-  const std::vector<testing::MixedFile> outliers = testing::WriteOutlierPairs(dir.path(), options.decode.max_file_bytes);
+  const std::vector<testing::MixedFile> outliers =
+      testing::WriteOutlierPairs(dir.path(), options.decode.max_file_bytes);
   Loader loader(DatasetSpec::Carvana(dir.path()), options);
   for (int epoch = 0; epoch < 2; ++epoch) {
     loader.StartEpoch(epoch);
@@ -329,8 +343,8 @@ TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
   // four times the planned mask, within the default headroom of 4.
   const int width = MixedDataset::kWidth * 2, height = MixedDataset::kHeight * 2;
   testing::WriteFile(dir.path() / "train" / "999_larger.jpg",
-                     testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width, height,
-                                                   testing::JpegVariant::kBaseline));
+                     testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width,
+                                                   height, testing::JpegVariant::kBaseline));
   testing::WriteFile(dir.path() / "train_masks" / "999_larger_mask.gif",
                      testing::EncodeMaskGif(testing::TestMask(width, height), width, height));
   LoaderOptions options = SmallOptions(1);
@@ -355,7 +369,8 @@ TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
     EXPECT_EQ(e.error().kind, ErrorKind::kTooLarge);
     // The photo fits at its DCT scale; the full-size mask does not.
     EXPECT_EQ(e.error().path, (dir.path() / "train_masks" / "999_larger_mask.gif").string());
-    EXPECT_NE(std::string(e.what()).find("GIF needs 12288 bytes to decode"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GIF needs 12288 bytes to decode"), std::string::npos)
+        << e.what();
   }
 }
 

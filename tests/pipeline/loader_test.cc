@@ -58,7 +58,8 @@ TempDir* LoaderTest::dir_ = nullptr;
 std::string BatchBytes(const Lease& lease) {
   std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
   bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
-  for (uint32_t id : lease.sample_ids()) bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
+  for (uint32_t id : lease.sample_ids())
+    bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
   return bytes;
 }
 
@@ -72,7 +73,8 @@ std::vector<std::string> EpochBatches(Loader& loader, int64_t epoch, int64_t fir
 std::vector<uint32_t> EpochIds(Loader& loader, int64_t epoch) {
   std::vector<uint32_t> ids;
   loader.StartEpoch(epoch);
-  while (auto lease = loader.Next()) ids.insert(ids.end(), lease->sample_ids().begin(), lease->sample_ids().end());
+  while (auto lease = loader.Next())
+    ids.insert(ids.end(), lease->sample_ids().begin(), lease->sample_ids().end());
   return ids;
 }
 

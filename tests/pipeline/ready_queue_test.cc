@@ -19,14 +19,15 @@ TEST(ReadyQueueTest, PopReturnsQueuedBatchesInOrder) {
 
 TEST(ReadyQueueTest, PopUntilADeadlineTimesOutOnAnEmptyQueue) {
   ReadyQueue queue;
-  const auto popped = queue.Pop(ReadyQueue::Wait::kUntilDeadline, Clock::now() + std::chrono::milliseconds(5),
-                                [] { return false; });
+  const auto popped = queue.Pop(ReadyQueue::Wait::kUntilDeadline,
+                                Clock::now() + std::chrono::milliseconds(5), [] { return false; });
   EXPECT_TRUE(popped.timed_out);
   EXPECT_FALSE(popped.blocked);
   EXPECT_FALSE(popped.batch.has_value());
   // A batch that is there is returned whatever the deadline.
   queue.Push(FilledBatch{3, 0, 1, std::nullopt});
-  const auto ready = queue.Pop(ReadyQueue::Wait::kUntilDeadline, Clock::now(), [] { return false; });
+  const auto ready =
+      queue.Pop(ReadyQueue::Wait::kUntilDeadline, Clock::now(), [] { return false; });
   ASSERT_TRUE(ready.batch.has_value());
   EXPECT_EQ(ready.batch->batch, 3);
 }

@@ -23,7 +23,8 @@ void WriteDemoPairs(const std::filesystem::path& root, const tools::DemoOptions&
     WriteFile(image_dir / (stem + ".jpg"),
               EncodeJpegWithOpenCv(raster.rgb, raster.width, raster.height, JpegVariant::kBaseline,
                                    options.quality));
-    WriteFile(mask_dir / (stem + "_mask.gif"), EncodeMaskGif(raster.mask, raster.width, raster.height, interlaced));
+    WriteFile(mask_dir / (stem + "_mask.gif"),
+              EncodeMaskGif(raster.mask, raster.width, raster.height, interlaced));
   }
 }
 

@@ -64,7 +64,8 @@ TEST(BenchBaselinesTest, FifoImageOrMaskIsAnErrorNamingIt) {
     ASSERT_FALSE(measured.ok()) << fifo;
     EXPECT_EQ(measured.error().path, fifo.string());
     EXPECT_EQ(measured.error().kind, ErrorKind::kIoError);
-    EXPECT_NE(measured.error().detail.find("not a regular file"), std::string::npos) << measured.error().detail;
+    EXPECT_NE(measured.error().detail.find("not a regular file"), std::string::npos)
+        << measured.error().detail;
   }
 }
 
@@ -79,7 +80,8 @@ TEST(BenchBaselinesTest, TruncatedGifMaskIsAnErrorNamingIt) {
     ASSERT_FALSE(measured.ok()) << kept;
     EXPECT_EQ(measured.error().path, pairs[1].mask_path.string());
     EXPECT_EQ(measured.error().kind, ErrorKind::kCorruptMask);
-    EXPECT_NE(measured.error().detail.find("truncated GIF"), std::string::npos) << measured.error().detail;
+    EXPECT_NE(measured.error().detail.find("truncated GIF"), std::string::npos)
+        << measured.error().detail;
   }
 }
 

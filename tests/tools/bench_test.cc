@@ -37,7 +37,8 @@ std::string MakeDataset(const TempDir& dir, const std::string& name, int count) 
 }
 
 // The value after `key` in `text`, up to the first character not in `allowed`.
-std::string ValueAfter(const std::string& text, const std::string& key, const std::string& allowed) {
+std::string ValueAfter(const std::string& text, const std::string& key,
+                       const std::string& allowed) {
   const size_t at = text.find(key);
   if (at == std::string::npos) return "";
   const size_t start = at + key.size();
@@ -45,7 +46,9 @@ std::string ValueAfter(const std::string& text, const std::string& key, const st
   return text.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-std::string DigestOf(const std::string& output) { return ValueAfter(output, "digest ", "0123456789abcdef"); }
+std::string DigestOf(const std::string& output) {
+  return ValueAfter(output, "digest ", "0123456789abcdef");
+}
 
 const char* kSmallRun = " --size 64 --batch 4 --epochs 2 --digest";
 
@@ -53,12 +56,14 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 19);
   const auto one = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --threads 1");
-  const auto two = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --threads 2 --prefetch 3");
+  const auto two =
+      RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --threads 2 --prefetch 3");
   ASSERT_EQ(one.exit_code, 0) << one.output;
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_FALSE(DigestOf(one.output).empty()) << one.output;
   EXPECT_EQ(DigestOf(one.output), DigestOf(two.output));
-  EXPECT_NE(one.output.find("loaded 38 pairs, skipped 0, replaced 0\n"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("loaded 38 pairs, skipped 0, replaced 0\n"), std::string::npos)
+      << one.output;
   const auto other_seed = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --seed 1");
   EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
 }
@@ -101,17 +106,22 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 9);
   const auto json_path = dir / "report.json";
-  const auto r = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --decode-only --json '" + json_path.string() + "'");
+  const auto r = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --decode-only --json '" +
+                            json_path.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json_path);
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   // bench/compare.sh reads several of these.
-  for (const char* key : {"samples_per_s", "batches_per_s", "stage_seconds", "read", "decode_image",
-                          "decode_mask", "warp", "jitter", "convert", "consumer_wait", "pool_kind",
-                          "pool_bytes", "peak_in_flight", "peak_rss_bytes", "loaded", "batches",
-                          "skipped", "replaced", "skipped_files", "unpaired_files", "decode_only_samples_per_s",
+  for (const char* key : {"samples_per_s",  "batches_per_s",  "stage_seconds",
+                          "read",           "decode_image",   "decode_mask",
+                          "warp",           "jitter",         "convert",
+                          "consumer_wait",  "pool_kind",      "pool_bytes",
+                          "peak_in_flight", "peak_rss_bytes", "loaded",
+                          "batches",        "skipped",        "replaced",
+                          "skipped_files",  "unpaired_files", "decode_only_samples_per_s",
                           "digest"}) {
-    EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos) << key << " in " << json;
+    EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos)
+        << key << " in " << json;
   }
 }
 
@@ -121,7 +131,8 @@ class BenchMixedDatasetTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    mixed_ = new segfeed::testing::MixedDataset(segfeed::testing::WriteMixedDataset(dir_->path(), 40));
+    mixed_ =
+        new segfeed::testing::MixedDataset(segfeed::testing::WriteMixedDataset(dir_->path(), 40));
   }
   static void TearDownTestSuite() {
     delete mixed_;
@@ -141,12 +152,14 @@ segfeed::testing::MixedDataset* BenchMixedDatasetTest::mixed_ = nullptr;
 // and unpaired file; the digest is the same for every run and thread count.
 TEST_F(BenchMixedDatasetTest, SkipCountsListsAndIsReproducible) {
   const auto json_path = dir_->path() / "report.json";
-  const auto r = RunSegfeed(Run("--on-error skip --digest --threads 2 --json '" + json_path.string() + "'"));
+  const auto r =
+      RunSegfeed(Run("--on-error skip --digest --threads 2 --json '" + json_path.string() + "'"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const int bad = static_cast<int>(mixed_->bad_files.size());
   const int loaded = 2 * (mixed_->complete_pairs() - bad);
-  const std::string closing = "loaded " + std::to_string(loaded) + " pairs, skipped " + std::to_string(2 * bad) +
-                              ", replaced " + std::to_string(2 * bad) + "\n";
+  const std::string closing = "loaded " + std::to_string(loaded) + " pairs, skipped " +
+                              std::to_string(2 * bad) + ", replaced " + std::to_string(2 * bad) +
+                              "\n";
   EXPECT_NE(r.output.find(closing), std::string::npos) << closing << " in " << r.output;
   std::ifstream in(json_path);
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -166,8 +179,9 @@ TEST_F(BenchMixedDatasetTest, SkipCountsListsAndIsReproducible) {
   const std::string digest = DigestOf(r.output);
   ASSERT_FALSE(digest.empty());
   for (int run = 0; run < 4; ++run) {
-    const auto again = RunSegfeed(Run("--on-error skip --digest --threads " + std::to_string(1 + run % 2) +
-                                      " --prefetch " + std::to_string(2 + run)));
+    const auto again =
+        RunSegfeed(Run("--on-error skip --digest --threads " + std::to_string(1 + run % 2) +
+                       " --prefetch " + std::to_string(2 + run)));
     EXPECT_EQ(DigestOf(again.output), digest) << again.output;
   }
 }
@@ -184,10 +198,12 @@ TEST_F(BenchMixedDatasetTest, FailStopsNamingTheFiles) {
   const auto mixed = segfeed::testing::WriteMixedDataset(dir.path(), 40);
   for (const auto& file : mixed.unpaired_images) std::filesystem::remove(file.path);
   const auto json_path = dir.path() / "report.json";
-  r = RunSegfeed("bench --data '" + dir.path().string() + "' --size 32 --batch 1 --epochs 1 --no-shuffle --json '" +
-                 json_path.string() + "'");
+  r = RunSegfeed("bench --data '" + dir.path().string() +
+                 "' --size 32 --batch 1 --epochs 1 --no-shuffle --json '" + json_path.string() +
+                 "'");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("  stopped: " + mixed.bad_files[0].path + ": "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  stopped: " + mixed.bad_files[0].path + ": "), std::string::npos)
+      << r.output;
   // Throughput is what was delivered over the time it took, not the whole
   // epoch's samples over the short time of a run that stopped early.
   std::ifstream in(json_path);
@@ -211,7 +227,9 @@ int CountLinesStartingWith(const std::string& text, const std::string& prefix) {
   std::string line_start = "\n";  // piecewise: GCC 12 warns falsely (-Wrestrict) on "\n" + prefix
   line_start += prefix;
   int lines = 0;
-  for (size_t at = text.find(line_start); at != std::string::npos; at = text.find(line_start, at + 1)) ++lines;
+  for (size_t at = text.find(line_start); at != std::string::npos;
+       at = text.find(line_start, at + 1))
+    ++lines;
   return lines;
 }
 
@@ -223,8 +241,10 @@ TEST(BenchTest, HostileNamesGiveValidJsonAndEscapedText) {
   TempDir dir;
   const auto dataset = segfeed::testing::WriteHostileNamesDataset(dir / "data");
   const auto json_path = dir / "report.json";
-  const std::string run = "bench --data '" + (dir / "data").string() + "' --size 32 --batch 2 --epochs 1";
-  const auto r = RunSegfeed(run + " --on-error skip --no-shuffle --json '" + json_path.string() + "'");
+  const std::string run =
+      "bench --data '" + (dir / "data").string() + "' --size 32 --batch 2 --epochs 1";
+  const auto r =
+      RunSegfeed(run + " --on-error skip --no-shuffle --json '" + json_path.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto json = segfeed::testing::ReadJsonStrings(json_path);
   ASSERT_TRUE(json.valid) << json.error;
@@ -278,17 +298,20 @@ TEST(BenchTest, PeakRssStaysUnderThePlanWithOutliers) {
   for (int threads : {2, 8}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     const auto json_path = dir.path() / "rss.json";
-    const auto r = RunSegfeed("bench --data '" + dir.path().string() + "' --size 32 --batch 4 --epochs 2 --on-error skip" +
-                              " --threads " + std::to_string(threads) + " --json '" + json_path.string() + "'");
+    const auto r = RunSegfeed("bench --data '" + dir.path().string() +
+                              "' --size 32 --batch 4 --epochs 2 --on-error skip" + " --threads " +
+                              std::to_string(threads) + " --json '" + json_path.string() + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     for (const auto& outlier : outliers) {
-      EXPECT_NE(r.output.find("  skipped " + outlier.path + ": "), std::string::npos) << outlier.path << r.output;
+      EXPECT_NE(r.output.find("  skipped " + outlier.path + ": "), std::string::npos)
+          << outlier.path << r.output;
     }
     std::ifstream in(json_path);
     const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     const int64_t peak = std::stoll(ValueAfter(json, "\"peak_rss_bytes\":", "0123456789"));
     const int64_t plan = std::stoll(ValueAfter(json, "\"plan_total_bytes\":", "0123456789"));
-    std::cout << threads << " threads: peak RSS " << peak / 1024 << " KiB, plan " << plan / 1024 << " KiB\n";
+    std::cout << threads << " threads: peak RSS " << peak / 1024 << " KiB, plan " << plan / 1024
+              << " KiB\n";
     EXPECT_LE(peak, plan + kLibraryBytes);
   }
 }
@@ -298,13 +321,16 @@ TEST(BenchTest, WarnsWhenABatchIsLargerThanAnEpoch) {
   const std::string data = MakeDataset(dir, "data", 5);
   const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 64 --epochs 1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("warning: a batch has room for 64 samples but an epoch has 5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning: a batch has room for 64 samples but an epoch has 5"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
   auto r = RunSegfeed("bench --dtype float64");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--dtype must be one of uint8, float16, float32 (got 'float64')"), std::string::npos)
+  EXPECT_NE(r.output.find("--dtype must be one of uint8, float16, float32 (got 'float64')"),
+            std::string::npos)
       << r.output;
   r = RunSegfeed("bench --epoch 3");
   EXPECT_EQ(r.exit_code, 2);
@@ -313,38 +339,45 @@ TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
 
 TEST(BenchTest, FullDiskForJsonOrStdoutExitsOne) {
   TempDir dir;
-  const std::string bench = "bench --data '" + MakeDataset(dir, "data", 4) + "' --size 32 --batch 2 --epochs 1";
+  const std::string bench =
+      "bench --data '" + MakeDataset(dir, "data", 4) + "' --size 32 --batch 2 --epochs 1";
   auto r = RunSegfeed(bench + " --json /dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos)
+      << r.output;
   r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" " + bench + " 2>&1 >/dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("segfeed bench: cannot write to standard output"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("segfeed bench: cannot write to standard output"), std::string::npos)
+      << r.output;
 }
 
 // A report that cannot be written in full (file size limit, SIGXFSZ
 // ignored: EFBIG as on a full disk) leaves the previous one as it was.
 TEST(BenchTest, FailedJsonWriteKeepsTheOldReport) {
 #if defined(__SANITIZE_THREAD__)
-  GTEST_SKIP() << "ThreadSanitizer's runtime dies on the file-size limit the test sets (SIGBUS, exit 66)";
+  GTEST_SKIP()
+      << "ThreadSanitizer's runtime dies on the file-size limit the test sets (SIGBUS, exit 66)";
 #endif
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 4);
   const auto report = dir / "report.json";
   std::ofstream(report) << "the previous report";
-  const auto r = segfeed::testing::RunSegfeedScript("trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" bench --data '" + data +
-                                                    "' --size 32 --batch 2 --epochs 1 --json '" + report.string() +
-                                                    "' 2>&1");
+  const auto r = segfeed::testing::RunSegfeedScript(
+      "trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" bench --data '" + data +
+      "' --size 32 --batch 2 --epochs 1 --json '" + report.string() + "' 2>&1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos)
+      << r.output;
   std::ifstream in(report);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), "the previous report");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()),
+            "the previous report");
 }
 
 TEST(BenchTest, JsonInsideTheDatasetIsRefusedBeforeRunning) {
   TempDir dir;
   const std::string data = MakeDataset(dir, "data", 4);
-  const auto r = RunSegfeed("bench --data '" + data + "' --json '" + data + "/train_masks/report.json'");
+  const auto r =
+      RunSegfeed("bench --data '" + data + "' --json '" + data + "/train_masks/report.json'");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("inside the dataset folder"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("throughput"), std::string::npos) << r.output;
@@ -359,15 +392,20 @@ TEST(BenchTest, BaselineReportsABadFileAndTheBenchGoesOn) {
   const auto first_mask = std::filesystem::directory_iterator(mask)->path();
   std::filesystem::resize_file(first_mask, 6);
   const auto json_path = dir / "report.json";
-  const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 2 --epochs 1 --on-error skip --baseline" +
+  const auto r = RunSegfeed("bench --data '" + data +
+                            "' --size 32 --batch 2 --epochs 1 --on-error skip --baseline" +
                             " --json '" + json_path.string() + "'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("  baseline: " + first_mask.string() + ": truncated GIF"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("  baseline: " + first_mask.string() + ": truncated GIF"),
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("loaded "), std::string::npos) << r.output;
   std::ifstream in(json_path);
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   EXPECT_NE(json.find("\"baseline_samples_per_s\":null"), std::string::npos) << json;
-  EXPECT_NE(json.find("\"baseline_error\":\"" + first_mask.string() + ": truncated GIF"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"baseline_error\":\"" + first_mask.string() + ": truncated GIF"),
+            std::string::npos)
+      << json;
 }
 
 int64_t PeakRss(const std::string& json) {
@@ -388,14 +426,17 @@ TEST(BenchTest, PeakRssDoesNotGrowWithTheDataset) {
   int i = 0;
   for (const std::string& data : {small, large}) {
     const auto json_path = dir / "rss.json";
-    const auto r = RunSegfeed("bench --data '" + data + "' --size 128 --batch 8 --epochs 1 --json '" +
-                          json_path.string() + "'");
+    const auto r =
+        RunSegfeed("bench --data '" + data + "' --size 128 --batch 8 --epochs 1 --json '" +
+                   json_path.string() + "'");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream in(json_path);
-    rss[i++] = PeakRss(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
+    rss[i++] =
+        PeakRss(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
   }
   ASSERT_GT(rss[0], 0);
-  std::cout << "peak RSS: 50 pairs " << rss[0] / 1024 << " KiB, 500 pairs " << rss[1] / 1024 << " KiB\n";
+  std::cout << "peak RSS: 50 pairs " << rss[0] / 1024 << " KiB, 500 pairs " << rss[1] / 1024
+            << " KiB\n";
   EXPECT_LT(static_cast<double>(rss[1]), 1.10 * static_cast<double>(rss[0]));
 }
 

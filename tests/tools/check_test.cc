@@ -67,7 +67,8 @@ class JsonParser {
     throw std::runtime_error("invalid JSON at " + std::to_string(i_) + ": " + why);
   }
   void Space() {
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r'))
+      ++i_;
   }
   void Expect(char c) {
     Space();
@@ -97,7 +98,12 @@ class JsonParser {
         out += static_cast<char>(std::stoi(s_.substr(i_, 4), nullptr, 16));  // ASCII is enough here
         i_ += 4;
       } else if (std::string("\"\\/bfnrt").find(e) != std::string::npos) {
-        out += e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e;
+        out += e == 'n'   ? '\n'
+               : e == 't' ? '\t'
+               : e == 'r' ? '\r'
+               : e == 'b' ? '\b'
+               : e == 'f' ? '\f'
+                          : e;
       } else {
         Fail("bad escape");
       }
@@ -182,7 +188,7 @@ TEST(CheckTest, PlantedProblemsExitOneAndAreListedWithPathAndKind) {
   TempDir dir;
   const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");
   const auto r = RunSegfeed("check --images " + Quoted(dir / "data" / "train") + " --masks " +
-                        Quoted(dir / "data" / "train_masks"));
+                            Quoted(dir / "data" / "train_masks"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   for (const auto& p : planted.problems) {
     const std::string line = p.path + ": ";
@@ -192,14 +198,16 @@ TEST(CheckTest, PlantedProblemsExitOneAndAreListedWithPathAndKind) {
     kind.append(segfeed::ErrorKindName(p.kind)).append("]");
     EXPECT_NE(r.output.find(kind, at), std::string::npos) << kind << "\n" << r.output;
   }
-  EXPECT_NE(r.output.find(planted.duplicates[0] + " = " + planted.duplicates[1]), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(planted.duplicates[0] + " = " + planted.duplicates[1]), std::string::npos)
+      << r.output;
 }
 
 TEST(CheckTest, JsonIsValidAndHasTheKeys) {
   TempDir dir;
   const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");
   const auto json_path = dir / "report.json";
-  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  const auto r =
+      RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   Json report;
   ASSERT_NO_THROW(report = JsonParser(ReadText(json_path)).ParseDocument());
@@ -214,14 +222,15 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
     EXPECT_FALSE(p.at("detail").text.empty());
   }
   const Json& summary = report.at("summary");
-  for (const char* key : {"pairs", "problems_by_kind", "image_sizes", "mask_sizes", "jpeg", "channel_stats",
-                          "mask_foreground_fraction", "duplicates", "ignored"}) {
+  for (const char* key : {"pairs", "problems_by_kind", "image_sizes", "mask_sizes", "jpeg",
+                          "channel_stats", "mask_foreground_fraction", "duplicates", "ignored"}) {
     EXPECT_TRUE(summary.has(key)) << key;
   }
   EXPECT_EQ(summary.at("problems_by_kind").members.size(), 10u);
   EXPECT_EQ(summary.at("problems_by_kind").at("unsupported_format").number, 2);
   EXPECT_EQ(summary.at("channel_stats").at("mean").items.size(), 3u);
-  EXPECT_EQ(summary.at("jpeg").at("subsampling").at("4:2:0").number, 9);  // 14 images, 5 without a readable header
+  EXPECT_EQ(summary.at("jpeg").at("subsampling").at("4:2:0").number,
+            9);  // 14 images, 5 without a readable header
   ASSERT_EQ(summary.at("duplicates").items.size(), 1u);
   EXPECT_EQ(summary.at("duplicates").items[0].items.size(), 2u);
 }
@@ -229,10 +238,12 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
 TEST(CheckTest, OutputIsTheSameForAnyThreadCount) {
   TempDir dir;
   segfeed::testing::WritePlantedDataset(dir / "data");
-  const auto one = RunSegfeed("check --data " + Quoted(dir / "data") + " --threads 1 --json " + Quoted(dir / "1.json"),
-                          segfeed::testing::Streams::kStdoutOnly);
-  const auto two = RunSegfeed("check --data " + Quoted(dir / "data") + " --threads 2 --json " + Quoted(dir / "2.json"),
-                          segfeed::testing::Streams::kStdoutOnly);
+  const auto one = RunSegfeed(
+      "check --data " + Quoted(dir / "data") + " --threads 1 --json " + Quoted(dir / "1.json"),
+      segfeed::testing::Streams::kStdoutOnly);
+  const auto two = RunSegfeed(
+      "check --data " + Quoted(dir / "data") + " --threads 2 --json " + Quoted(dir / "2.json"),
+      segfeed::testing::Streams::kStdoutOnly);
   EXPECT_EQ(one.exit_code, 1);
   EXPECT_EQ(one.output, two.output);
   EXPECT_EQ(ReadText(dir / "1.json"), ReadText(dir / "2.json"));
@@ -263,7 +274,8 @@ TEST(CheckTest, UsageErrorsExitTwoAndNameTheOption) {
   r = RunSegfeed("check --images " + Quoted(dir.path()));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--images needs --masks"), std::string::npos) << r.output;
-  r = RunSegfeed("check --data " + Quoted(dir.path()) + " --json " + Quoted(dir / "no" / "such" / "x.json"));
+  r = RunSegfeed("check --data " + Quoted(dir.path()) + " --json " +
+                 Quoted(dir / "no" / "such" / "x.json"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("--json"), std::string::npos) << r.output;
   r = RunSegfeed("check --data " + Quoted(dir.path()) + " extra");
@@ -279,7 +291,8 @@ std::vector<char> ReadBytes(const std::filesystem::path& path) {
 // Every entry of `dir`, hidden ones included, by name.
 std::vector<std::string> Entries(const std::filesystem::path& dir) {
   std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -288,16 +301,20 @@ std::vector<std::string> Entries(const std::filesystem::path& dir) {
 TEST(CheckTest, JsonOnATrainingImageIsRefusedAndTheImageKept) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir / "data", 3);
-  const auto image = (dir / "data" / "train").string() + "/" + Entries(dir / "data" / "train").front();
+  const auto image =
+      (dir / "data" / "train").string() + "/" + Entries(dir / "data" / "train").front();
   const std::vector<char> before = ReadBytes(image);
   const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(image));
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--json '" + image + "': is inside the dataset folder"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--json '" + image + "': is inside the dataset folder"),
+            std::string::npos)
+      << r.output;
   EXPECT_EQ(ReadBytes(image), before);
   // The same through --images/--masks and a path with "..".
   const auto masks = (dir / "data" / "train_masks").string();
-  const auto other = RunSegfeed("check --images " + Quoted(dir / "data" / "train") + " --masks " + Quoted(masks) +
-                                " --json " + Quoted(masks + "/../train_masks/report.json"));
+  const auto other =
+      RunSegfeed("check --images " + Quoted(dir / "data" / "train") + " --masks " + Quoted(masks) +
+                 " --json " + Quoted(masks + "/../train_masks/report.json"));
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("inside the dataset folder"), std::string::npos) << other.output;
   EXPECT_FALSE(std::filesystem::exists(masks + "/report.json"));
@@ -306,10 +323,14 @@ TEST(CheckTest, JsonOnATrainingImageIsRefusedAndTheImageKept) {
 TEST(CheckTest, JsonInAMissingFolderFailsBeforeChecking) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir / "data", 2);
-  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(dir / "no" / "r.json"));
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " +
+                            Quoted(dir / "no" / "r.json"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("folder '" + (dir / "no").string() + "' does not exist"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("problems:"), std::string::npos) << "checked before refusing:\n" << r.output;
+  EXPECT_NE(r.output.find("folder '" + (dir / "no").string() + "' does not exist"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("problems:"), std::string::npos) << "checked before refusing:\n"
+                                                           << r.output;
 }
 
 // A write that fails (here the file size limit, as on a full disk, with
@@ -321,10 +342,12 @@ TEST(CheckTest, FailedJsonWriteKeepsTheOldReportAndLeavesNoTemporaryFile) {
   std::filesystem::create_directory(dir / "reports");
   const auto report = dir / "reports" / "report.json";
   std::ofstream(report) << "the previous report";
-  const auto r = segfeed::testing::RunSegfeedScript("trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" check --data " +
-                                                    Quoted(dir / "data") + " --json " + Quoted(report) + " 2>&1");
+  const auto r = segfeed::testing::RunSegfeedScript(
+      "trap '' XFSZ; ulimit -f 0; \"$SEGFEED\" check --data " + Quoted(dir / "data") + " --json " +
+      Quoted(report) + " 2>&1");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(report.string() + ": cannot write: File too large"), std::string::npos)
+      << r.output;
   EXPECT_EQ(ReadText(report), "the previous report");
   EXPECT_EQ(Entries(dir / "reports"), std::vector<std::string>{"report.json"});
 }
@@ -336,8 +359,9 @@ TEST(CheckTest, KilledWhileWritingTheJsonKeepsTheOldReport) {
   segfeed::testing::WriteCleanDataset(dir / "data", 3);
   const auto report = dir / "report.json";
   std::ofstream(report) << "the previous report";
-  const auto r = segfeed::testing::RunSegfeedScript("ulimit -f 0; \"$SEGFEED\" check --data " + Quoted(dir / "data") +
-                                                    " --json " + Quoted(report) + " 2>&1");
+  const auto r = segfeed::testing::RunSegfeedScript("ulimit -f 0; \"$SEGFEED\" check --data " +
+                                                    Quoted(dir / "data") + " --json " +
+                                                    Quoted(report) + " 2>&1");
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_EQ(ReadText(report), "the previous report");
 }
@@ -348,10 +372,12 @@ TEST(CheckTest, FullDiskForJsonOrStdoutExitsOne) {
   const std::string check = "check --data " + Quoted(dir / "data");
   auto r = RunSegfeed(check + " --json /dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos)
+      << r.output;
   r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" " + check + " 2>&1 >/dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("segfeed check: cannot write to standard output"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("segfeed check: cannot write to standard output"), std::string::npos)
+      << r.output;
 }
 
 // /dev/stdout is written through stdout itself, after the text report.
@@ -363,7 +389,8 @@ TEST(CheckTest, JsonToStandardOutputComesAfterTheTextReport) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const size_t verdict = r.output.find("clean: 0 problems in 2 pairs\n");
   ASSERT_NE(verdict, std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("{\"pairs\":2,"), verdict + std::strlen("clean: 0 problems in 2 pairs\n")) << r.output;
+  EXPECT_EQ(r.output.find("{\"pairs\":2,"), verdict + std::strlen("clean: 0 problems in 2 pairs\n"))
+      << r.output;
 }
 
 TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
@@ -371,13 +398,16 @@ TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
   std::filesystem::create_directories(dir / "data" / "train");
   std::filesystem::create_directories(dir / "data" / "train_masks");
   const auto json_path = dir / "report.json";
-  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  const auto r =
+      RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  const std::string train = (dir / "data" / "train").string(), masks = (dir / "data" / "train_masks").string();
-  const std::string found = "found 0 images (.jpg/.jpeg) in " + train + " and 0 masks (.gif) in " + masks +
-                            "; 0 files ignored";
+  const std::string train = (dir / "data" / "train").string(),
+                    masks = (dir / "data" / "train_masks").string();
+  const std::string found = "found 0 images (.jpg/.jpeg) in " + train + " and 0 masks (.gif) in " +
+                            masks + "; 0 files ignored";
   EXPECT_NE(r.output.find("NO PAIRS: " + found + "\n"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("expected " + train + "/<stem>.jpg with its mask " + masks + "/<stem>_mask.gif"),
+  EXPECT_NE(r.output.find("expected " + train + "/<stem>.jpg with its mask " + masks +
+                          "/<stem>_mask.gif"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("clean"), std::string::npos) << r.output;
@@ -390,7 +420,8 @@ TEST(CheckTest, AllPngDatasetExitsOneAndCountsTheIgnoredFiles) {
   TempDir dir;
   std::filesystem::create_directories(dir / "data" / "train");
   std::filesystem::create_directories(dir / "data" / "train_masks");
-  for (const char* name : {"train/a.png", "train/b.png", "train/c.png", "train_masks/a_mask.png", "train/notes"}) {
+  for (const char* name :
+       {"train/a.png", "train/b.png", "train/c.png", "train_masks/a_mask.png", "train/notes"}) {
     std::ofstream(dir / "data" / name) << "x";
   }
   const auto r = RunSegfeed("check --data " + Quoted(dir / "data"));
@@ -405,10 +436,12 @@ TEST(CheckTest, AllPngDatasetExitsOneAndCountsTheIgnoredFiles) {
 TEST(CheckTest, SwappedFoldersExitOneAndSaySo) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir / "data", 3);
-  const std::string train = (dir / "data" / "train").string(), masks = (dir / "data" / "train_masks").string();
+  const std::string train = (dir / "data" / "train").string(),
+                    masks = (dir / "data" / "train_masks").string();
   const auto r = RunSegfeed("check --images " + Quoted(masks) + " --masks " + Quoted(train));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("NO PAIRS: found 0 images (.jpg/.jpeg) in " + masks + " and 0 masks (.gif) in " + train +
+  EXPECT_NE(r.output.find("NO PAIRS: found 0 images (.jpg/.jpeg) in " + masks +
+                          " and 0 masks (.gif) in " + train +
                           "; 6 files ignored (.gif 3, .jpg 3); the two folders look swapped\n"),
             std::string::npos)
       << r.output;
@@ -421,7 +454,8 @@ std::vector<std::string> Sorted(std::vector<std::string> values) {
 
 // The lines of `text` between the line starting with `first` and the one
 // starting with `last`, both excluded.
-std::vector<std::string> LinesBetween(const std::string& text, const std::string& first, const std::string& last) {
+std::vector<std::string> LinesBetween(const std::string& text, const std::string& first,
+                                      const std::string& last) {
   std::vector<std::string> lines;
   bool inside = false;
   for (size_t start = 0; start < text.size();) {
@@ -442,7 +476,8 @@ TEST(CheckTest, HostileNamesGiveValidJsonAndOneLinePerProblem) {
   TempDir dir;
   const auto dataset = segfeed::testing::WriteHostileNamesDataset(dir / "data");
   const auto json_path = dir / "report.json";
-  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
+  const auto r =
+      RunSegfeed("check --data " + Quoted(dir / "data") + " --json " + Quoted(json_path));
   EXPECT_EQ(r.exit_code, 1) << r.output;
 
   const auto json = segfeed::testing::ReadJsonStrings(json_path);
@@ -459,10 +494,13 @@ TEST(CheckTest, HostileNamesGiveValidJsonAndOneLinePerProblem) {
     EXPECT_EQ(line.back(), ']') << line;
   }
   EXPECT_NE(r.output.find("/train/two\\nlines.jpg: "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("/train/\\x1b[31mred\\x1b[0m\\x1b]0;title\\x07.jpg: no mask "), std::string::npos)
+  EXPECT_NE(r.output.find("/train/\\x1b[31mred\\x1b[0m\\x1b]0;title\\x07.jpg: no mask "),
+            std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("/train/bad\\xff\\xfe latin-1 \\xe9t\\xe9.jpg: "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("/train_masks/orphan \\u009b2J \\xff \xc3\xa9"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/train/bad\\xff\\xfe latin-1 \\xe9t\\xe9.jpg: "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("/train_masks/orphan \\u009b2J \\xff \xc3\xa9"), std::string::npos)
+      << r.output;
 }
 
 TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {

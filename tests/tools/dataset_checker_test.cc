@@ -52,7 +52,8 @@ TEST(DatasetCheckerTest, FindsEveryPlantedProblemWithItsKindAndPath) {
   EXPECT_EQ(report.duplicates[0], planted.duplicates);
   // Each kind once, but unsupported_format twice (random bytes, PNG).
   for (ErrorKind kind : kAllErrorKinds) {
-    EXPECT_EQ(CountProblems(report, kind), kind == ErrorKind::kUnsupportedFormat ? 2 : 1) << ErrorKindName(kind);
+    EXPECT_EQ(CountProblems(report, kind), kind == ErrorKind::kUnsupportedFormat ? 2 : 1)
+        << ErrorKindName(kind);
   }
 }
 
@@ -116,11 +117,15 @@ TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
   for (int value : {100, 200}) {
     const std::vector<uint8_t> rgb(width * height * 3, static_cast<uint8_t>(value));
     const std::string stem = "grey" + std::to_string(value);
-    ASSERT_TRUE(WriteJpeg(dir.path() / "train" / (stem + ".jpg"), rgb.data(), width, height, 100).ok());
+    ASSERT_TRUE(
+        WriteJpeg(dir.path() / "train" / (stem + ".jpg"), rgb.data(), width, height, 100).ok());
     // A quarter of the mask is foreground for 100, half for 200.
     std::vector<uint8_t> mask(width * height, 0);
-    std::fill(mask.begin(), mask.begin() + (value == 100 ? width * height / 4 : width * height / 2), 1);
-    ASSERT_TRUE(WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), mask.data(), width, height).ok());
+    std::fill(mask.begin(), mask.begin() + (value == 100 ? width * height / 4 : width * height / 2),
+              1);
+    ASSERT_TRUE(
+        WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), mask.data(), width, height)
+            .ok());
   }
   const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
   ASSERT_TRUE(report.problems.empty()) << report.problems.front().Message();
@@ -207,7 +212,8 @@ TEST(DatasetCheckerTest, ReportsExactlyTheDefectiveFilesOfAMixedDataset) {
   TempDir dir;
   const auto mixed = segfeed::testing::WriteMixedDataset(dir.path(), 40);
   std::vector<std::pair<std::string, ErrorKind>> expected;
-  for (const auto* files : {&mixed.bad_files, &mixed.non_binary_masks, &mixed.unpaired_images, &mixed.orphan_masks}) {
+  for (const auto* files :
+       {&mixed.bad_files, &mixed.non_binary_masks, &mixed.unpaired_images, &mixed.orphan_masks}) {
     for (const auto& file : *files) expected.emplace_back(file.path, file.kind);
   }
   std::sort(expected.begin(), expected.end());

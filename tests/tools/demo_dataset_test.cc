@@ -50,8 +50,9 @@ DecodedGif ReadGif(const fs::path& path) {
     const SavedImage& frame = gif->SavedImages[0];
     EXPECT_EQ(frame.ImageDesc.Width, gif->SWidth);
     EXPECT_EQ(frame.ImageDesc.Height, gif->SHeight);
-    out.indices.assign(frame.RasterBits,
-                       frame.RasterBits + static_cast<size_t>(frame.ImageDesc.Width) * frame.ImageDesc.Height);
+    out.indices.assign(
+        frame.RasterBits,
+        frame.RasterBits + static_cast<size_t>(frame.ImageDesc.Width) * frame.ImageDesc.Height);
   }
   DGifCloseFile(gif, &error);
   return out;

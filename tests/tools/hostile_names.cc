@@ -22,7 +22,8 @@ HostileNamesDataset WriteHostileNamesDataset(const fs::path& root) {
   WriteCleanDataset(root, 6);
   const fs::path train = root / "train", masks = root / "train_masks";
   std::vector<std::string> stems;
-  for (const auto& entry : fs::directory_iterator(train)) stems.push_back(entry.path().stem().string());
+  for (const auto& entry : fs::directory_iterator(train))
+    stems.push_back(entry.path().stem().string());
   std::sort(stems.begin(), stems.end());
   HostileNamesDataset dataset;
   auto image = [&](const std::string& stem) { return (train / (stem + ".jpg")).string(); };
@@ -48,7 +49,10 @@ HostileNamesDataset WriteHostileNamesDataset(const fs::path& root) {
   fs::copy_file(image("ok_01"), image(duplicate), fs::copy_options::overwrite_existing);
   fs::copy_file(mask("ok_01"), mask(duplicate), fs::copy_options::overwrite_existing);
   // The CSI of C1 (U+009B) and an invalid byte, in a name of 255 bytes.
-  const std::string orphan = LongStem("orphan \xc2\x9b" "2J \xff ", kLongestStemBytes);
+  const std::string orphan = LongStem(
+      "orphan \xc2\x9b"
+      "2J \xff ",
+      kLongestStemBytes);
   WriteFile(mask(orphan), EncodeMaskGif(std::vector<uint8_t>(64 * 48, 1), 64, 48));
   dataset.ignored = (train / "notes \x1b[1m\xff.txt").string();
   WriteFile(dataset.ignored, {'x'});

@@ -12,9 +12,9 @@
 namespace segfeed::testing {
 
 struct HostileNamesDataset {
-  std::vector<std::string> problems;  // every path check reports, sorted (byte order)
-  std::vector<std::string> skipped;   // pairs bench --on-error skip skips (by image path)
-  std::vector<std::string> unpaired;  // images without a mask and masks without an image
+  std::vector<std::string> problems;    // every path check reports, sorted (byte order)
+  std::vector<std::string> skipped;     // pairs bench --on-error skip skips (by image path)
+  std::vector<std::string> unpaired;    // images without a mask and masks without an image
   std::vector<std::string> duplicates;  // the byte-identical files (two images, two masks), sorted
   std::string ignored;                  // the one ignored file
   std::string escaped_stem;             // a stem with ESC sequences, for messages

@@ -22,7 +22,9 @@ const std::vector<std::string> kHostileNames = {
     "bad\xff\xfe latin-1 caf\xe9",
     "cut \xe2\x82",
     "surrogate \xed\xa0\x80 overlong \xc0\xaf",
-    "csi \xc2\x9b" "2J quote \" backslash \\ nul " + std::string(1, '\0'),
+    "csi \xc2\x9b"
+    "2J quote \" backslash \\ nul " +
+        std::string(1, '\0'),
     std::string(255, '\xff'),
 };
 
@@ -40,8 +42,15 @@ TEST(JsonWriterTest, HostileStringsGiveJsonThatPythonReadsBackExactly) {
 
 TEST(JsonWriterTest, BytesThatAreNotUtf8BecomeReplacementCharactersWithTheBytesBeside) {
   JsonWriter json;
-  json.BeginObject().String("path", "a\xff" "b").String("stem", "caf\xc3\xa9").EndObject();
-  EXPECT_EQ(json.str(), "{\"path\":\"a\xef\xbf\xbd" "b\",\"path_bytes_hex\":\"61ff62\",\"stem\":\"caf\xc3\xa9\"}");
+  json.BeginObject()
+      .String("path",
+              "a\xff"
+              "b")
+      .String("stem", "caf\xc3\xa9")
+      .EndObject();
+  EXPECT_EQ(json.str(),
+            "{\"path\":\"a\xef\xbf\xbd"
+            "b\",\"path_bytes_hex\":\"61ff62\",\"stem\":\"caf\xc3\xa9\"}");
 }
 
 TEST(JsonWriterTest, ArrayItemsAreReplacedAndBytesHexIsExact) {

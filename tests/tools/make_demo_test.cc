@@ -24,7 +24,8 @@ using segfeed::testing::TempDir;
 
 TEST(MakeDemoTest, WritesPairsAndPrintsMeanSize) {
   TempDir dir;
-  const auto r = RunSegfeed("make-demo '" + (dir / "demo").string() + "' --count 3 --width 200 --height 120");
+  const auto r =
+      RunSegfeed("make-demo '" + (dir / "demo").string() + "' --count 3 --width 200 --height 120");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("wrote 3 pairs"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("mean JPEG"), std::string::npos) << r.output;
@@ -69,8 +70,9 @@ TEST(MakeDemoTest, PhotosAndMasksGetTheSameModeFromTheUmask) {
   TempDir dir;
   for (const char* mask : {"022", "002"}) {
     const auto out = dir / mask;
-    const auto r = segfeed::testing::RunSegfeedScript(std::string("umask ") + mask + "; \"$SEGFEED\" make-demo '" +
-                                                      out.string() + "' --count 2 --width 64 --height 48 2>&1");
+    const auto r = segfeed::testing::RunSegfeedScript(std::string("umask ") + mask +
+                                                      "; \"$SEGFEED\" make-demo '" + out.string() +
+                                                      "' --count 2 --width 64 --height 48 2>&1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const mode_t expected = 0666 & ~static_cast<mode_t>(std::stoi(mask, nullptr, 8));
     size_t files = 0;
@@ -79,7 +81,8 @@ TEST(MakeDemoTest, PhotosAndMasksGetTheSameModeFromTheUmask) {
       struct stat info {};
       ASSERT_EQ(::stat(entry.path().c_str(), &info), 0);
       EXPECT_EQ(info.st_mode & 07777, expected) << entry.path() << " under umask " << mask;
-      EXPECT_NE(entry.path().filename().string().front(), '.') << "temporary file left: " << entry.path();
+      EXPECT_NE(entry.path().filename().string().front(), '.')
+          << "temporary file left: " << entry.path();
       ++files;
     }
     EXPECT_EQ(files, 4u);
@@ -92,11 +95,13 @@ TEST(MakeDemoTest, OutDirNameIsPrintedEscaped) {
   const auto out = dir / "demo \x1b[2J\n\xff";
   auto r = RunSegfeed("make-demo '" + out.string() + "' --count 1 --width 64 --height 48");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("wrote 1 pairs to " + dir.path().string() + "/demo \\x1b[2J\\n\\xff (train/"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("wrote 1 pairs to " + dir.path().string() + "/demo \\x1b[2J\\n\\xff (train/"),
+      std::string::npos)
       << r.output;
   EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
-  r = RunSegfeed("make-demo '" + out.string() + "' --count 1 --width 64 --height 48");  // not empty now
+  r = RunSegfeed("make-demo '" + out.string() +
+                 "' --count 1 --width 64 --height 48");  // not empty now
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/demo \\x1b[2J\\n\\xff' is not empty"), std::string::npos) << r.output;
   EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir / "output.txt"), "");
@@ -117,9 +122,11 @@ TEST(MakeDemoTest, RefusesANonEmptyFolderAndNamesWhatIsThere) {
   TempDir dir;
   std::filesystem::create_directories(dir / "data" / "train");
   std::ofstream(dir / "data" / "notes.txt") << "mine";
-  const auto r = RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48");
+  const auto r =
+      RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("OUT_DIR '" + (dir / "data").string() + "' is not empty (2 entries: notes.txt, train/)"),
+  EXPECT_NE(r.output.find("OUT_DIR '" + (dir / "data").string() +
+                          "' is not empty (2 entries: notes.txt, train/)"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
@@ -128,7 +135,8 @@ TEST(MakeDemoTest, RefusesANonEmptyFolderAndNamesWhatIsThere) {
 
   // An empty folder is as good as a new one.
   std::filesystem::create_directory(dir / "empty");
-  const auto empty = RunSegfeed("make-demo '" + (dir / "empty").string() + "' --count 2 --width 64 --height 48");
+  const auto empty =
+      RunSegfeed("make-demo '" + (dir / "empty").string() + "' --count 2 --width 64 --height 48");
   EXPECT_EQ(empty.exit_code, 0) << empty.output;
 }
 
@@ -136,11 +144,13 @@ TEST(MakeDemoTest, ForceWritesIntoANonEmptyFolderAndKeepsOtherFiles) {
   TempDir dir;
   std::filesystem::create_directories(dir / "data");
   std::ofstream(dir / "data" / "notes.txt") << "mine";
-  const auto r = RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48 --force");
+  const auto r = RunSegfeed("make-demo '" + (dir / "data").string() +
+                            "' --count 2 --width 64 --height 48 --force");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("wrote 2 pairs"), std::string::npos) << r.output;
   EXPECT_EQ(ReadBytes(dir / "data" / "notes.txt"), (std::vector<char>{'m', 'i', 'n', 'e'}));
-  const auto again = RunSegfeed("make-demo '" + (dir / "data").string() + "' --count 2 --width 64 --height 48 --force");
+  const auto again = RunSegfeed("make-demo '" + (dir / "data").string() +
+                                "' --count 2 --width 64 --height 48 --force");
   EXPECT_EQ(again.exit_code, 0) << again.output;
 }
 
@@ -172,12 +182,13 @@ std::span<const uint8_t> AsBytes(const std::vector<char>& bytes) {
 TEST(MakeDemoTest, InterlacedMasksHoldTheSamePixels) {
   TempDir dir;
   for (const char* rows : {"sequential", "interlaced", "mixed"}) {
-    const auto r = RunSegfeed("make-demo '" + (dir / rows).string() + "' --count 4 --width 90 --height 61 --mask-rows " +
-                              rows);
+    const auto r = RunSegfeed("make-demo '" + (dir / rows).string() +
+                              "' --count 4 --width 90 --height 61 --mask-rows " + rows);
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   segfeed::internal::GifDecoder decoder({});
-  for (const auto& entry : std::filesystem::directory_iterator(dir / "sequential" / "train_masks")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(dir / "sequential" / "train_masks")) {
     const std::string name = entry.path().filename().string();
     const std::vector<char> sequential = ReadBytes(entry.path());
     segfeed::internal::MaskImage reference;
@@ -194,8 +205,10 @@ TEST(MakeDemoTest, InterlacedMasksHoldTheSamePixels) {
   }
   const auto r = RunSegfeed("make-demo '" + (dir / "x").string() + "' --mask-rows diagonal");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--mask-rows must be one of sequential, interlaced, mixed (got 'diagonal')"),
-            std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find("--mask-rows must be one of sequential, interlaced, mixed (got 'diagonal')"),
+      std::string::npos)
+      << r.output;
 }
 
 }  // namespace

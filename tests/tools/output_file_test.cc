@@ -29,12 +29,15 @@ std::string ReadText(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void WriteText(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void WriteText(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 // Every entry of `dir`, hidden ones included, by name.
 std::vector<std::string> Entries(const fs::path& dir) {
   std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(dir))
+    names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -107,7 +110,8 @@ TEST(OutputFileTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporaryFile) {
   }
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().path, (dir / "report.json").string());
-  EXPECT_NE(status.error().detail.find("File too large"), std::string::npos) << status.error().detail;
+  EXPECT_NE(status.error().detail.find("File too large"), std::string::npos)
+      << status.error().detail;
   EXPECT_EQ(ReadText(dir / "report.json"), "the previous report");
   EXPECT_EQ(Entries(dir.path()), std::vector<std::string>{"report.json"});
 }
@@ -117,7 +121,8 @@ TEST(OutputFileTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporaryFile) {
 TEST(OutputFileTest, WritesAFileWhoseNameHasAll255Bytes) {
   TempDir dir;
   std::string name = "r";
-  while (name.size() + 2 <= 250) name += "\xc3\xa9";  // é: the temporary name may not cut one in two
+  while (name.size() + 2 <= 250)
+    name += "\xc3\xa9";  // é: the temporary name may not cut one in two
   name += std::string(255 - name.size() - 5, 'x') + ".json";
   ASSERT_EQ(name.size(), 255u);
   for (const char* content : {"new", "replaced"}) {
@@ -129,11 +134,13 @@ TEST(OutputFileTest, WritesAFileWhoseNameHasAll255Bytes) {
 
 TEST(OutputFileTest, MissingFolderIsRefusedBeforeAnythingIsWritten) {
   TempDir dir;
-  const internal::Result<OutputFile> file = OutputFile::Prepare(dir / "no" / "such" / "report.json");
+  const internal::Result<OutputFile> file =
+      OutputFile::Prepare(dir / "no" / "such" / "report.json");
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().path, (dir / "no" / "such" / "report.json").string());
-  EXPECT_NE(file.error().detail.find("folder '" + (dir / "no" / "such").string() + "' does not exist"),
-            std::string::npos)
+  EXPECT_NE(
+      file.error().detail.find("folder '" + (dir / "no" / "such").string() + "' does not exist"),
+      std::string::npos)
       << file.error().detail;
   EXPECT_TRUE(Entries(dir.path()).empty());
 }
@@ -155,7 +162,8 @@ TEST(OutputFileTest, DevicesAreWrittenInPlaceAndEveryWriteIsChecked) {
   const internal::Status full = Prepared("/dev/full").Write("lost");
   ASSERT_FALSE(full.ok());
   EXPECT_EQ(full.error().path, "/dev/full");
-  EXPECT_NE(full.error().detail.find("No space left on device"), std::string::npos) << full.error().detail;
+  EXPECT_NE(full.error().detail.find("No space left on device"), std::string::npos)
+      << full.error().detail;
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
 }
 
@@ -192,16 +200,18 @@ TEST(OutputFileTest, PathsInsideTheDatasetFoldersAreRefused) {
   fs::create_directories(dir / "data" / "train_masks");
   fs::create_directory_symlink(dir / "data" / "train", dir / "photos");
   const std::vector<fs::path> folders = {dir / "data" / "train", dir / "data" / "train_masks"};
-  for (const fs::path& inside : {dir / "data" / "train" / "a.jpg", dir / "data" / "x" / ".." / "train" / "r.json",
-                                 dir / "photos" / "r.json", dir / "data" / "train_masks" / "sub" / "r.json",
-                                 dir / "data" / "train"}) {
+  for (const fs::path& inside :
+       {dir / "data" / "train" / "a.jpg", dir / "data" / "x" / ".." / "train" / "r.json",
+        dir / "photos" / "r.json", dir / "data" / "train_masks" / "sub" / "r.json",
+        dir / "data" / "train"}) {
     const internal::Status status = CheckOutsideFolders(inside, folders);
     ASSERT_FALSE(status.ok()) << inside;
     EXPECT_EQ(status.error().path, inside.string());
-    EXPECT_NE(status.error().detail.find("inside the dataset folder"), std::string::npos) << status.error().detail;
+    EXPECT_NE(status.error().detail.find("inside the dataset folder"), std::string::npos)
+        << status.error().detail;
   }
-  for (const fs::path& outside :
-       {dir / "data" / "report.json", dir / "data" / "train_extra" / "r.json", dir / "report.json"}) {
+  for (const fs::path& outside : {dir / "data" / "report.json",
+                                  dir / "data" / "train_extra" / "r.json", dir / "report.json"}) {
     EXPECT_TRUE(CheckOutsideFolders(outside, folders).ok()) << outside;
   }
 }
@@ -215,7 +225,8 @@ TEST(OutputFileTest, OutputFolderMayBeNewButNotBelowAFile) {
   for (const fs::path& bad : {dir / "a-file", dir / "a-file" / "sub"}) {
     const internal::Status status = CheckOutputFolder(bad);
     ASSERT_FALSE(status.ok()) << bad;
-    EXPECT_NE(status.error().detail.find("not a folder"), std::string::npos) << status.error().detail;
+    EXPECT_NE(status.error().detail.find("not a folder"), std::string::npos)
+        << status.error().detail;
   }
 }
 

@@ -51,13 +51,16 @@ int64_t Bytes(const cv::FileNode& node) { return static_cast<int64_t>(static_cas
 
 void ExpectReportIs(const cv::FileStorage& report, const MemoryPlan& plan) {
   ASSERT_TRUE(report.isOpened());
-  EXPECT_EQ(Bytes(report["image_bytes_per_sample"]), static_cast<int64_t>(plan.image_bytes_per_sample));
-  EXPECT_EQ(Bytes(report["mask_bytes_per_sample"]), static_cast<int64_t>(plan.mask_bytes_per_sample));
+  EXPECT_EQ(Bytes(report["image_bytes_per_sample"]),
+            static_cast<int64_t>(plan.image_bytes_per_sample));
+  EXPECT_EQ(Bytes(report["mask_bytes_per_sample"]),
+            static_cast<int64_t>(plan.mask_bytes_per_sample));
   EXPECT_EQ(Bytes(report["batch_bytes"]), static_cast<int64_t>(plan.batch_bytes));
   EXPECT_EQ(static_cast<int>(report["pool_buffers"]), plan.pool_buffers);
   EXPECT_EQ(Bytes(report["pool_bytes"]), static_cast<int64_t>(plan.pool_bytes));
   EXPECT_EQ(static_cast<int>(report["threads"]), plan.threads);
-  EXPECT_EQ(Bytes(report["scratch_bytes_per_thread"]), static_cast<int64_t>(plan.scratch_bytes_per_thread));
+  EXPECT_EQ(Bytes(report["scratch_bytes_per_thread"]),
+            static_cast<int64_t>(plan.scratch_bytes_per_thread));
   EXPECT_EQ(Bytes(report["scratch_bytes"]), static_cast<int64_t>(plan.scratch_bytes));
   EXPECT_EQ(static_cast<int>(report["in_flight_bound"]), plan.in_flight_bound);
   EXPECT_EQ(Bytes(report["gpu_batch_bytes"]), static_cast<int64_t>(plan.gpu_batch_bytes));
@@ -77,7 +80,8 @@ TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
   options.output.mask_dtype = ElementType::kUint8;
   options.pinned = PinnedMode::kOff;
   const std::string flags =
-      " --batch 4 --prefetch 3 --threads 2 --size 96x64 --dtype float16 --layout nchw --mask-dtype uint8";
+      " --batch 4 --prefetch 3 --threads 2 --size 96x64 --dtype float16 --layout nchw --mask-dtype "
+      "uint8";
 
   const cv::FileStorage report = Plan(data_ + flags);
   EXPECT_EQ(static_cast<int>(report["source_width"]), 160);
@@ -86,7 +90,8 @@ TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {
   AddListingToPlan(ListDataset(DatasetSpec::Carvana(dir_ / "data")), &expected);
   ExpectReportIs(report, expected);
   // The text report prints the same byte counts.
-  EXPECT_NE(last_.output.find(std::to_string(expected.pool_bytes) + " bytes"), std::string::npos) << last_.output;
+  EXPECT_NE(last_.output.find(std::to_string(expected.pool_bytes) + " bytes"), std::string::npos)
+      << last_.output;
   EXPECT_NE(last_.output.find(std::to_string(expected.scratch_bytes) + " bytes"), std::string::npos)
       << last_.output;
   EXPECT_EQ(last_.output.find('\r'), std::string::npos);
@@ -119,7 +124,8 @@ TEST_F(PlanTest, SourceSizeGivesTheSamePlanAsTheData) {
 }
 
 TEST_F(PlanTest, ModelEstimateIsParamsGradsAndOptimizerState) {
-  cv::FileStorage report = Plan("--source-size 1918x1280 --threads 1 --model-params 1000 --optimizer sgd");
+  cv::FileStorage report =
+      Plan("--source-size 1918x1280 --threads 1 --model-params 1000 --optimizer sgd");
   EXPECT_EQ(static_cast<int>(report["model"]["parameter_bytes"]), 4000);
   EXPECT_EQ(static_cast<int>(report["model"]["gradient_bytes"]), 4000);
   EXPECT_EQ(static_cast<int>(report["model"]["optimizer_state_bytes"]), 4000);
@@ -152,7 +158,8 @@ TEST_F(PlanTest, HostileExamplePathGivesValidJsonAndEscapedText) {
   std::filesystem::rename(data / "train_masks" / (tools::DemoStem(0, 0) + "_mask.gif"),
                           data / "train_masks" / (stem + "_mask.gif"));
   const auto json_path = dir_ / "hostile.json";
-  const auto r = RunSegfeed("plan --data " + Quoted(data.string()) + " --json " + Quoted(json_path.string()));
+  const auto r =
+      RunSegfeed("plan --data " + Quoted(data.string()) + " --json " + Quoted(json_path.string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto json = segfeed::testing::ReadJsonStrings(json_path);
   ASSERT_TRUE(json.valid) << json.error;
@@ -194,14 +201,18 @@ TEST_F(PlanTest, UsageErrorsExitTwoAndNameTheOption) {
 TEST_F(PlanTest, FullDiskForJsonOrStdoutExitsOne) {
   auto r = RunSegfeed("plan --source-size 1918x1280 --json /dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos) << r.output;
-  r = segfeed::testing::RunSegfeedScript("\"$SEGFEED\" plan --source-size 1918x1280 2>&1 >/dev/full");
+  EXPECT_NE(r.output.find("/dev/full: cannot write: No space left on device"), std::string::npos)
+      << r.output;
+  r = segfeed::testing::RunSegfeedScript(
+      "\"$SEGFEED\" plan --source-size 1918x1280 2>&1 >/dev/full");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("segfeed plan: cannot write to standard output"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("segfeed plan: cannot write to standard output"), std::string::npos)
+      << r.output;
 }
 
 TEST_F(PlanTest, JsonInAMissingFolderIsAUsageError) {
-  const auto r = RunSegfeed("plan" + data_ + " --json " + Quoted((dir_ / "no" / "plan.json").string()));
+  const auto r =
+      RunSegfeed("plan" + data_ + " --json " + Quoted((dir_ / "no" / "plan.json").string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("--json '" + (dir_ / "no" / "plan.json").string() + "': folder '" +
                           (dir_ / "no").string() + "' does not exist"),
@@ -213,7 +224,8 @@ TEST_F(PlanTest, JsonInAMissingFolderIsAUsageError) {
 // not decide it, and only a dataset without one readable photo is an error.
 TEST_F(PlanTest, PlansFromTheReadablePhotosAndFailsOnlyWithoutAny) {
   std::vector<std::filesystem::path> photos;
-  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "data" / "train")) photos.push_back(entry.path());
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ / "data" / "train"))
+    photos.push_back(entry.path());
   std::sort(photos.begin(), photos.end());
   const auto before = RunSegfeed("plan" + data_);
   std::filesystem::resize_file(photos.front(), 0);
@@ -235,14 +247,18 @@ TEST_F(PlanTest, PlansBeyondTheMachineAreRefusedWithTheirBytes) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("in flight     3000000000 samples"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("pool        12582912000000000 bytes"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("the memory plan needs 12582912109892632 bytes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the memory plan needs 12582912109892632 bytes"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("of physical memory"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("bad_alloc"), std::string::npos) << r.output;
 
   r = RunSegfeed("plan --source-size 100000x100000");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("source size 100000x100000 = 10000000000 pixels is more than max_pixels = 100000000"),
-            std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find(
+          "source size 100000x100000 = 10000000000 pixels is more than max_pixels = 100000000"),
+      std::string::npos)
+      << r.output;
 }
 
 TEST(PlanMemoryTest, ProductsBeyondSixtyFourBitsAreAConfigError) {
@@ -267,10 +283,12 @@ TEST(PlanMemoryTest, TotalIsPoolPlusScratchCeilingPlusReadBuffers) {
   const MemoryPlan plan = PlanMemory(options, 1918, 1280);
   EXPECT_EQ(plan.read_buffer_bytes, 3u * 2 * (16u << 20));
   // 959x640 RGB at 1/2 scale plus the 1918x1280 mask, times the headroom.
-  EXPECT_EQ(plan.decode_budget_bytes_per_thread, static_cast<size_t>(4.0 * (959 * 640 * 3 + 1918 * 1280)));
+  EXPECT_EQ(plan.decode_budget_bytes_per_thread,
+            static_cast<size_t>(4.0 * (959 * 640 * 3 + 1918 * 1280)));
   EXPECT_GT(plan.scratch_ceiling_bytes, 3 * plan.decode_budget_bytes_per_thread);
   EXPECT_GE(plan.scratch_ceiling_bytes, plan.scratch_bytes);
-  EXPECT_EQ(plan.total_bytes, plan.pool_bytes + plan.scratch_ceiling_bytes + plan.read_buffer_bytes);
+  EXPECT_EQ(plan.total_bytes,
+            plan.pool_bytes + plan.scratch_ceiling_bytes + plan.read_buffer_bytes);
 }
 
 }  // namespace

@@ -52,13 +52,16 @@ PlantedDataset WritePlantedDataset(const fs::path& root) {
 
   PlantedDataset planted;
   planted.pairs = kPairs - 1;  // one mask goes missing
-  auto plant = [&](const fs::path& path, ErrorKind kind) { planted.problems.push_back({path.string(), kind}); };
+  auto plant = [&](const fs::path& path, ErrorKind kind) {
+    planted.problems.push_back({path.string(), kind});
+  };
 
   fs::remove(masks[0]);
   plant(images[0], ErrorKind::kMissingMask);
 
   const fs::path orphan = root / "train_masks" / "ffffffff_99_mask.gif";
-  const std::vector<uint8_t> orphan_mask(kWidth * kHeight, 1);  // all foreground: unlike any demo mask
+  const std::vector<uint8_t> orphan_mask(kWidth * kHeight,
+                                         1);  // all foreground: unlike any demo mask
   WriteFile(orphan, EncodeMaskGif(orphan_mask, kWidth, kHeight));
   plant(orphan, ErrorKind::kOrphanMask);
 

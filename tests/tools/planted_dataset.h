@@ -17,9 +17,9 @@ struct PlantedProblem {
 };
 
 struct PlantedDataset {
-  int pairs = 0;                          // complete pairs in the listing
-  std::vector<PlantedProblem> problems;   // sorted by path, one per planted problem
-  std::vector<std::string> duplicates;    // the one group of byte-identical files, sorted
+  int pairs = 0;                         // complete pairs in the listing
+  std::vector<PlantedProblem> problems;  // sorted by path, one per planted problem
+  std::vector<std::string> duplicates;   // the one group of byte-identical files, sorted
 };
 
 // Writes `root`/train and `root`/train_masks: 64x48 demo pairs, then plants

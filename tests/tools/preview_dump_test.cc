@@ -49,8 +49,12 @@ TEST(PreviewDumpTest, ParamsJsonKeepsTheWholeStemAndNamesTheFiles) {
   const PreviewSample samples[] = {sample};
   const std::string json = PreviewParamsJson(samples, 0, 0);
   EXPECT_NE(json.find("\"stem\":\"" + sample.stem + "\""), std::string::npos) << json;
-  EXPECT_NE(json.find("\"image\":\"" + PreviewDumpName(sample.stem) + "_image.png\""), std::string::npos) << json;
-  EXPECT_NE(json.find("\"mask\":\"" + PreviewDumpName(sample.stem) + "_mask.png\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"image\":\"" + PreviewDumpName(sample.stem) + "_image.png\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"mask\":\"" + PreviewDumpName(sample.stem) + "_mask.png\""),
+            std::string::npos)
+      << json;
 }
 
 }  // namespace

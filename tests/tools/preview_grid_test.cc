@@ -32,7 +32,8 @@ PreviewSample GreySample(int width, int height, int x0, int y0, int x1, int y1) 
   return sample;
 }
 
-const uint8_t* GridPixel(const std::vector<uint8_t>& grid, const PreviewGridLayout& layout, int x, int y) {
+const uint8_t* GridPixel(const std::vector<uint8_t>& grid, const PreviewGridLayout& layout, int x,
+                         int y) {
   return grid.data() + (static_cast<size_t>(y) * layout.width + x) * 3;
 }
 
@@ -82,11 +83,13 @@ TEST(PreviewGridTest, OverlayTintsTheMaskOutlinesItAndLeavesTheBackground) {
   // Inside: blended with the mask colour.
   const uint8_t* inside = GridPixel(grid, layout, ox + 100, oy + 25);
   for (int c = 0; c < 3; ++c) {
-    const double expected = (1 - kPreviewMaskOpacity) * 100 + kPreviewMaskOpacity * kPreviewMaskColor[c];
+    const double expected =
+        (1 - kPreviewMaskOpacity) * 100 + kPreviewMaskOpacity * kPreviewMaskColor[c];
     EXPECT_NEAR(inside[c], expected, 1.0) << c;
   }
   // The outermost foreground pixels carry the outline.
-  for (auto [x, y] : {std::pair{50, 10}, std::pair{149, 39}, std::pair{100, 10}, std::pair{50, 25}}) {
+  for (auto [x, y] :
+       {std::pair{50, 10}, std::pair{149, 39}, std::pair{100, 10}, std::pair{50, 25}}) {
     const uint8_t* edge = GridPixel(grid, layout, ox + x, oy + y);
     for (int c = 0; c < 3; ++c) EXPECT_EQ(edge[c], kPreviewContourColor[c]) << x << "," << y;
   }
@@ -189,7 +192,8 @@ TEST_F(PreviewCollectTest, CopiesTheLoadersSamplesInStreamOrder) {
 TEST_F(PreviewCollectTest, StopsAtTheEndOfTheEpoch) {
   Loader loader(DatasetSpec::Carvana(dir_.path()), options_);
   int last_progress = 0;
-  const std::vector<PreviewSample> samples = CollectPreviewSamples(loader, 0, 100, [&](int n) { last_progress = n; });
+  const std::vector<PreviewSample> samples =
+      CollectPreviewSamples(loader, 0, 100, [&](int n) { last_progress = n; });
   EXPECT_EQ(samples.size(), 7u);
   EXPECT_EQ(last_progress, 7);
 }

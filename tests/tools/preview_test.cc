@@ -43,9 +43,11 @@ class PreviewTest : public ::testing::Test {
 
 TEST_F(PreviewTest, WritesAGridOfTheExpectedSize) {
   const std::string out = (dir_ / "grid.png").string();
-  const auto r = RunSegfeed("preview" + data_ + " --out " + Quoted(out) + " --count 5 --size 96x64 --threads 2");
+  const auto r = RunSegfeed("preview" + data_ + " --out " + Quoted(out) +
+                            " --count 5 --size 96x64 --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output.find('\r'), std::string::npos) << "no progress line when stderr is not a terminal";
+  EXPECT_EQ(r.output.find('\r'), std::string::npos)
+      << "no progress line when stderr is not a terminal";
   const cv::Mat grid = cv::imread(out, cv::IMREAD_UNCHANGED);
   ASSERT_FALSE(grid.empty());
   EXPECT_EQ(grid.type(), CV_8UC3);
@@ -55,7 +57,8 @@ TEST_F(PreviewTest, WritesAGridOfTheExpectedSize) {
   EXPECT_EQ(grid.rows, 2 * (64 + kPreviewLabelHeight) + 3 * kPreviewGap);
 
   // More samples than the epoch has: all of them, and a grid to match.
-  const auto all = RunSegfeed("preview" + data_ + " --out " + Quoted(out) + " --count 64 --size 256x128");
+  const auto all =
+      RunSegfeed("preview" + data_ + " --out " + Quoted(out) + " --count 64 --size 256x128");
   ASSERT_EQ(all.exit_code, 0) << all.output;
   EXPECT_NE(all.output.find("only 7 samples"), std::string::npos) << all.output;
   const cv::Mat all_grid = cv::imread(out, cv::IMREAD_UNCHANGED);
@@ -69,7 +72,8 @@ TEST_F(PreviewTest, DumpWritesTheLoadersSamplesAndParameters) {
                             " --count 5 --seed 7 --epoch 1 --size 96x64 --batch 2 --threads 2");
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
-  cv::FileStorage params((dump / "params.json").string(), cv::FileStorage::READ | cv::FileStorage::FORMAT_JSON);
+  cv::FileStorage params((dump / "params.json").string(),
+                         cv::FileStorage::READ | cv::FileStorage::FORMAT_JSON);
   ASSERT_TRUE(params.isOpened()) << "params.json is not valid JSON";
   EXPECT_EQ(static_cast<int>(params["seed"]), 7);
   EXPECT_EQ(static_cast<int>(params["epoch"]), 1);
@@ -115,12 +119,14 @@ TEST_F(PreviewTest, DumpWritesTheLoadersSamplesAndParameters) {
       ASSERT_EQ(bgr.size(), cv::Size(96, 64));
       cv::Mat rgb;
       cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-      const auto* image = static_cast<const uint8_t*>(lease->images().data) + slot * lease->images().strides_bytes[0];
+      const auto* image = static_cast<const uint8_t*>(lease->images().data) +
+                          slot * lease->images().strides_bytes[0];
       EXPECT_EQ(std::memcmp(rgb.data, image, 96 * 64 * 3), 0) << stem;
 
       const cv::Mat mask = cv::imread((dump / (stem + "_mask.png")).string(), cv::IMREAD_UNCHANGED);
       ASSERT_EQ(mask.type(), CV_8UC1) << stem;
-      const auto* expected = static_cast<const uint8_t*>(lease->masks().data) + slot * lease->masks().strides_bytes[0];
+      const auto* expected =
+          static_cast<const uint8_t*>(lease->masks().data) + slot * lease->masks().strides_bytes[0];
       int foreground = 0;
       for (int i = 0; i < 96 * 64; ++i) {
         ASSERT_EQ(mask.data[i], expected[i] ? 255 : 0) << stem << " pixel " << i;
@@ -141,16 +147,18 @@ TEST_F(PreviewTest, DumpWorksForTheLongestAndHostileStems) {
   demo.height = 48;
   const std::filesystem::path data = dir_ / "hostile";
   ASSERT_TRUE(WriteDemoDataset(data, demo, {}).ok());
-  const std::vector<std::string> stems = {segfeed::testing::LongStem("preview ", segfeed::testing::kLongestStemBytes),
-                                          "esc\x1b[2J\n\xff"};
+  const std::vector<std::string> stems = {
+      segfeed::testing::LongStem("preview ", segfeed::testing::kLongestStemBytes),
+      "esc\x1b[2J\n\xff"};
   for (int i = 0; i < 2; ++i) {
-    std::filesystem::rename(data / "train" / (DemoStem(0, i) + ".jpg"), data / "train" / (stems[i] + ".jpg"));
+    std::filesystem::rename(data / "train" / (DemoStem(0, i) + ".jpg"),
+                            data / "train" / (stems[i] + ".jpg"));
     std::filesystem::rename(data / "train_masks" / (DemoStem(0, i) + "_mask.gif"),
                             data / "train_masks" / (stems[i] + "_mask.gif"));
   }
   const std::filesystem::path dump = dir_ / "dump";
-  const auto r = RunSegfeed("preview --data " + Quoted(data.string()) + " --dump " + Quoted(dump.string()) +
-                            " --count 2 --size 32");
+  const auto r = RunSegfeed("preview --data " + Quoted(data.string()) + " --dump " +
+                            Quoted(dump.string()) + " --count 2 --size 32");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(segfeed::testing::RawControlOrNotUtf8(r.output, dir_ / "output.txt"), "");
 
@@ -169,7 +177,8 @@ TEST_F(PreviewTest, DumpWorksForTheLongestAndHostileStems) {
   }
   EXPECT_EQ(files, 5u);
   size_t entries = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dump)) entries += entry.is_regular_file() ? 1 : 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dump))
+    entries += entry.is_regular_file() ? 1 : 0;
   EXPECT_EQ(entries, files) << "no temporary file left behind";
 }
 
@@ -177,9 +186,11 @@ TEST_F(PreviewTest, OutputsInsideTheDatasetAreRefusedBeforeRunning) {
   const std::string train = (dir_ / "data" / "train").string();
   auto r = RunSegfeed("preview" + data_ + " --out " + Quoted(train + "/grid.png"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("--out '" + train + "/grid.png': is inside the dataset folder"), std::string::npos)
+  EXPECT_NE(r.output.find("--out '" + train + "/grid.png': is inside the dataset folder"),
+            std::string::npos)
       << r.output;
-  r = RunSegfeed("preview" + data_ + " --dump " + Quoted((dir_ / "data" / "train_masks" / "dump").string()));
+  r = RunSegfeed("preview" + data_ + " --dump " +
+                 Quoted((dir_ / "data" / "train_masks" / "dump").string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("is inside the dataset folder"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(train + "/grid.png"));
@@ -220,7 +231,8 @@ TEST_F(PreviewTest, UsageErrorsExitTwoAndNameTheOption) {
 
 TEST_F(PreviewTest, MissingDatasetIsAnErrorNamingIt) {
   const std::string missing = (dir_ / "nowhere").string();
-  const auto r = RunSegfeed("preview --data " + Quoted(missing) + " --out " + Quoted((dir_ / "g.png").string()));
+  const auto r = RunSegfeed("preview --data " + Quoted(missing) + " --out " +
+                            Quoted((dir_ / "g.png").string()));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(missing), std::string::npos) << r.output;
 }

@@ -68,14 +68,16 @@ strings("", doc, None, False)
 
 inline std::string FromHex(const std::string& hex) {
   std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   return bytes;
 }
 
 // Runs `/usr/bin/python3 -c <script> <file>` and returns its exit status
 // and what it printed (stdout and stderr). `file` is single-quoted for the
 // shell, so its name may not hold a single quote.
-inline std::pair<int, std::string> RunPython(const std::string& script, const std::filesystem::path& file) {
+inline std::pair<int, std::string> RunPython(const std::string& script,
+                                             const std::filesystem::path& file) {
   // Appended piecewise: GCC 12 warns falsely (-Wrestrict) on "'" + s.
   std::string command = "/usr/bin/python3 -c '";
   command += script;
@@ -113,7 +115,8 @@ inline JsonStrings ReadJsonStrings(const std::filesystem::path& path) {
 
 // Empty when `text` is strict UTF-8 holding no control character but
 // newlines (no C0, DEL or C1), as Python decodes it; else what is wrong.
-inline std::string RawControlOrNotUtf8(const std::string& text, const std::filesystem::path& scratch_file) {
+inline std::string RawControlOrNotUtf8(const std::string& text,
+                                       const std::filesystem::path& scratch_file) {
   std::ofstream(scratch_file, std::ios::binary) << text;
   const auto [status, output] = RunPython(
       R"(

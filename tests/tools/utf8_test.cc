@@ -13,18 +13,18 @@ TEST(Utf8Test, SequenceLengthOfWellFormedCharacters) {
   EXPECT_EQ(Utf8SequenceLength("a"), 1u);
   EXPECT_EQ(Utf8SequenceLength(std::string(1, '\0')), 1u);
   EXPECT_EQ(Utf8SequenceLength("\x7f"), 1u);
-  EXPECT_EQ(Utf8SequenceLength("\xc2\x80"), 2u);           // U+0080
-  EXPECT_EQ(Utf8SequenceLength("\xc3\xa9x"), 2u);          // é
-  EXPECT_EQ(Utf8SequenceLength("\xe0\xa0\x80"), 3u);       // U+0800
-  EXPECT_EQ(Utf8SequenceLength("\xef\xbf\xbd"), 3u);       // U+FFFD
-  EXPECT_EQ(Utf8SequenceLength("\xf0\x90\x80\x80"), 4u);   // U+10000
-  EXPECT_EQ(Utf8SequenceLength("\xf4\x8f\xbf\xbf"), 4u);   // U+10FFFF
+  EXPECT_EQ(Utf8SequenceLength("\xc2\x80"), 2u);          // U+0080
+  EXPECT_EQ(Utf8SequenceLength("\xc3\xa9x"), 2u);         // é
+  EXPECT_EQ(Utf8SequenceLength("\xe0\xa0\x80"), 3u);      // U+0800
+  EXPECT_EQ(Utf8SequenceLength("\xef\xbf\xbd"), 3u);      // U+FFFD
+  EXPECT_EQ(Utf8SequenceLength("\xf0\x90\x80\x80"), 4u);  // U+10000
+  EXPECT_EQ(Utf8SequenceLength("\xf4\x8f\xbf\xbf"), 4u);  // U+10FFFF
 }
 
 TEST(Utf8Test, MalformedSequencesAreNotText) {
-  for (const char* bad : {"", "\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xc3", "\xc3x", "\xe0\x80\x80",
-                          "\xed\xa0\x80", "\xe2\x82", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
-                          "\xfe", "\xff"}) {
+  for (const char* bad :
+       {"", "\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xc3", "\xc3x", "\xe0\x80\x80", "\xed\xa0\x80",
+        "\xe2\x82", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xfe", "\xff"}) {
     EXPECT_EQ(Utf8SequenceLength(bad), 0u) << testing::PrintToString(std::string(bad));
   }
 }
