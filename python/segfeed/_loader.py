@@ -255,11 +255,14 @@ class Loader:
     def state_dict(self) -> Dict[str, Any]:
         """Where the stream is, as a plain dict for a checkpoint.
 
-        Keys: ``version``, ``seed``, ``epoch`` and ``next_batch`` (the first
-        batch not yet handed out; a finished epoch gives the next epoch at
-        0), ``rank``, ``world_size``, ``options`` (those that change the
-        bytes of a batch), ``options_digest`` and ``listing_digest`` (the
-        pairs' names and file sizes; computed once, on first use).
+        Keys: ``version``, ``seed``, ``epoch`` and ``next_batch``: where
+        ``iter(loader)`` goes next, the first batch not yet handed out of
+        the epoch being iterated, or the next epoch at 0 once that epoch
+        finished or its iterator was dropped (a ``break``: take the
+        checkpoint inside the loop to resume mid-epoch); ``rank``,
+        ``world_size``, ``options`` (those that change the bytes of a
+        batch), ``options_digest`` and ``listing_digest`` (the pairs' names
+        and file sizes; computed once, on first use).
         """
         epoch, next_batch = self._core.position()
         stream = self._stream_options()

@@ -48,14 +48,33 @@ class Dataset(keras.utils.PyDataset):
     loader drops it.
 
     How Keras drives it, and what this class does about it (measured with
-    Keras 3.15): before the first epoch Keras asks for batches 0 and 1 on
-    the main thread to infer the signature, then serves each epoch from a
+    Keras 3.15): at every ``fit``, ``evaluate`` and ``predict`` Keras first
+    asks for batches 0 and 1 on the main thread to infer the signature, then
+    serves each epoch between ``on_epoch_begin`` and ``on_epoch_end`` from a
     TensorFlow thread, asking for 0, 1, 2, ... in order. A request for batch
     0 restarts the loader's epoch (resuming a segfeed epoch at a batch index
-    is cheap, so the signature's batches cost two batches, once); a request
-    for batch 0 after a complete epoch served during training starts the
-    next loader epoch. Any other request than the next batch or batch 0 is
-    an error.
+    is cheap, so the signature's batches cost two batches per call); a
+    request for batch 0 after a whole epoch served within a Keras epoch
+    starts the next loader epoch. Any other request than the next batch or
+    batch 0 is an error. So:
+
+    - Each ``fit`` epoch, each ``evaluate``, each ``predict`` is the next
+      loader epoch; a second ``fit`` on the same Dataset continues the
+      loader's epochs. Evaluate a validation loader (``subset="validation"``,
+      no augmentation), whose every epoch has the same samples; evaluated
+      twice, a training loader gives two differently augmented epochs.
+    - Leave ``steps_per_epoch`` at its default (``len(dataset)``): with fewer
+      steps Keras carries its iterator across its epochs, and with a number
+      that does not divide the epoch it warns that the input ran out of data
+      and trains fewer steps.
+    - Keras resumes at epoch boundaries: ``Dataset(loader, epoch=E)`` with
+      ``fit(initial_epoch=E)``. ``loader.load_state_dict`` mid-epoch is not
+      used by this class.
+    - Errors raised while Keras trains (a bad file under
+      ``on_bad_file="fail"``, a batch out of order) reach ``fit``'s caller
+      wrapped by TensorFlow (``tf.errors.UnknownError`` and the like, the
+      segfeed message inside), except during the signature's two batches.
+      ``on_bad_file="skip"`` keeps bad files out of training.
 
     Args:
         loader: the segfeed.Loader to serve. The Dataset starts its epochs
@@ -91,15 +110,18 @@ class Dataset(keras.utils.PyDataset):
                         f"(got {loader.options['layout']!r})")
         super().__init__(workers=1, use_multiprocessing=False, max_queue_size=max_queue_size)
         self._loader = loader
-        self._epoch = int(epoch)
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+            raise TypeError(f"epoch must be an int >= 0 (got {epoch!r})")
+        self._epoch = epoch
         self._batches = loader.batches_per_epoch
         self._lock = threading.Lock()
         self._iterator: Optional[Any] = None
         self._next_index = 0
-        # Whether the pass under way started after fit began its first epoch:
-        # the signature's batches before it do not end an epoch.
+        # Whether the pass under way started within a Keras epoch (between
+        # on_epoch_begin and on_epoch_end): the batches Keras takes to infer
+        # the signature, before every fit/evaluate/predict, do not end an epoch.
         self._pass_counts = False
-        self._training_began = False
+        self._within_epoch = False
         self._record = record
         self.served: List[Tuple[int, int, Tuple[int, ...]]] = []
         self.input_seconds = 0.0
@@ -117,7 +139,10 @@ class Dataset(keras.utils.PyDataset):
         return self._epoch
 
     def on_epoch_begin(self) -> None:
-        self._training_began = True
+        self._within_epoch = True
+
+    def on_epoch_end(self) -> None:
+        self._within_epoch = False
 
     def __getitem__(self, index: int) -> Tuple[np.ndarray, np.ndarray]:
         start = time.perf_counter()
@@ -133,7 +158,7 @@ class Dataset(keras.utils.PyDataset):
                     raise self._out_of_order(index)
                 self._iterator = self._loader.epoch(self._epoch)
                 self._next_index = 0
-                self._pass_counts = self._training_began
+                self._pass_counts = self._within_epoch
             elif index != self._next_index:
                 raise self._out_of_order(index)
             batch = next(self._iterator)

@@ -59,7 +59,11 @@ def dataset(loader: Loader, epochs: Optional[int] = None, *, copy: bool = True) 
             than wait forever.
 
     Raises:
-        ConfigError: ``copy=False`` with a pool too small, or a bad ``epochs``.
+        ConfigError: ``copy=False`` with a pool too small, a bad ``epochs``,
+            or a loader that would continue an epoch part way (resume
+            tf.data at epoch boundaries). Errors while TensorFlow iterates
+            (a bad file under ``on_bad_file="fail"``) reach the caller
+            wrapped by TensorFlow, the segfeed message inside.
     """
     if not isinstance(loader, Loader):
         raise TypeError(f"loader must be a segfeed.Loader (got {type(loader).__name__})")
@@ -73,13 +77,26 @@ def dataset(loader: Loader, epochs: Optional[int] = None, *, copy: bool = True) 
 
     def batches() -> Iterator[Tuple[np.ndarray, np.ndarray]]:
         for _ in range(1 if epochs is None else epochs):
+            _check_at_epoch_start(loader)
             for batch in loader:  # the loader's next epoch
-                with batch:
-                    yield ((np.array(batch.images), np.array(batch.masks)) if copy else
-                           (np.asarray(batch.images), np.asarray(batch.masks)))
+                with batch:  # the copy holds nothing; the zero-copy arrays hold the buffer
+                    pair = ((np.array(batch.images), np.array(batch.masks)) if copy else
+                            (np.asarray(batch.images), np.asarray(batch.masks)))
+                yield pair
 
+    _check_at_epoch_start(loader)
     data = tf.data.Dataset.from_generator(batches, output_signature=signature(loader))
     return data.apply(tf.data.experimental.assert_cardinality(loader.batches_per_epoch * (epochs or 1)))
+
+
+def _check_at_epoch_start(loader: Loader) -> None:
+    """A pass is whole epochs (its cardinality says so): refuse a loader that
+    would continue an epoch part way, as after load_state_dict mid-epoch."""
+    epoch, next_batch = loader._core.position()  # what state_dict() would say, without the digests
+    if next_batch != 0:
+        raise ConfigError(f"segfeed.tf.dataset runs whole epochs, but the loader continues epoch {epoch} at batch "
+                          f"{next_batch} (a load_state_dict() mid-epoch, or an epoch under way): finish that epoch "
+                          f"with loader.epoch({epoch}, {next_batch}) first, or resume tf.data at an epoch boundary")
 
 
 def signature(loader: Loader) -> Tuple[tf.TensorSpec, tf.TensorSpec]:

@@ -47,13 +47,29 @@ nb::list ErrorList(const std::vector<Error>& errors) {
   return out;
 }
 
-// The Python side of an epoch: iterates the epoch `token` started.
+// The Python side of an epoch: iterates the epoch `token` started. When the
+// last reference goes before the epoch ended (a `break`, a dropped
+// generator), the epoch is abandoned: a checkpoint taken after that points
+// where iter(loader) goes next, the following epoch.
 struct EpochIterator {
-  nb::object loader;  // the _core.Loader
+  nb::object loader;  // the _core.Loader; null once moved from
   int64_t token = 0;
   int64_t epoch = 0;
   int64_t first_batch = 0;
   int64_t batches = 0;  // this iterator's total: batches_per_epoch - first_batch
+
+  EpochIterator() = default;
+  EpochIterator(EpochIterator&&) = default;
+  EpochIterator& operator=(EpochIterator&&) = delete;
+  EpochIterator(const EpochIterator&) = delete;
+  ~EpochIterator() {
+    if (!loader.is_valid()) return;
+    try {
+      nb::cast<CoreLoader&>(loader).Abandon(token);
+    } catch (...) {
+      // A signal while waiting for the lock, a forked child: nothing to undo.
+    }
+  }
 };
 
 }  // namespace
@@ -206,6 +222,13 @@ nb::tuple CoreLoader::Position() {
     }
   }
   return nb::make_tuple(epoch, batch);
+}
+
+void CoreLoader::Abandon(int64_t token) {
+  if (getpid() != pid_ || InterpreterFinalizing() || closing_.load()) return;
+  ReleasedGil nogil;
+  auto lock = Lock();
+  if (token == token_) epoch_active_ = false;
 }
 
 void CoreLoader::SetResume(int64_t epoch, int64_t next_batch) {

@@ -46,8 +46,13 @@ class CoreLoader {
   nanobind::object Next(int64_t token);
   void Close();
 
-  // (epoch, next_batch): where a resumed loader continues.
+  // (epoch, next_batch): where a resumed loader continues, which is where
+  // iter() goes next: within the epoch being iterated, or the next epoch
+  // once that one ended or its iterator was dropped (Abandon).
   nanobind::tuple Position();
+  // The epoch iterator `token` is gone; if its epoch is the current one and
+  // unfinished, iter() and Position() move on to the next epoch.
+  void Abandon(int64_t token);
   // Makes the next StartEpoch() without an epoch continue `epoch` at
   // `next_batch`. Epoch iterators started before stop working.
   void SetResume(int64_t epoch, int64_t next_batch);

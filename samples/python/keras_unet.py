@@ -106,6 +106,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="segfeed decode threads (0: one per core)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.size % 8:
+        parser.error(f"--size must be a multiple of 8: the U-Net halves it three times (got {args.size})")
 
     keras.utils.set_random_seed(args.seed)
     common = dict(batch_size=args.batch_size, size=args.size, seed=args.seed, threads=args.threads,

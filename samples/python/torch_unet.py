@@ -351,6 +351,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.size % (1 << args.depth):
         parser.error(f"--size must be a multiple of 2**depth = {1 << args.depth} (got {args.size})")
+    if args.checkpoint and not os.path.isdir(os.path.dirname(os.path.abspath(args.checkpoint))):
+        parser.error(f"--checkpoint {args.checkpoint}: no folder {os.path.dirname(os.path.abspath(args.checkpoint))}")
     return args
 
 

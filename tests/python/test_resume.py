@@ -74,6 +74,27 @@ def test_state_after_a_finished_epoch_is_the_next_epoch(demo):
         assert next(iter(fresh)).epoch == 2  # then on as usual
 
 
+def test_state_after_leaving_an_epoch_early_is_where_iter_goes_next(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        for index, batch in enumerate(loader):
+            batch.release()
+            if index == 1:
+                inside = loader.state_dict()
+                break
+        after = loader.state_dict()  # the loop's iterator is gone: epoch 0 was abandoned
+        assert (inside["epoch"], inside["next_batch"]) == (0, 2)
+        assert (after["epoch"], after["next_batch"]) == (1, 0)
+        superseded = loader.epoch(1)
+        next(superseded).release()
+        it = loader.epoch(2)
+        next(it).release()
+        del superseded  # an iterator a later epoch superseded: dropping it changes nothing
+        assert (loader.state_dict()["epoch"], loader.state_dict()["next_batch"]) == (2, 1)
+        fresh = segfeed.Loader(demo, **OPTIONS)
+        fresh.load_state_dict(after)
+        assert next(iter(fresh)).epoch == 1
+
+
 def test_load_state_dict_stops_the_iterators_of_the_abandoned_epoch(demo):
     with segfeed.Loader(demo, **OPTIONS) as loader:
         it = iter(loader)

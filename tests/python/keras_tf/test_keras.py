@@ -114,3 +114,18 @@ def test_batches_out_of_order_are_refused_and_zero_restarts(demo16):
             data[3]
         assert _digest(data[0][0]) == _digest(first[0])  # batch 0 restarts the epoch
         assert loader.stats()["outstanding_leases"] == 0
+
+
+def test_a_second_fit_and_each_evaluate_continue_the_loaders_epochs(demo16):
+    # 2 batches an epoch: the two Keras takes for the signature are a whole epoch, which must not count.
+    model = _model()
+    with _loader(demo16, batch_size=8) as loader:
+        data = segfeed.keras.Dataset(loader)
+        model.fit(data, epochs=2, shuffle=False, verbose=0)
+        model.fit(data, epochs=4, initial_epoch=2, shuffle=False, verbose=0)
+    assert model.seen == [(image, mask) for image, mask, _ in _stream(demo16, 4, batch_size=8)]
+    with _loader(demo16, batch_size=16, subset="validation", validation_fraction=0.25) as validation:
+        data = segfeed.keras.Dataset(validation, record=True)
+        model.evaluate(data, verbose=0)
+        model.evaluate(data, verbose=0)
+    assert [epoch for epoch, _, _ in data.served] == [0, 0, 1, 1]  # signature, evaluation; twice

@@ -91,3 +91,18 @@ def test_bad_arguments(demo16):
             segfeed.tf.dataset(loader, epochs=0)
         with pytest.raises(TypeError, match="segfeed.Loader"):
             segfeed.tf.dataset(object())
+
+
+def test_a_pass_is_whole_epochs_so_a_loader_resumed_mid_epoch_is_refused(demo16):
+    with _loader(demo16) as loader:
+        state = loader.state_dict()
+        loader.load_state_dict({**state, "next_batch": 2})
+        with pytest.raises(segfeed.ConfigError, match=r"continues epoch 0 at batch 2.*loader.epoch\(0, 2\)"):
+            segfeed.tf.dataset(loader)
+
+
+def test_the_copy_holds_no_buffer_between_elements(demo16):
+    with _loader(demo16) as loader:
+        it = iter(segfeed.tf.dataset(loader))
+        next(it)
+        assert loader.stats()["outstanding_leases"] == 0
