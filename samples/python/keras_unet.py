@@ -113,11 +113,14 @@ def main() -> None:
     common = dict(batch_size=args.batch_size, size=args.size, seed=args.seed, threads=args.threads,
                   validation_fraction=0.05, on_bad_file="skip")
     # Whole batches only: a short last batch would make TensorFlow trace the step again.
+    rss_before, _ = rss_mib()
     train = segfeed.Loader(args.data, subset="train", drop_last=True, **common)
     validation = segfeed.Loader(args.data, subset="validation", shuffle=False, **common)  # no augmentation
     print(f"train: {train}\nvalidation: {validation}")
+    rss_after, _ = rss_mib()
     print(f"input plan: train {train.plan()['total_bytes'] / MiB:.1f} MiB + validation "
-          f"{validation.plan()['total_bytes'] / MiB:.1f} MiB, allocated up front", flush=True)
+          f"{validation.plan()['total_bytes'] / MiB:.1f} MiB at most; the pools are allocated up front: "
+          f"RSS +{rss_after - rss_before:.1f} MiB", flush=True)
 
     model = unet(args.size, args.width)
     model.compile(optimizer=keras.optimizers.Adam(1e-3), loss="binary_crossentropy")
