@@ -196,9 +196,13 @@ class Run:
             print(text, flush=True)
 
     def save(self, path: str) -> None:
-        """A checkpoint: the model, the optimizer and where the input stream is."""
+        """A checkpoint: the model, the optimizer and where the input stream is. Written
+        beside `path` and renamed over it when complete, so a crash while saving
+        leaves the previous checkpoint whole."""
+        partial = f"{path}.partial"
         torch.save({"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
-                    "loader": self.train_loader.state_dict(), "torch_rng": torch.get_rng_state()}, path)
+                    "loader": self.train_loader.state_dict(), "torch_rng": torch.get_rng_state()}, partial)
+        os.replace(partial, path)
 
     def resume(self, path: str) -> None:
         checkpoint = torch.load(path, map_location=self.device)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 import keras
-import numpy as np
 import pytest
 
 import segfeed
 import segfeed.keras
+from streams import digest as _digest
+from streams import loader_stream
 
 
 def _loader(root, **options):
@@ -19,19 +19,9 @@ def _loader(root, **options):
     return segfeed.Loader(root, **defaults)
 
 
-def _digest(array) -> str:
-    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
-
-
 def _stream(root, epochs, **options):
     """Per batch of `epochs` loader epochs: (image digest, mask digest, sample ids)."""
-    with _loader(root, **options) as loader:
-        out = []
-        for epoch in range(epochs):
-            for batch in loader.epoch(epoch):
-                with batch:
-                    out.append((_digest(batch.images), _digest(batch.masks), batch.sample_ids))
-        return out
+    return loader_stream(_loader(root, **options), epochs)
 
 
 class RecordingModel(keras.Model):

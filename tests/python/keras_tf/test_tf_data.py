@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 
 import keras
-import numpy as np
 import pytest
 import tensorflow as tf
 
 import segfeed
 import segfeed.tf
+from streams import digest as _digest
+from streams import loader_stream
 
 
 def _loader(root, **options):
@@ -20,13 +20,8 @@ def _loader(root, **options):
     return segfeed.Loader(root, **defaults)
 
 
-def _digest(array) -> str:
-    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
-
-
 def _stream(root, epochs, **options):
-    with _loader(root, **options) as loader:
-        return [(_digest(b.images), _digest(b.masks)) for e in range(epochs) for b in loader.epoch(e)]
+    return [(image, mask) for image, mask, _ in loader_stream(_loader(root, **options), epochs)]
 
 
 def _passes(dataset, count):
