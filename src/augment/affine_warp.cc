@@ -11,7 +11,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "augment/avx2_dispatch.h"
+#include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "augment/avx2_dispatch.h"
 #include "augment/jitter_fixed_point.h"
+#include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
 namespace {

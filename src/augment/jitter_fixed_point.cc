@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "augment/avx2_dispatch.h"
+#include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
 namespace {

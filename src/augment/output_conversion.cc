@@ -6,7 +6,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "augment/avx2_dispatch.h"
+#include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
 namespace {

@@ -16,7 +16,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
-#include "augment/avx2_dispatch.h"
+#include "augment/simd_dispatch.h"
 #include "kernel_scopes.h"
 #include "test_rasters.h"
 

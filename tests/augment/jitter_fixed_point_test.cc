@@ -9,8 +9,8 @@
 
 #include <opencv2/core.hpp>
 
-#include "augment/avx2_dispatch.h"
 #include "augment/color_jitter.h"
+#include "augment/simd_dispatch.h"
 #include "test_rasters.h"
 
 namespace segfeed::internal {

@@ -1,11 +1,11 @@
 #pragma once
 
 // Scopes over the augment stage's test seam (SetKernelChoiceForTesting in
-// src/augment/avx2_dispatch.h): narrower kernels while a scope lives, the
+// src/augment/simd_dispatch.h): narrower kernels while a scope lives, the
 // previous choice after, so that one process compares every width. Not for
 // use while other threads run kernels.
 
-#include "augment/avx2_dispatch.h"
+#include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
 

@@ -9,7 +9,7 @@
 
 #include <opencv2/core.hpp>
 
-#include "augment/avx2_dispatch.h"
+#include "augment/simd_dispatch.h"
 #include "kernel_scopes.h"
 #include "segfeed/errors.h"
 #include "test_rasters.h"
