@@ -1,0 +1,287 @@
+#include "augment/warp_scalar.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "augment/simd_dispatch.h"
+#include "augment/warp_kernels.h"
+
+namespace segfeed::internal {
+namespace {
+
+// Source positions are 16.16 fixed point in int32 (kFracBits): per output
+// row, the position of pixel 0 is rounded once from the double matrix, and
+// each step right adds the rounded x column of the matrix. All later math is
+// integer, so every path (scalar, AVX2, AVX-512) gives the same bytes on any
+// machine and thread. Positions stay far from int32 limits: FitsFixedPoint
+// sends anything else to OpenCV.
+
+constexpr int32_t kOne = 1 << kFracBits;
+// |position| bound in source pixels for the fixed-point kernels.
+constexpr double kMaxFixedPointPixels = 1 << 14;
+
+int32_t ToFixed(double pixels) { return static_cast<int32_t>(std::lround(pixels * kOne)); }
+
+RowPositions PositionsOfRow(const AffineMatrix& m, int row, int32_t offset) {
+  return {ToFixed(m[1] * row + m[2]) + offset, ToFixed(m[4] * row + m[5]) + offset, ToFixed(m[0]),
+          ToFixed(m[3])};
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// Output pixels x in [0, count) whose position start + step * x lies in
+// [low, high), as [first, last); empty when first >= last.
+struct Span {
+  int first, last;
+};
+Span SolveSpan(int64_t start, int64_t step, int64_t low, int64_t high, int count) {
+  int64_t first = 0, last = count;
+  if (step == 0) {
+    if (start < low || start >= high) last = 0;
+  } else if (step > 0) {
+    first = -FloorDiv(start - low, step);  // ceil((low - start) / step)
+    last = -FloorDiv(start - high, step);  // ceil((high - start) / step)
+  } else {
+    first = FloorDiv(high - start, step) + 1;
+    last = FloorDiv(low - start, step) + 1;
+  }
+  first = std::clamp<int64_t>(first, 0, count);
+  last = std::clamp<int64_t>(last, first, count);
+  return {static_cast<int>(first), static_cast<int>(last)};
+}
+
+Span Intersect(Span a, Span b) {
+  const int first = std::max(a.first, b.first);
+  return {first, std::max(first, std::min(a.last, b.last))};
+}
+
+// BORDER_REFLECT ("fedcba|abcdef") index into [0, size).
+int ReflectIndex(int index, int size) {
+  const int period = 2 * size;
+  int i = index % period;
+  if (i < 0) i += period;
+  return i < size ? i : period - 1 - i;
+}
+
+// --- Bilinear RGB ----------------------------------------------------------
+// 7-bit weights and centred taps, as warp_kernels.h describes; Bilinear() is
+// the arithmetic every vector kernel repeats.
+
+inline int WeightX(int32_t x) { return (x >> (kFracBits - kWeightBits)) & (kWeightOne - 1); }
+
+inline int BilinearRow(int left, int right, int fx) {
+  return (left - 128) * (kWeightOne - fx) + (right - 128) * fx;
+}
+
+inline int Bilinear(int p00, int p01, int p10, int p11, int fx, int fy) {
+  const int top = BilinearRow(p00, p01, fx);
+  const int bottom = BilinearRow(p10, p11, fx);
+  // _mm256_mulhrs_epi16 of (bottom - top) and fy << 8.
+  const int value = top + (((bottom - top) * (fy << 8) + (1 << 14)) >> 15);
+  return (value + 128 * kWeightOne + kWeightOne / 2) >> kWeightBits;
+}
+
+// One pixel whose taps may lie outside the source.
+void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode mode, uint8_t fill,
+                         uint8_t* out) {
+  const int ix = x >> kFracBits, iy = y >> kFracBits;
+  const int fx = WeightX(x), fy = WeightX(y);
+  const uint8_t fill_pixel[3] = {fill, fill, fill};
+  const uint8_t* taps[2][2];
+  for (int dy = 0; dy < 2; ++dy) {
+    for (int dx = 0; dx < 2; ++dx) {
+      int sx = ix + dx, sy = iy + dy;
+      const bool inside = sx >= 0 && sx < src.width && sy >= 0 && sy < src.height;
+      if (!inside && mode == FillMode::kConstant) {
+        taps[dy][dx] = fill_pixel;
+        continue;
+      }
+      if (!inside) {
+        sx = ReflectIndex(sx, src.width);
+        sy = ReflectIndex(sy, src.height);
+      }
+      taps[dy][dx] = src.data + sy * src.stride + 3 * sx;
+    }
+  }
+  for (int c = 0; c < 3; ++c)
+    out[c] = static_cast<uint8_t>(
+        Bilinear(taps[0][0][c], taps[0][1][c], taps[1][0][c], taps[1][1][c], fx, fy));
+}
+
+// Adds the levels of pixels [first, last) of an RGB row to `sums`.
+void AddLevels(const uint8_t* row, int first, int last, ChannelSums* sums) {
+  for (int i = first; i < last; ++i)
+    for (int c = 0; c < 3; ++c) (*sums)[c] += row[3 * i + c];
+}
+
+// Pixels [first, last) of a row whose taps all lie inside the source.
+void BilinearInteriorScalar(const KernelRaster& src, const RowPositions& row, int first, int last,
+                            uint8_t* out) {
+  int32_t x = row.x + row.x_step * first, y = row.y + row.y_step * first;
+  for (int i = first; i < last; ++i, x += row.x_step, y += row.y_step) {
+    const uint8_t* p = src.data + (y >> kFracBits) * src.stride + 3 * (x >> kFracBits);
+    const uint8_t* q = p + src.stride;
+    const int fx = WeightX(x), fy = WeightX(y);
+    for (int c = 0; c < 3; ++c)
+      out[3 * i + c] = static_cast<uint8_t>(Bilinear(p[c], p[3 + c], q[c], q[3 + c], fx, fy));
+  }
+}
+
+// --- Nearest-neighbour mask --------------------------------------------------
+// Output values are source values (or the 0 fill), so a 0/1 mask stays 0/1.
+// Rounds to the nearest source pixel: +0.5 pixel, then floor.
+
+// Output elements: uint8 keeps the source's values (0/1 stays 0/1); float
+// masks are written straight in the batch's dtype, 1.0 for any nonzero
+// source value, so no uint8 raster and no conversion pass come between.
+inline void StoreMask(uint8_t* dst, uint8_t value) { *dst = value; }
+inline void StoreMask(float* dst, uint8_t value) { *dst = value != 0 ? 1.0f : 0.0f; }
+
+// WarpNearestMask for either element type.
+template <typename T>
+void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode, T* out,
+                 int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+  const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
+  const bool avx2 = CpuHasAvx2() && source.width >= 4;
+  const bool avx512 = avx2 && CpuHasAvx512();
+#endif
+  for (int y = 0; y < out_height; ++y) {
+    const RowPositions row = PositionsOfRow(m, y, kOne / 2);
+    T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
+    const Span inside =
+        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, out_width),
+                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, out_width));
+    auto outside_pixel = [&](int x) {
+      if (mode == FillMode::kConstant) {
+        StoreMask(dst + x, 0);
+        return;
+      }
+      const int sx = ReflectIndex((row.x + row.x_step * x) >> kFracBits, source.width);
+      const int sy = ReflectIndex((row.y + row.y_step * x) >> kFracBits, source.height);
+      StoreMask(dst + x, source.Row(sy)[sx]);
+    };
+    auto inside_pixels = [&](int first, int last) {
+      int32_t sx = row.x + row.x_step * first, sy = row.y + row.y_step * first;
+      for (int x = first; x < last; ++x, sx += row.x_step, sy += row.y_step)
+        StoreMask(dst + x, source.Row(sy >> kFracBits)[sx >> kFracBits]);
+    };
+    for (int x = 0; x < inside.first; ++x) outside_pixel(x);
+    int done = inside.first;
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+    if (avx2) {
+      const Span gather_safe = Intersect(
+          inside,
+          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out_width));
+      if (gather_safe.first < gather_safe.last) {
+        inside_pixels(done, gather_safe.first);
+        done = gather_safe.first;
+        if (avx512) done = NearestInteriorAvx512(src, row, done, gather_safe.last, dst);
+        done = NearestInteriorAvx2(src, row, done, gather_safe.last, dst);
+      }
+    }
+#endif
+    inside_pixels(done, inside.last);
+    for (int x = inside.last; x < out_width; ++x) outside_pixel(x);
+  }
+}
+
+}  // namespace
+
+// True when every output pixel's position (and the steps summed along a row)
+// stays well inside int32 in 16.16, for sources small enough to index with
+// int32 byte offsets.
+bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
+                    const RasterView& source) {
+  if (source.width >= kMaxFixedPointPixels || source.height >= kMaxFixedPointPixels) return false;
+  if (static_cast<double>(source.stride_bytes) * source.height > (1u << 30)) return false;
+  for (double x : {-1.0, static_cast<double>(output_width)}) {
+    for (double y : {-1.0, static_cast<double>(output_height)}) {
+      if (!(std::abs(m[0] * x + m[1] * y + m[2]) < kMaxFixedPointPixels) ||
+          !(std::abs(m[3] * x + m[4] * y + m[5]) < kMaxFixedPointPixels))
+        return false;
+    }
+  }
+  return true;
+}
+
+// Also adds every written level to `sums`: the vector kernels from their
+// registers, the rest from the row just written, the fill by count.
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     const MutableRasterView& out, ChannelSums* sums) {
+  const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+  const bool avx2 = CpuHasAvx2();
+  const bool avx512 = CpuHasAvx512();
+#endif
+  for (int y = 0; y < out.height; ++y) {
+    const RowPositions row = PositionsOfRow(m, y, kBilinearOffset);
+    uint8_t* dst = out.Row(y);
+    // Interior: both taps inside on both axes. Touching: some tap inside;
+    // outside that a constant fill is the whole answer.
+    const Span interior = Intersect(
+        SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 1} << kFracBits, out.width),
+        SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 1} << kFracBits, out.width));
+    Span touching{0, out.width};
+    if (mode == FillMode::kConstant) {
+      touching = Intersect(
+          SolveSpan(row.x, row.x_step, -kOne, int64_t{source.width} << kFracBits, out.width),
+          SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
+      std::memset(dst, fill, 3 * static_cast<size_t>(touching.first));
+      std::memset(dst + 3 * touching.last, fill,
+                  3 * static_cast<size_t>(out.width - touching.last));
+      const uint64_t filled = touching.first + (out.width - touching.last);
+      for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill;
+    }
+    const int inner_first = std::clamp(interior.first, touching.first, touching.last);
+    const int inner_last = std::clamp(interior.last, inner_first, touching.last);
+    for (int x = touching.first; x < inner_first; ++x)
+      BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
+                          dst + 3 * x);
+    int done = inner_first;
+    int vector_first = inner_first, vector_last = inner_first;  // summed by the kernels
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+    if (avx2) {
+      // The vector kernel reads 2 bytes past the lower tap pair: it takes
+      // the pixels whose lower row has a row after it.
+      const Span vector = Intersect(
+          {inner_first, inner_last},
+          SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 2} << kFracBits, out.width));
+      if (vector.first < vector.last) {
+        BilinearInteriorScalar(src, row, done, vector.first, dst);
+        // Rows past the output are not fitted to 16.16 (FitsFixedPoint).
+        const RowPositions ahead =
+            y + 2 < out.height ? PositionsOfRow(m, y + 2, kBilinearOffset) : row;
+        done = vector.first;
+        if (avx512)
+          done = BilinearInteriorAvx512(src, row, ahead, done, vector.last, dst, sums->data());
+        done = BilinearInteriorAvx2(src, row, ahead, done, vector.last, dst, sums->data());
+        vector_first = vector.first;
+        vector_last = done;
+      }
+    }
+#endif
+    BilinearInteriorScalar(src, row, done, inner_last, dst);
+    for (int x = inner_last; x < touching.last; ++x)
+      BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
+                          dst + 3 * x);
+    AddLevels(dst, touching.first, vector_first, sums);
+    AddLevels(dst, vector_last, touching.last, sums);
+  }
+}
+
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t* out,
+                     int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, mode, out, out_width, out_height, out_stride_bytes);
+}
+
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, float* out,
+                     int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, mode, out, out_width, out_height, out_stride_bytes);
+}
+
+}  // namespace segfeed::internal

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "augment/affine_warp.h"
+#include "augment/raster_view.h"
+#include "segfeed/options.h"
+
+namespace segfeed::internal {
+
+// The fixed-point warp of affine_warp.h, for sources small enough for its
+// 16.16 positions (FitsFixedPoint); larger ones go to OpenCV. Integer
+// arithmetic throughout, so the bytes do not depend on the machine, the
+// thread or the kernel width. warp_scalar.cc runs the rows, the borders and
+// the one-pixel interior, and hands the interior of each row to the AVX2 or
+// AVX-512 kernels (warp_avx2.cc, warp_avx512.cc) where simd_dispatch.h says
+// the CPU has them. `m` maps output pixel indices to source pixel indices
+// (OutputToSourceMatrix). Thread-safe: no state.
+
+// True when every output pixel's position (and the steps summed along a row)
+// stays well inside int32 in 16.16, for sources small enough to index with
+// int32 byte offsets.
+bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
+                    const RasterView& source);
+
+// Bilinear RGB (weights in 1/128 pixel) into `out`, and adds every written
+// level to `sums`. Taps outside the source take `fill` or the reflected
+// pixel, as `mode` says.
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     const MutableRasterView& out, ChannelSums* sums);
+
+// Nearest neighbour for a 1-channel mask into `out`'s elements: out_height
+// rows of out_width elements, rows `out_stride_bytes` apart. uint8 keeps the
+// source's values (0/1 stays 0/1); float is 1.0 for any nonzero source value
+// and 0.0 elsewhere. Outside the source: 0, or the reflected pixel.
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t* out,
+                     int out_width, int out_height, ptrdiff_t out_stride_bytes);
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, float* out,
+                     int out_width, int out_height, ptrdiff_t out_stride_bytes);
+
+}  // namespace segfeed::internal
