@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "augment/jitter_fixed_point.h"
+#include "augment/jitter_kernels.h"
 #include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
@@ -128,29 +129,18 @@ double Clamp01Double(double v) { return std::min(std::max(v, 0.0), 1.0); }
 namespace {
 
 // The float32 path (factors above 1) runs a fixed sequence of operations, the
-// same in the scalar and the AVX2 code, so both give the same bits. No fused
-// multiply-add (neither target enables it) and no approximate reciprocals.
-// MaxPs/MinPs are maxps/minps exactly (the second operand unless the first
-// is strictly larger/smaller), so even signed zeros agree.
+// same in the scalar and the AVX2 code (jitter_avx2.cc), so both give the
+// same bits. No fused multiply-add (neither this file nor jitter_avx2.cc is
+// compiled with FMA) and no approximate reciprocals. MaxPs/MinPs are
+// maxps/minps exactly (the second operand unless the first is strictly
+// larger/smaller), so even signed zeros agree.
 inline float MaxPs(float a, float b) { return a > b ? a : b; }
 inline float MinPs(float a, float b) { return a < b ? a : b; }
 
-// Per-sample constants. Contrast and brightness per channel c:
-//   v = min(max(level * gain[c] + offset[c], 0), 1)      (contrast)
-//   v = min(max(v + brightness, 0), 1)                   (brightness)
-// with gain = factor / 255 and offset = mean * (1 - factor); then saturation
-// and hue in HSV as chroma (see SaturationHue), then level = int(v*255 + .5).
-struct JitterConstants {
-  float gain[3];
-  float offset[3];
-  float brightness;
-  bool hue_saturation;
-  float saturation_factor;
-  float hue_shift_plus_6;  // hue shift in sextants, + 6 (see SaturationHue)
-};
-
-JitterConstants MakeConstants(const AugmentParams& params, const std::array<double, 3>& means) {
-  JitterConstants k{};
+// Per-sample constants: FloatJitterConstants (jitter_kernels.h).
+FloatJitterConstants MakeConstants(const AugmentParams& params,
+                                   const std::array<double, 3>& means) {
+  FloatJitterConstants k{};
   for (int c = 0; c < 3; ++c) {
     k.gain[c] = static_cast<float>(params.contrast_factor / 255.0);
     k.offset[c] = static_cast<float>(means[c] * (1.0 - params.contrast_factor));
@@ -186,7 +176,7 @@ inline float HsvChannel(float n, float value, float chroma, float hue) {
 // Saturation and hue together (they commute: saturation keeps hue and
 // value, hue keeps saturation and value). s' = min(1, s * factor) with
 // s = chroma / value is a new chroma min(chroma * factor, value).
-inline void SaturationHue(const JitterConstants& k, float* r, float* g, float* b) {
+inline void SaturationHue(const FloatJitterConstants& k, float* r, float* g, float* b) {
   const float value = MaxPs(*r, MaxPs(*g, *b));
   const float chroma = value - MinPs(*r, MinPs(*g, *b));
   const float new_chroma = MinPs(chroma * k.saturation_factor, value);
@@ -206,7 +196,7 @@ inline void SaturationHue(const JitterConstants& k, float* r, float* g, float* b
 }
 
 // Pixels [first, count) of a chunk, one at a time.
-void JitterPixelsScalar(const JitterConstants& k, const uint8_t* p, int first, int count,
+void JitterPixelsScalar(const FloatJitterConstants& k, const uint8_t* p, int first, int count,
                         uint8_t* r_out, uint8_t* g_out, uint8_t* b_out) {
   for (int i = first; i < count; ++i) {
     float r = ContrastBrightness(p[3 * i], k.gain[0], k.offset[0], k.brightness);
@@ -218,100 +208,6 @@ void JitterPixelsScalar(const JitterConstants& k, const uint8_t* p, int first, i
     b_out[i] = ToLevel(b);
   }
 }
-
-#ifdef SEGFEED_HAVE_AVX2_PATH
-
-__attribute__((target("avx2"))) inline __m256 Clamp01Avx2(__m256 v) {
-  return _mm256_min_ps(_mm256_max_ps(v, _mm256_setzero_ps()), _mm256_set1_ps(1.0f));
-}
-
-__attribute__((target("avx2"))) inline __m256 HsvChannelAvx2(float n, __m256 value, __m256 chroma,
-                                                             __m256 hue) {
-  const __m256 six = _mm256_set1_ps(6.0f);
-  __m256 k = _mm256_add_ps(_mm256_set1_ps(n), hue);
-  k = _mm256_blendv_ps(k, _mm256_sub_ps(k, six), _mm256_cmp_ps(k, six, _CMP_GE_OQ));
-  const __m256 f = _mm256_min_ps(
-      _mm256_max_ps(_mm256_min_ps(k, _mm256_sub_ps(_mm256_set1_ps(4.0f), k)), _mm256_setzero_ps()),
-      _mm256_set1_ps(1.0f));
-  return _mm256_sub_ps(value, _mm256_mul_ps(chroma, f));
-}
-
-__attribute__((target("avx2"))) inline __m256i ToLevelAvx2(__m256 v) {
-  return _mm256_cvttps_epi32(
-      _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(255.0f)), _mm256_set1_ps(0.5f)));
-}
-
-// JitterPixelsScalar, 8 pixels a step, the same operations in the same
-// order. Returns the first pixel it did not do.
-__attribute__((target("avx2"))) int JitterPixelsAvx2(const JitterConstants& k, const uint8_t* p,
-                                                     int count, uint8_t* r_out, uint8_t* g_out,
-                                                     uint8_t* b_out) {
-  // Byte j of 24 interleaved bytes belongs to channel j % 3, pixel j / 3.
-  const __m128i r_low = _mm_setr_epi8(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i r_high =
-      _mm_setr_epi8(-1, -1, -1, -1, -1, -1, 2, 5, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i g_low = _mm_setr_epi8(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i g_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 0, 3, 6, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i b_low = _mm_setr_epi8(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m128i b_high = _mm_setr_epi8(-1, -1, -1, -1, -1, 1, 4, 7, -1, -1, -1, -1, -1, -1, -1, -1);
-  const __m256 brightness = _mm256_set1_ps(k.brightness);
-  const __m256 gain[3] = {_mm256_set1_ps(k.gain[0]), _mm256_set1_ps(k.gain[1]),
-                          _mm256_set1_ps(k.gain[2])};
-  const __m256 offset[3] = {_mm256_set1_ps(k.offset[0]), _mm256_set1_ps(k.offset[1]),
-                            _mm256_set1_ps(k.offset[2])};
-  const __m256 saturation = _mm256_set1_ps(k.saturation_factor);
-  const __m256 shift = _mm256_set1_ps(k.hue_shift_plus_6);
-  const __m256 six = _mm256_set1_ps(6.0f);
-  const __m256i planar = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  int i = 0;
-  for (; i + 8 <= count; i += 8) {
-    const uint8_t* q = p + 3 * i;
-    const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-    const __m128i high = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + 16));
-    const __m128i bytes[3] = {
-        _mm_or_si128(_mm_shuffle_epi8(low, r_low), _mm_shuffle_epi8(high, r_high)),
-        _mm_or_si128(_mm_shuffle_epi8(low, g_low), _mm_shuffle_epi8(high, g_high)),
-        _mm_or_si128(_mm_shuffle_epi8(low, b_low), _mm_shuffle_epi8(high, b_high))};
-    __m256 v[3];
-    for (int c = 0; c < 3; ++c) {
-      const __m256 level = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes[c]));
-      v[c] = Clamp01Avx2(_mm256_add_ps(_mm256_mul_ps(level, gain[c]), offset[c]));
-      v[c] = Clamp01Avx2(_mm256_add_ps(v[c], brightness));
-    }
-    if (k.hue_saturation) {
-      const __m256 r = v[0], g = v[1], b = v[2];
-      const __m256 value = _mm256_max_ps(r, _mm256_max_ps(g, b));
-      const __m256 chroma = _mm256_sub_ps(value, _mm256_min_ps(r, _mm256_min_ps(g, b)));
-      const __m256 new_chroma = _mm256_min_ps(_mm256_mul_ps(chroma, saturation), value);
-      const __m256 inv =
-          _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(chroma, _mm256_set1_ps(1e-30f)));
-      const __m256 hue_r = _mm256_mul_ps(_mm256_sub_ps(g, b), inv);
-      const __m256 hue_g =
-          _mm256_add_ps(_mm256_set1_ps(2.0f), _mm256_mul_ps(_mm256_sub_ps(b, r), inv));
-      const __m256 hue_b =
-          _mm256_add_ps(_mm256_set1_ps(4.0f), _mm256_mul_ps(_mm256_sub_ps(r, g), inv));
-      __m256 hue = _mm256_blendv_ps(hue_b, hue_g, _mm256_cmp_ps(value, g, _CMP_EQ_OQ));
-      hue = _mm256_blendv_ps(hue, hue_r, _mm256_cmp_ps(value, r, _CMP_EQ_OQ));
-      hue = _mm256_add_ps(hue, shift);
-      hue = _mm256_blendv_ps(hue, _mm256_sub_ps(hue, six), _mm256_cmp_ps(hue, six, _CMP_GE_OQ));
-      hue = _mm256_blendv_ps(hue, _mm256_sub_ps(hue, six), _mm256_cmp_ps(hue, six, _CMP_GE_OQ));
-      v[0] = HsvChannelAvx2(5.0f, value, new_chroma, hue);
-      v[1] = HsvChannelAvx2(3.0f, value, new_chroma, hue);
-      v[2] = HsvChannelAvx2(1.0f, value, new_chroma, hue);
-    }
-    // Levels to bytes: r0-3 g0-3 b0-3 b0-3 | r4-7 g4-7 b4-7 b4-7, then
-    // dwords reordered to r0-7 g0-7 b0-7.
-    const __m256i rg = _mm256_packus_epi32(ToLevelAvx2(v[0]), ToLevelAvx2(v[1]));
-    const __m256i bb = _mm256_packus_epi32(ToLevelAvx2(v[2]), ToLevelAvx2(v[2]));
-    const __m256i levels = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(rg, bb), planar);
-    const __m128i rg_levels = _mm256_castsi256_si128(levels);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(r_out + i), rg_levels);
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(g_out + i), _mm_srli_si128(rg_levels, 8));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(b_out + i), _mm256_extracti128_si256(levels, 1));
-  }
-  return i;
-}
-#endif
 
 // Runs the jitter over `rgb` a chunk at a time and hands each chunk's levels,
 // planar, to sink(y, x0, count, r, g, b). The sink may overwrite the chunk it
@@ -332,7 +228,8 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, const Ch
   if (params.contrast_factor != 1.0)
     means = sums != nullptr ? MeansFromSums(*sums, rgb.width, rgb.height) : ChannelMeans(rgb);
   const std::optional<FixedPointJitter> fixed_point = FixedPointJitter::For(params, means);
-  const JitterConstants constants = fixed_point ? JitterConstants{} : MakeConstants(params, means);
+  const FloatJitterConstants constants =
+      fixed_point ? FloatJitterConstants{} : MakeConstants(params, means);
   const bool avx2 = CpuHasAvx2();
   const bool avx512 = CpuHasAvx512();
   alignas(64) uint8_t r_out[kChunk], g_out[kChunk], b_out[kChunk];
@@ -349,8 +246,8 @@ bool JitterToLevels(const AugmentParams& params, const RasterView& rgb, const Ch
         fixed_point->RunScalar(p, done, n, r_out, g_out, b_out);
       } else {
         int done = 0;
-#ifdef SEGFEED_HAVE_AVX2_PATH
-        if (avx2) done = JitterPixelsAvx2(constants, p, n, r_out, g_out, b_out);
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+        if (avx2) done = FloatJitterAvx2(constants, p, n, r_out, g_out, b_out);
 #endif
         JitterPixelsScalar(constants, p, done, n, r_out, g_out, b_out);
       }

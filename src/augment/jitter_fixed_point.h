@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "augment/jitter_kernels.h"
 #include "segfeed/augment.h"
 
 namespace segfeed::internal {
@@ -22,8 +23,9 @@ namespace segfeed::internal {
 // sextant. Which channel gets V, the middle or the minimum then depends only
 // on the new sextant, looked up in byte tables.
 //
-// The scalar, AVX2 and AVX-512 kernels run the same integer operations, so
-// they give the same bits. Within 1 level of the double-precision reference (tested).
+// The scalar, AVX2 and AVX-512 kernels (here, jitter_avx2.cc and
+// jitter_avx512.cc) run the same integer operations, so they give the same
+// bits. Within 1 level of the double-precision reference (tested).
 class FixedPointJitter {
  public:
   // Nullopt when the parameters need the float path (a factor above 1).
@@ -40,21 +42,10 @@ class FixedPointJitter {
   // The same, 32 pixels a step; call only when CpuHasAvx512().
   int RunAvx512(const uint8_t* p, int count, uint8_t* r_out, uint8_t* g_out, uint8_t* b_out) const;
 
-  // Byte tables indexed by the sextant code of the kernels (see .cc).
-  using Table = std::array<uint8_t, 16>;
-
  private:
   FixedPointJitter() = default;
 
-  bool contrast_ = false;
-  int16_t mean_[3] = {0, 0, 0};  // channel means, levels * 64
-  int16_t contrast_q15_ = 0;     // contrast factor * 32768
-  int16_t brightness_ = 0;       // brightness delta, levels * 64
-  bool saturation_hue_ = false;
-  bool scale_chroma_ = false;       // saturation factor < 1
-  int16_t saturation_q15_ = 0;      // saturation factor * 32768
-  int16_t shift_fraction_q15_ = 0;  // fractional sextants of the hue shift * 32768
-  int16_t shift_whole_plus_2_ = 0;  // whole sextants of the hue shift (0..5) + 2
+  FixedPointJitterConstants k_{};  // all the kernels read
 };
 
 }  // namespace segfeed::internal

@@ -39,23 +39,6 @@
 #define SEGFEED_HAVE_SIMD_KERNELS 1
 #endif
 
-// Until conversion and jitter have their ISA files: their kernels still
-// carry target attributes.
-#ifdef SEGFEED_HAVE_SIMD_KERNELS
-#include <immintrin.h>
-#define SEGFEED_HAVE_AVX2_PATH 1
-#define SEGFEED_AVX512_TARGET "avx2,fma,avx512f,avx512bw,avx512vl,avx512dq"
-#if defined(__clang__)
-#define SEGFEED_AVX512_BEGIN
-#define SEGFEED_AVX512_END
-#else
-#define SEGFEED_AVX512_BEGIN                                                           \
-  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
-      _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
-#define SEGFEED_AVX512_END _Pragma("GCC diagnostic pop")
-#endif
-#endif
-
 namespace segfeed::internal {
 
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
