@@ -1,0 +1,219 @@
+#include "pipeline/sample_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "augment/sample_augmenter.h"
+#include "io/mixed_dataset.h"
+#include "io/pair_reader.h"
+#include "memory/batch_buffers.h"
+#include "segfeed/dataset.h"
+#include "segfeed/memory.h"
+#include "temp_dir.h"
+
+namespace segfeed::internal {
+namespace {
+
+using segfeed::testing::MixedDataset;
+using segfeed::testing::MixedFile;
+using segfeed::testing::TempDir;
+
+constexpr int kGoodPairs = 6;
+constexpr int kBatchSize = 4;
+constexpr int64_t kEpoch = 3;
+constexpr std::byte kUntouched{0x5A};
+
+// One SampleLoader over the mixed dataset (every defect the readers know,
+// among good pairs), with the buffers it fills and the epoch order it
+// reads: position p holds pair p, so a task's position names its pair.
+struct LoaderUnderTest {
+  LoaderUnderTest(const LoaderOptions& options, const Dataset& dataset)
+      : buffers(1, kBatchSize, options.output, options.augment.output_width,
+                options.augment.output_height, options.pinned) {
+    for (uint32_t id = 0; id < dataset.pairs.size(); ++id) ids.push_back(id);
+    const MemoryPlan plan = PlanMemory(options, MixedDataset::kWidth, MixedDataset::kHeight);
+    loader = std::make_unique<SampleLoader>(
+        options, dataset, ids, &buffers, /*workers=*/1, MixedDataset::kWidth, MixedDataset::kHeight,
+        static_cast<int64_t>(plan.decode_budget_bytes_per_thread));
+    loader->StartEpoch(kEpoch, &ids);
+    std::memset(buffers.ImageSlot(0, 0), static_cast<int>(kUntouched), buffers.batch_bytes);
+  }
+
+  Status Load(uint32_t id, int slot) {
+    SampleTask task;
+    task.slot = slot;
+    task.position = id;
+    return loader->Load(task, /*worker=*/0);
+  }
+
+  // The image and mask bytes of `slot`.
+  std::vector<std::byte> Slot(int slot) const {
+    const std::byte* image = buffers.ImageSlot(0, slot);
+    const std::byte* mask = buffers.MaskSlot(0, slot);
+    std::vector<std::byte> bytes(image, image + buffers.image_bytes_per_sample);
+    bytes.insert(bytes.end(), mask, mask + buffers.mask_bytes_per_sample);
+    return bytes;
+  }
+
+  std::vector<uint32_t> ids;
+  BatchBuffers buffers;
+  std::unique_ptr<SampleLoader> loader;
+};
+
+class SampleLoaderTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    mixed_ = new MixedDataset(segfeed::testing::WriteMixedDataset(dir_->path(), kGoodPairs));
+    dataset_ = new Dataset(ListDataset(DatasetSpec::Carvana(dir_->path())));
+  }
+  static void TearDownTestSuite() {
+    delete dataset_;
+    delete mixed_;
+    delete dir_;
+  }
+
+  static LoaderOptions Options(OnBadFile on_bad_file) {
+    LoaderOptions options;
+    options.batch_size = kBatchSize;
+    options.threads = 1;
+    options.seed = 17;
+    options.augment.output_width = 40;
+    options.augment.output_height = 32;
+    options.pinned = PinnedMode::kOff;
+    options.on_bad_file = on_bad_file;
+    return options;
+  }
+
+  // The pair whose image or mask is `path`.
+  static uint32_t PairOf(const std::string& path) {
+    for (uint32_t id = 0; id < dataset_->pairs.size(); ++id) {
+      const SamplePair pair = dataset_->pairs[id];
+      if (pair.image_path.string() == path || pair.mask_path.string() == path) return id;
+    }
+    ADD_FAILURE() << "no pair has " << path;
+    return 0;
+  }
+  static uint32_t GoodPair(size_t index) {
+    const std::string stem = mixed_->good_stems.at(index);
+    for (uint32_t id = 0; id < dataset_->pairs.size(); ++id)
+      if (dataset_->pairs.stem(id) == stem) return id;
+    ADD_FAILURE() << "no pair has the stem " << stem;
+    return 0;
+  }
+
+  static TempDir* dir_;
+  static MixedDataset* mixed_;
+  static Dataset* dataset_;
+};
+TempDir* SampleLoaderTest::dir_ = nullptr;
+MixedDataset* SampleLoaderTest::mixed_ = nullptr;
+Dataset* SampleLoaderTest::dataset_ = nullptr;
+
+TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
+  const LoaderOptions options = Options(OnBadFile::kFail);
+  LoaderUnderTest under_test(options, *dataset_);
+  const uint32_t id = GoodPair(1);
+  const Status status = under_test.Load(id, /*slot=*/2);
+  ASSERT_TRUE(status.ok()) << status.error().Message();
+
+  // What reading the pair and augmenting it with its parameters gives.
+  const AugmentParams params = DrawAugmentParams(options.augment, options.seed, kEpoch, id);
+  PairReader reader(options.decode);
+  const Status read =
+      reader.Read(dataset_->pairs[id], options.augment.output_width, options.augment.output_height);
+  ASSERT_TRUE(read.ok()) << read.error().Message();
+  WarpSource source;
+  const RgbImage& image = reader.image();
+  const MaskImage& mask = reader.mask();
+  source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
+  source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
+  source.image_scale = static_cast<double>(reader.image_scale().num) / reader.image_scale().denom;
+  SampleAugmenter augmenter(options.augment, options.output);
+  std::vector<std::byte> expected(under_test.buffers.image_bytes_per_sample +
+                                  under_test.buffers.mask_bytes_per_sample);
+  const OutputConverter& converter = augmenter.converter();
+  augmenter.Run(params, source,
+                converter.DenseImage(expected.data(), options.augment.output_width,
+                                     options.augment.output_height),
+                converter.DenseMask(expected.data() + under_test.buffers.image_bytes_per_sample,
+                                    options.augment.output_width));
+  EXPECT_TRUE(under_test.Slot(2) == expected);
+
+  const BatchMeta& meta = under_test.buffers.meta[0];
+  EXPECT_EQ(meta.sample_ids[2], id);
+  EXPECT_EQ(meta.params[2], params);
+  // The other slots keep what they held.
+  for (int slot : {0, 1, 3}) {
+    for (std::byte b : under_test.Slot(slot)) ASSERT_EQ(b, kUntouched) << "slot " << slot;
+  }
+  LoaderStats stats;
+  under_test.loader->AddStats(&stats);
+  EXPECT_EQ(stats.samples_loaded, 1);
+  EXPECT_EQ(stats.samples_skipped, 0);
+}
+
+// Every bad file followed by the same good pair on the same loader and
+// worker: the good pair's bytes are those a fresh loader gives it, so no
+// decoder or scratch state survives an error.
+TEST_F(SampleLoaderTest, GoodPairAfterABadFileHasTheBytesOfAFreshLoader) {
+  const LoaderOptions options = Options(OnBadFile::kFail);
+  const uint32_t good = GoodPair(0);
+  LoaderUnderTest fresh(options, *dataset_);
+  ASSERT_TRUE(fresh.Load(good, 0).ok());
+  const std::vector<std::byte> expected = fresh.Slot(0);
+
+  LoaderUnderTest used(options, *dataset_);
+  ASSERT_FALSE(mixed_->bad_files.empty());
+  for (const MixedFile& bad : mixed_->bad_files) {
+    SCOPED_TRACE(bad.path);
+    EXPECT_FALSE(used.Load(PairOf(bad.path), 1).ok());
+    const Status status = used.Load(good, 0);
+    ASSERT_TRUE(status.ok()) << status.error().Message();
+    EXPECT_TRUE(used.Slot(0) == expected);
+  }
+}
+
+TEST_F(SampleLoaderTest, ErrorsNameTheFileAndWhatIsWrongWithIt) {
+  LoaderUnderTest under_test(Options(OnBadFile::kFail), *dataset_);
+  for (const MixedFile& bad : mixed_->bad_files) {
+    SCOPED_TRACE(bad.path);
+    const Status status = under_test.Load(PairOf(bad.path), 0);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().path, bad.path);
+    EXPECT_EQ(status.error().kind, bad.kind) << status.error().Message();
+    EXPECT_NE(status.error().Message().find(bad.path), std::string::npos);
+    EXPECT_FALSE(status.error().detail.empty());
+  }
+}
+
+// Under kSkip a bad pair's slot gets a good replacement, and the file is
+// listed once however often the pair comes up.
+TEST_F(SampleLoaderTest, SkipFillsTheSlotWithAGoodPairAndListsTheBadFileOnce) {
+  LoaderUnderTest under_test(Options(OnBadFile::kSkip), *dataset_);
+  const MixedFile& bad = mixed_->bad_files.front();
+  const uint32_t bad_id = PairOf(bad.path);
+  for (int slot : {0, 1}) {
+    const Status status = under_test.Load(bad_id, slot);
+    ASSERT_TRUE(status.ok()) << status.error().Message();
+    EXPECT_NE(under_test.buffers.meta[0].sample_ids[slot], bad_id);
+  }
+  LoaderStats stats;
+  under_test.loader->AddStats(&stats);
+  EXPECT_EQ(stats.samples_skipped, 2);
+  EXPECT_EQ(stats.samples_replaced, 2);
+  std::set<std::string> listed;
+  for (const Error& error : stats.skipped_files)
+    EXPECT_TRUE(listed.insert(error.path).second) << error.path << " listed twice";
+  EXPECT_EQ(listed.count(bad.path), 1u);
+}
+
+}  // namespace
+}  // namespace segfeed::internal
