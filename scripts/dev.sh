@@ -137,7 +137,7 @@ run_tests() {
 # Always Debian's /usr/bin/python3: another python3 on PATH would not see
 # Debian's packages.
 PYTHON_VENV="$ROOT/build/python-venv"
-PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.10")
+PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.11")
 
 ensure_python_venv() {
   if [[ ! -x "$PYTHON_VENV/bin/python" ]]; then
