@@ -20,8 +20,8 @@
 #include "pipeline/planned_source.h"
 #include "pipeline/ready_queue.h"
 #include "pipeline/sample_loader.h"
-#include "pipeline/worker_arena.h"
 #include "stage_clock.h"
+#include "worker_arena.h"
 
 namespace segfeed {
 namespace internal {
