@@ -11,17 +11,16 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <new>
 #include <optional>
 #include <span>
 #include <string>
-#include <system_error>
 #include <tuple>
 
 #include "digest.h"
-#include "io/file_reader.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
+#include "io/pair_reader.h"
+#include "io/planned_source.h"
 #include "worker_arena.h"
 
 namespace segfeed::tools {
@@ -87,82 +86,62 @@ void AddChannelSums(const internal::RgbImage& image, FileOutcome* out) {
   }
 }
 
-// The per-thread state of the check: one file buffer, the decoders and the
-// decoded pixels, all reused from file to file. Not thread-safe.
+// The per-thread state of the check: a PairReader, so that the checker
+// reads and decodes under the loader's memory policy: file buffers bounded
+// by max_file_bytes, pixel buffers kept at the size planned for the
+// dataset's typical photo and shrunk back after a larger file, running out
+// of memory the file's too_large error. Not thread-safe.
 class FileChecker {
  public:
-  explicit FileChecker(const CheckOptions& options)
-      : mask_threshold_(options.decode.mask_threshold),
-        reader_(options.decode.max_file_bytes),
-        jpeg_(options.decode),
-        gif_(options.decode) {}
+  FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
+      : mask_threshold_(options.decode.mask_threshold), reader_(options.decode) {
+    // Full resolution (no target): a DCT-scaled decode may skip the damaged
+    // part. No decode budget beyond the options' limits (max_pixels,
+    // max_file_bytes): the report depends on them only, never on the plan.
+    reader_.Reserve(plan.width, plan.height, 0, 0);
+  }
 
   FileOutcome Check(const FileJob& job) {
     FileOutcome out;
-    const std::string path = job.path.string();
-    // FileReader refuses FIFOs without blocking and files over
-    // max_file_bytes without reading them.
-    auto bytes = reader_.Read(job.path);
-    if (!bytes.ok()) {
-      out.error = bytes.error();
-      return out;
+    const internal::Status status = job.role == FileRole::kImage ? reader_.ReadImage(job.path, 0, 0)
+                                                                 : reader_.ReadMask(job.path);
+    // The reader refuses FIFOs without blocking and files over
+    // max_file_bytes without reading them: then it has no bytes.
+    if (const std::span<const uint8_t> bytes = reader_.file_bytes(); !bytes.empty()) {
+      out.size_bytes = bytes.size();
+      out.digest = DigestOf(bytes);
     }
-    out.size_bytes = bytes.value().size();
-    out.digest = DigestOf(bytes.value());
+    if (!status.ok()) out.error = status.error();
     if (job.role == FileRole::kImage) {
-      CheckImage(bytes.value(), path, &out);
+      if (const JpegHeader* header = reader_.image_header()) {
+        out.header_read = true;
+        out.jpeg = *header;
+        out.width = header->width;
+        out.height = header->height;
+      }
+      if (!status.ok()) return out;
+      out.decoded = true;
+      AddChannelSums(reader_.image(), &out);
     } else {
-      CheckMask(bytes.value(), path, &out);
+      if (!status.ok()) return out;
+      const internal::MaskImage& mask = reader_.mask();
+      out.header_read = true;
+      out.decoded = true;
+      out.width = mask.width;
+      out.height = mask.height;
+      const size_t pixels = static_cast<size_t>(mask.width) * mask.height;
+      out.foreground_pixels =
+          std::count(mask.pixels.begin(), mask.pixels.begin() + pixels, uint8_t{1});
+      if (mask.used_more_than_two_colours) {
+        out.warning = internal::NonBinaryMaskWarning(job.path.string(), mask_threshold_);
+      }
     }
     return out;
   }
 
  private:
-  void CheckImage(std::span<const uint8_t> bytes, const std::string& path, FileOutcome* out) {
-    auto header = jpeg_.ReadHeader(bytes, path);
-    if (!header.ok()) {
-      out->error = header.error();
-      return;
-    }
-    out->header_read = true;
-    out->jpeg = header.value();
-    out->width = out->jpeg.width;
-    out->height = out->jpeg.height;
-    // Full resolution: a DCT-scaled decode may skip the damaged part.
-    const internal::DctScale full = jpeg_.ChooseScale(out->width, out->height, 0, 0);
-    if (Status status = jpeg_.Decode(bytes, out->jpeg, full, path, &image_); !status.ok()) {
-      out->error = status.error();
-      return;
-    }
-    out->decoded = true;
-    AddChannelSums(image_, out);
-  }
-
-  void CheckMask(std::span<const uint8_t> bytes, const std::string& path, FileOutcome* out) {
-    if (Status status = gif_.Decode(bytes, path, &mask_); !status.ok()) {
-      out->error = status.error();
-      return;
-    }
-    out->header_read = true;
-    out->decoded = true;
-    out->width = mask_.width;
-    out->height = mask_.height;
-    const size_t pixels = static_cast<size_t>(mask_.width) * mask_.height;
-    out->foreground_pixels =
-        std::count(mask_.pixels.begin(), mask_.pixels.begin() + pixels, uint8_t{1});
-    if (mask_.used_more_than_two_colours) {
-      out->warning = internal::NonBinaryMaskWarning(path, mask_threshold_);
-    }
-  }
-
-  using Status = internal::Status;
-
   int mask_threshold_;
-  internal::FileReader reader_;
-  internal::JpegDecoder jpeg_;
-  internal::GifDecoder gif_;
-  internal::RgbImage image_;
-  internal::MaskImage mask_;
+  internal::PairReader reader_;
 };
 
 // Byte-by-byte comparison, streaming, so confirming a duplicate costs no
@@ -248,7 +227,8 @@ void ValidateCheckOptions(const CheckOptions& options) {
 }
 
 // Checks every job on `threads` threads; outcomes[i] belongs to jobs[i].
-std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options) {
+std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
+                                    const internal::PlannedSource& plan) {
   std::vector<FileOutcome> outcomes(jobs.size());
   if (jobs.empty()) return outcomes;
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
@@ -264,18 +244,9 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
                       [&](const tbb::blocked_range<size_t>& range) {
                         std::unique_ptr<FileChecker> checker;
                         if (!checkers.try_pop(checker))
-                          checker = std::make_unique<FileChecker>(options);
+                          checker = std::make_unique<FileChecker>(options, plan);
                         for (size_t i = range.begin(); i != range.end(); ++i) {
-                          // Running out of memory on a file is that file's problem; the
-                          // checker goes on with the next one.
-                          try {
-                            outcomes[i] = checker->Check(jobs[i]);
-                          } catch (const std::bad_alloc&) {
-                            outcomes[i] = FileOutcome{};
-                            outcomes[i].error =
-                                Error{ErrorKind::kTooLarge, jobs[i].path.string(),
-                                      "not enough memory to check this file (std::bad_alloc)"};
-                          }
+                          outcomes[i] = checker->Check(jobs[i]);
                           const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
                           if (options.progress) options.progress(finished, total);
                         }
@@ -445,7 +416,12 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   report.pairs = static_cast<int64_t>(dataset.pairs.size());
   report.ignored = std::move(dataset.ignored);
   const std::vector<FileJob> jobs = ListJobs(&dataset, &report);
-  const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options);
+  // The buffers are planned for the dataset's typical photo, as the
+  // Loader's are; without one (no pair's header parses) nothing is kept.
+  internal::PlannedSource plan;
+  if (auto source = internal::PlanSourceFromHeaders(dataset.pairs, options.decode); source.ok())
+    plan = source.value();
+  const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options, plan);
   Statistics stats;
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);

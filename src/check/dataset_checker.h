@@ -98,9 +98,18 @@ struct CheckReport {
 // Lists the dataset and reads and fully decodes every image and mask in it
 // (JPEG at full resolution, so truncation is found), in parallel. Never
 // throws for a bad file: each becomes a problem naming it. A dataset folder
-// that cannot be listed becomes a single io_error problem. Memory is bounded
-// by `threads` x (decode.max_file_bytes + 4 x decode.max_pixels) plus a fixed-size record
-// per listed file. Throws ConfigError for invalid options.
+// that cannot be listed becomes a single io_error problem. Throws
+// ConfigError for invalid options.
+//
+// Each thread reads with a PairReader, under the Loader's memory policy: its
+// buffers are planned for the dataset's typical photo (the median of a few
+// pairs' headers) at full resolution, a file over decode.max_file_bytes or
+// decode.max_pixels is too_large without its pixels being allocated, a
+// larger file's buffers are freed before the next file, and running out of
+// memory is that file's too_large. So memory is about `threads` x (the
+// typical photo and mask, the largest file allowed and its pixels: 3 bytes
+// per pixel, plus libjpeg's coefficients for a progressive JPEG) plus a
+// fixed-size record per listed file.
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
 
 // Problems of one kind in `report`.

@@ -18,8 +18,8 @@
 #include "cli/output_flags.h"
 #include "cli/subcommands.h"
 #include "io/jpeg_decoder.h"
+#include "io/planned_source.h"
 #include "output/printable.h"
-#include "pipeline/planned_source.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/planned_source.h"
+#include "io/planned_source.h"
 
 #include <algorithm>
 
