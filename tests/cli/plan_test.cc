@@ -261,35 +261,5 @@ TEST_F(PlanTest, PlansBeyondTheMachineAreRefusedWithTheirBytes) {
       << r.output;
 }
 
-TEST(PlanMemoryTest, ProductsBeyondSixtyFourBitsAreAConfigError) {
-  LoaderOptions options;
-  options.threads = 1;
-  options.batch_size = 1 << 30;
-  options.prefetch_batches = 1 << 30;
-  options.augment.output_width = options.augment.output_height = 16384;
-  try {
-    PlanMemory(options, 1918, 1280);
-    FAIL() << "expected ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("overflows 64 bits"), std::string::npos) << e.what();
-  }
-}
-
-// The plan is a ceiling: scratch for the planned photo, a decode budget of
-// scratch_headroom times that, two read buffers of max_file_bytes per thread.
-TEST(PlanMemoryTest, TotalIsPoolPlusScratchCeilingPlusReadBuffers) {
-  LoaderOptions options;
-  options.threads = 3;
-  const MemoryPlan plan = PlanMemory(options, 1918, 1280);
-  EXPECT_EQ(plan.read_buffer_bytes, 3u * 2 * (16u << 20));
-  // 959x640 RGB at 1/2 scale plus the 1918x1280 mask, times the headroom.
-  EXPECT_EQ(plan.decode_budget_bytes_per_thread,
-            static_cast<size_t>(4.0 * (959 * 640 * 3 + 1918 * 1280)));
-  EXPECT_GT(plan.scratch_ceiling_bytes, 3 * plan.decode_budget_bytes_per_thread);
-  EXPECT_GE(plan.scratch_ceiling_bytes, plan.scratch_bytes);
-  EXPECT_EQ(plan.total_bytes,
-            plan.pool_bytes + plan.scratch_ceiling_bytes + plan.read_buffer_bytes);
-}
-
 }  // namespace
 }  // namespace segfeed
