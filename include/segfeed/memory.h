@@ -23,8 +23,9 @@ enum class PoolKind {
   kPageable,  // page-aligned, may be swapped; GPU copies go through a staging buffer
 };
 
-// "auto", "cuda", "mlock", "off".
+// "auto", "cuda", "mlock", "off", and the inverse (ConfigError for another).
 SEGFEED_EXPORT std::string_view PinnedModeName(PinnedMode mode);
+SEGFEED_EXPORT PinnedMode ParsePinnedMode(std::string_view text);
 // "cuda_host", "mlocked", "pageable".
 SEGFEED_EXPORT std::string_view PoolKindName(PoolKind kind);
 

@@ -57,6 +57,11 @@ class CoreLoader {
   // `next_batch`. Epoch iterators started before stop working.
   void SetResume(int64_t epoch, int64_t next_batch);
 
+  // The options it was made with (OptionsToDict), and the digest of those
+  // that change the stream's bytes (StreamOptionsDigest).
+  nanobind::dict Options() const;
+  std::string StreamDigest() const;
+
   int64_t batches_per_epoch();
   int64_t samples_per_epoch();
   nanobind::dict Plan();
@@ -73,6 +78,7 @@ class CoreLoader {
   std::unique_lock<std::recursive_timed_mutex> Lock();
 
   const pid_t pid_;
+  const LoaderOptions options_;
   std::unique_ptr<Loader> loader_;
   std::recursive_timed_mutex mu_;  // see the class comment
   std::atomic<bool> closing_{false};

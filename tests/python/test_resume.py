@@ -50,7 +50,7 @@ def test_a_new_process_continues_the_epoch_with_identical_batches(demo, tmp_path
     state_file = tmp_path / "state.json"
     run_resuming(demo, state_file, "save")
     state = json.loads(state_file.read_text())
-    assert (state["version"], state["epoch"], state["next_batch"], state["seed"]) == (1, 0, 2, 3)
+    assert (state["version"], state["epoch"], state["next_batch"], state["seed"]) == (2, 0, 2, 3)
     assert (state["rank"], state["world_size"]) == (0, 1)
     resumed = json.loads(run_resuming(demo, state_file, "load"))
     assert resumed == uninterrupted(demo, 0)[2:]
