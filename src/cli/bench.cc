@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "cli/bench_baselines.h"
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "cli/json_writer.h"
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
@@ -35,17 +35,17 @@ throughput, time per stage and memory. Without a dataset it uses the demo
 dataset (made once with make-demo in the cache folder, then reused). Ends
 with `loaded N pairs, skipped M, replaced R` over all epochs: samples loaded
 from their own pair, samples whose pair was bad, replacement samples.
-
-bench:
-  --epochs N            epochs to run; the first is a warm-up when N > 1 (3)
-  --baseline            also time a naive single-thread OpenCV loop, same work
-  --decode-only         also time read + decode alone on the same threads
-  --digest              print a digest of every batch byte, in stream order
-  --json FILE           write the report as JSON
-  --demo-count N        pairs in the demo dataset (100)
-  --help                show this text
-
 )";
+
+// What bench's own flags ask for.
+struct BenchFlags {
+  int epochs = 3;
+  bool baseline = false;
+  bool decode_only = false;
+  bool digest = false;
+  std::optional<std::string> json;
+  int demo_count = DemoOptions{}.count;
+};
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -91,20 +91,21 @@ struct BenchResult {
 };
 
 // The dataset --data names, or the demo dataset (made once, then reused).
-internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const CliArgs& cli) {
-  if (HasDataset(cli)) {
-    DatasetSpec spec = DatasetFromArgs(cli);
+internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const DatasetFlags& flags,
+                                                                   int demo_count) {
+  if (flags.given()) {
+    DatasetSpec spec = flags.Spec();
     std::string label = spec.image_dir.string();
     return std::pair{std::move(spec), std::move(label)};
   }
   DemoOptions demo;
-  demo.count = static_cast<int>(cli.GetInt("--demo-count", demo.count, 1, 1000000));
+  demo.count = demo_count;
   auto dir = EnsureDemoDataset(demo);
   if (!dir.ok()) return dir.error();
   return std::pair{DatasetSpec::Carvana(dir.value()), "demo dataset " + dir.value().string()};
 }
 
-void PrintBenchHeader(const CliArgs& cli, const LoaderOptions& options, const Loader& loader,
+void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, const Loader& loader,
                       const std::string& dataset_label, int epochs) {
   const LoaderStats initial = loader.stats();
   std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(),
@@ -115,7 +116,7 @@ void PrintBenchHeader(const CliArgs& cli, const LoaderOptions& options, const Lo
       std::string(ElementTypeName(options.output.image_dtype)).c_str(),
       std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
       options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
-      cli.Has("--no-augment") ? "off" : (cli.Has("--no-color") ? "geometry only" : "on"));
+      flags.no_augment() ? "off" : (flags.no_color() ? "geometry only" : "on"));
   if (options.batch_size > loader.samples_per_epoch()) {
     // The pool is allocated (and pinned) for full batches the dataset never fills.
     std::printf(
@@ -215,9 +216,9 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
 
 // --decode-only and --baseline: the same pairs through the decoders alone,
 // and through a naive OpenCV loop.
-void RunComparisons(const CliArgs& cli, const Loader& loader, const LoaderOptions& options,
+void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderOptions& options,
                     BenchResult* result) {
-  if (cli.Has("--decode-only")) {
+  if (flags.decode_only) {
     const double decode_only =
         DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, result->stats.threads);
     result->decode_only = decode_only;
@@ -225,7 +226,7 @@ void RunComparisons(const CliArgs& cli, const Loader& loader, const LoaderOption
         "  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n",
         decode_only, result->stats.threads, result->samples_per_s / decode_only);
   }
-  if (cli.Has("--baseline")) {
+  if (flags.baseline) {
     const internal::Result<double> measured =
         NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
     if (measured.ok()) {
@@ -313,31 +314,39 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
 }  // namespace
 
 int RunBench(std::span<const std::string> args) {
-  const CliArgs cli = ParseLoaderCommand(args, {"--epochs", "--json", "--demo-count"},
-                                         {"--baseline", "--decode-only", "--digest"});
-  if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
-    return 0;
-  }
+  CommandLine cli("bench", kHelp, kNamesHelp);
+  BenchFlags flags;
+  cli.AddInt("--epochs", &flags.epochs, 1, 1000000,
+             "epochs to run; the first is a warm-up when N > 1");
+  cli.AddFlag("--baseline", &flags.baseline,
+              "also time a naive single-thread OpenCV loop, same work");
+  cli.AddFlag("--decode-only", &flags.decode_only,
+              "also time read + decode alone on the same threads");
+  cli.AddFlag("--digest", &flags.digest, "print a digest of every batch byte, in stream order");
+  cli.AddText("--json", "FILE", &flags.json, "write the report as JSON");
+  cli.AddInt("--demo-count", &flags.demo_count, 1, 1000000, "pairs in the demo dataset");
+  const DatasetFlags dataset_flags(cli);
+  const LoaderFlags loader_flags(cli);
+  if (!cli.Parse(args)) return 0;
   BenchResult result;
-  result.epochs = static_cast<int>(cli.GetInt("--epochs", 3, 1, 1000000));
-  result.want_digest = cli.Has("--digest");
+  result.epochs = flags.epochs;
+  result.want_digest = flags.digest;
   // Parsed before the demo dataset is made: a typo should not cost minutes.
-  const LoaderOptions options = LoaderOptionsFromArgs(cli);
-  CheckLoaderOptions(options);
-  const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
-  auto dataset = BenchDataset(cli);
+  const LoaderOptions options = loader_flags.Options();
+  const std::optional<OutputFile> json_file =
+      OutputFileFromFlag(flags.json, "--json", dataset_flags);
+  auto dataset = BenchDataset(dataset_flags, flags.demo_count);
   if (!dataset.ok()) {
     std::cerr << "segfeed bench: " << PrintableText(dataset.error().Message()) << "\n";
     return 1;
   }
   result.dataset_label = dataset.value().second;
   Loader loader(dataset.value().first, options);
-  PrintBenchHeader(cli, options, loader, result.dataset_label, result.epochs);
+  PrintBenchHeader(loader_flags, options, loader, result.dataset_label, result.epochs);
   RunEpochs(loader, &result);
   ComputeRates(loader, &result);
   PrintRatesAndMemory(loader, result);
-  RunComparisons(cli, loader, options, &result);
+  RunComparisons(flags, loader, options, &result);
   PrintOutcome(result);
   if (json_file) {
     if (internal::Status written = json_file->Write(BenchJson(loader, options, result));

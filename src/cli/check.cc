@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "check/dataset_checker.h"
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "cli/json_writer.h"
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
@@ -48,18 +48,6 @@ names it expects, <image folder>/<stem>.jpg with <mask folder>/<stem>_mask.gif.
 Exit status: 0 when no problem was found, 1 when some were, when there was
 no pair to check or when the report could not be written (standard output
 included), 2 for a usage error.
-
-check:
-  --json FILE           also write the report as JSON:
-                        {"pairs": N, "problems": [{"path", "kind", "detail"}], "summary": {...}}
-                        and "error" when there is no pair; "duplicates_bytes_hex" when a
-                        duplicate's name is not UTF-8 (see below). The folder must exist;
-                        FILE is replaced only once the report is complete, and may
-                        not be inside the dataset folders
-  --threads N           decoding threads, 0 = one per core (0)
-  --max-pixels N        too_large limit on a header's width x height (100000000)
-  --help                show this text
-
 )";
 
 // How many ignored files the text report names; the JSON has all of them.
@@ -300,36 +288,37 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
 
 // A dataset folder named on the command line that does not exist is a
 // mistake in the command, not a problem of the dataset.
-void RequireFolder(const CliArgs& cli, const std::string& option) {
-  const std::optional<std::string> folder = cli.Get(option);
-  std::error_code error;
-  if (folder && !std::filesystem::is_directory(*folder, error)) {
-    throw UsageError(option + " '" + *folder + "' is not a folder");
+void RequireFolders(const DatasetFlags& dataset) {
+  for (const auto& [option, folder] : dataset.Folders()) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(folder, error))
+      throw UsageError(option + " '" + folder + "' is not a folder");
   }
 }
 
 }  // namespace
 
 int RunCheck(std::span<const std::string> args) {
-  std::vector<std::string> value_options = kDatasetValueOptions;
-  for (const char* name : {"--json", "--threads", "--max-pixels"}) value_options.push_back(name);
-  const CliArgs cli(args, value_options, {"--help"});
-  if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kNamesHelp;
-    return 0;
-  }
-  if (!cli.positionals().empty())
-    throw UsageError("unexpected argument '" + cli.positionals()[0] + "'");
-  const DatasetSpec spec = DatasetFromArgs(cli);
-  for (const char* option : {"--data", "--images", "--masks"}) RequireFolder(cli, option);
-
+  CommandLine cli("check", kHelp, kNamesHelp);
+  std::optional<std::string> json_path;
   CheckOptions options;
-  options.threads = static_cast<int>(cli.GetInt("--threads", 0, 0, 1024));
-  options.decode.max_pixels = cli.GetInt("--max-pixels", options.decode.max_pixels, 1, INT64_MAX);
+  cli.AddText("--json", "FILE", &json_path,
+              "also write the report as JSON:\n"
+              "{\"pairs\": N, \"problems\": [{\"path\", \"kind\", \"detail\"}], \"summary\": "
+              "{...}}\nand \"error\" when there is no pair; \"duplicates_bytes_hex\" when a "
+              "duplicate's name is not UTF-8 (see below). The folder must exist; FILE is replaced "
+              "only once the report is complete, and may not be inside the dataset folders");
+  cli.AddInt("--threads", &options.threads, 0, 1024, "decoding threads, 0 = one per core");
+  cli.AddInt("--max-pixels", &options.decode.max_pixels, 1, INT64_MAX,
+             "too_large limit on a header's width x height");
+  const DatasetFlags dataset(cli);
+  if (!cli.Parse(args)) return 0;
+  const DatasetSpec spec = dataset.Spec();
+  RequireFolders(dataset);
 
   // Checked before the check, which may take an hour, so a bad path fails
   // now; written only when the report is complete.
-  const std::optional<OutputFile> json = OutputFileFromArgs(cli, "--json");
+  const std::optional<OutputFile> json = OutputFileFromFlag(json_path, "--json", dataset);
 
   // A progress line only for a person watching; logs stay clean.
   if (isatty(STDERR_FILENO) != 0) {

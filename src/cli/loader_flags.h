@@ -1,49 +1,73 @@
 #pragma once
 
-#include <initializer_list>
-#include <span>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "segfeed/dataset.h"
+#include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
 namespace segfeed::tools {
 
-// The command-line flags that mirror DatasetSpec and LoaderOptions, shared
-// by bench, preview and plan, so each spells an option the same way.
+// The flags bench, check, preview and plan share, so each spells a dataset
+// and an option the same way.
 
-// --data DIR (Carvana layout) or --images DIR --masks DIR.
-extern const std::vector<std::string> kDatasetValueOptions;
-// --batch --size --dtype --mask-dtype --layout --threads --prefetch --seed
-// --shard --on-error --pinned --subset --val-fraction
-extern const std::vector<std::string> kLoaderValueOptions;
-// --no-augment --no-color --no-shuffle --drop-last --normalize
-extern const std::vector<std::string> kLoaderFlags;
+// --data DIR (Carvana layout), or --images DIR --masks DIR, under "dataset:".
+class DatasetFlags {
+ public:
+  explicit DatasetFlags(CommandLine& cli);
 
-// Help text for the flags above, one line each.
-extern const char* const kDatasetHelp;
-extern const char* const kLoaderHelp;
+  // True when the command line names a dataset.
+  bool given() const { return data_ || images_ || masks_; }
+  // The dataset the flags name; UsageError when they are contradictory or
+  // there are none.
+  DatasetSpec Spec() const;
+  // Each folder flag given, with its value: {"--data", DIR}, ...
+  std::vector<std::pair<std::string, std::string>> Folders() const;
 
-// Parses the arguments of a subcommand that takes the dataset and loader
-// flags above plus its own (`--help` included), and no positionals.
-CliArgs ParseLoaderCommand(std::span<const std::string> args,
-                           std::initializer_list<const char*> own_value_options,
-                           std::initializer_list<const char*> own_flags);
+ private:
+  std::optional<std::string> data_, images_, masks_;
+};
 
-// True when the command line names a dataset.
-bool HasDataset(const CliArgs& cli);
-// The dataset the flags name; UsageError when they are contradictory.
-DatasetSpec DatasetFromArgs(const CliArgs& cli);
-// Loader options from the flags, on top of the library defaults; throws
-// UsageError naming the flag for a value it cannot parse. (The Loader
-// validates ranges itself.)
-LoaderOptions LoaderOptionsFromArgs(const CliArgs& cli);
-// Validates `options` as the Loader would (ValidateLoaderOptions) and turns
-// a ConfigError into a UsageError that leads with the flag that sets the
-// field: "--batch: batch_size must be >= 1 (got 0)". For subcommands that
-// must report a bad value as a usage error before they build anything.
-void CheckLoaderOptions(const LoaderOptions& options);
+// One flag per entry of LoaderOptionTable(), made from the entry: --<flag>
+// (and --<name with dashes> where that differs: --batch-size), for bool
+// options also --no-<flag>, listed under the entry's group (loader:,
+// augment:, decode:) with its doc, what it accepts and its default. A value
+// goes through the entry's Parse(), and a mistake is the UsageError
+// "--<flag>: <the table's message>". Beside them, the conveniences that are
+// not options: --shard r/N|auto, --no-augment and --no-color.
+class LoaderFlags {
+ public:
+  explicit LoaderFlags(CommandLine& cli);
+
+  // The options on the command line, on top of the defaults (--no-augment
+  // and --no-color first, then every option given, then --shard), checked
+  // as the Loader checks them.
+  LoaderOptions Options() const;
+  // Whether the option named `name` (its keyword, "batch_size") was given.
+  bool Given(std::string_view name) const;
+  bool no_augment() const { return no_augment_; }
+  bool no_color() const { return no_color_; }
+  // Validates `options` as the Loader would (ValidateLoaderOptions), for a
+  // command that changes them after Options(); a ConfigError becomes a
+  // UsageError led by the flag that sets the field.
+  void Check(const LoaderOptions& options) const;
+
+ private:
+  struct Flag {
+    const OptionSpec* spec;
+    CLI::Option* option;
+  };
+  // "--<flag>" of `spec`, or "--shard" for the fields --shard set.
+  std::string FlagOf(const OptionSpec& spec) const;
+
+  std::vector<Flag> flags_;
+  CLI::Option* shard_ = nullptr;
+  bool no_augment_ = false;
+  bool no_color_ = false;
+};
 
 }  // namespace segfeed::tools

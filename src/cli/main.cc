@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "cli/subcommands.h"
 #include "output/printable.h"
 #include "segfeed/build_info.h"

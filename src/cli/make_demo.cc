@@ -7,7 +7,7 @@
 #include <system_error>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "cli/subcommands.h"
 #include "demo/demo_dataset.h"
 #include "output/printable.h"
@@ -29,18 +29,6 @@ files replace files of the same name and everything else stays as it is.
 
 Exit status: 0 when every pair was written, 1 when a file could not be
 written, 2 for a usage error (a non-empty OUT_DIR included).
-
-options:
-  --count N        pairs to write (default 100)
-  --seed S         random seed (default 0)
-  --width W        image width in pixels (default 1918)
-  --height H       image height in pixels (default 1280)
-  --quality Q      JPEG quality 1-100 (default 90)
-  --mask-rows R    GIF row order: sequential (as Carvana's masks), interlaced
-                   (as Pillow writes masks by default) or mixed (every other
-                   mask interlaced) (default sequential)
-  --force          write into OUT_DIR even if it is not empty
-  --help           show this text
 )";
 
 // How many entries a refusal names before it only counts the rest.
@@ -76,36 +64,29 @@ void RequireEmptyOrNew(const std::filesystem::path& dir) {
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
-  const CliArgs cli(args, {"--count", "--seed", "--width", "--height", "--quality", "--mask-rows"},
-                    {"--force", "--help"});
-  if (cli.Has("--help")) {
-    std::cout << kHelp;
-    return 0;
-  }
-  if (cli.positionals().size() != 1) {
-    throw UsageError(cli.positionals().empty()
-                         ? "missing OUT_DIR"
-                         : "unexpected argument '" + cli.positionals()[1] + "'");
-  }
+  CommandLine cli("make-demo", kHelp);
+  std::optional<std::string> out_dir_arg;
   DemoOptions options;
-  options.count = static_cast<int>(cli.GetInt("--count", options.count, 1, 1000000));
-  options.seed = static_cast<uint64_t>(cli.GetInt("--seed", 0, 0, INT64_MAX));
+  bool force = false;
+  cli.AddPositional("OUT_DIR", &out_dir_arg, "the folder to write, empty or new");
+  cli.AddInt("--count", &options.count, 1, 1000000, "pairs to write");
+  cli.AddInt("--seed", &options.seed, 0, INT64_MAX, "random seed");
   // 16 px is the smallest size at which the car still has all its parts.
-  options.width = static_cast<int>(cli.GetInt("--width", options.width, 16, 16384));
-  options.height = static_cast<int>(cli.GetInt("--height", options.height, 16, 16384));
-  options.quality = static_cast<int>(cli.GetInt("--quality", options.quality, 1, 100));
-  if (auto rows = cli.Get("--mask-rows")) {
-    if (*rows == "interlaced") {
-      options.mask_rows = DemoMaskRows::kInterlaced;
-    } else if (*rows == "mixed") {
-      options.mask_rows = DemoMaskRows::kMixed;
-    } else if (*rows != "sequential") {
-      throw UsageError("--mask-rows must be one of sequential, interlaced, mixed (got '" +
-                       PrintableText(*rows) + "')");
-    }
-  }
-  const std::string out_dir = cli.positionals()[0];
-  if (!cli.Has("--force")) RequireEmptyOrNew(out_dir);
+  cli.AddInt("--width", &options.width, 16, 16384, "image width in pixels");
+  cli.AddInt("--height", &options.height, 16, 16384, "image height in pixels");
+  cli.AddInt("--quality", &options.quality, 1, 100, "JPEG quality");
+  cli.AddChoice("--mask-rows", &options.mask_rows,
+                {{"sequential", DemoMaskRows::kSequential},
+                 {"interlaced", DemoMaskRows::kInterlaced},
+                 {"mixed", DemoMaskRows::kMixed}},
+                "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
+                "masks by default) or mixed (every other mask interlaced)",
+                "sequential");
+  cli.AddFlag("--force", &force, "write into OUT_DIR even if it is not empty");
+  if (!cli.Parse(args)) return 0;
+  if (!out_dir_arg) throw UsageError("missing OUT_DIR");
+  const std::string out_dir = *out_dir_arg;
+  if (!force) RequireEmptyOrNew(out_dir);
 
   auto summary = WriteDemoDatasetWithProgress(out_dir, options);
   if (!summary.ok()) {

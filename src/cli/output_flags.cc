@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "cli/loader_flags.h"
-
 namespace segfeed::tools {
 namespace {
 
@@ -24,9 +22,10 @@ std::string Quoted(const fs::path& path) {
 
 // The folders a command must never write into while it reads them: the
 // image folder and the mask folder of the dataset on the command line.
-void RefuseInsideTheDataset(const CliArgs& cli, const std::string& option, const fs::path& path) {
-  if (!HasDataset(cli)) return;
-  const DatasetSpec spec = DatasetFromArgs(cli);
+void RefuseInsideTheDataset(const DatasetFlags& dataset, const std::string& option,
+                            const fs::path& path) {
+  if (!dataset.given()) return;
+  const DatasetSpec spec = dataset.Spec();
   if (internal::Status inside = CheckOutsideFolders(path, {spec.image_dir, spec.mask_dir});
       !inside.ok()) {
     ThrowUsage(option, inside.error());
@@ -35,19 +34,21 @@ void RefuseInsideTheDataset(const CliArgs& cli, const std::string& option, const
 
 }  // namespace
 
-std::optional<OutputFile> OutputFileFromArgs(const CliArgs& cli, const std::string& option) {
-  const std::optional<std::string> path = cli.Get(option);
+std::optional<OutputFile> OutputFileFromFlag(const std::optional<std::string>& path,
+                                             const std::string& option,
+                                             const DatasetFlags& dataset) {
   if (!path) return std::nullopt;
-  RefuseInsideTheDataset(cli, option, *path);
+  RefuseInsideTheDataset(dataset, option, *path);
   internal::Result<OutputFile> file = OutputFile::Prepare(*path);
   if (!file.ok()) ThrowUsage(option, file.error());
   return std::move(file).value();
 }
 
-std::optional<fs::path> OutputFolderFromArgs(const CliArgs& cli, const std::string& option) {
-  const std::optional<std::string> dir = cli.Get(option);
+std::optional<fs::path> OutputFolderFromFlag(const std::optional<std::string>& dir,
+                                             const std::string& option,
+                                             const DatasetFlags& dataset) {
   if (!dir) return std::nullopt;
-  RefuseInsideTheDataset(cli, option, *dir);
+  RefuseInsideTheDataset(dataset, option, *dir);
   if (internal::Status writable = CheckOutputFolder(*dir); !writable.ok())
     ThrowUsage(option, writable.error());
   return fs::path(*dir);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "cli/json_writer.h"
 #include "cli/loader_flags.h"
 #include "cli/model_memory.h"
@@ -49,15 +49,17 @@ for that size; a pair whose headers say it needs more than the decode budget
 use: parameters 4N + gradients 4N + optimizer state (sgd with momentum 4N,
 adam 8N) bytes, i.e. 12N or 16N. Activations are NOT included: they depend
 on the architecture, batch and input size, and often dominate.
-
-plan:
-  --source-size WxH     plan for photos of W x H pixels instead of reading --data
-  --model-params N      parameters of the model being trained
-  --optimizer O         sgd (with momentum) or adam (adam)
-  --json FILE           also write the plan as JSON (replaced only once complete)
-  --help                show this text
-
 )";
+
+// What plan's own flags ask for.
+struct PlanFlags {
+  std::optional<std::string> source_size;
+  int64_t model_params = 0;
+  bool has_model = false;
+  Optimizer optimizer = Optimizer::kAdam;
+  bool optimizer_given = false;
+  std::optional<std::string> json;
+};
 
 double MiB(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -115,33 +117,27 @@ struct PlanFigures {
 };
 
 // --model-params and --optimizer, into `f`.
-void ParseModelFlags(const CliArgs& cli, PlanFigures* f) {
-  f->has_model = cli.Has("--model-params");
-  if (cli.Has("--optimizer") && !f->has_model)
+void ApplyModelFlags(const PlanFlags& flags, PlanFigures* f) {
+  f->has_model = flags.has_model;
+  if (flags.optimizer_given && !f->has_model)
     throw UsageError("--optimizer needs --model-params N");
-  const int64_t model_params = cli.GetInt("--model-params", 0, 0, int64_t{1} << 50);
-  if (auto name = cli.Get("--optimizer")) {
-    if (*name == "sgd") {
-      f->optimizer = Optimizer::kSgd;
-    } else if (*name != "adam") {
-      throw UsageError("--optimizer must be one of sgd, adam (got '" + *name + "')");
-    }
-  }
-  f->model = EstimateModelMemory(model_params, f->optimizer);
+  f->optimizer = flags.optimizer;
+  f->model = EstimateModelMemory(flags.model_params, f->optimizer);
 }
 
 // The source size from --source-size, or read from the dataset's files
 // (then the listing is counted too).
-internal::Status FindSource(const CliArgs& cli, PlanFigures* f, std::optional<Dataset>* dataset) {
-  if (cli.Has("--source-size")) {
-    if (HasDataset(cli))
+internal::Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_flags,
+                            PlanFigures* f, std::optional<Dataset>* dataset) {
+  if (flags.source_size) {
+    if (dataset_flags.given())
       throw UsageError("--source-size cannot be combined with --data/--images/--masks");
-    f->source = ParseSourceSize(*cli.Get("--source-size"));
+    f->source = ParseSourceSize(*flags.source_size);
     return {};
   }
-  if (!HasDataset(cli))
+  if (!dataset_flags.given())
     throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
-  const DatasetSpec spec = DatasetFromArgs(cli);
+  const DatasetSpec spec = dataset_flags.Spec();
   if (isatty(STDERR_FILENO)) {
     std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
   }
@@ -276,20 +272,31 @@ std::string PlanJson(const PlanFigures& f) {
 }  // namespace
 
 int RunPlan(std::span<const std::string> args) {
-  const CliArgs cli =
-      ParseLoaderCommand(args, {"--source-size", "--model-params", "--optimizer", "--json"}, {});
-  if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
-    return 0;
-  }
+  CommandLine cli("plan", kHelp, kNamesHelp);
+  PlanFlags flags;
+  cli.AddText("--source-size", "WxH", &flags.source_size,
+              "plan for photos of W x H pixels instead of reading --data");
+  const CLI::Option* model_params =
+      cli.AddInt("--model-params", &flags.model_params, 0, int64_t{1} << 50,
+                 "parameters of the model being trained");
+  const CLI::Option* optimizer = cli.AddChoice(
+      "--optimizer", &flags.optimizer, {{"sgd", Optimizer::kSgd}, {"adam", Optimizer::kAdam}},
+      "sgd (with momentum) or adam", "adam");
+  cli.AddText("--json", "FILE", &flags.json,
+              "also write the plan as JSON (replaced only once complete)");
+  const DatasetFlags dataset_flags(cli);
+  const LoaderFlags loader_flags(cli);
+  if (!cli.Parse(args)) return 0;
+  flags.has_model = model_params->count() > 0;
+  flags.optimizer_given = optimizer->count() > 0;
   PlanFigures figures;
-  figures.options = LoaderOptionsFromArgs(cli);
-  CheckLoaderOptions(figures.options);
-  ParseModelFlags(cli, &figures);
+  figures.options = loader_flags.Options();
+  ApplyModelFlags(flags, &figures);
   // Checked before anything is read, and never among the files being read.
-  const std::optional<OutputFile> json_file = OutputFileFromArgs(cli, "--json");
+  const std::optional<OutputFile> json_file =
+      OutputFileFromFlag(flags.json, "--json", dataset_flags);
   std::optional<Dataset> dataset;
-  if (internal::Status found = FindSource(cli, &figures, &dataset); !found.ok()) {
+  if (internal::Status found = FindSource(flags, dataset_flags, &figures, &dataset); !found.ok()) {
     std::cerr << "segfeed plan: " << PrintableText(found.error().Message()) << "\n";
     return 1;
   }

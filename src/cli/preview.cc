@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_args.h"
+#include "cli/command_line.h"
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
 #include "cli/preview_dump.h"
@@ -38,40 +38,38 @@ mask that does not follow its image shows at a glance.
 The grid has ceil(sqrt(count)) columns; each cell is the output image
 (at least 224 px wide) above a 48 px label band, with 4 px gaps.
 
-preview:
-  --out FILE.png        write the grid as a PNG
-  --dump DIR            write each sample as DIR/<stem>_image.png and
-                        DIR/<stem>_mask.png (0/255), and DIR/params.json with
-                        every sample's id, stem, file names and augmentation
-                        parameters. A stem too long for a 255-byte file name
-                        is cut at a character and tagged with '~' and 8 hex
-                        digits of its digest; params.json has the whole stem
-  --count N             samples to show, in stream order, 1-256 (16)
-  --epoch E             epoch to show; each epoch has its own order and
-                        augmentations (0)
-  --help                show this text
-
-  --dtype, --mask-dtype, --layout and --normalize are not accepted: preview
-  shows the loader's uint8 NHWC output. --batch defaults to min(count, 16).
-
+--dtype, --mask-dtype, --layout and --normalize are not accepted: preview
+shows the loader's uint8 NHWC output. --batch defaults to min(count, 16).
 )";
+
+// The options preview fixes: it shows the loader's uint8 NHWC output.
+constexpr const char* kFixedOptions[] = {"image_dtype", "mask_dtype", "layout", "normalize"};
 
 }  // namespace
 
 int RunPreview(std::span<const std::string> args) {
-  const CliArgs cli = ParseLoaderCommand(args, {"--out", "--dump", "--count", "--epoch"}, {});
-  if (cli.Has("--help")) {
-    std::cout << kHelp << kDatasetHelp << "\n" << kLoaderHelp << "\n" << kNamesHelp;
-    return 0;
-  }
-  for (const char* fixed : {"--dtype", "--mask-dtype", "--layout", "--normalize"}) {
-    if (cli.Has(fixed)) {
-      throw UsageError(std::string(fixed) +
+  CommandLine cli("preview", kHelp, kNamesHelp);
+  std::optional<std::string> out_path, dump_dir;
+  int count = 16;
+  int64_t epoch = 0;
+  cli.AddText("--out", "FILE.png", &out_path, "write the grid as a PNG");
+  cli.AddText("--dump", "DIR", &dump_dir,
+              "write each sample as DIR/<stem>_image.png and DIR/<stem>_mask.png (0/255), and "
+              "DIR/params.json with every sample's id, stem, file names and augmentation "
+              "parameters. A stem too long for a 255-byte file name is cut at a character and "
+              "tagged with '~' and 8 hex digits of its digest; params.json has the whole stem");
+  cli.AddInt("--count", &count, 1, 256, "samples to show, in stream order");
+  cli.AddInt("--epoch", &epoch, 0, INT64_MAX,
+             "epoch to show; each epoch has its own order and augmentations");
+  const DatasetFlags dataset(cli);
+  const LoaderFlags loader_flags(cli);
+  if (!cli.Parse(args)) return 0;
+  for (const char* fixed : kFixedOptions) {
+    if (loader_flags.Given(fixed)) {
+      throw UsageError("--" + std::string(FindOption(fixed)->flag()) +
                        " cannot be set: preview shows the loader's uint8 NHWC output");
     }
   }
-  const std::optional<std::string> out_path = cli.Get("--out");
-  const std::optional<std::string> dump_dir = cli.Get("--dump");
   if (!out_path && !dump_dir) throw UsageError("give --out FILE.png, --dump DIR or both");
   if (out_path) {
     std::string extension = std::filesystem::path(*out_path).extension().string();
@@ -79,21 +77,19 @@ int RunPreview(std::span<const std::string> args) {
     if (extension != ".png")
       throw UsageError("--out must name a .png file (got '" + *out_path + "')");
   }
-  const int count = static_cast<int>(cli.GetInt("--count", 16, 1, 256));
-  const int64_t epoch = cli.GetInt("--epoch", 0, 0, INT64_MAX);
-  const DatasetSpec spec = DatasetFromArgs(cli);
+  const DatasetSpec spec = dataset.Spec();
   // Checked before the loader runs: a bad path fails at once, and nothing
   // is ever written among the files being read.
-  const std::optional<OutputFile> out_file = OutputFileFromArgs(cli, "--out");
-  OutputFolderFromArgs(cli, "--dump");
+  const std::optional<OutputFile> out_file = OutputFileFromFlag(out_path, "--out", dataset);
+  OutputFolderFromFlag(dump_dir, "--dump", dataset);
 
-  LoaderOptions options = LoaderOptionsFromArgs(cli);
+  LoaderOptions options = loader_flags.Options();
   options.output.image_dtype = ElementType::kUint8;
   options.output.mask_dtype = ElementType::kUint8;
   options.output.layout = Layout::kNHWC;
   // One batch covers a small grid; a large one streams through a bounded pool.
-  if (!cli.Has("--batch")) options.batch_size = std::min(count, 16);
-  CheckLoaderOptions(options);
+  if (!loader_flags.Given("batch_size")) options.batch_size = std::min(count, 16);
+  loader_flags.Check(options);
 
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   Loader loader(spec, options);
