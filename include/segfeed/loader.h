@@ -36,6 +36,20 @@ struct StageSeconds {
   double consumer_wait = 0;  // time next() blocked waiting for a batch
 };
 
+// The field list of StageSeconds: calls fn("name", value) once per field, in
+// declaration order. The JSON reports, the Python dicts and the stubs all
+// take their names from here, so a field is added in one place.
+template <typename Fn>
+void ForEachField(const StageSeconds& s, Fn&& fn) {
+  fn("read", s.read);
+  fn("decode_image", s.decode_image);
+  fn("decode_mask", s.decode_mask);
+  fn("warp", s.warp);
+  fn("jitter", s.jitter);
+  fn("convert", s.convert);
+  fn("consumer_wait", s.consumer_wait);
+}
+
 // A snapshot of what the loader did and holds. Counters cover the loader's
 // whole life, all epochs.
 struct LoaderStats {
@@ -80,6 +94,34 @@ struct LoaderStats {
   std::vector<Error> unpaired_files;
   StageSeconds stage_seconds;
 };
+
+// The field list of LoaderStats, as ForEachField(StageSeconds) above. Values
+// are numbers, text (pool_kind as PoolKindName's std::string_view), the
+// nested StageSeconds (walk it with its own ForEachField) and
+// std::vector<Error>.
+template <typename Fn>
+void ForEachField(const LoaderStats& s, Fn&& fn) {
+  fn("pool_kind", PoolKindName(s.pool_kind));
+  fn("pool_fallback_reason", s.pool_fallback_reason);
+  fn("pool_bytes", s.pool_bytes);
+  fn("pool_buffers", s.pool_buffers);
+  fn("outstanding_leases", s.outstanding_leases);
+  fn("scratch_bytes", s.scratch_bytes);
+  fn("peak_scratch_bytes", s.peak_scratch_bytes);
+  fn("read_buffer_bytes", s.read_buffer_bytes);
+  fn("peak_read_buffer_bytes", s.peak_read_buffer_bytes);
+  fn("threads", s.threads);
+  fn("peak_in_flight", s.peak_in_flight);
+  fn("in_flight_bound", s.in_flight_bound);
+  fn("samples_loaded", s.samples_loaded);
+  fn("samples_skipped", s.samples_skipped);
+  fn("samples_replaced", s.samples_replaced);
+  fn("batches_delivered", s.batches_delivered);
+  fn("input_bytes", s.input_bytes);
+  fn("skipped_files", s.skipped_files);
+  fn("unpaired_files", s.unpaired_files);
+  fn("stage_seconds", s.stage_seconds);
+}
 
 // Streams augmented image/mask batches from a dataset, in a fixed pool of
 // pinned buffers, reproducibly. See docs/design.md.
