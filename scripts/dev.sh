@@ -22,7 +22,7 @@ cd "$ROOT"
 # source for the ThreadSanitizer build).
 PACKAGES=(
   g++ cmake ninja-build
-  libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev
+  libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils
 )
 
