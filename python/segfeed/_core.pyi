@@ -2,6 +2,8 @@
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from ._reports import AugmentParams, LoaderStats, MemoryPlan
+
 class Tensor:
     """One tensor of a Batch (its images or masks), in the loader's pool memory.
 
@@ -56,9 +58,8 @@ class Batch:
     def sample_ids(self) -> Tuple[int, ...]:
         """Per sample, the index of its pair in Loader.pairs()."""
     @property
-    def params(self) -> List[Dict[str, Any]]:
-        """Per sample, the augmentation applied (flip_lr, flip_ud, angle_deg,
-        contrast_factor, brightness_delta, saturation_factor, hue_delta)."""
+    def params(self) -> List[AugmentParams]:
+        """Per sample, the augmentation applied (the C++ AugmentParams, a key per field)."""
     @property
     def released(self) -> bool: ...
     def release(self) -> None:
@@ -92,8 +93,8 @@ class Loader:
     def samples_per_epoch(self) -> int: ...
     @property
     def closed(self) -> bool: ...
-    def plan(self) -> Dict[str, int]: ...
-    def stats(self) -> Dict[str, Any]: ...
+    def plan(self) -> MemoryPlan: ...
+    def stats(self) -> LoaderStats: ...
     def pairs(self) -> List[Tuple[str, str, str]]: ...
     def problems(self) -> List[Dict[str, str]]: ...
     def options(self) -> Dict[str, Any]:
@@ -107,6 +108,9 @@ def build_info() -> Dict[str, Any]:
 def option_table() -> List[Dict[str, Any]]:
     """Every option of the C++ option table, one dict each: name, flag, group, kind, doc,
     default, none_means, accepts, in_stream, choices."""
+def report_fields() -> Dict[str, List[Tuple[str, str]]]:
+    """The fields of the dicts stats(), plan() and Batch.params give (the C++ field lists), by
+    struct name: a list of (name, annotation) each."""
 def options_from_values(values: Dict[str, Any]) -> Dict[str, Any]:
     """The options the table makes of `values`, checked as a Loader would (see Loader.options)."""
 def stream_options_digest(values: Dict[str, Any]) -> str:

@@ -9,12 +9,15 @@ import json
 import os
 import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from . import _core
 from ._errors import ConfigError, Error
 from . import _table
 from ._options import Augment, Decode
+
+if TYPE_CHECKING:  # stubs only: the dicts' keys are the C++ field lists
+    from ._reports import LoaderStats, MemoryPlan
 
 __all__ = ["Loader"]
 
@@ -195,14 +198,16 @@ class Loader:
 
     # -- what it holds and did ----------------------------------------------
 
-    def plan(self) -> Dict[str, int]:
-        """The memory plan in bytes (the C++ MemoryPlan): pool_bytes, scratch_bytes,
-        read_buffer_bytes, total_bytes, ... The loader allocated exactly the
-        pool and the scratch for the dataset's typical photo."""
+    def plan(self) -> MemoryPlan:
+        """The memory plan in bytes (the C++ MemoryPlan, a key per field):
+        pool_bytes, scratch_bytes, read_buffer_bytes, listing_bytes,
+        total_bytes, ... The loader allocated exactly the pool and the scratch
+        for the dataset's typical photo. `segfeed plan --json` has the same keys."""
         return self._core.plan()
 
-    def stats(self) -> Dict[str, Any]:
-        """A snapshot of the C++ LoaderStats as a dict: pool_kind (and
+    def stats(self) -> LoaderStats:
+        """A snapshot of the C++ LoaderStats as a dict, a key per field (the keys
+        `segfeed bench --json` has too): pool_kind (and
         pool_fallback_reason), pool and scratch bytes, outstanding_leases
         (batches held, exports included), samples_loaded / samples_skipped /
         samples_replaced, batches_delivered, input_bytes, skipped_files and

@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "exceptions.h"
+#include "fields.h"
 #include "forked_child.h"
 #include "fs_text.h"
 #include "gil.h"
@@ -31,21 +32,6 @@ constexpr std::chrono::milliseconds kWaitSlice{50};
 
 std::filesystem::path PathFromBytes(const nb::bytes& bytes) {
   return std::filesystem::path(std::string(bytes.c_str(), bytes.size()));
-}
-
-nb::dict ErrorDict(const Error& e) {
-  nb::dict d;
-  d["path"] = FsText(e.path);
-  d["kind"] = std::string(ErrorKindName(e.kind));
-  d["detail"] = FsText(e.detail);
-  d["message"] = FsText(e.Message());
-  return d;
-}
-
-nb::list ErrorList(const std::vector<Error>& errors) {
-  nb::list out;
-  for (const Error& e : errors) out.append(ErrorDict(e));
-  return out;
 }
 
 // The Python side of an epoch: iterates the epoch `token` started. When the
@@ -268,23 +254,7 @@ bool CoreLoader::closed() {
 
 nb::dict CoreLoader::Plan() {
   CheckProcess();
-  const MemoryPlan& p = loader_->plan();  // fixed at construction
-  nb::dict d;
-  d["image_bytes_per_sample"] = p.image_bytes_per_sample;
-  d["mask_bytes_per_sample"] = p.mask_bytes_per_sample;
-  d["batch_bytes"] = p.batch_bytes;
-  d["pool_buffers"] = p.pool_buffers;
-  d["pool_bytes"] = p.pool_bytes;
-  d["threads"] = p.threads;
-  d["scratch_bytes_per_thread"] = p.scratch_bytes_per_thread;
-  d["scratch_bytes"] = p.scratch_bytes;
-  d["decode_budget_bytes_per_thread"] = p.decode_budget_bytes_per_thread;
-  d["scratch_ceiling_bytes"] = p.scratch_ceiling_bytes;
-  d["read_buffer_bytes"] = p.read_buffer_bytes;
-  d["in_flight_bound"] = p.in_flight_bound;
-  d["gpu_batch_bytes"] = p.gpu_batch_bytes;
-  d["total_bytes"] = p.total_bytes;
-  return d;
+  return FieldsDict(loader_->plan());  // fixed at construction
 }
 
 nb::dict CoreLoader::Stats() {
@@ -295,36 +265,7 @@ nb::dict CoreLoader::Stats() {
     auto lock = Lock();
     s = loader_->stats();
   }
-  nb::dict d;
-  d["pool_kind"] = std::string(PoolKindName(s.pool_kind));
-  d["pool_fallback_reason"] = s.pool_fallback_reason;
-  d["pool_bytes"] = s.pool_bytes;
-  d["pool_buffers"] = s.pool_buffers;
-  d["outstanding_leases"] = s.outstanding_leases;
-  d["scratch_bytes"] = s.scratch_bytes;
-  d["peak_scratch_bytes"] = s.peak_scratch_bytes;
-  d["read_buffer_bytes"] = s.read_buffer_bytes;
-  d["peak_read_buffer_bytes"] = s.peak_read_buffer_bytes;
-  d["threads"] = s.threads;
-  d["peak_in_flight"] = s.peak_in_flight;
-  d["in_flight_bound"] = s.in_flight_bound;
-  d["samples_loaded"] = s.samples_loaded;
-  d["samples_skipped"] = s.samples_skipped;
-  d["samples_replaced"] = s.samples_replaced;
-  d["batches_delivered"] = s.batches_delivered;
-  d["input_bytes"] = s.input_bytes;
-  d["skipped_files"] = ErrorList(s.skipped_files);
-  d["unpaired_files"] = ErrorList(s.unpaired_files);
-  nb::dict stages;
-  stages["read"] = s.stage_seconds.read;
-  stages["decode_image"] = s.stage_seconds.decode_image;
-  stages["decode_mask"] = s.stage_seconds.decode_mask;
-  stages["warp"] = s.stage_seconds.warp;
-  stages["jitter"] = s.stage_seconds.jitter;
-  stages["convert"] = s.stage_seconds.convert;
-  stages["consumer_wait"] = s.stage_seconds.consumer_wait;
-  d["stage_seconds"] = stages;
-  return d;
+  return FieldsDict(s);
 }
 
 nb::list CoreLoader::Pairs() {
