@@ -14,7 +14,7 @@ PairReader::PairReader(const DecodeOptions& options)
       jpeg_(options),
       gif_(options) {}
 
-Status PairReader::Read(const SamplePair& pair, int target_width, int target_height) {
+Status PairReader::Read(const SamplePair& pair, int output_width, int output_height) {
   timings_ = {};
   bytes_read_ = 0;
   ShrinkToPlan();  // the previous pair's pixels are no longer needed
@@ -23,7 +23,7 @@ Status PairReader::Read(const SamplePair& pair, int target_width, int target_hei
   // Memory is a resource of the file being read: running out of it is that
   // file's error, and the next file starts afresh.
   try {
-    status = ReadAndDecode(pair, target_width, target_height);
+    status = ReadAndDecode(pair, output_width, output_height);
   } catch (const std::bad_alloc&) {
     status =
         Error{ErrorKind::kTooLarge, (reading_mask_ ? pair.mask_path : pair.image_path).string(),
@@ -57,7 +57,7 @@ void PairReader::ShrinkToPlan() {
   mask_file_.Shrink(kKeptReadBufferBytes);
 }
 
-Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int target_height) {
+Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int output_height) {
   // native() is a reference on POSIX: no string copy per sample.
   const std::string& image_path = pair.image_path.native();
   const std::string& mask_path = pair.mask_path.native();
@@ -72,7 +72,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   if (!header.ok()) return header.error();
   image_header_ = header.value();
   image_scale_ =
-      jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
+      jpeg_.ChooseScale(image_header_.width, image_header_.height, output_width, output_height);
   // Checked on the header, before the mask or the pixels take any memory.
   const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} *
                               image_scale_.Apply(image_header_.height) * 3;
@@ -118,10 +118,10 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   return jpeg_.Decode(image_bytes.value(), image_header_, image_scale_, image_path, &image_);
 }
 
-void PairReader::Reserve(int source_width, int source_height, int target_width, int target_height,
+void PairReader::Reserve(int source_width, int source_height, int output_width, int output_height,
                          int64_t budget_bytes) {
   const DctScale scale =
-      jpeg_.ChooseScale(source_width, source_height, target_width, target_height);
+      jpeg_.ChooseScale(source_width, source_height, output_width, output_height);
   planned_image_bytes_ =
       static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
   planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;

@@ -22,24 +22,24 @@ class PairReader {
   explicit PairReader(const DecodeOptions& options);
 
   // Reads `pair`, decodes the mask at full resolution and the image at the
-  // smallest DCT scale still at least target_width x target_height (full
-  // size when a target is <= 0). Checks that the image's and the mask's
+  // smallest DCT scale still at least output_width x output_height (full
+  // size when an output side is <= 0). Checks that the image's and the mask's
   // full-resolution sizes agree (size_mismatch, naming the image and the
   // mask) before decoding the image. Every error names the file at fault.
   // A mask with more than two colours is not an error here: it is
   // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is
   // that file's too_large error.
-  Status Read(const SamplePair& pair, int target_width, int target_height);
+  Status Read(const SamplePair& pair, int output_width, int output_height);
 
   // Sizes the pixel scratch for photos of source_width x source_height
-  // decoded for the target, so that the first Read() of such a pair
+  // decoded for that output size, so that the first Read() of such a pair
   // allocates nothing and scratch_bytes() equals PlannedScratchBytes(), and
   // sets the decode budget: a pair whose headers say that decoding it needs
   // more than `budget_bytes` (the decoded photo, libjpeg's coefficients for
   // a photo of several scans, the mask canvas and frame buffer) is
   // too_large, refused before anything is allocated for it. After a pair
   // larger than planned, the buffers shrink back to the planned size.
-  void Reserve(int source_width, int source_height, int target_width, int target_height,
+  void Reserve(int source_width, int source_height, int output_width, int output_height,
                int64_t budget_bytes = INT64_MAX);
   // Pixel scratch Reserve() sets up for a source decoded at `scale`: the
   // decoded photo plus the decoded mask at full size. Allocates nothing.
@@ -74,7 +74,7 @@ class PairReader {
   static constexpr size_t kKeptReadBufferBytes = size_t{4} << 20;
 
   void ShrinkToPlan();
-  Status ReadAndDecode(const SamplePair& pair, int target_width, int target_height);
+  Status ReadAndDecode(const SamplePair& pair, int output_width, int output_height);
 
   FileReader image_file_;
   FileReader mask_file_;
