@@ -19,7 +19,7 @@
 set -euo pipefail
 export LC_ALL=C  # awk and printf agree on the decimal point
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-segfeed=${SEGFEED_BIN:-build/release/src/tools/segfeed}
+segfeed=${SEGFEED_BIN:-build/release/src/cli/segfeed}
 runs=5 pairs=200 rss=false mask_rows=sequential
 while (($#)); do
   case "$1" in

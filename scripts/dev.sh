@@ -184,7 +184,7 @@ run_python_tests() {
 
 run_pytest() {
   local status=0
-  SEGFEED_CLI="$ROOT/build/release/src/tools/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$@" || status=$?
+  SEGFEED_CLI="$ROOT/build/release/src/cli/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$@" || status=$?
   # 5 is "no tests collected": the suite is missing, which is a failure too.
   if ((status == 5)); then log "pytest found no tests in $1"; fi
   return "$status"
@@ -196,7 +196,7 @@ case "${1:-}" in
     install_missing_packages "${PACKAGES[@]}"
     build release
     log "running segfeed bench $*"
-    build/release/src/tools/segfeed bench "$@"
+    build/release/src/cli/segfeed bench "$@"
     ;;
   test)
     install_missing_packages "${PACKAGES[@]}"

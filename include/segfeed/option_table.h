@@ -106,6 +106,9 @@ class SEGFEED_EXPORT OptionSpec {
   // What the option accepts, for --help and the docs: "integer >= 1",
   // "one of nhwc, nchw", "(min, max) in [-1, 1], or off".
   virtual std::string Accepts() const = 0;
+  // The names a choice option accepts (aliases aside), in order; empty for
+  // the other kinds. Front ends list them (Python's option_table()).
+  virtual std::span<const OptionChoice> Choices() const { return {}; }
 
  protected:
   explicit OptionSpec(const Declaration& declaration)

@@ -97,7 +97,18 @@ class Loader:
     def stats(self) -> Dict[str, Any]: ...
     def pairs(self) -> List[Tuple[str, str, str]]: ...
     def problems(self) -> List[Dict[str, str]]: ...
+    def options(self) -> Dict[str, Any]:
+        """Every option of the table by name, and the C++ fields behind the composite ones."""
+    def stream_options_digest(self) -> str:
+        """16 hex digits naming the options that change the stream's bytes."""
 
 def carvana_folders(root: bytes) -> Tuple[bytes, bytes]: ...
 def build_info() -> Dict[str, Any]:
     """What this copy of segfeed was built with: version, cuda_runtime, library versions."""
+def option_table() -> List[Dict[str, Any]]:
+    """Every option of the C++ option table, one dict each: name, flag, group, kind, doc,
+    default, none_means, accepts, in_stream, choices."""
+def options_from_values(values: Dict[str, Any]) -> Dict[str, Any]:
+    """The options the table makes of `values`, checked as a Loader would (see Loader.options)."""
+def stream_options_digest(values: Dict[str, Any]) -> str:
+    """16 hex digits naming the options of `values` that change the stream's bytes."""

@@ -3,21 +3,28 @@
 from __future__ import annotations
 
 import atexit
+import inspect
 import os
 import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from . import _core
 from ._errors import ConfigError, Error
-from ._options import Augment, Decode, build_options
+from . import _table
+from ._options import Augment, Decode
 
 __all__ = ["Loader"]
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
+# The Loader(...) keywords the option table declares (group "loader").
+_LOADER_OPTIONS = _table.group("loader")
+_LOADER_OPTION_NAMES = frozenset(entry["name"] for entry in _LOADER_OPTIONS)
+
 # The default `augment`: augmentation for training, none for a validation subset.
 _TRAINING_AUGMENT = Augment()
+_DEFAULT_DECODE = Decode()
 
 # Every live core loader, closed by the exit hook below.
 _live_cores: "weakref.WeakSet[_core.Loader]" = weakref.WeakSet()
@@ -76,8 +83,9 @@ class Loader:
     The same seed gives byte-identical batches for any ``threads`` and
     ``prefetch_batches``. Memory is allocated once, here: ``prefetch_batches``
     pool buffers of one batch each plus per-thread scratch (``plan()``).
-    Every option is validated by the C++ library; an invalid one raises
-    ConfigError with its message.
+    Every option is declared and validated by the C++ option table; an
+    invalid one raises ConfigError with its message, a value of the wrong
+    type TypeError. The options below the dataset's are keyword-only.
 
     Args:
         data: a dataset root in Carvana's layout (``data/train/<stem>.jpg``
@@ -87,40 +95,6 @@ class Loader:
         masks: the folder of masks; ``<stem>.jpg`` pairs with
             ``<stem><mask_suffix>.gif``.
         mask_suffix: appended to an image's stem to name its mask.
-        batch_size: samples per batch.
-        prefetch_batches: pool buffers, the batches you hold included. Each
-            costs batch_size x (image + mask) bytes; 2 lets loading overlap
-            training.
-        threads: decode threads; 0 means one per core.
-        seed: seeds the epoch order, the subset split, replacements of bad
-            files and every augmentation parameter.
-        shuffle: a new random order every epoch (else listing order).
-        drop_last: drop a short last batch (else it comes with fewer samples).
-        image_dtype: ``"float32"`` ([0, 1]), ``"float16"`` or ``"uint8"`` (0-255).
-        mask_dtype: ``"float32"`` or ``"uint8"``; values exactly 0 or 1.
-        layout: ``"nhwc"`` (TensorFlow/Keras) or ``"nchw"`` (PyTorch) images;
-            masks are always N x H x W x 1.
-        mean: per-channel mean (R, G, B) on the [0, 1] scale; with ``std``,
-            each channel becomes (value - mean) / std. Float dtypes only.
-            ImageNet's are (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225).
-        std: per-channel standard deviation, > 0; see ``mean``.
-        size: output size in pixels, ``(height, width)`` or one int for a
-            square; sources are resized to exactly this.
-        subset: ``"all"``, ``"train"`` or ``"validation"`` (``"val"``): a split
-            fixed by the seed, so train and validation never overlap.
-        validation_fraction: share of the pairs in the validation subset.
-        rank: this process's shard (DistributedSampler semantics). With
-            ``rank`` and ``world_size`` both None they come from the RANK
-            and WORLD_SIZE environment variables when set (torchrun), else
-            0 and 1.
-        world_size: number of shards; see ``rank``.
-        on_bad_file: ``"fail"`` raises FileError at the first bad file
-            (after the batches before it); ``"skip"`` fills its slot from
-            another good pair chosen by the seed and lists the file in
-            ``stats()["skipped_files"]``.
-        pinned: where pool buffers come from: ``"auto"`` (cudaHostAlloc
-            with a GPU, else mlock, else plain memory), ``"cuda"``,
-            ``"mlock"`` or ``"off"``. ``stats()["pool_kind"]`` says which.
         augment: a segfeed.Augment; None means resize only. By default
             ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
             ``"validation"``: a validation loader is one call,
@@ -138,26 +112,35 @@ class Loader:
     """
 
     def __init__(self, data: Optional[PathLike] = None, *, images: Optional[PathLike] = None,
-                 masks: Optional[PathLike] = None, mask_suffix: str = "_mask", batch_size: int = 16,
-                 prefetch_batches: int = 2, threads: int = 0, seed: int = 0, shuffle: bool = True,
-                 drop_last: bool = False, image_dtype: str = "float32", mask_dtype: str = "float32",
-                 layout: str = "nhwc", mean: Optional[Sequence[float]] = None, std: Optional[Sequence[float]] = None,
-                 size: Union[int, Tuple[int, int]] = (512, 512), subset: str = "all",
-                 validation_fraction: float = 0.1, rank: Optional[int] = None, world_size: Optional[int] = None,
-                 on_bad_file: str = "fail", pinned: str = "auto", augment: Optional[Augment] = _TRAINING_AUGMENT,
-                 decode: Optional[Decode] = Decode()) -> None:
+                 masks: Optional[PathLike] = None, mask_suffix: str = "_mask",
+                 augment: Optional[Augment] = _TRAINING_AUGMENT, decode: Optional[Decode] = _DEFAULT_DECODE,
+                 **options: Any) -> None:
+        # The signature shown (__signature__, below) lists each option of the table.
+        unknown = sorted(set(options) - _LOADER_OPTION_NAMES)
+        if unknown:
+            raise TypeError(f"Loader() got an unexpected keyword argument {unknown[0]!r}")
         image_dir, mask_dir = _folders(data, images, masks)
-        if augment is _TRAINING_AUGMENT and subset in ("validation", "val"):
-            augment = None
         if not isinstance(mask_suffix, str):
             raise TypeError(f"mask_suffix must be a string (got {mask_suffix!r})")
-        options = build_options(
-            batch_size=batch_size, prefetch_batches=prefetch_batches, threads=threads, seed=seed, shuffle=shuffle,
-            drop_last=drop_last, image_dtype=image_dtype, mask_dtype=mask_dtype, layout=layout, mean=mean, std=std,
-            size=size, subset=subset, validation_fraction=validation_fraction, rank=rank, world_size=world_size,
-            on_bad_file=on_bad_file, pinned=pinned, augment=augment, decode=decode)
-        self._core = _core.Loader(image_dir, mask_dir, mask_suffix, options)
+        # Every option goes to the table, defaults included: rank=None and
+        # world_size=None together mean the environment's shard.
+        values = {entry["name"]: options.get(entry["name"], _table.python_default(entry))
+                  for entry in _LOADER_OPTIONS}
+        if augment is _TRAINING_AUGMENT and _validation_subset(values["subset"]):
+            augment = None
+        if augment is None:
+            augment = Augment.none()
+        if not isinstance(augment, Augment):
+            raise TypeError(f"augment must be a segfeed.Augment or None (got {augment!r})")
+        if decode is None:
+            decode = Decode()
+        if not isinstance(decode, Decode):
+            raise TypeError(f"decode must be a segfeed.Decode or None (got {decode!r})")
+        values.update(_table.values_of(augment))
+        values.update(_table.values_of(decode))
+        self._core = _core.Loader(image_dir, mask_dir, mask_suffix, values)
         _live_cores.add(self._core)
+        options = self._core.options()
         self._options = options
         if options["shard_from_environment"]:
             # The C++ loader accepted them, so they parse.
@@ -168,7 +151,6 @@ class Loader:
         self._label = (f"{os.fsdecode(os.fspath(data))!r}" if data is not None and masks is None else
                        f"images={self._image_dir!r}, masks={self._mask_dir!r}")
         self._mask_suffix = mask_suffix
-        self._listing_digest: Optional[str] = None
 
     # -- streaming ---------------------------------------------------------
 
@@ -225,7 +207,11 @@ class Loader:
 
     @property
     def options(self) -> Dict[str, Any]:
-        """The options as the C++ loader received them (C++ field names)."""
+        """The options the C++ loader was made with: every option of the table by
+        its name (the Loader keywords, the Augment and Decode fields), as the
+        table resolved them, and the C++ fields behind the composite ones:
+        output_width, output_height, contrast_enabled, contrast_factor (and
+        the other colour ops' likewise), shard_from_environment."""
         return dict(self._options)
 
     @property
@@ -294,9 +280,40 @@ class Loader:
     def __repr__(self) -> str:
         o = self._options
         return (f"segfeed.Loader({self._label}, batch_size={o['batch_size']}, "
-                f"size=({o['output_height']}, {o['output_width']}), image_dtype={o['image_dtype']!r}, "
+                f"size={tuple(o['size'])}, image_dtype={o['image_dtype']!r}, "
                 f"layout={o['layout']!r}, seed={o['seed']}, shard {self._rank}/{self._world_size}: "
                 f"{self.samples_per_epoch} samples, {self.batches_per_epoch} batches per epoch)")
+
+
+def _validation_subset(subset: Any) -> bool:
+    """Whether `subset` names the validation subset, by the table's spelling
+    (aliases included); the table raises for a value it does not take."""
+    return _core.options_from_values({"subset": subset})["subset"] == "validation"
+
+
+def _with_options(doc: str) -> str:
+    """`doc` with the table's Loader options listed before its ``Raises:``."""
+    options = "\n".join(_table.describe(entry, "        ") for entry in _LOADER_OPTIONS)
+    head, raises, tail = doc.partition("\n    Raises:")
+    return head.rstrip("\n") + "\n\n    Options (keyword-only, from the C++ option table):\n" + options + "\n" + raises + tail
+
+
+def _signature() -> inspect.Signature:
+    """Loader.__init__'s signature with the table's options in place of **options."""
+    written = inspect.signature(Loader.__init__)
+    parameters = [p for p in written.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    position = [p.name for p in parameters].index("augment")
+    options = [inspect.Parameter(entry["name"], inspect.Parameter.KEYWORD_ONLY,
+                                 default=_table.python_default(entry), annotation=_table.annotation(entry))
+               for entry in _LOADER_OPTIONS]
+    return written.replace(parameters=parameters[:position] + options + parameters[position:])
+
+
+Loader.__doc__ = _with_options(Loader.__doc__ or "")
+Loader.__init__.__signature__ = _signature()  # type: ignore[attr-defined]
+Loader.__init__.__doc__ = ("Opens the dataset and makes the loader (see segfeed.Loader for every argument).\n\n"
+                           "    Options (keyword-only, from the C++ option table):\n"
+                           + "\n".join(_table.describe(entry, "        ") for entry in _LOADER_OPTIONS))
 
 
 def _index(name: str, value: Any) -> int:

@@ -16,6 +16,7 @@
 #include "fs_text.h"
 #include "gil.h"
 #include "options.h"
+#include "segfeed/option_table.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -138,7 +139,8 @@ struct EpochIterator {
 
 }  // namespace
 
-CoreLoader::CoreLoader(const DatasetSpec& spec, const LoaderOptions& options) : pid_(getpid()) {
+CoreLoader::CoreLoader(const DatasetSpec& spec, const LoaderOptions& options)
+    : pid_(getpid()), options_(options) {
   NoteLoaderCreated();  // before the threads exist: a fork from now on needs it
   ReleasedGil nogil;
   loader_ = std::make_unique<Loader>(spec, options);
@@ -376,6 +378,10 @@ nb::list CoreLoader::Pairs() {
   return out;
 }
 
+nb::dict CoreLoader::Options() const { return OptionsToDict(options_); }
+
+std::string CoreLoader::StreamDigest() const { return StreamOptionsDigest(options_); }
+
 nb::list CoreLoader::Problems() {
   CheckProcess();
   return ErrorList(fixed().dataset().problems);
@@ -420,7 +426,9 @@ void BindLoader(nb::module_& m) {
       .def("plan", &CoreLoader::Plan)
       .def("stats", &CoreLoader::Stats)
       .def("pairs", &CoreLoader::Pairs)
-      .def("problems", &CoreLoader::Problems);
+      .def("problems", &CoreLoader::Problems)
+      .def("options", &CoreLoader::Options)
+      .def("stream_options_digest", &CoreLoader::StreamDigest);
 
   m.def(
       "_let_threads_leave",

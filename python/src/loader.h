@@ -61,6 +61,11 @@ class CoreLoader {
   // mistyped key). Epoch iterators started before stop working.
   void Restore(nanobind::handle state);
 
+  // The options it was made with (OptionsToDict), and the digest of those
+  // that change the stream's bytes (StreamOptionsDigest).
+  nanobind::dict Options() const;
+  std::string StreamDigest() const;
+
   int64_t batches_per_epoch();
   int64_t samples_per_epoch();
   nanobind::dict Plan();
@@ -77,6 +82,7 @@ class CoreLoader {
   const Loader& fixed() const NO_THREAD_SAFETY_ANALYSIS { return *loader_; }
 
   const pid_t pid_;
+  const LoaderOptions options_;
   LoaderMutex mu_;  // see the class comment
   // Set in the constructor, reset in the destructor; every call that changes
   // or reads the stream holds mu_.

@@ -9,6 +9,7 @@
 #include "forked_child.h"
 #include "gil.h"
 #include "loader.h"
+#include "options.h"
 #include "segfeed/build_info.h"
 #include "tensor.h"
 
@@ -26,6 +27,7 @@ NB_MODULE(_core, m) {
   segfeed::python::BindTensor(m);
   segfeed::python::BindBatch(m);
   segfeed::python::BindLoader(m);
+  segfeed::python::BindOptions(m);
   m.def(
       "build_info",
       [] {

@@ -180,6 +180,9 @@ std::string IntOption<T>::Requirement() const {
 
 template <typename T>
 void IntOption<T>::Set(LoaderOptions& options, const OptionValue& value) const {
+  // None, where the option takes it (rank, world_size), keeps the default;
+  // OptionsFromValues derives what it means.
+  if (std::holds_alternative<std::monostate>(value) && !none_means().empty()) return;
   const OptionScalar* scalar = AsScalar(value);
   T result{};
   if (!scalar || !ToInt(name(), *scalar, result)) WrongType(name(), "an integer", Describe(value));

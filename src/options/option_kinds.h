@@ -113,7 +113,7 @@ class ChoiceOption final : public OptionSpec {
   std::string Text(const LoaderOptions& options) const override;
   std::string Accepts() const override;
   void Check(const LoaderOptions& options) const override;
-  std::span<const OptionChoice> choices() const { return choices_; }
+  std::span<const OptionChoice> Choices() const override { return choices_; }
 
  private:
   Field<Enum> field_;

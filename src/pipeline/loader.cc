@@ -14,16 +14,16 @@
 #include <utility>
 
 #include "io/jpeg_decoder.h"
+#include "io/planned_source.h"
 #include "memory/batch_buffers.h"
 #include "pipeline/batch_graph.h"
 #include "pipeline/epoch_plan.h"
 #include "pipeline/loader_state.h"
-#include "pipeline/planned_source.h"
 #include "pipeline/ready_queue.h"
 #include "pipeline/sample_loader.h"
-#include "pipeline/worker_arena.h"
 #include "segfeed/option_table.h"
 #include "stage_clock.h"
+#include "worker_arena.h"
 
 namespace segfeed {
 namespace internal {

@@ -108,10 +108,23 @@ TEST(OptionTableTest, OptionsFromValuesAppliesTheRulesBetweenOptions) {
   EXPECT_THROW(OptionsFromValues(none), OptionTypeError);
   const Values off = {{"contrast", std::monostate{}}};
   EXPECT_FALSE(OptionsFromValues(off).augment.contrast_enabled);
+  const Values default_shard = {{"rank", std::monostate{}}, {"world_size", std::monostate{}}};
+  const LoaderOptions unsharded = OptionsFromValues(default_shard);
+  EXPECT_EQ(unsharded.rank, 0);
+  EXPECT_EQ(unsharded.world_size, 1);
   const Values shard = {{"rank", OptionScalar(int64_t{2})},
                         {"world_size", OptionScalar(int64_t{2})}};
   EXPECT_EQ(MessageOf([&] { OptionsFromValues(shard); }),
             "rank must be in [0, world_size) (got rank 2, world_size 2)");
+}
+
+TEST(OptionTableTest, ChoiceOptionsListTheirChoices) {
+  std::vector<std::string> names;
+  for (const OptionChoice& choice : FindOption("mask_dtype")->Choices()) {
+    names.emplace_back(choice.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"uint8", "float32"}));
+  EXPECT_TRUE(FindOption("batch_size")->Choices().empty());
 }
 
 TEST(OptionTableTest, DigestChangesWithStreamOptionsOnly) {
