@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import atexit
-import hashlib
 import inspect
-import json
 import os
 import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from . import _core
 from ._errors import ConfigError, Error
 from . import _table
 from ._options import Augment, Decode
+
+if TYPE_CHECKING:  # stubs only: the dicts' keys are the C++ field lists
+    from ._reports import LoaderStats, MemoryPlan
 
 __all__ = ["Loader"]
 
@@ -24,9 +25,6 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 _LOADER_OPTIONS = _table.group("loader")
 _LOADER_OPTION_NAMES = frozenset(entry["name"] for entry in _LOADER_OPTIONS)
 
-# 2: the options digest is the C++ StreamOptionsDigest of the table's
-# stream-changing options, and "options" holds those by their table names.
-_STATE_VERSION = 2
 # The default `augment`: augmentation for training, none for a validation subset.
 _TRAINING_AUGMENT = Augment()
 _DEFAULT_DECODE = Decode()
@@ -55,10 +53,6 @@ try:
     threading._register_atexit(_close_live_loaders)  # type: ignore[attr-defined]
 except (AttributeError, RuntimeError):
     atexit.register(_close_live_loaders)
-
-
-def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _folders(data: Optional[PathLike], images: Optional[PathLike],
@@ -160,7 +154,6 @@ class Loader:
         self._label = (f"{os.fsdecode(os.fspath(data))!r}" if data is not None and masks is None else
                        f"images={self._image_dir!r}, masks={self._mask_dir!r}")
         self._mask_suffix = mask_suffix
-        self._listing_digest: Optional[str] = None
 
     # -- streaming ---------------------------------------------------------
 
@@ -195,14 +188,16 @@ class Loader:
 
     # -- what it holds and did ----------------------------------------------
 
-    def plan(self) -> Dict[str, int]:
-        """The memory plan in bytes (the C++ MemoryPlan): pool_bytes, scratch_bytes,
-        read_buffer_bytes, total_bytes, ... The loader allocated exactly the
-        pool and the scratch for the dataset's typical photo."""
+    def plan(self) -> MemoryPlan:
+        """The memory plan in bytes (the C++ MemoryPlan, a key per field):
+        pool_bytes, scratch_bytes, read_buffer_bytes, listing_bytes,
+        total_bytes, ... The loader allocated exactly the pool and the scratch
+        for the dataset's typical photo. `segfeed plan --json` has the same keys."""
         return self._core.plan()
 
-    def stats(self) -> Dict[str, Any]:
-        """A snapshot of the C++ LoaderStats as a dict: pool_kind (and
+    def stats(self) -> LoaderStats:
+        """A snapshot of the C++ LoaderStats as a dict, a key per field (the keys
+        `segfeed bench --json` has too): pool_kind (and
         pool_fallback_reason), pool and scratch bytes, outstanding_leases
         (batches held, exports included), samples_loaded / samples_skipped /
         samples_replaced, batches_delivered, input_bytes, skipped_files and
@@ -237,77 +232,32 @@ class Loader:
     # -- checkpoints ---------------------------------------------------------
 
     def state_dict(self) -> Dict[str, Any]:
-        """Where the stream is, as a plain dict for a checkpoint.
+        """Where the stream is, as a plain dict for a checkpoint (the C++ LoaderState).
 
         Keys: ``version``, ``seed``, ``epoch`` and ``next_batch``: where
         ``iter(loader)`` goes next, the first batch not yet handed out of
         the epoch being iterated, or the next epoch at 0 once that epoch
         finished or its iterator was dropped (a ``break``: take the
         checkpoint inside the loop to resume mid-epoch); ``rank``,
-        ``world_size``, ``options`` (those that change the bytes of a
-        batch), ``options_digest`` and ``listing_digest`` (the pairs' names
-        and file sizes; computed once, on first use).
+        ``world_size``, ``batches_per_epoch``, ``options`` (those that change
+        the bytes of a batch, as text), ``options_digest`` and
+        ``listing_digest`` (the pairs' names and file sizes; the first
+        state_dict() reads the size of every file).
         """
-        epoch, next_batch = self._core.position()
-        return {
-            "version": _STATE_VERSION,
-            "seed": self._options["seed"],
-            "epoch": epoch,
-            "next_batch": next_batch,
-            "rank": self._rank,
-            "world_size": self._world_size,
-            "batches_per_epoch": self.batches_per_epoch,
-            "options": self._stream_options(),
-            "options_digest": self._core.stream_options_digest(),
-            "listing_digest": self._listing(),
-        }
+        return self._core.state()
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Continues from a ``state_dict()``: the next ``iter(loader)`` runs its epoch
         from its ``next_batch`` (``loader.epoch(state["epoch"], state["next_batch"])``
         gives the same batches).
 
-        Raises ConfigError when the state comes from other options (naming
-        them), another shard or another dataset listing: resuming would not
-        give the batches the interrupted run would have had.
+        Raises ConfigError when the state is of another version, comes from
+        other options (naming them), another shard or another dataset
+        listing: resuming would not give the batches the interrupted run
+        would have had. ``threads``, ``prefetch_batches`` and ``pinned`` may
+        differ.
         """
-        version = state.get("version") if isinstance(state, dict) else None
-        if version == 1:
-            raise ConfigError("a segfeed.Loader state_dict of version 1 comes from an older segfeed, whose options "
-                              f"digest this one does not compute (this one reads version {_STATE_VERSION}): resume "
-                              "with the segfeed that made it, or start from a new checkpoint")
-        if version != _STATE_VERSION:
-            raise ConfigError(f"not a segfeed.Loader state_dict of version {_STATE_VERSION} "
-                              f"(got version {version if isinstance(state, dict) else state!r})")
-        stream = self._stream_options()
-        if state.get("options_digest") != self._core.stream_options_digest():
-            saved = state.get("options") or {}
-            changed = [f"{key} {saved.get(key)!r} -> {value!r}" for key, value in sorted(stream.items())
-                       if saved.get(key) != (list(value) if isinstance(value, tuple) else value)]
-            raise ConfigError("the checkpoint was made with other options (" + (", ".join(changed) or "digest differs")
-                              + "): resuming would not give the same batches")
-        if (state.get("rank"), state.get("world_size")) != (self._rank, self._world_size):
-            raise ConfigError(f"the checkpoint is of shard {state.get('rank')}/{state.get('world_size')}, this loader "
-                              f"streams shard {self._rank}/{self._world_size}")
-        if state.get("listing_digest") != self._listing():
-            raise ConfigError(f"the dataset changed since the checkpoint (listing digest {state.get('listing_digest')} "
-                              f"-> {self._listing()}: other files, names or sizes in {self._image_dir} or "
-                              f"{self._mask_dir}): the same batch indices would hold other samples")
-        self._core.set_resume(_index("epoch", state.get("epoch")), _index("next_batch", state.get("next_batch")))
-
-    def _stream_options(self) -> Dict[str, Any]:
-        """The options that change the stream's bytes (the table's in_stream)."""
-        stream = {entry["name"]: self._options[entry["name"]] for entry in _table.TABLE if entry["in_stream"]}
-        return json.loads(json.dumps(stream))  # tuples as lists, as a checkpoint stores them
-
-    def _listing(self) -> str:
-        if self._listing_digest is None:
-            entries = []
-            for stem, image_path, mask_path in self._core.pairs():
-                entries.append([stem, os.path.basename(image_path), _file_size(image_path),
-                                os.path.basename(mask_path), _file_size(mask_path)])
-            self._listing_digest = _digest(entries)
-        return self._listing_digest
+        self._core.restore(state)
 
     # -- life cycle ------------------------------------------------------------
 
@@ -375,10 +325,3 @@ def _index(name: str, value: Any) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{name} must be an int (got {value!r})")
     return value.__index__()
-
-
-def _file_size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return -1

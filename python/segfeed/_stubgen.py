@@ -6,7 +6,8 @@
 
 ``_options.pyi`` (Augment, Decode) and ``_loader.pyi`` (Loader) list every
 option with its type and default; Loader's other methods come from the
-class as written. tests/python/test_options_table.py fails when the
+class as written. ``_reports.pyi`` declares the dicts of Loader.stats(),
+Loader.plan() and Batch.params from the C++ field lists (ForEachField). tests/python/test_options_table.py fails when the
 committed stubs differ from what this writes.
 """
 
@@ -18,12 +19,15 @@ import os
 import sys
 from typing import Any, Callable, Dict, List
 
-from . import _table
+from . import _core, _table
 from ._loader import Loader
 from ._options import Augment, Decode
 
 HEADER = ("# Generated from the C++ option table by `python -m segfeed._stubgen python/segfeed`;\n"
           "# edit the table (src/options/option_table.cc) or the generator, not this file.\n")
+
+REPORTS_HEADER = ("# Generated from the C++ field lists (ForEachField beside each struct in include/segfeed/)\n"
+                  "# by `python -m segfeed._stubgen python/segfeed`; edit the struct, not this file.\n")
 
 _LITERALS = (type(None), bool, int, float, str, tuple)
 
@@ -83,16 +87,27 @@ def _settings_stub(cls: type) -> List[str]:
     return lines
 
 
+def _reports_stub() -> List[str]:
+    records = _core.report_fields()
+    lines = [REPORTS_HEADER, "from typing import Dict, List, TypedDict", "",
+             "__all__ = [" + ", ".join(f'"{name}"' for name in records) + "]"]
+    for name, fields in records.items():
+        lines += ["", f"class {name}(TypedDict):", *[f"    {field}: {annotation}" for field, annotation in fields]]
+    return lines
+
+
 def stubs() -> Dict[str, str]:
     """The stub files' names and texts."""
     options = [HEADER, "from dataclasses import dataclass", "from typing import Optional, Tuple, Union", "",
                '__all__ = ["Augment", "Decode"]', "", *_settings_stub(Augment), "", *_settings_stub(Decode)]
     loader = [HEADER, "import os", "from typing import Any, Dict, Iterator, List, Optional, Tuple, Union", "",
-              "from . import _core", "from ._options import Augment, Decode", "", '__all__ = ["Loader"]', "",
+              "from . import _core", "from ._options import Augment, Decode",
+              "from ._reports import LoaderStats, MemoryPlan", "", '__all__ = ["Loader"]', "",
               'PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]', "", "class Loader:",
               "    " + _signature(Loader.__init__, inspect.signature(Loader.__init__)),
               *[line for line in _methods(Loader, "    ") if not line.strip().startswith("def __init__(")]]
-    return {"_options.pyi": "\n".join(options) + "\n", "_loader.pyi": "\n".join(loader) + "\n"}
+    return {"_options.pyi": "\n".join(options) + "\n", "_loader.pyi": "\n".join(loader) + "\n",
+            "_reports.pyi": "\n".join(_reports_stub()) + "\n"}
 
 
 def main(argv: List[str]) -> int:

@@ -6,6 +6,7 @@
 
 #include "batch.h"
 #include "exceptions.h"
+#include "fields.h"
 #include "forked_child.h"
 #include "gil.h"
 #include "loader.h"
@@ -28,6 +29,7 @@ NB_MODULE(_core, m) {
   segfeed::python::BindBatch(m);
   segfeed::python::BindLoader(m);
   segfeed::python::BindOptions(m);
+  segfeed::python::BindReportFields(m);
   m.def(
       "build_info",
       [] {

@@ -625,20 +625,20 @@ __attribute__((target(SEGFEED_AVX512_TARGET))) int NearestInteriorAvx512(const R
 SEGFEED_AVX512_END
 #endif
 
-// `out` rows are `out_stride_bytes` apart, `out_width` x `out_height`.
+// `out` rows are `out_stride_bytes` apart, `output_width` x `output_height`.
 template <typename T>
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, T* out,
-                     int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+                     int output_width, int output_height, ptrdiff_t out_stride_bytes) {
 #ifdef SEGFEED_HAVE_AVX2_PATH
   const bool avx2 = CpuHasAvx2() && source.width >= 4;
   const bool avx512 = avx2 && CpuHasAvx512();
 #endif
-  for (int y = 0; y < out_height; ++y) {
+  for (int y = 0; y < output_height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kOne / 2);
     T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
-    const Span inside =
-        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, out_width),
-                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, out_width));
+    const Span inside = Intersect(
+        SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, output_width),
+        SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, output_width));
     auto outside_pixel = [&](int x) {
       if (mode == FillMode::kConstant) {
         StoreMask(dst + x, 0);
@@ -659,7 +659,7 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode m
     if (avx2) {
       const Span gather_safe = Intersect(
           inside,
-          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out_width));
+          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, output_width));
       if (gather_safe.first < gather_safe.last) {
         inside_pixels(done, gather_safe.first);
         done = gather_safe.first;
@@ -669,34 +669,35 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode m
     }
 #endif
     inside_pixels(done, inside.last);
-    for (int x = inside.last; x < out_width; ++x) outside_pixel(x);
+    for (int x = inside.last; x < output_width; ++x) outside_pixel(x);
   }
 }
 
 // The mask's warp into `out`'s elements (see StoreMask).
 template <typename T>
 void WarpMask(const AugmentOptions& options, const AugmentParams& params, const RasterView& mask,
-              T* out, int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+              T* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
   // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
   // always background, whatever the image's fill value.
   const AffineMatrix mask_matrix =
-      OutputToSourceMatrix(params, mask.width, mask.height, out_width, out_height);
-  if (FitsFixedPoint(mask_matrix, out_width, out_height, mask)) {
-    WarpNearestMask(mask, mask_matrix, options.fill_mode, out, out_width, out_height,
+      OutputToSourceMatrix(params, mask.width, mask.height, output_width, output_height);
+  if (FitsFixedPoint(mask_matrix, output_width, output_height, mask)) {
+    WarpNearestMask(mask, mask_matrix, options.fill_mode, out, output_width, output_height,
                     out_stride_bytes);
     return;
   }
   cv::Mat warped;
   if constexpr (std::is_same_v<T, uint8_t>)
-    warped = cv::Mat(out_height, out_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
+    warped =
+        cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
-    warped.create(out_height, out_width, CV_8UC1);
+    warped.create(output_height, output_width, CV_8UC1);
   Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, 0.0, warped);
   if constexpr (std::is_same_v<T, float>) {
     // Only sources too large for the fixed-point kernels come here.
-    for (int y = 0; y < out_height; ++y) {
+    for (int y = 0; y < output_height; ++y) {
       T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
-      for (int x = 0; x < out_width; ++x) StoreMask(dst + x, warped.at<uint8_t>(y, x));
+      for (int x = 0; x < output_width; ++x) StoreMask(dst + x, warped.at<uint8_t>(y, x));
     }
   }
 }

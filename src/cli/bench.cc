@@ -15,9 +15,9 @@
 
 #include "cli/bench_baselines.h"
 #include "cli/command_line.h"
-#include "cli/json_writer.h"
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
+#include "cli/report_json.h"
 #include "cli/subcommands.h"
 #include "demo/demo_cache.h"
 #include "digest.h"
@@ -260,55 +260,28 @@ void PrintOutcome(const BenchResult& result) {
               static_cast<long long>(stats.samples_replaced));
 }
 
+// The bench's own figures, then the loader's stats under their field-list
+// names (the keys of Loader.stats() in Python), then what only some runs have.
 std::string BenchJson(const Loader& loader, const LoaderOptions& options,
                       const BenchResult& result) {
-  const LoaderStats& stats = result.stats;
-  const StageSeconds& stage = stats.stage_seconds;
-  JsonWriter json;
-  json.BeginObject()
-      .String("dataset", result.dataset_label)
-      .Integer("pairs", static_cast<int64_t>(loader.dataset().pairs.size()))
-      .Integer("epochs", result.epochs)
-      .Integer("threads", stats.threads)
-      .Integer("batch_size", options.batch_size)
-      .Number("samples_per_s", result.samples_per_s)
-      .Number("batches_per_s", result.batches_per_s)
-      .Number("input_mb_per_s", result.input_mb_per_s)
-      .BeginArray("epoch_seconds");
-  for (double s : result.epoch_seconds) json.Number("", s);
-  json.EndArray()
-      .BeginObject("stage_seconds")
-      .Number("read", stage.read)
-      .Number("decode_image", stage.decode_image)
-      .Number("decode_mask", stage.decode_mask)
-      .Number("warp", stage.warp)
-      .Number("jitter", stage.jitter)
-      .Number("convert", stage.convert)
-      .Number("consumer_wait", stage.consumer_wait)
-      .EndObject()
-      .String("pool_kind", PoolKindName(stats.pool_kind))
-      .String("pool_fallback_reason", stats.pool_fallback_reason)
-      .Integer("pool_bytes", static_cast<int64_t>(stats.pool_bytes))
-      .Integer("scratch_bytes", static_cast<int64_t>(stats.scratch_bytes))
-      .Integer("read_buffer_bytes", static_cast<int64_t>(stats.read_buffer_bytes))
-      .Integer("peak_in_flight", stats.peak_in_flight)
-      .Integer("in_flight_bound", stats.in_flight_bound)
-      .Integer("peak_rss_bytes", PeakRssBytes())
-      .Integer("plan_total_bytes", static_cast<int64_t>(loader.plan().total_bytes))
-      .Integer("peak_scratch_bytes", static_cast<int64_t>(stats.peak_scratch_bytes))
-      .Integer("peak_read_buffer_bytes", static_cast<int64_t>(stats.peak_read_buffer_bytes))
-      .Integer("loaded", stats.samples_loaded)
-      .Integer("batches", stats.batches_delivered)
-      .Integer("skipped", stats.samples_skipped)
-      .Integer("replaced", stats.samples_replaced);
-  json.Errors("skipped_files", stats.skipped_files).Errors("unpaired_files", stats.unpaired_files);
-  if (result.decode_only) json.Number("decode_only_samples_per_s", *result.decode_only);
-  if (result.baseline) json.Number("baseline_samples_per_s", *result.baseline);
-  if (result.baseline_error) json.String("baseline_error", result.baseline_error->Message());
-  if (result.want_digest) json.String("digest", result.digest.Hex());
-  if (!result.failure.empty()) json.String("error", result.failure);
-  json.EndObject();
-  return json.str() + "\n";
+  Json json = Json::object();
+  SetText(&json, "dataset", result.dataset_label);
+  json["pairs"] = loader.dataset().pairs.size();
+  json["epochs"] = result.epochs;
+  json["batch_size"] = options.batch_size;
+  json["samples_per_s"] = result.samples_per_s;
+  json["batches_per_s"] = result.batches_per_s;
+  json["input_mb_per_s"] = result.input_mb_per_s;
+  json["epoch_seconds"] = result.epoch_seconds;
+  json["peak_rss_bytes"] = PeakRssBytes();
+  json["plan_total_bytes"] = loader.plan().total_bytes;
+  AddFields(&json, result.stats);
+  if (result.decode_only) json["decode_only_samples_per_s"] = *result.decode_only;
+  if (result.baseline) json["baseline_samples_per_s"] = *result.baseline;
+  if (result.baseline_error) SetText(&json, "baseline_error", result.baseline_error->Message());
+  if (result.want_digest) json["digest"] = result.digest.Hex();
+  if (!result.failure.empty()) SetText(&json, "error", result.failure);
+  return DumpJson(json);
 }
 
 }  // namespace

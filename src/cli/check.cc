@@ -15,9 +15,9 @@
 
 #include "check/dataset_checker.h"
 #include "cli/command_line.h"
-#include "cli/json_writer.h"
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
+#include "cli/report_json.h"
 #include "cli/subcommands.h"
 #include "output/printable.h"
 #include "output/utf8.h"
@@ -205,85 +205,81 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
               static_cast<long long>(report.pairs));
 }
 
-void WriteCounts(JsonWriter* json, std::string_view key, const std::vector<ValueCount>& counts) {
-  json->BeginObject(key);
-  for (const ValueCount& count : counts) json->Integer(count.value, count.files);
-  json->EndObject();
+Json CountsJson(const std::vector<ValueCount>& counts) {
+  Json object = Json::object();
+  for (const ValueCount& count : counts) object[JsonText(count.value)] = count.files;
+  return object;
 }
 
 std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
-  JsonWriter json;
-  json.BeginObject().Integer("pairs", report.pairs);
+  Json json = Json::object();
+  json["pairs"] = report.pairs;
   if (report.pairs == 0) {
     const NoPairsExplanation why = ExplainNoPairs(report, spec);
-    json.String("error", "no image/mask pairs: " + why.found + "; " + why.expected);
+    SetText(&json, "error", "no image/mask pairs: " + why.found + "; " + why.expected);
   }
-  json.Errors("problems", report.problems).BeginObject("summary");
-  json.Integer("pairs", report.pairs)
-      .Integer("images_checked", report.images_checked)
-      .Integer("masks_checked", report.masks_checked)
-      .Integer("problem_count", static_cast<int64_t>(report.problems.size()))
-      .BeginObject("problems_by_kind");
+  json["problems"] = ErrorsJson(report.problems);
+  Json& summary = json["summary"] = Json::object();
+  summary["pairs"] = report.pairs;
+  summary["images_checked"] = report.images_checked;
+  summary["masks_checked"] = report.masks_checked;
+  summary["problem_count"] = report.problems.size();
+  Json& by_kind = summary["problems_by_kind"] = Json::object();
   for (ErrorKind kind : kAllErrorKinds)
-    json.Integer(ErrorKindName(kind), CountProblems(report, kind));
-  json.EndObject();
-  WriteCounts(&json, "image_sizes", report.image_sizes);
-  WriteCounts(&json, "mask_sizes", report.mask_sizes);
-  json.BeginObject("jpeg");
-  WriteCounts(&json, "process", report.jpeg_process);
-  WriteCounts(&json, "entropy_coding", report.jpeg_entropy_coding);
-  WriteCounts(&json, "subsampling", report.jpeg_subsampling);
-  WriteCounts(&json, "colorspace", report.jpeg_colorspace);
-  json.EndObject();
+    by_kind[std::string(ErrorKindName(kind))] = CountProblems(report, kind);
+  summary["image_sizes"] = CountsJson(report.image_sizes);
+  summary["mask_sizes"] = CountsJson(report.mask_sizes);
+  summary["jpeg"] = {{"process", CountsJson(report.jpeg_process)},
+                     {"entropy_coding", CountsJson(report.jpeg_entropy_coding)},
+                     {"subsampling", CountsJson(report.jpeg_subsampling)},
+                     {"colorspace", CountsJson(report.jpeg_colorspace)}};
 
-  json.BeginObject("channel_stats")
-      .String("over", "all pixels, full resolution, of every image that decoded")
-      .String("channels", "RGB")
-      .Integer("images", report.statistics_images)
-      .Integer("pixels", report.statistics_pixels);
-  auto array = [&](std::string_view key, const std::array<double, 3>& values, double scale) {
-    json.BeginArray(key);
-    for (double v : values) json.Number("", report.statistics_pixels > 0 ? v * scale : NAN);
-    json.EndArray();
+  // NaN (null in the JSON) when no image decoded: no number rather than a wrong one.
+  auto channels = [&](const std::array<double, 3>& values, double scale) {
+    Json array = Json::array();
+    for (double v : values) array.push_back(report.statistics_pixels > 0 ? v * scale : NAN);
+    return array;
   };
-  array("mean", report.channel_mean, 1.0 / 255);
-  array("std", report.channel_std, 1.0 / 255);
-  array("mean_0_255", report.channel_mean, 1.0);
-  array("std_0_255", report.channel_std, 1.0);
-  json.EndObject();
+  summary["channel_stats"] = {{"over", "all pixels, full resolution, of every image that decoded"},
+                              {"channels", "RGB"},
+                              {"images", report.statistics_images},
+                              {"pixels", report.statistics_pixels},
+                              {"mean", channels(report.channel_mean, 1.0 / 255)},
+                              {"std", channels(report.channel_std, 1.0 / 255)},
+                              {"mean_0_255", channels(report.channel_mean, 1.0)},
+                              {"std_0_255", channels(report.channel_std, 1.0)}};
 
   const bool any_mask = report.foreground_masks > 0;
-  json.BeginObject("mask_foreground_fraction")
-      .Integer("masks", report.foreground_masks)
-      .Number("mean", any_mask ? report.foreground_mean : NAN)
-      .Number("min", any_mask ? report.foreground_min : NAN)
-      .Number("max", any_mask ? report.foreground_max : NAN)
-      .EndObject();
+  summary["mask_foreground_fraction"] = {{"masks", report.foreground_masks},
+                                         {"mean", any_mask ? report.foreground_mean : NAN},
+                                         {"min", any_mask ? report.foreground_min : NAN},
+                                         {"max", any_mask ? report.foreground_max : NAN}};
 
   // The groups of duplicates, each path written by `write`.
-  auto duplicates = [&](std::string_view key,
-                        JsonWriter& (JsonWriter::*write)(std::string_view, std::string_view)) {
-    json.BeginArray(key);
+  auto duplicates = [&](std::string (*write)(std::string_view)) {
+    Json groups = Json::array();
     for (const std::vector<std::string>& group : report.duplicates) {
-      json.BeginArray();
-      for (const std::string& path : group) (json.*write)("", path);
-      json.EndArray();
+      Json paths = Json::array();
+      for (const std::string& path : group) paths.push_back(write(path));
+      groups.push_back(std::move(paths));
     }
-    json.EndArray();
+    return groups;
   };
-  duplicates("duplicates", &JsonWriter::String);
-  // Array items have no key for String() to put the exact bytes beside, so
+  summary["duplicates"] = duplicates(&JsonText);
+  // Array items have no key for SetText to put the exact bytes beside, so
   // a name that is not UTF-8 brings the whole list again, as hex.
   const bool any_not_utf8 = std::any_of(
       report.duplicates.begin(), report.duplicates.end(),
       [](const auto& group) { return !std::all_of(group.begin(), group.end(), IsValidUtf8); });
-  if (any_not_utf8) duplicates("duplicates_bytes_hex", &JsonWriter::BytesHex);
-  json.BeginArray("ignored");
+  if (any_not_utf8) summary["duplicates_bytes_hex"] = duplicates(&BytesHex);
+  Json& ignored = summary["ignored"] = Json::array();
   for (const IgnoredFile& file : report.ignored) {
-    json.BeginObject().String("path", file.path.string()).String("reason", file.reason).EndObject();
+    Json entry = Json::object();
+    SetText(&entry, "path", file.path.string());
+    SetText(&entry, "reason", file.reason);
+    ignored.push_back(std::move(entry));
   }
-  json.EndArray().EndObject().EndObject();
-  return json.str();
+  return DumpJson(json);
 }
 
 // A dataset folder named on the command line that does not exist is a
@@ -334,7 +330,7 @@ int RunCheck(std::span<const std::string> args) {
 
   PrintText(report, spec);
   if (json) {
-    if (internal::Status written = json->Write(ReportJson(report, spec) + "\n"); !written.ok()) {
+    if (internal::Status written = json->Write(ReportJson(report, spec)); !written.ok()) {
       throw FileError(written.error());
     }
   }

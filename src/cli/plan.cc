@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "cli/command_line.h"
-#include "cli/json_writer.h"
 #include "cli/loader_flags.h"
 #include "cli/model_memory.h"
 #include "cli/output_flags.h"
+#include "cli/report_json.h"
 #include "cli/subcommands.h"
 #include "io/jpeg_decoder.h"
 #include "io/planned_source.h"
@@ -221,52 +221,34 @@ void PrintPlan(const PlanFigures& f) {
   std::fflush(stdout);
 }
 
+// The options and source planned for, then the plan under its field-list
+// names (the keys of Loader.plan() in Python), then the model's memory.
 std::string PlanJson(const PlanFigures& f) {
-  const int out_w = f.options.augment.output_width, out_h = f.options.augment.output_height;
-  JsonWriter json;
-  json.BeginObject()
-      .Integer("source_width", f.source.width)
-      .Integer("source_height", f.source.height)
-      .String("source", f.source.from)
-      .Integer("dct_scale_num", f.scale.num)
-      .Integer("dct_scale_denom", f.scale.denom)
-      .Integer("batch_size", f.options.batch_size)
-      .Integer("output_width", out_w)
-      .Integer("output_height", out_h)
-      .String("image_dtype", ElementTypeName(f.options.output.image_dtype))
-      .String("mask_dtype", ElementTypeName(f.options.output.mask_dtype))
-      .String("layout", LayoutName(f.options.output.layout))
-      .Integer("prefetch_batches", f.options.prefetch_batches)
-      .Integer("threads", f.plan.threads)
-      .Integer("image_bytes_per_sample", static_cast<int64_t>(f.plan.image_bytes_per_sample))
-      .Integer("mask_bytes_per_sample", static_cast<int64_t>(f.plan.mask_bytes_per_sample))
-      .Integer("batch_bytes", static_cast<int64_t>(f.plan.batch_bytes))
-      .Integer("pool_buffers", f.plan.pool_buffers)
-      .Integer("pool_bytes", static_cast<int64_t>(f.plan.pool_bytes))
-      .Integer("scratch_bytes_per_thread", static_cast<int64_t>(f.plan.scratch_bytes_per_thread))
-      .Integer("scratch_bytes", static_cast<int64_t>(f.plan.scratch_bytes))
-      .Integer("decode_budget_bytes_per_thread",
-               static_cast<int64_t>(f.plan.decode_budget_bytes_per_thread))
-      .Integer("scratch_ceiling_bytes", static_cast<int64_t>(f.plan.scratch_ceiling_bytes))
-      .Integer("read_buffer_bytes", static_cast<int64_t>(f.plan.read_buffer_bytes))
-      .Integer("listing_bytes", static_cast<int64_t>(f.plan.listing_bytes))
-      .Integer("in_flight_bound", f.plan.in_flight_bound)
-      .Integer("gpu_batch_bytes", static_cast<int64_t>(f.plan.gpu_batch_bytes))
-      .Integer("total_bytes", static_cast<int64_t>(f.plan.total_bytes));
+  Json json = Json::object();
+  json["source_width"] = f.source.width;
+  json["source_height"] = f.source.height;
+  SetText(&json, "source", f.source.from);
+  json["dct_scale_num"] = f.scale.num;
+  json["dct_scale_denom"] = f.scale.denom;
+  json["batch_size"] = f.options.batch_size;
+  json["output_width"] = f.options.augment.output_width;
+  json["output_height"] = f.options.augment.output_height;
+  json["image_dtype"] = ElementTypeName(f.options.output.image_dtype);
+  json["mask_dtype"] = ElementTypeName(f.options.output.mask_dtype);
+  json["layout"] = LayoutName(f.options.output.layout);
+  json["prefetch_batches"] = f.options.prefetch_batches;
+  AddFields(&json, f.plan);
   if (f.has_model) {
-    json.BeginObject("model")
-        .Integer("parameters", f.model.parameters)
-        .String("optimizer", OptimizerName(f.optimizer))
-        .Integer("parameter_bytes", f.model.parameter_bytes)
-        .Integer("gradient_bytes", f.model.gradient_bytes)
-        .Integer("optimizer_state_bytes", f.model.optimizer_state_bytes)
-        .Integer("total_bytes", f.model.total_bytes)
-        .Bool("activations_included", false)
-        .EndObject()
-        .Integer("gpu_total_bytes", f.gpu_total);
+    json["model"] = {{"parameters", f.model.parameters},
+                     {"optimizer", OptimizerName(f.optimizer)},
+                     {"parameter_bytes", f.model.parameter_bytes},
+                     {"gradient_bytes", f.model.gradient_bytes},
+                     {"optimizer_state_bytes", f.model.optimizer_state_bytes},
+                     {"total_bytes", f.model.total_bytes},
+                     {"activations_included", false}};
+    json["gpu_total_bytes"] = f.gpu_total;
   }
-  json.EndObject();
-  return json.str() + "\n";
+  return DumpJson(json);
 }
 
 }  // namespace

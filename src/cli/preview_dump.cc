@@ -4,7 +4,7 @@
 #include <system_error>
 #include <vector>
 
-#include "cli/json_writer.h"
+#include "cli/report_json.h"
 #include "digest.h"
 #include "output/image_writers.h"
 #include "output/output_file.h"
@@ -34,32 +34,29 @@ std::string PreviewDumpName(std::string_view stem) {
 
 std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed,
                               int64_t epoch) {
-  JsonWriter json;
-  json.BeginObject().Unsigned("seed", seed).Integer("epoch", epoch);
-  if (!samples.empty())
-    json.Integer("width", samples.front().width).Integer("height", samples.front().height);
-  json.BeginArray("samples");
+  Json json = Json::object();
+  json["seed"] = seed;
+  json["epoch"] = epoch;
+  if (!samples.empty()) {
+    json["width"] = samples.front().width;
+    json["height"] = samples.front().height;
+  }
+  Json& entries = json["samples"] = Json::array();
   for (size_t i = 0; i < samples.size(); ++i) {
     const PreviewSample& sample = samples[i];
-    const AugmentParams& p = sample.params;
     const std::string name = PreviewDumpName(sample.stem);
-    json.BeginObject()
-        .Integer("index", static_cast<int64_t>(i))
-        .Integer("sample_id", sample.sample_id)
-        .String("stem", sample.stem)
-        .String("image", name + std::string(kImageSuffix))
-        .String("mask", name + std::string(kMaskSuffix))
-        .Bool("flip_lr", p.flip_lr)
-        .Bool("flip_ud", p.flip_ud)
-        .ExactNumber("angle_deg", p.angle_deg)
-        .ExactNumber("contrast_factor", p.contrast_factor)
-        .ExactNumber("brightness_delta", p.brightness_delta)
-        .ExactNumber("saturation_factor", p.saturation_factor)
-        .ExactNumber("hue_delta", p.hue_delta)
-        .EndObject();
+    Json entry = Json::object();
+    entry["index"] = i;
+    entry["sample_id"] = sample.sample_id;
+    SetText(&entry, "stem", sample.stem);
+    SetText(&entry, "image", name + std::string(kImageSuffix));
+    SetText(&entry, "mask", name + std::string(kMaskSuffix));
+    // The shortest text that reads back as exactly each value, so a reader
+    // can compare the parameters for equality (nlohmann writes doubles so).
+    AddFields(&entry, sample.params);
+    entries.push_back(std::move(entry));
   }
-  json.EndArray().EndObject();
-  return json.str() + "\n";
+  return DumpJson(json);
 }
 
 internal::Status WritePreviewDump(const std::filesystem::path& dir,

@@ -14,12 +14,12 @@ PairReader::PairReader(const DecodeOptions& options)
       jpeg_(options),
       gif_(options) {}
 
-Status PairReader::Read(const SamplePair& pair, int target_width, int target_height) {
-  return Guarded([&] { return ReadAndDecode(pair, target_width, target_height); });
+Status PairReader::Read(const SamplePair& pair, int output_width, int output_height) {
+  return Guarded([&] { return ReadAndDecode(pair, output_width, output_height); });
 }
 
-Status PairReader::ReadImage(const std::filesystem::path& path, int target_width,
-                             int target_height) {
+Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
+                             int output_height) {
   return Guarded([&]() -> Status {
     reading_ = &path;
     StageClock::time_point start = StageClock::now();
@@ -28,7 +28,7 @@ Status PairReader::ReadImage(const std::filesystem::path& path, int target_width
     if (!bytes.ok()) return bytes.error();
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
-    auto needs = ReadImageHeader(file_bytes_, path.native(), target_width, target_height);
+    auto needs = ReadImageHeader(file_bytes_, path.native(), output_width, output_height);
     if (!needs.ok()) return needs.error();
     return jpeg_.Decode(file_bytes_, image_header_, image_scale_, path.native(), &image_);
   });
@@ -96,7 +96,7 @@ void PairReader::ShrinkToPlan() {
   mask_file_.Shrink(kKeptReadBufferBytes);
 }
 
-Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int target_height) {
+Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int output_height) {
   // native() is a reference on POSIX: no string copy per sample.
   const std::string& image_path = pair.image_path.native();
   const std::string& mask_path = pair.mask_path.native();
@@ -107,7 +107,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
-  auto image_needs = ReadImageHeader(image_bytes.value(), image_path, target_width, target_height);
+  auto image_needs = ReadImageHeader(image_bytes.value(), image_path, output_width, output_height);
   if (!image_needs.ok()) return image_needs.error();
 
   // The mask is decoded before the image because it is ~20x cheaper: a
@@ -135,13 +135,13 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int target_width, int t
 }
 
 Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
-                                            int target_width, int target_height) {
+                                            int output_width, int output_height) {
   auto header = jpeg_.ReadHeader(bytes, path);
   if (!header.ok()) return header.error();
   image_header_ = header.value();
   image_header_read_ = true;
   image_scale_ =
-      jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
+      jpeg_.ChooseScale(image_header_.width, image_header_.height, output_width, output_height);
   // Checked on the header, before the mask or the pixels take any memory.
   const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} *
                               image_scale_.Apply(image_header_.height) * 3;
@@ -165,10 +165,10 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
   return image_needs;
 }
 
-void PairReader::Reserve(int source_width, int source_height, int target_width, int target_height,
+void PairReader::Reserve(int source_width, int source_height, int output_width, int output_height,
                          int64_t budget_bytes) {
   const DctScale scale =
-      jpeg_.ChooseScale(source_width, source_height, target_width, target_height);
+      jpeg_.ChooseScale(source_width, source_height, output_width, output_height);
   planned_image_bytes_ =
       static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
   planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;

@@ -4,12 +4,12 @@
 
 #include "segfeed/option_table.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 
+#include "fnv1a_digest.h"
 #include "options/enum_names.h"
 #include "options/option_kinds.h"
 #include "segfeed/errors.h"
@@ -314,15 +314,9 @@ std::string StreamOptionsText(const LoaderOptions& options) {
 }
 
 std::string StreamOptionsDigest(const LoaderOptions& options) {
-  // FNV-1a, 64 bits: stable across builds and platforms, enough to tell
-  // option sets apart (it guards against mistakes, not adversaries).
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (const unsigned char byte : StreamOptionsText(options)) {
-    hash = (hash ^ byte) * 0x100000001b3ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016" PRIx64, hash);
-  return hex;
+  internal::Fnv1aDigest digest;
+  digest.Add(StreamOptionsText(options));
+  return digest.Hex();
 }
 
 }  // namespace segfeed

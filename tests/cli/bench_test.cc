@@ -12,12 +12,15 @@
 #include <iostream>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/python_checks.h"
+#include "cli/report_json.h"
 #include "cli/run_segfeed.h"
 #include "demo/demo_dataset.h"
 #include "io/mixed_dataset.h"
+#include "segfeed/loader.h"
 #include "support/hostile_names.h"
 #include "temp_dir.h"
 
@@ -112,17 +115,58 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
   std::ifstream in(json_path);
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   // bench/compare.sh reads several of these.
-  for (const char* key : {"samples_per_s",  "batches_per_s",  "stage_seconds",
-                          "read",           "decode_image",   "decode_mask",
-                          "warp",           "jitter",         "convert",
-                          "consumer_wait",  "pool_kind",      "pool_bytes",
-                          "peak_in_flight", "peak_rss_bytes", "loaded",
-                          "batches",        "skipped",        "replaced",
-                          "skipped_files",  "unpaired_files", "decode_only_samples_per_s",
+  for (const char* key : {"samples_per_s",
+                          "batches_per_s",
+                          "stage_seconds",
+                          "read",
+                          "decode_image",
+                          "decode_mask",
+                          "warp",
+                          "jitter",
+                          "convert",
+                          "consumer_wait",
+                          "pool_kind",
+                          "pool_bytes",
+                          "peak_in_flight",
+                          "peak_rss_bytes",
+                          "samples_loaded",
+                          "batches_delivered",
+                          "samples_skipped",
+                          "samples_replaced",
+                          "skipped_files",
+                          "unpaired_files",
+                          "decode_only_samples_per_s",
                           "digest"}) {
     EXPECT_NE(json.find(std::string("\"") + key + "\":"), std::string::npos)
         << key << " in " << json;
   }
+}
+
+// The loader's stats are in the report under their field-list names, side
+// by side in their order (Loader.stats() in Python has the same keys).
+TEST(BenchTest, JsonReportHoldsTheStatsFieldListInOrder) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 9);
+  const auto json_path = dir / "report.json";
+  const auto r = RunSegfeed("bench --data '" + data + "'" + kSmallRun + " --json '" +
+                            json_path.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream in(json_path);
+  const auto report = segfeed::tools::Json::parse(in);
+  std::vector<std::string> keys;
+  for (const auto& item : report.items()) keys.push_back(item.key());
+  std::vector<std::string> names;
+  segfeed::ForEachField(segfeed::LoaderStats{},
+                        [&](std::string_view name, const auto&) { names.emplace_back(name); });
+  EXPECT_NE(std::search(keys.begin(), keys.end(), names.begin(), names.end()), keys.end())
+      << report.dump();
+  std::vector<std::string> stage_keys;
+  for (const auto& item : report["stage_seconds"].items()) stage_keys.push_back(item.key());
+  std::vector<std::string> stage_names;
+  segfeed::ForEachField(segfeed::StageSeconds{}, [&](std::string_view name, const auto&) {
+    stage_names.emplace_back(name);
+  });
+  EXPECT_EQ(stage_keys, stage_names);
 }
 
 // A dataset a careless user brings: every defect between good pairs, plus
@@ -163,9 +207,12 @@ TEST_F(BenchMixedDatasetTest, SkipCountsListsAndIsReproducible) {
   EXPECT_NE(r.output.find(closing), std::string::npos) << closing << " in " << r.output;
   std::ifstream in(json_path);
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  EXPECT_NE(json.find("\"loaded\":" + std::to_string(loaded) + ","), std::string::npos) << json;
-  EXPECT_NE(json.find("\"skipped\":" + std::to_string(2 * bad) + ","), std::string::npos) << json;
-  EXPECT_NE(json.find("\"replaced\":" + std::to_string(2 * bad) + ","), std::string::npos) << json;
+  EXPECT_NE(json.find("\"samples_loaded\":" + std::to_string(loaded) + ","), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"samples_skipped\":" + std::to_string(2 * bad) + ","), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"samples_replaced\":" + std::to_string(2 * bad) + ","), std::string::npos)
+      << json;
   for (const auto& file : mixed_->bad_files) {
     EXPECT_NE(r.output.find("  skipped " + file.path + ": "), std::string::npos) << file.path;
     EXPECT_NE(json.find("\"path\":\"" + file.path + "\""), std::string::npos) << file.path;
@@ -210,7 +257,8 @@ TEST_F(BenchMixedDatasetTest, FailStopsNamingTheFiles) {
   const std::string json{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const double samples_per_s = std::stod(ValueAfter(json, "\"samples_per_s\":", "0123456789.e+-"));
   const double seconds = std::stod(ValueAfter(json, "\"epoch_seconds\":[", "0123456789.e+-"));
-  const double delivered = std::stod(ValueAfter(json, "\"batches\":", "0123456789"));  // batch 1
+  const double delivered =
+      std::stod(ValueAfter(json, "\"batches_delivered\":", "0123456789"));  // batch 1
   EXPECT_EQ(delivered, 1.0) << "the pair before the first bad one";
   EXPECT_NEAR(samples_per_s * seconds, delivered, 0.01 * delivered + 1e-9) << json;
 }

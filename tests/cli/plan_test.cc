@@ -5,10 +5,13 @@
 #include <algorithm>
 
 #include <filesystem>
+#include <fstream>
 #include <opencv2/core.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/python_checks.h"
+#include "cli/report_json.h"
 #include "demo/demo_dataset.h"
 #include "run_segfeed.h"
 #include "segfeed/loader.h"
@@ -66,6 +69,28 @@ void ExpectReportIs(const cv::FileStorage& report, const MemoryPlan& plan) {
   EXPECT_EQ(Bytes(report["gpu_batch_bytes"]), static_cast<int64_t>(plan.gpu_batch_bytes));
   EXPECT_EQ(Bytes(report["listing_bytes"]), static_cast<int64_t>(plan.listing_bytes));
   EXPECT_EQ(Bytes(report["total_bytes"]), static_cast<int64_t>(plan.total_bytes));
+}
+
+// The plan is in the report under its field-list names, side by side in
+// their order, with the values PlanMemory gives (Loader.plan() in Python
+// has the same keys).
+TEST_F(PlanTest, JsonReportHoldsThePlanFieldListInOrder) {
+  ASSERT_TRUE(Plan("--source-size 640x480 --size 64 --batch 2 --threads 2").isOpened())
+      << last_.output;
+  std::ifstream in(dir_ / "plan.json");
+  const auto report = tools::Json::parse(in);
+  LoaderOptions options;
+  options.augment.output_width = options.augment.output_height = 64;
+  options.batch_size = 2;
+  options.threads = 2;
+  const tools::Json expected = tools::FieldsJson(PlanMemory(options, 640, 480));
+  std::vector<std::string> keys, names;
+  for (const auto& item : report.items()) keys.push_back(item.key());
+  for (const auto& item : expected.items()) names.push_back(item.key());
+  const auto at = std::search(keys.begin(), keys.end(), names.begin(), names.end());
+  ASSERT_NE(at, keys.end()) << report.dump();
+  for (const auto& item : expected.items())
+    EXPECT_EQ(report[item.key()], item.value()) << item.key();
 }
 
 TEST_F(PlanTest, PrintsPlanMemoryAndThePoolALoaderAllocates) {

@@ -220,5 +220,5 @@ def test_the_digest_is_the_tables(demo):
 def test_a_state_of_version_1_is_refused_clearly(demo):
     with segfeed.Loader(demo, **OPTIONS) as loader:
         state = {**loader.state_dict(), "version": 1}
-        with pytest.raises(segfeed.ConfigError, match="version 1 comes from an older segfeed"):
+        with pytest.raises(segfeed.ConfigError, match="got version 1: a state of an earlier segfeed"):
             loader.load_state_dict(state)
