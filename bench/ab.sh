@@ -48,11 +48,11 @@ for side in a b; do
   done | median)
   stage() {  # ms of thread time per sample, median over runs
     for f in "$work"/$side.*.json; do
-      awk -v s="$(field "$f" "$1")" -v n="$(field "$f" loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
+      awk -v s="$(field "$f" "$1")" -v n="$(field "$f" samples_loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
     done | median
   }
   total=$(for f in "$work"/$side.*.json; do
-    awk -v n="$(field "$f" loaded)" -v r="$(field "$f" read)" -v i="$(field "$f" decode_image)" \
+    awk -v n="$(field "$f" samples_loaded)" -v r="$(field "$f" read)" -v i="$(field "$f" decode_image)" \
       -v m="$(field "$f" decode_mask)" -v w="$(field "$f" warp)" -v j="$(field "$f" jitter)" \
       -v c="$(field "$f" convert)" 'BEGIN {printf "%.4f\n", 1000 * (r + i + m + w + j + c) / n}'
   done | median)

@@ -19,7 +19,7 @@
 set -euo pipefail
 export LC_ALL=C  # awk and printf agree on the decimal point
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-segfeed=${SEGFEED_BIN:-build/release/src/tools/segfeed}
+segfeed=${SEGFEED_BIN:-build/release/src/cli/segfeed}
 runs=5 pairs=200 rss=false mask_rows=sequential
 while (($#)); do
   case "$1" in
@@ -92,7 +92,7 @@ REPORT
 stages="read decode_image decode_mask warp jitter convert"
 per_sample() {  # per_sample KEY -> median over runs of KEY seconds / samples loaded, in ms
   for f in "$work"/all.*.json; do
-    awk -v s="$(field "$f" "$1")" -v n="$(field "$f" loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
+    awk -v s="$(field "$f" "$1")" -v n="$(field "$f" samples_loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
   done | median
 }
 declare -A stage_ms
@@ -102,7 +102,7 @@ for stage in $stages; do
   total_ms=$(awk -v a="$total_ms" -v b="${stage_ms[$stage]}" 'BEGIN {print a + b}')
 done
 wait_ms=$(for f in "$work"/all.*.json; do
-  awk -v s="$(field "$f" consumer_wait)" -v n="$(field "$f" batches)" 'BEGIN {printf "%.3f\n", 1000 * s / n}'
+  awk -v s="$(field "$f" consumer_wait)" -v n="$(field "$f" batches_delivered)" 'BEGIN {printf "%.3f\n", 1000 * s / n}'
 done | median)
 echo
 echo "| stage (all cores, median of $runs runs) | ms per sample (thread time) | share |"

@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "demo/demo_dataset.h"
 #include "fuzz/giflib_reference.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
-#include "tools/demo_dataset.h"
-#include "tools/image_writers.h"
+#include "output/image_writers.h"
 
 namespace segfeed {
 namespace {

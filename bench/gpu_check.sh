@@ -11,5 +11,5 @@ $build/bench/h2d_bandwidth 256 20
 echo "== the loader's pool must be cuda_host when asked for pinned=cuda"
 report="$(mktemp)"
 trap 'rm -f "$report"' EXIT
-$build/src/tools/segfeed bench --pinned cuda --epochs 2 --json "$report" | grep -E "memory:|throughput|loaded"
+$build/src/cli/segfeed bench --pinned cuda --epochs 2 --json "$report" | grep -E "memory:|throughput|loaded"
 grep -o '"pool_kind":"[a-z_]*"' "$report"

@@ -12,7 +12,7 @@
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-segfeed=build/release/src/tools/segfeed
+segfeed=build/release/src/cli/segfeed
 runs=5 pairs=100 threads=0
 while (($#)); do
   case "$1" in

@@ -107,7 +107,7 @@ def consumer_paths(data: str, args: argparse.Namespace) -> list[tuple[str, float
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", help="dataset root (Carvana layout); default: segfeed bench's demo dataset")
-    parser.add_argument("--cli", default=str(REPO / "build/release/src/tools/segfeed"), help="the segfeed command")
+    parser.add_argument("--cli", default=str(REPO / "build/release/src/cli/segfeed"), help="the segfeed command")
     parser.add_argument("--rounds", type=int, default=3, help="A/B rounds (C++ then Python)")
     parser.add_argument("--epochs", type=int, default=3, help="epochs per run, the first a warm-up (3)")
     parser.add_argument("--batch", type=int, default=16)

@@ -15,7 +15,7 @@
 #include "augment/color_jitter.h"
 #include "augment/sample_augmenter.h"
 #include "bench_main.h"
-#include "tools/demo_dataset.h"
+#include "demo/demo_dataset.h"
 
 namespace segfeed::internal {
 namespace {

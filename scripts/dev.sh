@@ -22,7 +22,8 @@ cd "$ROOT"
 # source for the ThreadSanitizer build).
 PACKAGES=(
   g++ cmake ninja-build
-  libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev
+  libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
+  nlohmann-json3-dev
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils
 )
 
@@ -184,7 +185,7 @@ run_python_tests() {
 
 run_pytest() {
   local status=0
-  SEGFEED_CLI="$ROOT/build/release/src/tools/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$@" || status=$?
+  SEGFEED_CLI="$ROOT/build/release/src/cli/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$@" || status=$?
   # 5 is "no tests collected": the suite is missing, which is a failure too.
   if ((status == 5)); then log "pytest found no tests in $1"; fi
   return "$status"
@@ -196,7 +197,7 @@ case "${1:-}" in
     install_missing_packages "${PACKAGES[@]}"
     build release
     log "running segfeed bench $*"
-    build/release/src/tools/segfeed bench "$@"
+    build/release/src/cli/segfeed bench "$@"
     ;;
   test)
     install_missing_packages "${PACKAGES[@]}"

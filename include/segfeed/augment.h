@@ -26,6 +26,20 @@ struct AugmentParams {
   friend bool operator==(const AugmentParams&, const AugmentParams&) = default;
 };
 
+// The field list of AugmentParams: calls fn("name", value) once per field,
+// in declaration order (bools and doubles). The preview dump's JSON, the
+// Python dicts and the stubs all take their names from here.
+template <typename Fn>
+void ForEachField(const AugmentParams& p, Fn&& fn) {
+  fn("flip_lr", p.flip_lr);
+  fn("flip_ud", p.flip_ud);
+  fn("angle_deg", p.angle_deg);
+  fn("contrast_factor", p.contrast_factor);
+  fn("brightness_delta", p.brightness_delta);
+  fn("saturation_factor", p.saturation_factor);
+  fn("hue_delta", p.hue_delta);
+}
+
 // Draws sample `sample_id`'s parameters for `epoch`. A pure function of its
 // arguments (a counter-based generator keyed by seed, epoch and sample_id), so
 // any thread gets the same values in any order, and different epochs give

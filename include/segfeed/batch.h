@@ -59,7 +59,7 @@ class SEGFEED_EXPORT Lease {
   Layout layout() const;
 
   // Per sample, in slot order: the index of the pair in the dataset listing
-  // (Loader::pairs()) and the augmentation applied to it.
+  // (Loader::dataset().pairs) and the augmentation applied to it.
   std::span<const uint32_t> sample_ids() const;
   std::span<const AugmentParams> params() const;
 

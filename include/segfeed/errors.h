@@ -73,4 +73,11 @@ class SEGFEED_EXPORT ConfigError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A ConfigError for a value of the wrong type ("batch_size must be an
+// integer (got '16')"); the Python binding raises it as TypeError.
+class SEGFEED_EXPORT OptionTypeError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
 }  // namespace segfeed

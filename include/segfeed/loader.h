@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "segfeed/batch.h"
@@ -35,6 +37,20 @@ struct StageSeconds {
   double convert = 0;
   double consumer_wait = 0;  // time next() blocked waiting for a batch
 };
+
+// The field list of StageSeconds: calls fn("name", value) once per field, in
+// declaration order. The JSON reports, the Python dicts and the stubs all
+// take their names from here, so a field is added in one place.
+template <typename Fn>
+void ForEachField(const StageSeconds& s, Fn&& fn) {
+  fn("read", s.read);
+  fn("decode_image", s.decode_image);
+  fn("decode_mask", s.decode_mask);
+  fn("warp", s.warp);
+  fn("jitter", s.jitter);
+  fn("convert", s.convert);
+  fn("consumer_wait", s.consumer_wait);
+}
 
 // A snapshot of what the loader did and holds. Counters cover the loader's
 // whole life, all epochs.
@@ -81,6 +97,84 @@ struct LoaderStats {
   StageSeconds stage_seconds;
 };
 
+// The field list of LoaderStats, as ForEachField(StageSeconds) above. Values
+// are numbers, text (pool_kind as PoolKindName's std::string_view), the
+// nested StageSeconds (walk it with its own ForEachField) and
+// std::vector<Error>.
+template <typename Fn>
+void ForEachField(const LoaderStats& s, Fn&& fn) {
+  fn("pool_kind", PoolKindName(s.pool_kind));
+  fn("pool_fallback_reason", s.pool_fallback_reason);
+  fn("pool_bytes", s.pool_bytes);
+  fn("pool_buffers", s.pool_buffers);
+  fn("outstanding_leases", s.outstanding_leases);
+  fn("scratch_bytes", s.scratch_bytes);
+  fn("peak_scratch_bytes", s.peak_scratch_bytes);
+  fn("read_buffer_bytes", s.read_buffer_bytes);
+  fn("peak_read_buffer_bytes", s.peak_read_buffer_bytes);
+  fn("threads", s.threads);
+  fn("peak_in_flight", s.peak_in_flight);
+  fn("in_flight_bound", s.in_flight_bound);
+  fn("samples_loaded", s.samples_loaded);
+  fn("samples_skipped", s.samples_skipped);
+  fn("samples_replaced", s.samples_replaced);
+  fn("batches_delivered", s.batches_delivered);
+  fn("input_bytes", s.input_bytes);
+  fn("skipped_files", s.skipped_files);
+  fn("unpaired_files", s.unpaired_files);
+  fn("stage_seconds", s.stage_seconds);
+}
+
+// Where a loader's stream is: an epoch and the first batch of it not yet
+// handed out.
+struct LoaderPosition {
+  int64_t epoch = 0;
+  int64_t next_batch = 0;
+  bool operator==(const LoaderPosition&) const = default;
+};
+
+// What a checkpoint keeps of a loader (Loader::State()) to continue its
+// stream in another process (Loader::Restore()): the position, and what the
+// stream is made of, so that a resume that would not give the batches the
+// interrupted run would have had is refused. Plain data; Serialize() and
+// Parse() turn it into a few lines of text and back.
+struct SEGFEED_EXPORT LoaderState {
+  // The version this segfeed writes and resumes. Version 1 was the Python
+  // state_dict() of earlier releases, with digests computed in Python.
+  static constexpr int kVersion = 2;
+
+  int version = kVersion;
+  int64_t epoch = 0;
+  int64_t next_batch = 0;
+  uint64_t seed = 0;
+  // The shard, as the loader resolved it (from RANK and WORLD_SIZE with
+  // shard_from_environment).
+  int rank = 0;
+  int world_size = 1;
+  // For whoever reads a checkpoint; a resume does not check it (the options
+  // and the listing decide it).
+  int64_t batches_per_epoch = 0;
+  // The options that change the batches' bytes (OptionSpec::in_stream), name
+  // and canonical text, as StreamOptionsText() lists them: what a refused
+  // resume names as changed.
+  std::vector<std::pair<std::string, std::string>> options;
+  // StreamOptionsDigest() of the loader's options.
+  std::string options_digest;
+  // A digest of the listing: each pair's stem, file names and file sizes, in
+  // order (16 hex digits). Another pair, name or size gives another digest.
+  std::string listing_digest;
+
+  // A few lines of text ("segfeed-loader-state 2", then one "key value" line
+  // per field) that Parse() reads back into an equal state.
+  std::string Serialize() const;
+  // Reads Serialize()'s text. Throws ConfigError naming what is wrong: not a
+  // loader state, another version, a missing, repeated, unknown or malformed
+  // field.
+  static LoaderState Parse(std::string_view text);
+
+  bool operator==(const LoaderState&) const = default;
+};
+
 // Streams augmented image/mask batches from a dataset, in a fixed pool of
 // pinned buffers, reproducibly. See docs/design.md.
 //
@@ -90,6 +184,14 @@ struct LoaderStats {
 //     while (std::optional<segfeed::Lease> batch = loader.Next()) {
 //       train_step(batch->images(), batch->masks());
 //     }  // ~Lease gives the buffer back
+//   }
+//
+// Resuming from a checkpoint that stored loader.State().Serialize():
+//
+//   loader.Restore(segfeed::LoaderState::Parse(saved));
+//   while (loader.position().epoch < epochs) {
+//     loader.StartNextEpoch();  // the restored epoch, from its next batch
+//     while (std::optional<segfeed::Lease> batch = loader.Next()) { ... }
 //   }
 //
 // The same seed gives byte-identical batches whatever the thread count and
@@ -120,8 +222,18 @@ class SEGFEED_EXPORT Loader {
   // Starts (or restarts) streaming `epoch` from batch `first_batch`: the
   // batches are exactly batches first_batch, first_batch + 1, ... of the
   // uninterrupted epoch, so a trainer restored from a checkpoint continues
-  // where it stopped. Abandons the rest of any previous epoch.
+  // where it stopped. Abandons the rest of any previous epoch. Throws
+  // ConfigError for a negative epoch or a first_batch outside
+  // [0, batches_per_epoch()].
   void StartEpoch(int64_t epoch, int64_t first_batch = 0);
+  // Starts the next epoch, as a Python `iter(loader)` does: the position a
+  // Restore() since the last start set, or else the epoch after the last
+  // one started (0 at first) from batch 0. Returns what it started.
+  LoaderPosition StartNextEpoch();
+  // Gives up the rest of the epoch being streamed: loading stops, Next()
+  // returns nothing until an epoch starts, and position() moves on to the
+  // next epoch. Nothing happens once the epoch was delivered to its end.
+  void AbandonEpoch();
 
   // The next batch of the epoch, in order; nothing at the end of the epoch.
   // Blocks while the batch is being loaded. With OnBadFile::kFail, throws
@@ -138,6 +250,27 @@ class SEGFEED_EXPORT Loader {
 
   // Stops loading; later Next() calls return nothing. Idempotent.
   void Close();
+
+  // Where a resumed loader continues: within the epoch being streamed, the
+  // first batch Next() has not handed out; once that epoch was delivered to
+  // its end or abandoned, the next epoch at batch 0; after Restore(), the
+  // restored position. {0, 0} before anything started. A batch that failed
+  // (FileError) was not handed out.
+  LoaderPosition position() const;
+  // The state of the stream at position(), for a checkpoint. The first call
+  // reads the size of every file of the listing (for the listing digest);
+  // later calls reuse that.
+  LoaderState State() const;
+  // Continues from `state`: stops the epoch being streamed (its Next()
+  // returns nothing), and the next StartNextEpoch() starts the state's epoch
+  // from its next batch. Throws ConfigError, changing nothing, when the
+  // state is of another version, was made with other stream options (naming
+  // them), of another shard, or of another listing (other files, names or
+  // sizes), or when its position is outside this loader's epochs: resuming
+  // would not give the batches the interrupted run would have had. Options
+  // that do not change the stream (threads, prefetch_batches, pinned) may
+  // differ.
+  void Restore(const LoaderState& state);
 
   // Batches and samples one epoch of this loader's subset and shard has.
   int64_t batches_per_epoch() const;

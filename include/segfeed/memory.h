@@ -23,8 +23,9 @@ enum class PoolKind {
   kPageable,  // page-aligned, may be swapped; GPU copies go through a staging buffer
 };
 
-// "auto", "cuda", "mlock", "off".
+// "auto", "cuda", "mlock", "off", and the inverse (ConfigError for another).
 SEGFEED_EXPORT std::string_view PinnedModeName(PinnedMode mode);
+SEGFEED_EXPORT PinnedMode ParsePinnedMode(std::string_view text);
 // "cuda_host", "mlocked", "pageable".
 SEGFEED_EXPORT std::string_view PoolKindName(PoolKind kind);
 
@@ -74,6 +75,28 @@ struct MemoryPlan {
   // the most the input stage holds, the libraries' own memory aside.
   size_t total_bytes = 0;
 };
+
+// The field list of MemoryPlan: calls fn("name", value) once per field, in
+// declaration order (all of them numbers). The JSON reports, the Python
+// dicts and the stubs all take their names from here.
+template <typename Fn>
+void ForEachField(const MemoryPlan& p, Fn&& fn) {
+  fn("image_bytes_per_sample", p.image_bytes_per_sample);
+  fn("mask_bytes_per_sample", p.mask_bytes_per_sample);
+  fn("batch_bytes", p.batch_bytes);
+  fn("pool_buffers", p.pool_buffers);
+  fn("pool_bytes", p.pool_bytes);
+  fn("threads", p.threads);
+  fn("scratch_bytes_per_thread", p.scratch_bytes_per_thread);
+  fn("scratch_bytes", p.scratch_bytes);
+  fn("decode_budget_bytes_per_thread", p.decode_budget_bytes_per_thread);
+  fn("scratch_ceiling_bytes", p.scratch_ceiling_bytes);
+  fn("read_buffer_bytes", p.read_buffer_bytes);
+  fn("in_flight_bound", p.in_flight_bound);
+  fn("gpu_batch_bytes", p.gpu_batch_bytes);
+  fn("listing_bytes", p.listing_bytes);
+  fn("total_bytes", p.total_bytes);
+}
 
 // Plans for `options` (validated; throws ConfigError) and photos of
 // source_width x source_height pixels (each at most max_pixels). threads = 0

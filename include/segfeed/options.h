@@ -88,6 +88,10 @@ struct AugmentOptions {
   bool antialias = true;
 };
 
+// "constant", "reflect", and the inverse.
+SEGFEED_EXPORT std::string_view FillModeName(FillMode mode);
+SEGFEED_EXPORT FillMode ParseFillMode(std::string_view text);
+
 // Throws ConfigError ("rotation_fraction must be in [0, 0.5] (got 0.7)").
 SEGFEED_EXPORT void ValidateAugmentOptions(const AugmentOptions& options);
 
@@ -144,9 +148,13 @@ struct OutputOptions {
 // Throws ConfigError ("mask_dtype must be uint8 or float32 (got float16)").
 SEGFEED_EXPORT void ValidateOutputOptions(const OutputOptions& options);
 
-// Stable lower-case names ("float16", "nchw"), for messages and the CLI.
+// Stable lower-case names ("float16", "nchw"), for messages and the CLI,
+// and their inverses, which accept the same names (ConfigError "... must be
+// one of ... (got '...')" for any other).
 SEGFEED_EXPORT std::string_view ElementTypeName(ElementType type);
 SEGFEED_EXPORT std::string_view LayoutName(Layout layout);
+SEGFEED_EXPORT ElementType ParseElementType(std::string_view text);
+SEGFEED_EXPORT Layout ParseLayout(std::string_view text);
 
 // ---------------------------------------------------------------------------
 // Decoding (see docs/design.md, "Errors")
@@ -200,6 +208,10 @@ struct DecodeOptions {
   JpegWarnings jpeg_warnings = JpegWarnings::kAreErrors;
 };
 
+// "error", "ignore", and the inverse.
+SEGFEED_EXPORT std::string_view JpegWarningsName(JpegWarnings warnings);
+SEGFEED_EXPORT JpegWarnings ParseJpegWarnings(std::string_view text);
+
 // Throws ConfigError naming the field and the value if `options` is invalid
 // (max_pixels < 1, mask_threshold outside 0-255).
 SEGFEED_EXPORT void ValidateDecodeOptions(const DecodeOptions& options);
@@ -232,6 +244,13 @@ enum class Subset {
   kTrain,       // all pairs but the validation ones
   kValidation,  // round(validation_fraction x pairs) pairs chosen by the seed
 };
+
+// "fail", "skip"; "all", "train", "validation" ("val" is accepted too); and
+// the inverses.
+SEGFEED_EXPORT std::string_view OnBadFileName(OnBadFile policy);
+SEGFEED_EXPORT OnBadFile ParseOnBadFile(std::string_view text);
+SEGFEED_EXPORT std::string_view SubsetName(Subset subset);
+SEGFEED_EXPORT Subset ParseSubset(std::string_view text);
 
 struct LoaderOptions {
   // Samples per batch.

@@ -2,6 +2,8 @@
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
+from ._reports import AugmentParams, LoaderStats, MemoryPlan
+
 class Tensor:
     """One tensor of a Batch (its images or masks), in the loader's pool memory.
 
@@ -56,9 +58,8 @@ class Batch:
     def sample_ids(self) -> Tuple[int, ...]:
         """Per sample, the index of its pair in Loader.pairs()."""
     @property
-    def params(self) -> List[Dict[str, Any]]:
-        """Per sample, the augmentation applied (flip_lr, flip_ud, angle_deg,
-        contrast_factor, brightness_delta, saturation_factor, hue_delta)."""
+    def params(self) -> List[AugmentParams]:
+        """Per sample, the augmentation applied (the C++ AugmentParams, a key per field)."""
     @property
     def released(self) -> bool: ...
     def release(self) -> None:
@@ -85,18 +86,33 @@ class Loader:
     def start_epoch(self, epoch: Optional[int], first_batch: Optional[int]) -> EpochIterator: ...
     def close(self) -> None: ...
     def position(self) -> Tuple[int, int]: ...
-    def set_resume(self, epoch: int, next_batch: int) -> None: ...
+    def state(self) -> Dict[str, Any]: ...
+    def restore(self, state: Dict[str, Any]) -> None: ...
     @property
     def batches_per_epoch(self) -> int: ...
     @property
     def samples_per_epoch(self) -> int: ...
     @property
     def closed(self) -> bool: ...
-    def plan(self) -> Dict[str, int]: ...
-    def stats(self) -> Dict[str, Any]: ...
+    def plan(self) -> MemoryPlan: ...
+    def stats(self) -> LoaderStats: ...
     def pairs(self) -> List[Tuple[str, str, str]]: ...
     def problems(self) -> List[Dict[str, str]]: ...
+    def options(self) -> Dict[str, Any]:
+        """Every option of the table by name, and the C++ fields behind the composite ones."""
+    def stream_options_digest(self) -> str:
+        """16 hex digits naming the options that change the stream's bytes."""
 
 def carvana_folders(root: bytes) -> Tuple[bytes, bytes]: ...
 def build_info() -> Dict[str, Any]:
     """What this copy of segfeed was built with: version, cuda_runtime, library versions."""
+def option_table() -> List[Dict[str, Any]]:
+    """Every option of the C++ option table, one dict each: name, flag, group, kind, doc,
+    default, none_means, accepts, in_stream, choices."""
+def report_fields() -> Dict[str, List[Tuple[str, str]]]:
+    """The fields of the dicts stats(), plan() and Batch.params give (the C++ field lists), by
+    struct name: a list of (name, annotation) each."""
+def options_from_values(values: Dict[str, Any]) -> Dict[str, Any]:
+    """The options the table makes of `values`, checked as a Loader would (see Loader.options)."""
+def stream_options_digest(values: Dict[str, Any]) -> str:
+    """16 hex digits naming the options of `values` that change the stream's bytes."""

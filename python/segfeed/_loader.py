@@ -3,29 +3,31 @@
 from __future__ import annotations
 
 import atexit
-import hashlib
-import json
+import inspect
 import os
 import threading
 import weakref
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 from . import _core
 from ._errors import ConfigError, Error
-from ._options import Augment, Decode, build_options
+from . import _table
+from ._options import Augment, Decode
+
+if TYPE_CHECKING:  # stubs only: the dicts' keys are the C++ field lists
+    from ._reports import LoaderStats, MemoryPlan
 
 __all__ = ["Loader"]
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
-# Options that change which bytes a batch holds. threads, prefetch_batches
-# and pinned do not (the stream is the same for any of them), so a checkpoint
-# resumes under other values of those.
-_NOT_IN_STREAM = frozenset({"threads", "prefetch_batches", "pinned", "rank", "world_size", "shard_from_environment"})
+# The Loader(...) keywords the option table declares (group "loader").
+_LOADER_OPTIONS = _table.group("loader")
+_LOADER_OPTION_NAMES = frozenset(entry["name"] for entry in _LOADER_OPTIONS)
 
-_STATE_VERSION = 1
 # The default `augment`: augmentation for training, none for a validation subset.
 _TRAINING_AUGMENT = Augment()
+_DEFAULT_DECODE = Decode()
 
 # Every live core loader, closed by the exit hook below.
 _live_cores: "weakref.WeakSet[_core.Loader]" = weakref.WeakSet()
@@ -51,10 +53,6 @@ try:
     threading._register_atexit(_close_live_loaders)  # type: ignore[attr-defined]
 except (AttributeError, RuntimeError):
     atexit.register(_close_live_loaders)
-
-
-def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def _folders(data: Optional[PathLike], images: Optional[PathLike],
@@ -88,8 +86,9 @@ class Loader:
     The same seed gives byte-identical batches for any ``threads`` and
     ``prefetch_batches``. Memory is allocated once, here: ``prefetch_batches``
     pool buffers of one batch each plus per-thread scratch (``plan()``).
-    Every option is validated by the C++ library; an invalid one raises
-    ConfigError with its message.
+    Every option is declared and validated by the C++ option table; an
+    invalid one raises ConfigError with its message, a value of the wrong
+    type TypeError. The options below the dataset's are keyword-only.
 
     Args:
         data: a dataset root in Carvana's layout (``data/train/<stem>.jpg``
@@ -99,40 +98,6 @@ class Loader:
         masks: the folder of masks; ``<stem>.jpg`` pairs with
             ``<stem><mask_suffix>.gif``.
         mask_suffix: appended to an image's stem to name its mask.
-        batch_size: samples per batch.
-        prefetch_batches: pool buffers, the batches you hold included. Each
-            costs batch_size x (image + mask) bytes; 2 lets loading overlap
-            training.
-        threads: decode threads; 0 means one per core.
-        seed: seeds the epoch order, the subset split, replacements of bad
-            files and every augmentation parameter.
-        shuffle: a new random order every epoch (else listing order).
-        drop_last: drop a short last batch (else it comes with fewer samples).
-        image_dtype: ``"float32"`` ([0, 1]), ``"float16"`` or ``"uint8"`` (0-255).
-        mask_dtype: ``"float32"`` or ``"uint8"``; values exactly 0 or 1.
-        layout: ``"nhwc"`` (TensorFlow/Keras) or ``"nchw"`` (PyTorch) images;
-            masks are always N x H x W x 1.
-        mean: per-channel mean (R, G, B) on the [0, 1] scale; with ``std``,
-            each channel becomes (value - mean) / std. Float dtypes only.
-            ImageNet's are (0.485, 0.456, 0.406) / (0.229, 0.224, 0.225).
-        std: per-channel standard deviation, > 0; see ``mean``.
-        size: output size in pixels, ``(height, width)`` or one int for a
-            square; sources are resized to exactly this.
-        subset: ``"all"``, ``"train"`` or ``"validation"`` (``"val"``): a split
-            fixed by the seed, so train and validation never overlap.
-        validation_fraction: share of the pairs in the validation subset.
-        rank: this process's shard (DistributedSampler semantics). With
-            ``rank`` and ``world_size`` both None they come from the RANK
-            and WORLD_SIZE environment variables when set (torchrun), else
-            0 and 1.
-        world_size: number of shards; see ``rank``.
-        on_bad_file: ``"fail"`` raises FileError at the first bad file
-            (after the batches before it); ``"skip"`` fills its slot from
-            another good pair chosen by the seed and lists the file in
-            ``stats()["skipped_files"]``.
-        pinned: where pool buffers come from: ``"auto"`` (cudaHostAlloc
-            with a GPU, else mlock, else plain memory), ``"cuda"``,
-            ``"mlock"`` or ``"off"``. ``stats()["pool_kind"]`` says which.
         augment: a segfeed.Augment; None means resize only. By default
             ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
             ``"validation"``: a validation loader is one call,
@@ -150,26 +115,35 @@ class Loader:
     """
 
     def __init__(self, data: Optional[PathLike] = None, *, images: Optional[PathLike] = None,
-                 masks: Optional[PathLike] = None, mask_suffix: str = "_mask", batch_size: int = 16,
-                 prefetch_batches: int = 2, threads: int = 0, seed: int = 0, shuffle: bool = True,
-                 drop_last: bool = False, image_dtype: str = "float32", mask_dtype: str = "float32",
-                 layout: str = "nhwc", mean: Optional[Sequence[float]] = None, std: Optional[Sequence[float]] = None,
-                 size: Union[int, Tuple[int, int]] = (512, 512), subset: str = "all",
-                 validation_fraction: float = 0.1, rank: Optional[int] = None, world_size: Optional[int] = None,
-                 on_bad_file: str = "fail", pinned: str = "auto", augment: Optional[Augment] = _TRAINING_AUGMENT,
-                 decode: Optional[Decode] = Decode()) -> None:
+                 masks: Optional[PathLike] = None, mask_suffix: str = "_mask",
+                 augment: Optional[Augment] = _TRAINING_AUGMENT, decode: Optional[Decode] = _DEFAULT_DECODE,
+                 **options: Any) -> None:
+        # The signature shown (__signature__, below) lists each option of the table.
+        unknown = sorted(set(options) - _LOADER_OPTION_NAMES)
+        if unknown:
+            raise TypeError(f"Loader() got an unexpected keyword argument {unknown[0]!r}")
         image_dir, mask_dir = _folders(data, images, masks)
-        if augment is _TRAINING_AUGMENT and subset in ("validation", "val"):
-            augment = None
         if not isinstance(mask_suffix, str):
             raise TypeError(f"mask_suffix must be a string (got {mask_suffix!r})")
-        options = build_options(
-            batch_size=batch_size, prefetch_batches=prefetch_batches, threads=threads, seed=seed, shuffle=shuffle,
-            drop_last=drop_last, image_dtype=image_dtype, mask_dtype=mask_dtype, layout=layout, mean=mean, std=std,
-            size=size, subset=subset, validation_fraction=validation_fraction, rank=rank, world_size=world_size,
-            on_bad_file=on_bad_file, pinned=pinned, augment=augment, decode=decode)
-        self._core = _core.Loader(image_dir, mask_dir, mask_suffix, options)
+        # Every option goes to the table, defaults included: rank=None and
+        # world_size=None together mean the environment's shard.
+        values = {entry["name"]: options.get(entry["name"], _table.python_default(entry))
+                  for entry in _LOADER_OPTIONS}
+        if augment is _TRAINING_AUGMENT and _validation_subset(values["subset"]):
+            augment = None
+        if augment is None:
+            augment = Augment.none()
+        if not isinstance(augment, Augment):
+            raise TypeError(f"augment must be a segfeed.Augment or None (got {augment!r})")
+        if decode is None:
+            decode = Decode()
+        if not isinstance(decode, Decode):
+            raise TypeError(f"decode must be a segfeed.Decode or None (got {decode!r})")
+        values.update(_table.values_of(augment))
+        values.update(_table.values_of(decode))
+        self._core = _core.Loader(image_dir, mask_dir, mask_suffix, values)
         _live_cores.add(self._core)
+        options = self._core.options()
         self._options = options
         if options["shard_from_environment"]:
             # The C++ loader accepted them, so they parse.
@@ -180,7 +154,6 @@ class Loader:
         self._label = (f"{os.fsdecode(os.fspath(data))!r}" if data is not None and masks is None else
                        f"images={self._image_dir!r}, masks={self._mask_dir!r}")
         self._mask_suffix = mask_suffix
-        self._listing_digest: Optional[str] = None
 
     # -- streaming ---------------------------------------------------------
 
@@ -215,14 +188,16 @@ class Loader:
 
     # -- what it holds and did ----------------------------------------------
 
-    def plan(self) -> Dict[str, int]:
-        """The memory plan in bytes (the C++ MemoryPlan): pool_bytes, scratch_bytes,
-        read_buffer_bytes, total_bytes, ... The loader allocated exactly the
-        pool and the scratch for the dataset's typical photo."""
+    def plan(self) -> MemoryPlan:
+        """The memory plan in bytes (the C++ MemoryPlan, a key per field):
+        pool_bytes, scratch_bytes, read_buffer_bytes, listing_bytes,
+        total_bytes, ... The loader allocated exactly the pool and the scratch
+        for the dataset's typical photo. `segfeed plan --json` has the same keys."""
         return self._core.plan()
 
-    def stats(self) -> Dict[str, Any]:
-        """A snapshot of the C++ LoaderStats as a dict: pool_kind (and
+    def stats(self) -> LoaderStats:
+        """A snapshot of the C++ LoaderStats as a dict, a key per field (the keys
+        `segfeed bench --json` has too): pool_kind (and
         pool_fallback_reason), pool and scratch bytes, outstanding_leases
         (batches held, exports included), samples_loaded / samples_skipped /
         samples_replaced, batches_delivered, input_bytes, skipped_files and
@@ -237,7 +212,11 @@ class Loader:
 
     @property
     def options(self) -> Dict[str, Any]:
-        """The options as the C++ loader received them (C++ field names)."""
+        """The options the C++ loader was made with: every option of the table by
+        its name (the Loader keywords, the Augment and Decode fields), as the
+        table resolved them, and the C++ fields behind the composite ones:
+        output_width, output_height, contrast_enabled, contrast_factor (and
+        the other colour ops' likewise), shard_from_environment."""
         return dict(self._options)
 
     @property
@@ -253,72 +232,32 @@ class Loader:
     # -- checkpoints ---------------------------------------------------------
 
     def state_dict(self) -> Dict[str, Any]:
-        """Where the stream is, as a plain dict for a checkpoint.
+        """Where the stream is, as a plain dict for a checkpoint (the C++ LoaderState).
 
         Keys: ``version``, ``seed``, ``epoch`` and ``next_batch``: where
         ``iter(loader)`` goes next, the first batch not yet handed out of
         the epoch being iterated, or the next epoch at 0 once that epoch
         finished or its iterator was dropped (a ``break``: take the
         checkpoint inside the loop to resume mid-epoch); ``rank``,
-        ``world_size``, ``options`` (those that change the bytes of a
-        batch), ``options_digest`` and ``listing_digest`` (the pairs' names
-        and file sizes; computed once, on first use).
+        ``world_size``, ``batches_per_epoch``, ``options`` (those that change
+        the bytes of a batch, as text), ``options_digest`` and
+        ``listing_digest`` (the pairs' names and file sizes; the first
+        state_dict() reads the size of every file).
         """
-        epoch, next_batch = self._core.position()
-        stream = self._stream_options()
-        return {
-            "version": _STATE_VERSION,
-            "seed": self._options["seed"],
-            "epoch": epoch,
-            "next_batch": next_batch,
-            "rank": self._rank,
-            "world_size": self._world_size,
-            "batches_per_epoch": self.batches_per_epoch,
-            "options": stream,
-            "options_digest": _digest(stream),
-            "listing_digest": self._listing(),
-        }
+        return self._core.state()
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Continues from a ``state_dict()``: the next ``iter(loader)`` runs its epoch
         from its ``next_batch`` (``loader.epoch(state["epoch"], state["next_batch"])``
         gives the same batches).
 
-        Raises ConfigError when the state comes from other options (naming
-        them), another shard or another dataset listing: resuming would not
-        give the batches the interrupted run would have had.
+        Raises ConfigError when the state is of another version, comes from
+        other options (naming them), another shard or another dataset
+        listing: resuming would not give the batches the interrupted run
+        would have had. ``threads``, ``prefetch_batches`` and ``pinned`` may
+        differ.
         """
-        if not isinstance(state, dict) or state.get("version") != _STATE_VERSION:
-            raise ConfigError(f"not a segfeed.Loader state_dict of version {_STATE_VERSION} "
-                              f"(got version {state.get('version') if isinstance(state, dict) else state!r})")
-        stream = self._stream_options()
-        if state.get("options_digest") != _digest(stream):
-            saved = state.get("options") or {}
-            changed = [f"{key} {saved.get(key)!r} -> {value!r}" for key, value in sorted(stream.items())
-                       if saved.get(key) != (list(value) if isinstance(value, tuple) else value)]
-            raise ConfigError("the checkpoint was made with other options (" + (", ".join(changed) or "digest differs")
-                              + "): resuming would not give the same batches")
-        if (state.get("rank"), state.get("world_size")) != (self._rank, self._world_size):
-            raise ConfigError(f"the checkpoint is of shard {state.get('rank')}/{state.get('world_size')}, this loader "
-                              f"streams shard {self._rank}/{self._world_size}")
-        if state.get("listing_digest") != self._listing():
-            raise ConfigError(f"the dataset changed since the checkpoint (listing digest {state.get('listing_digest')} "
-                              f"-> {self._listing()}: other files, names or sizes in {self._image_dir} or "
-                              f"{self._mask_dir}): the same batch indices would hold other samples")
-        self._core.set_resume(_index("epoch", state.get("epoch")), _index("next_batch", state.get("next_batch")))
-
-    def _stream_options(self) -> Dict[str, Any]:
-        stream = {key: value for key, value in self._options.items() if key not in _NOT_IN_STREAM}
-        return json.loads(json.dumps(stream))  # tuples as lists, as a checkpoint stores them
-
-    def _listing(self) -> str:
-        if self._listing_digest is None:
-            entries = []
-            for stem, image_path, mask_path in self._core.pairs():
-                entries.append([stem, os.path.basename(image_path), _file_size(image_path),
-                                os.path.basename(mask_path), _file_size(mask_path)])
-            self._listing_digest = _digest(entries)
-        return self._listing_digest
+        self._core.restore(state)
 
     # -- life cycle ------------------------------------------------------------
 
@@ -346,19 +285,43 @@ class Loader:
     def __repr__(self) -> str:
         o = self._options
         return (f"segfeed.Loader({self._label}, batch_size={o['batch_size']}, "
-                f"size=({o['output_height']}, {o['output_width']}), image_dtype={o['image_dtype']!r}, "
+                f"size={tuple(o['size'])}, image_dtype={o['image_dtype']!r}, "
                 f"layout={o['layout']!r}, seed={o['seed']}, shard {self._rank}/{self._world_size}: "
                 f"{self.samples_per_epoch} samples, {self.batches_per_epoch} batches per epoch)")
+
+
+def _validation_subset(subset: Any) -> bool:
+    """Whether `subset` names the validation subset, by the table's spelling
+    (aliases included); the table raises for a value it does not take."""
+    return _core.options_from_values({"subset": subset})["subset"] == "validation"
+
+
+def _with_options(doc: str) -> str:
+    """`doc` with the table's Loader options listed before its ``Raises:``."""
+    options = "\n".join(_table.describe(entry, "        ") for entry in _LOADER_OPTIONS)
+    head, raises, tail = doc.partition("\n    Raises:")
+    return head.rstrip("\n") + "\n\n    Options (keyword-only, from the C++ option table):\n" + options + "\n" + raises + tail
+
+
+def _signature() -> inspect.Signature:
+    """Loader.__init__'s signature with the table's options in place of **options."""
+    written = inspect.signature(Loader.__init__)
+    parameters = [p for p in written.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    position = [p.name for p in parameters].index("augment")
+    options = [inspect.Parameter(entry["name"], inspect.Parameter.KEYWORD_ONLY,
+                                 default=_table.python_default(entry), annotation=_table.annotation(entry))
+               for entry in _LOADER_OPTIONS]
+    return written.replace(parameters=parameters[:position] + options + parameters[position:])
+
+
+Loader.__doc__ = _with_options(Loader.__doc__ or "")
+Loader.__init__.__signature__ = _signature()  # type: ignore[attr-defined]
+Loader.__init__.__doc__ = ("Opens the dataset and makes the loader (see segfeed.Loader for every argument).\n\n"
+                           "    Options (keyword-only, from the C++ option table):\n"
+                           + "\n".join(_table.describe(entry, "        ") for entry in _LOADER_OPTIONS))
 
 
 def _index(name: str, value: Any) -> int:
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise TypeError(f"{name} must be an int (got {value!r})")
     return value.__index__()
-
-
-def _file_size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return -1

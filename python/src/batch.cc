@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "exceptions.h"
+#include "fields.h"
 #include "segfeed/options.h"
 #include "tensor.h"
 
@@ -27,18 +28,6 @@ struct OwnedLease {
 void DeleteOwnedLease(void* pointer) noexcept {
   auto* owned = static_cast<OwnedLease*>(pointer);
   if (owned->pid == getpid()) delete owned;
-}
-
-nb::dict ParamsDict(const AugmentParams& p) {
-  nb::dict d;
-  d["flip_lr"] = p.flip_lr;
-  d["flip_ud"] = p.flip_ud;
-  d["angle_deg"] = p.angle_deg;
-  d["contrast_factor"] = p.contrast_factor;
-  d["brightness_delta"] = p.brightness_delta;
-  d["saturation_factor"] = p.saturation_factor;
-  d["hue_delta"] = p.hue_delta;
-  return d;
 }
 
 std::string Repr(const Batch& b) {
@@ -126,7 +115,7 @@ void BindBatch(nb::module_& m) {
           "params",
           [](const Batch& b) {
             nb::list out;
-            for (const AugmentParams& p : b.lease().params()) out.append(ParamsDict(p));
+            for (const AugmentParams& p : b.lease().params()) out.append(FieldsDict(p));
             return out;
           },
           "Per sample, the augmentation applied: a dict with flip_lr, flip_ud, angle_deg,\n"

@@ -32,6 +32,9 @@ void Translate(const std::exception_ptr& thrown, void*) {
     Raise("FileError",
           ErrorClass("FileError")(FsText(e.what()), FsText(error.path),
                                   std::string(ErrorKindName(error.kind)), FsText(error.detail)));
+  } catch (const OptionTypeError& e) {
+    // A value of the wrong type, as Python names it.
+    PyErr_SetObject(PyExc_TypeError, FsText(e.what()).ptr());
   } catch (const ConfigError& e) {
     Raise("ConfigError", ErrorClass("ConfigError")(FsText(e.what())));
   } catch (const PoolExhausted& e) {

@@ -7,16 +7,17 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "batch.h"
 #include "exceptions.h"
+#include "fields.h"
 #include "forked_child.h"
 #include "fs_text.h"
 #include "gil.h"
 #include "options.h"
+#include "segfeed/option_table.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -32,19 +33,69 @@ std::filesystem::path PathFromBytes(const nb::bytes& bytes) {
   return std::filesystem::path(std::string(bytes.c_str(), bytes.size()));
 }
 
-nb::dict ErrorDict(const Error& e) {
+// A value of a state_dict, or ConfigError naming the key.
+template <typename T>
+T StateField(const nb::dict& state, const char* key, const char* what) {
+  if (!state.contains(key)) {
+    throw ConfigError(std::string("not a segfeed.Loader state_dict: it has no '") + key + "'");
+  }
+  nb::handle value = state[key];
+  T result;
+  if (!nb::try_cast<T>(value, result) || nb::isinstance<nb::bool_>(value)) {
+    throw ConfigError(std::string("state_dict['") + key + "'] must be " + what + " (got " +
+                      nb::repr(value).c_str() + ")");
+  }
+  return result;
+}
+
+// What segfeed.Loader.state_dict() returns: LoaderState's fields by name,
+// the stream options as {name: canonical text}.
+nb::dict StateDict(const LoaderState& state) {
   nb::dict d;
-  d["path"] = FsText(e.path);
-  d["kind"] = std::string(ErrorKindName(e.kind));
-  d["detail"] = FsText(e.detail);
-  d["message"] = FsText(e.Message());
+  d["version"] = state.version;
+  d["seed"] = state.seed;
+  d["epoch"] = state.epoch;
+  d["next_batch"] = state.next_batch;
+  d["rank"] = state.rank;
+  d["world_size"] = state.world_size;
+  d["batches_per_epoch"] = state.batches_per_epoch;
+  nb::dict options;
+  for (const auto& [name, text] : state.options) options[name.c_str()] = text;
+  d["options"] = options;
+  d["options_digest"] = state.options_digest;
+  d["listing_digest"] = state.listing_digest;
   return d;
 }
 
-nb::list ErrorList(const std::vector<Error>& errors) {
-  nb::list out;
-  for (const Error& e : errors) out.append(ErrorDict(e));
-  return out;
+// StateDict() read back. A state of another version is returned with only
+// its version, which Loader::Restore() refuses, saying so.
+LoaderState StateFromDict(nb::handle object) {
+  if (!nb::isinstance<nb::dict>(object)) {
+    throw ConfigError(std::string("not a segfeed.Loader state_dict: a dict was expected (got ") +
+                      nb::repr(object).c_str() + ")");
+  }
+  const nb::dict d = nb::borrow<nb::dict>(object);
+  LoaderState state;
+  state.version = StateField<int>(d, "version", "an int");
+  if (state.version != LoaderState::kVersion) return state;
+  state.seed = StateField<uint64_t>(d, "seed", "an int in [0, 2**64)");
+  state.epoch = StateField<int64_t>(d, "epoch", "an int");
+  state.next_batch = StateField<int64_t>(d, "next_batch", "an int");
+  state.rank = StateField<int>(d, "rank", "an int");
+  state.world_size = StateField<int>(d, "world_size", "an int");
+  state.batches_per_epoch = StateField<int64_t>(d, "batches_per_epoch", "an int");
+  for (const auto& [name, text] : StateField<nb::dict>(d, "options", "a dict")) {
+    std::string name_text, value_text;
+    if (!nb::try_cast<std::string>(name, name_text) ||
+        !nb::try_cast<std::string>(text, value_text)) {
+      throw ConfigError(std::string("state_dict['options'] must map names to strings (got ") +
+                        nb::repr(name).c_str() + ": " + nb::repr(text).c_str() + ")");
+    }
+    state.options.emplace_back(std::move(name_text), std::move(value_text));
+  }
+  state.options_digest = StateField<std::string>(d, "options_digest", "a str");
+  state.listing_digest = StateField<std::string>(d, "listing_digest", "a str");
+  return state;
 }
 
 // The Python side of an epoch: iterates the epoch `token` started. When the
@@ -74,7 +125,8 @@ struct EpochIterator {
 
 }  // namespace
 
-CoreLoader::CoreLoader(const DatasetSpec& spec, const LoaderOptions& options) : pid_(getpid()) {
+CoreLoader::CoreLoader(const DatasetSpec& spec, const LoaderOptions& options)
+    : pid_(getpid()), options_(options) {
   NoteLoaderCreated();  // before the threads exist: a fork from now on needs it
   ReleasedGil nogil;
   loader_ = std::make_unique<Loader>(spec, options);
@@ -108,46 +160,30 @@ void CoreLoader::CheckProcess() const {
       "the Loader in the child");
 }
 
-std::unique_lock<std::recursive_timed_mutex> CoreLoader::Lock() {
-  std::unique_lock lock(mu_, std::defer_lock);
-  while (!lock.try_lock_for(kWaitSlice)) {
-    HeldGil gil;
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
-  }
-  return lock;
-}
-
 nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int64_t> first_batch) {
   CheckProcess();
   // Refused with the GIL held: a closed loader never lets a thread wait for
   // the GIL again (see ReleasedGil).
   if (closing_.load()) throw BindingError("the loader is closed");
-  int64_t token = 0, start_epoch = 0, start_batch = 0;
+  int64_t token = 0;
+  LoaderPosition start;
   {
     ReleasedGil nogil;
-    auto lock = Lock();
+    LoaderLock lock(&mu_, kWaitSlice);
     if (closed_ || closing_.load()) {
       throw BindingError(closed_reason_.empty()
                              ? "the loader is closed"
                              : "the loader is closed: it stopped at " + closed_reason_);
     }
     if (epoch) {
-      start_epoch = *epoch;
-      start_batch = first_batch.value_or(0);
-    } else if (resume_) {
-      std::tie(start_epoch, start_batch) = *resume_;
+      start = {*epoch, first_batch.value_or(0)};
+      loader_->StartEpoch(start.epoch, start.next_batch);  // ConfigError for a bad epoch or batch
     } else {
-      start_epoch = next_epoch_;
+      start = loader_->StartNextEpoch();
     }
-    loader_->StartEpoch(start_epoch, start_batch);  // ConfigError for a bad epoch or first_batch
-    resume_.reset();
-    epoch_ = start_epoch;
-    next_batch_ = start_batch;
-    epoch_active_ = true;
-    next_epoch_ = start_epoch + 1;
     token = ++token_;
   }
-  return nb::make_tuple(token, start_epoch, start_batch);
+  return nb::make_tuple(token, start.epoch, start.next_batch);
 }
 
 nb::object CoreLoader::Next(int64_t token) {
@@ -156,13 +192,13 @@ nb::object CoreLoader::Next(int64_t token) {
   std::optional<Lease> lease;
   {
     ReleasedGil nogil;
-    auto lock = Lock();
+    LoaderLock lock(&mu_, kWaitSlice);
     if (token != token_) {
       throw BindingError(
           "this epoch iterator was superseded: a later epoch(), iter(loader) or "
           "load_state_dict() on the same loader abandoned its epoch");
     }
-    bool ended = closed_ || !epoch_active_;
+    bool ended = closed_;
     while (!ended && !closing_.load()) {
       try {
         lease = loader_->Next(kWaitSlice);
@@ -184,11 +220,6 @@ nb::object CoreLoader::Next(int64_t token) {
       if (token != token_) throw BindingError("this epoch iterator was superseded while it waited");
       ended = closed_;
     }
-    if (lease) {
-      next_batch_ = lease->batch_index() + 1;
-    } else if (ended && !closed_ && !closing_.load()) {
-      epoch_active_ = false;  // the epoch is complete
-    }
   }
   if (!lease) return nb::none();
   return nb::cast(Batch(std::move(*lease)), nb::rv_policy::move);
@@ -199,7 +230,7 @@ void CoreLoader::Close() {
   // Stops a next() waiting in another thread; a second close() returns at once.
   if (closing_.exchange(true)) return;
   ReleasedGil nogil;
-  auto lock = Lock();
+  LoaderLock lock(&mu_, kWaitSlice);
   if (!closed_) {
     loader_->Close();
     closed_ = true;
@@ -208,81 +239,63 @@ void CoreLoader::Close() {
 
 nb::tuple CoreLoader::Position() {
   CheckProcess();
-  int64_t epoch = 0, batch = 0;
+  LoaderPosition position;
   {
     ReleasedGil nogil;
-    auto lock = Lock();
-    if (resume_) {
-      std::tie(epoch, batch) = *resume_;
-    } else if (epoch_active_ && next_batch_ < loader_->batches_per_epoch()) {
-      epoch = epoch_;
-      batch = next_batch_;
-    } else {
-      epoch = next_epoch_;
-    }
+    LoaderLock lock(&mu_, kWaitSlice);
+    position = loader_->position();
   }
-  return nb::make_tuple(epoch, batch);
+  return nb::make_tuple(position.epoch, position.next_batch);
 }
 
 void CoreLoader::Abandon(int64_t token) {
   if (getpid() != pid_ || InterpreterFinalizing() || closing_.load()) return;
   ReleasedGil nogil;
-  auto lock = Lock();
-  if (token == token_) epoch_active_ = false;
+  LoaderLock lock(&mu_, kWaitSlice);
+  if (token == token_) loader_->AbandonEpoch();
 }
 
-void CoreLoader::SetResume(int64_t epoch, int64_t next_batch) {
+nb::dict CoreLoader::State() {
   CheckProcess();
-  ReleasedGil nogil;
-  auto lock = Lock();
-  if (epoch < 0) throw ConfigError("epoch must be >= 0 (got " + std::to_string(epoch) + ")");
-  const int64_t batches = loader_->batches_per_epoch();
-  if (next_batch < 0 || next_batch > batches) {
-    throw ConfigError("next_batch must be in [0, " + std::to_string(batches) + "] (got " +
-                      std::to_string(next_batch) + ")");
+  LoaderState state;
+  {
+    ReleasedGil nogil;  // the first state reads the size of every file
+    LoaderLock lock(&mu_, kWaitSlice);
+    state = loader_->State();
   }
-  resume_ = {epoch, next_batch};
-  epoch_active_ = false;
-  ++token_;  // iterators of the abandoned epoch stop
+  return StateDict(state);
+}
+
+void CoreLoader::Restore(nb::handle state) {
+  CheckProcess();
+  const LoaderState restored = StateFromDict(state);
+  ReleasedGil nogil;
+  LoaderLock lock(&mu_, kWaitSlice);
+  loader_->Restore(restored);  // ConfigError when it would not continue the stream
+  ++token_;                    // iterators of the abandoned epoch stop
 }
 
 int64_t CoreLoader::batches_per_epoch() {
   CheckProcess();
-  return loader_->batches_per_epoch();  // fixed at construction
+  return fixed().batches_per_epoch();
 }
 
 int64_t CoreLoader::samples_per_epoch() {
   CheckProcess();
-  return loader_->samples_per_epoch();
+  return fixed().samples_per_epoch();
 }
 
 bool CoreLoader::closed() {
   CheckProcess();
   if (closing_.load()) return true;
   ReleasedGil nogil;
-  auto lock = Lock();
+  LoaderLock lock(&mu_, kWaitSlice);
   return closed_;
 }
 
 nb::dict CoreLoader::Plan() {
   CheckProcess();
-  const MemoryPlan& p = loader_->plan();  // fixed at construction
-  nb::dict d;
-  d["image_bytes_per_sample"] = p.image_bytes_per_sample;
-  d["mask_bytes_per_sample"] = p.mask_bytes_per_sample;
-  d["batch_bytes"] = p.batch_bytes;
-  d["pool_buffers"] = p.pool_buffers;
-  d["pool_bytes"] = p.pool_bytes;
-  d["threads"] = p.threads;
-  d["scratch_bytes_per_thread"] = p.scratch_bytes_per_thread;
-  d["scratch_bytes"] = p.scratch_bytes;
-  d["decode_budget_bytes_per_thread"] = p.decode_budget_bytes_per_thread;
-  d["scratch_ceiling_bytes"] = p.scratch_ceiling_bytes;
-  d["read_buffer_bytes"] = p.read_buffer_bytes;
-  d["in_flight_bound"] = p.in_flight_bound;
-  d["gpu_batch_bytes"] = p.gpu_batch_bytes;
-  d["total_bytes"] = p.total_bytes;
-  return d;
+  return FieldsDict(fixed().plan());  // fixed at construction
 }
 
 nb::dict CoreLoader::Stats() {
@@ -290,54 +303,29 @@ nb::dict CoreLoader::Stats() {
   LoaderStats s;
   {
     ReleasedGil nogil;
-    auto lock = Lock();
+    LoaderLock lock(&mu_, kWaitSlice);
     s = loader_->stats();
   }
-  nb::dict d;
-  d["pool_kind"] = std::string(PoolKindName(s.pool_kind));
-  d["pool_fallback_reason"] = s.pool_fallback_reason;
-  d["pool_bytes"] = s.pool_bytes;
-  d["pool_buffers"] = s.pool_buffers;
-  d["outstanding_leases"] = s.outstanding_leases;
-  d["scratch_bytes"] = s.scratch_bytes;
-  d["peak_scratch_bytes"] = s.peak_scratch_bytes;
-  d["read_buffer_bytes"] = s.read_buffer_bytes;
-  d["peak_read_buffer_bytes"] = s.peak_read_buffer_bytes;
-  d["threads"] = s.threads;
-  d["peak_in_flight"] = s.peak_in_flight;
-  d["in_flight_bound"] = s.in_flight_bound;
-  d["samples_loaded"] = s.samples_loaded;
-  d["samples_skipped"] = s.samples_skipped;
-  d["samples_replaced"] = s.samples_replaced;
-  d["batches_delivered"] = s.batches_delivered;
-  d["input_bytes"] = s.input_bytes;
-  d["skipped_files"] = ErrorList(s.skipped_files);
-  d["unpaired_files"] = ErrorList(s.unpaired_files);
-  nb::dict stages;
-  stages["read"] = s.stage_seconds.read;
-  stages["decode_image"] = s.stage_seconds.decode_image;
-  stages["decode_mask"] = s.stage_seconds.decode_mask;
-  stages["warp"] = s.stage_seconds.warp;
-  stages["jitter"] = s.stage_seconds.jitter;
-  stages["convert"] = s.stage_seconds.convert;
-  stages["consumer_wait"] = s.stage_seconds.consumer_wait;
-  d["stage_seconds"] = stages;
-  return d;
+  return FieldsDict(s);
 }
 
 nb::list CoreLoader::Pairs() {
   CheckProcess();
   nb::list out;
-  for (const SamplePair& pair : loader_->dataset().pairs) {  // fixed at construction
+  for (const SamplePair& pair : fixed().dataset().pairs) {
     out.append(nb::make_tuple(FsText(pair.stem), FsText(pair.image_path.string()),
                               FsText(pair.mask_path.string())));
   }
   return out;
 }
 
+nb::dict CoreLoader::Options() const { return OptionsToDict(options_); }
+
+std::string CoreLoader::StreamDigest() const { return StreamOptionsDigest(options_); }
+
 nb::list CoreLoader::Problems() {
   CheckProcess();
-  return ErrorList(loader_->dataset().problems);
+  return ErrorList(fixed().dataset().problems);
 }
 
 void BindLoader(nb::module_& m) {
@@ -371,14 +359,17 @@ void BindLoader(nb::module_& m) {
           "epoch"_a.none(), "first_batch"_a.none())
       .def("close", &CoreLoader::Close)
       .def("position", &CoreLoader::Position)
-      .def("set_resume", &CoreLoader::SetResume, "epoch"_a, "next_batch"_a)
+      .def("state", &CoreLoader::State)
+      .def("restore", &CoreLoader::Restore, "state"_a)
       .def_prop_ro("batches_per_epoch", &CoreLoader::batches_per_epoch)
       .def_prop_ro("samples_per_epoch", &CoreLoader::samples_per_epoch)
       .def_prop_ro("closed", &CoreLoader::closed)
       .def("plan", &CoreLoader::Plan)
       .def("stats", &CoreLoader::Stats)
       .def("pairs", &CoreLoader::Pairs)
-      .def("problems", &CoreLoader::Problems);
+      .def("problems", &CoreLoader::Problems)
+      .def("options", &CoreLoader::Options)
+      .def("stream_options_digest", &CoreLoader::StreamDigest);
 
   m.def(
       "_let_threads_leave",

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "loader_mutex.h"
 #include "segfeed/loader.h"
 
 namespace segfeed::python {
@@ -18,7 +18,7 @@ namespace segfeed::python {
 // segfeed::Loader made safe for Python.
 //
 // - The GIL is released while the loader is built, an epoch starts, next()
-//   waits and the loader closes.
+//   waits, a state is made and the loader closes.
 // - next() waits in short slices (Loader::Next with a timeout) and checks
 //   for signals between them, so Ctrl-C raises KeyboardInterrupt promptly.
 // - Calls from several Python threads are serialized by `mu_`, which is only
@@ -29,16 +29,19 @@ namespace segfeed::python {
 // - close() from another thread (or the interpreter's exit hook) stops a
 //   next() that is waiting within one slice.
 //
-// It also keeps the stream position a checkpoint needs: the epoch and the
-// first batch not yet handed out, and the epoch that iter() starts next.
+// The stream position and the checkpoint state are the C++ loader's
+// (Loader::position(), State(), Restore()); this class adds only what
+// Python's iterators need: a token per epoch iterator, so that an iterator
+// of an abandoned epoch raises instead of streaming another epoch's batches.
 class CoreLoader {
  public:
   CoreLoader(const DatasetSpec& spec, const LoaderOptions& options);
   ~CoreLoader();
 
-  // Starts `epoch` at `first_batch`; with no epoch, the pending resume point
-  // (set_resume) or else the epoch after the last one started, at batch 0.
-  // Returns the epoch iterator's token, the epoch and the first batch.
+  // Starts `epoch` at `first_batch`; with no epoch, Loader::StartNextEpoch():
+  // the position a restore set, or else the epoch after the last one
+  // started, at batch 0. Returns the epoch iterator's token, the epoch and
+  // the first batch.
   nanobind::tuple StartEpoch(std::optional<int64_t> epoch, std::optional<int64_t> first_batch);
   // The next Batch of the epoch started with `token`, or None at its end
   // (and after close()). Raises segfeed.Error when a later start superseded
@@ -46,16 +49,22 @@ class CoreLoader {
   nanobind::object Next(int64_t token);
   void Close();
 
-  // (epoch, next_batch): where a resumed loader continues, which is where
-  // iter() goes next: within the epoch being iterated, or the next epoch
-  // once that one ended or its iterator was dropped (Abandon).
+  // Loader::position() as (epoch, next_batch): where iter() goes next.
   nanobind::tuple Position();
-  // The epoch iterator `token` is gone; if its epoch is the current one and
-  // unfinished, iter() and Position() move on to the next epoch.
+  // The epoch iterator `token` is gone; if it is the current one, its epoch
+  // is abandoned (Loader::AbandonEpoch): iter() and Position() move on to
+  // the next epoch unless it had ended.
   void Abandon(int64_t token);
-  // Makes the next StartEpoch() without an epoch continue `epoch` at
-  // `next_batch`. Epoch iterators started before stop working.
-  void SetResume(int64_t epoch, int64_t next_batch);
+  // Loader::State() as the dict segfeed.Loader.state_dict() returns.
+  nanobind::dict State();
+  // Loader::Restore() from such a dict (ConfigError naming a missing or
+  // mistyped key). Epoch iterators started before stop working.
+  void Restore(nanobind::handle state);
+
+  // The options it was made with (OptionsToDict), and the digest of those
+  // that change the stream's bytes (StreamOptionsDigest).
+  nanobind::dict Options() const;
+  std::string StreamDigest() const;
 
   int64_t batches_per_epoch();
   int64_t samples_per_epoch();
@@ -67,25 +76,24 @@ class CoreLoader {
 
  private:
   void CheckProcess() const;
-  // Locks `mu_`; to be called with the GIL released. Raises the pending
-  // Python exception (KeyboardInterrupt) if a signal handler raised one
-  // while waiting.
-  std::unique_lock<std::recursive_timed_mutex> Lock();
+  // What the loader fixed at construction (the listing, the plan, the epoch
+  // sizes): it never changes, so it is read without `mu_`, also while
+  // another thread waits in next().
+  const Loader& fixed() const NO_THREAD_SAFETY_ANALYSIS { return *loader_; }
 
   const pid_t pid_;
-  std::unique_ptr<Loader> loader_;
-  std::recursive_timed_mutex mu_;  // see the class comment
+  const LoaderOptions options_;
+  LoaderMutex mu_;  // see the class comment
+  // Set in the constructor, reset in the destructor; every call that changes
+  // or reads the stream holds mu_.
+  std::unique_ptr<Loader> loader_ PT_GUARDED_BY(mu_);
   std::atomic<bool> closing_{false};
 
-  // Guarded by mu_.
-  bool closed_ = false;
-  std::string closed_reason_;  // why the loader closed itself (a bad file)
-  int64_t token_ = 0;          // the current epoch iterator's
-  bool epoch_active_ = false;  // an epoch started and not yet finished
-  int64_t epoch_ = 0;
-  int64_t next_batch_ = 0;
-  int64_t next_epoch_ = 0;  // what iter() starts when nothing is pending
-  std::optional<std::pair<int64_t, int64_t>> resume_;
+  bool closed_ GUARDED_BY(mu_) = false;
+  // Why the loader closed itself (a bad file).
+  std::string closed_reason_ GUARDED_BY(mu_);
+  // The current epoch iterator's token.
+  int64_t token_ GUARDED_BY(mu_) = 0;
 };
 
 // Registers _core.Loader and _core.EpochIterator on `module`.

@@ -6,9 +6,11 @@
 
 #include "batch.h"
 #include "exceptions.h"
+#include "fields.h"
 #include "forked_child.h"
 #include "gil.h"
 #include "loader.h"
+#include "options.h"
 #include "segfeed/build_info.h"
 #include "tensor.h"
 
@@ -26,6 +28,8 @@ NB_MODULE(_core, m) {
   segfeed::python::BindTensor(m);
   segfeed::python::BindBatch(m);
   segfeed::python::BindLoader(m);
+  segfeed::python::BindOptions(m);
+  segfeed::python::BindReportFields(m);
   m.def(
       "build_info",
       [] {

@@ -2,194 +2,215 @@
 
 #include <nanobind/stl/string.h>
 
-#include <array>
 #include <cstdint>
-#include <limits>
-#include <set>
+#include <optional>
 #include <string>
-#include <type_traits>
+#include <string_view>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "segfeed/errors.h"
+#include "segfeed/option_table.h"
 
 namespace nb = nanobind;
 
 namespace segfeed::python {
 namespace {
 
-// Reads the keys of one dict, remembering which were used so that a key the
-// binding does not know (a typo in the Python layer) is an error, not ignored.
-class DictReader {
- public:
-  explicit DictReader(const nb::dict& dict) : dict_(dict) {}
+std::string Repr(nb::handle value) { return nb::cast<std::string>(nb::repr(value)); }
 
-  nb::handle Get(const char* key) {
-    used_.insert(key);
-    PyObject* value = PyDict_GetItemString(dict_.ptr(), key);  // borrowed
-    if (!value) throw ConfigError(std::string("missing option '") + key + "'");
-    return value;
-  }
+// NumPy's bool scalar is no subclass of Python's bool, and has no __index__.
+bool IsNumpyBool(PyObject* value) {
+  const std::string_view type = Py_TYPE(value)->tp_name;
+  return type == "numpy.bool_" || type == "numpy.bool";
+}
 
-  template <typename Int>
-  Int GetInt(const char* key) {
-    nb::handle value = Get(key);
-    if (!PyLong_Check(value.ptr())) throw ConfigError(std::string(key) + " must be an integer");
+// One Python scalar as the table takes it, or nothing when `value` is no
+// scalar. bool comes before int (a bool is an int in Python); integers come
+// through __index__ (NumPy integers too), reals through __float__.
+std::optional<OptionScalar> ToScalar(std::string_view name, nb::handle value) {
+  PyObject* object = value.ptr();
+  if (PyBool_Check(object) || IsNumpyBool(object))
+    return OptionScalar(PyObject_IsTrue(object) == 1);
+  if (PyUnicode_Check(object)) return OptionScalar(nb::cast<std::string>(value));
+  // An array has __index__ and __float__ too, which fail unless it holds one
+  // number; then it is read as a sequence (ToOptionValue).
+  const nb::object index = PyIndex_Check(object) ? nb::steal(PyNumber_Index(object)) : nb::object();
+  if (PyIndex_Check(object) && !index.is_valid()) PyErr_Clear();
+  if (index.is_valid()) {
     int overflow = 0;
-    const long long as_signed = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-    if constexpr (std::is_same_v<Int, uint64_t>) {
-      if (overflow == 0 && as_signed >= 0) return static_cast<Int>(as_signed);
-      if (overflow > 0) {
-        const unsigned long long as_unsigned = PyLong_AsUnsignedLongLong(value.ptr());
-        if (!PyErr_Occurred()) return static_cast<Int>(as_unsigned);
-        PyErr_Clear();
-      }
-    } else {
-      static_assert(std::is_signed_v<Int>);
-      if (overflow == 0 && as_signed >= std::numeric_limits<Int>::min() &&
-          as_signed <= std::numeric_limits<Int>::max()) {
-        return static_cast<Int>(as_signed);
-      }
+    const long long as_signed = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    if (overflow == 0 && !(as_signed == -1 && PyErr_Occurred())) {
+      return OptionScalar(static_cast<int64_t>(as_signed));
     }
-    throw OutOfRange(key, value);
-  }
-
-  double GetDouble(const char* key) {
-    nb::handle value = Get(key);
-    if (!PyFloat_Check(value.ptr()) && !PyLong_Check(value.ptr()))
-      throw ConfigError(std::string(key) + " must be a number");
-    const double result = PyFloat_AsDouble(value.ptr());
-    if (PyErr_Occurred()) {
+    PyErr_Clear();
+    if (overflow > 0) {
+      const unsigned long long as_unsigned = PyLong_AsUnsignedLongLong(index.ptr());
+      if (!PyErr_Occurred()) return OptionScalar(static_cast<uint64_t>(as_unsigned));
       PyErr_Clear();
-      throw OutOfRange(key, value);
     }
-    return result;
+    // Beyond what any option holds: the table's words for a too large int.
+    throw ConfigError(std::string(name) + " is out of range (got " + Repr(index) + ")");
   }
-
-  bool GetBool(const char* key) {
-    nb::handle value = Get(key);
-    if (!PyBool_Check(value.ptr())) throw ConfigError(std::string(key) + " must be True or False");
-    return value.ptr() == Py_True;
+  const PyNumberMethods* number = Py_TYPE(object)->tp_as_number;
+  if (PyFloat_Check(object) || (number && number->nb_float)) {
+    const double real = PyFloat_AsDouble(object);
+    if (!(real == -1.0 && PyErr_Occurred())) return OptionScalar(real);
+    PyErr_Clear();
   }
+  return std::nullopt;
+}
 
-  std::string GetString(const char* key) {
-    nb::handle value = Get(key);
-    if (!PyUnicode_Check(value.ptr())) throw ConfigError(std::string(key) + " must be a string");
-    return nb::cast<std::string>(value);
+// A value no option takes (a dict, an object): the table's own words for a
+// wrong type, which it gives for an empty sequence (no option takes one),
+// with the value's repr.
+[[noreturn]] void NoOptionValue(const OptionSpec& option, nb::handle value) {
+  LoaderOptions scratch;
+  std::string message;
+  try {
+    option.Set(scratch, std::vector<OptionScalar>{});
+  } catch (const OptionTypeError& e) {
+    message = e.what();
   }
-
-  UniformRange GetRange(const char* key) {
-    nb::handle value = Get(key);
-    if (!PyTuple_Check(value.ptr()) || PyTuple_Size(value.ptr()) != 2) {
-      throw ConfigError(std::string(key) + " must be a (min, max) pair");
-    }
-    return {nb::cast<double>(value[0]), nb::cast<double>(value[1])};
+  const std::string_view empty_got = "(got ())";
+  if (message.size() > empty_got.size() &&
+      std::string_view(message).substr(message.size() - empty_got.size()) == empty_got) {
+    message.resize(message.size() - empty_got.size());
+  } else {
+    message = std::string(option.name()) + " must be " + option.Accepts() + " ";
   }
+  throw OptionTypeError(message + "(got " + Repr(value) + ")");
+}
 
-  std::array<float, 3> GetTriple(const char* key) {
-    nb::handle value = Get(key);
-    if (!PyTuple_Check(value.ptr()) || PyTuple_Size(value.ptr()) != 3) {
-      throw ConfigError(std::string(key) + " must be 3 numbers, one per channel (R, G, B)");
-    }
-    return {nb::cast<float>(value[0]), nb::cast<float>(value[1]), nb::cast<float>(value[2])};
+OptionValue ToOptionValue(const OptionSpec& option, nb::handle value) {
+  if (value.is_none()) return std::monostate{};
+  if (std::optional<OptionScalar> scalar = ToScalar(option.name(), value)) return *scalar;
+  PyObject* object = value.ptr();
+  if (!PySequence_Check(object) || PyBytes_Check(object) || PyByteArray_Check(object)) {
+    NoOptionValue(option, value);
   }
-
-  template <typename Enum>
-  Enum GetChoice(const char* key, std::initializer_list<std::pair<const char*, Enum>> choices) {
-    const std::string text = GetString(key);
-    std::string names;
-    for (const auto& [name, value] : choices) {
-      if (text == name) return value;
-      names += names.empty() ? name : std::string(", ") + name;
-    }
-    throw ConfigError(std::string(key) + " must be one of " + names + " (got '" + text + "')");
+  const nb::object items = nb::steal(PySequence_Fast(object, "not a sequence"));
+  if (!items.is_valid()) nb::raise_python_error();
+  std::vector<OptionScalar> scalars;
+  const Py_ssize_t count = PySequence_Fast_GET_SIZE(items.ptr());
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    std::optional<OptionScalar> scalar =
+        ToScalar(option.name(), PySequence_Fast_GET_ITEM(items.ptr(), i));
+    if (!scalar) NoOptionValue(option, value);
+    scalars.push_back(std::move(*scalar));
   }
+  return scalars;
+}
 
-  void CheckAllUsed() const {
-    for (auto [key, value] : dict_) {
-      const std::string name = nb::cast<std::string>(nb::str(key));
-      if (!used_.count(name)) throw ConfigError("unknown option '" + name + "'");
-    }
+nb::object ToPython(const OptionScalar& scalar) {
+  return std::visit([](const auto& value) { return nb::cast(value); }, scalar);
+}
+
+nb::object ToPython(const OptionValue& value) {
+  if (std::holds_alternative<std::monostate>(value)) return nb::none();
+  if (const auto* scalar = std::get_if<OptionScalar>(&value)) return ToPython(*scalar);
+  nb::list items;
+  for (const OptionScalar& item : std::get<std::vector<OptionScalar>>(value)) {
+    items.append(ToPython(item));
   }
+  return nb::tuple(items);
+}
 
- private:
-  static ConfigError OutOfRange(const char* key, nb::handle value) {
-    return ConfigError(std::string(key) + " is out of range (got " +
-                       nb::cast<std::string>(nb::repr(value)) + ")");
+// The kind's name in option_table(): what the Python layer and the stub
+// generator switch on.
+const char* KindName(OptionKind kind) {
+  switch (kind) {
+    case OptionKind::kInt:
+      return "int";
+    case OptionKind::kNumber:
+      return "number";
+    case OptionKind::kBool:
+      return "bool";
+    case OptionKind::kChoice:
+      return "choice";
+    case OptionKind::kRange:
+      return "range";
+    case OptionKind::kTriple:
+      return "triple";
+    case OptionKind::kSize:
+      return "size";
   }
+  return "unknown";
+}
 
-  const nb::dict& dict_;
-  std::set<std::string> used_;
-};
+nb::list OptionTable() {
+  const LoaderOptions defaults;
+  nb::list table;
+  for (const OptionSpec* option : LoaderOptionTable()) {
+    nb::list choices;
+    for (const OptionChoice& choice : option->Choices()) choices.append(std::string(choice.name));
+    nb::dict entry;
+    entry["name"] = std::string(option->name());
+    entry["flag"] = std::string(option->flag());
+    entry["group"] = std::string(OptionGroupName(option->group()));
+    entry["kind"] = KindName(option->kind());
+    entry["doc"] = std::string(option->doc());
+    entry["default"] = ToPython(option->Get(defaults));
+    entry["none_means"] = std::string(option->none_means());
+    entry["accepts"] = option->Accepts();
+    entry["in_stream"] = option->in_stream();
+    entry["choices"] = choices;
+    table.append(entry);
+  }
+  return table;
+}
+
+nb::tuple RangeTuple(const UniformRange& range) { return nb::make_tuple(range.min, range.max); }
 
 }  // namespace
 
-LoaderOptions LoaderOptionsFromDict(const nb::dict& dict) {
-  DictReader in(dict);
-  LoaderOptions options;
-  options.batch_size = in.GetInt<int>("batch_size");
-  options.prefetch_batches = in.GetInt<int>("prefetch_batches");
-  options.threads = in.GetInt<int>("threads");
-  options.seed = in.GetInt<uint64_t>("seed");
-  options.shuffle = in.GetBool("shuffle");
-  options.drop_last = in.GetBool("drop_last");
-  options.subset = in.GetChoice<Subset>(
-      "subset",
-      {{"all", Subset::kAll}, {"train", Subset::kTrain}, {"validation", Subset::kValidation}});
-  options.validation_fraction = in.GetDouble("validation_fraction");
-  options.rank = in.GetInt<int>("rank");
-  options.world_size = in.GetInt<int>("world_size");
-  options.shard_from_environment = in.GetBool("shard_from_environment");
-  options.on_bad_file = in.GetChoice<OnBadFile>(
-      "on_bad_file", {{"fail", OnBadFile::kFail}, {"skip", OnBadFile::kSkip}});
-  options.pinned = in.GetChoice<PinnedMode>("pinned", {{"auto", PinnedMode::kAuto},
-                                                       {"cuda", PinnedMode::kCuda},
-                                                       {"mlock", PinnedMode::kMlock},
-                                                       {"off", PinnedMode::kOff}});
+LoaderOptions LoaderOptionsFromDict(const nb::dict& values) {
+  std::vector<std::pair<std::string, OptionValue>> converted;
+  for (auto [key, value] : values) {
+    std::string name = nb::cast<std::string>(nb::str(key));
+    const OptionSpec* option = FindOption(name);
+    if (!option) throw ConfigError("unknown option '" + name + "'");
+    converted.emplace_back(std::move(name), ToOptionValue(*option, value));
+  }
+  return OptionsFromValues(converted);
+}
 
-  AugmentOptions& augment = options.augment;
-  augment.output_width = in.GetInt<int>("output_width");
-  augment.output_height = in.GetInt<int>("output_height");
-  augment.flip_lr_probability = in.GetDouble("flip_lr_probability");
-  augment.flip_ud_probability = in.GetDouble("flip_ud_probability");
-  augment.rotation_fraction = in.GetDouble("rotation_fraction");
-  augment.contrast_enabled = in.GetBool("contrast_enabled");
-  augment.contrast_factor = in.GetRange("contrast_factor");
-  augment.brightness_enabled = in.GetBool("brightness_enabled");
-  augment.brightness_delta = in.GetRange("brightness_delta");
-  augment.saturation_enabled = in.GetBool("saturation_enabled");
-  augment.saturation_factor = in.GetRange("saturation_factor");
-  augment.hue_enabled = in.GetBool("hue_enabled");
-  augment.hue_delta = in.GetRange("hue_delta");
-  augment.fill_mode = in.GetChoice<FillMode>(
-      "fill_mode", {{"constant", FillMode::kConstant}, {"reflect", FillMode::kReflect}});
-  augment.fill_value = in.GetInt<int>("fill_value");
-  augment.antialias = in.GetBool("antialias");
+nb::dict OptionsToDict(const LoaderOptions& options) {
+  nb::dict out;
+  for (const OptionSpec* option : LoaderOptionTable()) {
+    out[nb::str(option->name().data(), option->name().size())] = ToPython(option->Get(options));
+  }
+  const AugmentOptions& augment = options.augment;
+  out["output_width"] = augment.output_width;
+  out["output_height"] = augment.output_height;
+  out["contrast_enabled"] = augment.contrast_enabled;
+  out["contrast_factor"] = RangeTuple(augment.contrast_factor);
+  out["brightness_enabled"] = augment.brightness_enabled;
+  out["brightness_delta"] = RangeTuple(augment.brightness_delta);
+  out["saturation_enabled"] = augment.saturation_enabled;
+  out["saturation_factor"] = RangeTuple(augment.saturation_factor);
+  out["hue_enabled"] = augment.hue_enabled;
+  out["hue_delta"] = RangeTuple(augment.hue_delta);
+  out["shard_from_environment"] = options.shard_from_environment;
+  return out;
+}
 
-  OutputOptions& output = options.output;
-  output.image_dtype =
-      in.GetChoice<ElementType>("image_dtype", {{"uint8", ElementType::kUint8},
-                                                {"float16", ElementType::kFloat16},
-                                                {"float32", ElementType::kFloat32}});
-  output.mask_dtype = in.GetChoice<ElementType>(
-      "mask_dtype", {{"uint8", ElementType::kUint8}, {"float32", ElementType::kFloat32}});
-  output.layout =
-      in.GetChoice<Layout>("layout", {{"nhwc", Layout::kNHWC}, {"nchw", Layout::kNCHW}});
-  output.normalize = in.GetBool("normalize");
-  output.mean = in.GetTriple("mean");
-  output.std = in.GetTriple("std");
-
-  DecodeOptions& decode = options.decode;
-  decode.max_pixels = in.GetInt<int64_t>("max_pixels");
-  decode.max_file_bytes = in.GetInt<int64_t>("max_file_bytes");
-  decode.max_pixel_scans = in.GetInt<int64_t>("max_pixel_scans");
-  decode.scratch_headroom = in.GetDouble("scratch_headroom");
-  decode.mask_threshold = in.GetInt<int>("mask_threshold");
-  decode.jpeg_warnings = in.GetChoice<JpegWarnings>(
-      "jpeg_warnings",
-      {{"error", JpegWarnings::kAreErrors}, {"ignore", JpegWarnings::kAreIgnored}});
-
-  in.CheckAllUsed();
-  return options;
+void BindOptions(nb::module_& m) {
+  m.def("option_table", &OptionTable,
+        "Every option of the C++ option table, one dict each: name, flag, group (loader, augment "
+        "or decode), kind, doc, default, none_means, accepts, in_stream, choices.");
+  m.def(
+      "options_from_values",
+      [](const nb::dict& values) { return OptionsToDict(LoaderOptionsFromDict(values)); },
+      nb::arg("values"),
+      "The options the table makes of `values` (option name -> value), checked and validated "
+      "as a Loader would, as a dict (see Loader.options).");
+  m.def(
+      "stream_options_digest",
+      [](const nb::dict& values) { return StreamOptionsDigest(LoaderOptionsFromDict(values)); },
+      nb::arg("values"),
+      "16 hex digits naming the options of `values` that change the stream's bytes.");
 }
 
 }  // namespace segfeed::python

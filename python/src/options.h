@@ -2,17 +2,28 @@
 
 #include <nanobind/nanobind.h>
 
-#include "segfeed/dataset.h"
 #include "segfeed/options.h"
 
 namespace segfeed::python {
 
-// LoaderOptions from the flat dict the Python Loader builds (segfeed/_options.py):
-// one key per C++ field, named after it ("batch_size", "output_width",
-// "contrast_factor", "max_pixels", ...), enums as their lower-case names.
-// Only converts: the values are validated by the Loader constructor, whose
-// ConfigError messages reach Python unchanged. A missing or unknown key, a
-// value of the wrong type or an unknown enum name is a ConfigError too.
-LoaderOptions LoaderOptionsFromDict(const nanobind::dict& options);
+// LoaderOptions from a dict of option values keyed by the option table's
+// names ("batch_size", "size", "contrast", "max_pixels", ...; see
+// segfeed/option_table.h). Each value is converted generically into an
+// OptionValue (None, bool, int, float, str, or a sequence of those) and the
+// table sets, checks and validates the whole (OptionsFromValues), so its
+// ConfigError messages reach Python unchanged; a value of the wrong type is
+// an OptionTypeError (TypeError in Python).
+LoaderOptions LoaderOptionsFromDict(const nanobind::dict& values);
+
+// `options` as a dict: every table option by its name, in the form the
+// table takes it (tuples for sequences, None for an op that is off), plus
+// the C++ fields that the composite options set (output_width and
+// output_height, each colour op's *_enabled and its range,
+// shard_from_environment), which segfeed.Loader.options has always shown.
+nanobind::dict OptionsToDict(const LoaderOptions& options);
+
+// Registers option_table(), options_from_values() and
+// stream_options_digest() on `module`.
+void BindOptions(nanobind::module_& module);
 
 }  // namespace segfeed::python

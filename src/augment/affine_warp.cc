@@ -65,27 +65,27 @@ void Warp(const cv::Mat& source, double extent_width, double extent_height,
 // The mask's warp into `out`'s elements (see WarpNearestMask).
 template <typename T>
 void WarpMask(const AugmentOptions& options, const AugmentParams& params, const RasterView& mask,
-              T* out, int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+              T* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
   // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
   // always background, whatever the image's fill value.
   const AffineMatrix mask_matrix =
-      OutputToSourceMatrix(params, mask.width, mask.height, out_width, out_height);
-  if (FitsFixedPoint(mask_matrix, out_width, out_height, mask)) {
-    WarpNearestMask(mask, mask_matrix, options.fill_mode, out, out_width, out_height,
+      OutputToSourceMatrix(params, mask.width, mask.height, output_width, output_height);
+  if (FitsFixedPoint(mask_matrix, output_width, output_height, mask)) {
+    WarpNearestMask(mask, mask_matrix, options.fill_mode, out, output_width, output_height,
                     out_stride_bytes);
     return;
   }
   cv::Mat warped;
   if constexpr (std::is_same_v<T, uint8_t>)
-    warped = cv::Mat(out_height, out_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
+    warped = cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
-    warped.create(out_height, out_width, CV_8UC1);
+    warped.create(output_height, output_width, CV_8UC1);
   Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, 0.0, warped);
   if constexpr (std::is_same_v<T, float>) {
     // Only sources too large for the fixed-point kernels come here.
-    for (int y = 0; y < out_height; ++y) {
+    for (int y = 0; y < output_height; ++y) {
       T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
-      for (int x = 0; x < out_width; ++x) dst[x] = warped.at<uint8_t>(y, x) != 0 ? 1.0f : 0.0f;
+      for (int x = 0; x < output_width; ++x) dst[x] = warped.at<uint8_t>(y, x) != 0 ? 1.0f : 0.0f;
     }
   }
 }

@@ -144,18 +144,18 @@ inline void StoreMask(float* dst, uint8_t value) { *dst = value != 0 ? 1.0f : 0.
 // WarpNearestMask for either element type.
 template <typename T>
 void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode, T* out,
-                 int out_width, int out_height, ptrdiff_t out_stride_bytes) {
+                 int output_width, int output_height, ptrdiff_t out_stride_bytes) {
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
   const bool avx2 = CpuHasAvx2() && source.width >= 4;
   const bool avx512 = avx2 && CpuHasAvx512();
 #endif
-  for (int y = 0; y < out_height; ++y) {
+  for (int y = 0; y < output_height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kOne / 2);
     T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
     const Span inside =
-        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, out_width),
-                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, out_width));
+        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, output_width),
+                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, output_width));
     auto outside_pixel = [&](int x) {
       if (mode == FillMode::kConstant) {
         StoreMask(dst + x, 0);
@@ -176,7 +176,7 @@ void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode,
     if (avx2) {
       const Span gather_safe = Intersect(
           inside,
-          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, out_width));
+          SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 3} << kFracBits, output_width));
       if (gather_safe.first < gather_safe.last) {
         inside_pixels(done, gather_safe.first);
         done = gather_safe.first;
@@ -186,7 +186,7 @@ void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode,
     }
 #endif
     inside_pixels(done, inside.last);
-    for (int x = inside.last; x < out_width; ++x) outside_pixel(x);
+    for (int x = inside.last; x < output_width; ++x) outside_pixel(x);
   }
 }
 
@@ -275,13 +275,13 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
 }
 
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t* out,
-                     int out_width, int out_height, ptrdiff_t out_stride_bytes) {
-  WarpNearest(source, m, mode, out, out_width, out_height, out_stride_bytes);
+                     int output_width, int output_height, ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, mode, out, output_width, output_height, out_stride_bytes);
 }
 
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, float* out,
-                     int out_width, int out_height, ptrdiff_t out_stride_bytes) {
-  WarpNearest(source, m, mode, out, out_width, out_height, out_stride_bytes);
+                     int output_width, int output_height, ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, mode, out, output_width, output_height, out_stride_bytes);
 }
 
 }  // namespace segfeed::internal

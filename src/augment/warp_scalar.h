@@ -30,13 +30,13 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
 void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
                      const MutableRasterView& out, ChannelSums* sums);
 
-// Nearest neighbour for a 1-channel mask into `out`'s elements: out_height
-// rows of out_width elements, rows `out_stride_bytes` apart. uint8 keeps the
+// Nearest neighbour for a 1-channel mask into `out`'s elements: output_height
+// rows of output_width elements, rows `out_stride_bytes` apart. uint8 keeps the
 // source's values (0/1 stays 0/1); float is 1.0 for any nonzero source value
 // and 0.0 elsewhere. Outside the source: 0, or the reflected pixel.
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t* out,
-                     int out_width, int out_height, ptrdiff_t out_stride_bytes);
+                     int output_width, int output_height, ptrdiff_t out_stride_bytes);
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, float* out,
-                     int out_width, int out_height, ptrdiff_t out_stride_bytes);
+                     int output_width, int output_height, ptrdiff_t out_stride_bytes);
 
 }  // namespace segfeed::internal

@@ -241,12 +241,12 @@ Status JpegDecoder::CheckPixelLimit(int width, int height, std::string_view path
                         " pixels, more than max_pixels = " + std::to_string(options_.max_pixels));
 }
 
-DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int target_width,
-                                  int target_height) const {
+DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int output_width,
+                                  int output_height) const {
   DctScale best;  // 1/1
-  if (target_width <= 0 || target_height <= 0) return best;
+  if (output_width <= 0 || output_height <= 0) return best;
   for (const DctScale& scale : downscales_) {
-    if (scale.Apply(source_width) < target_width || scale.Apply(source_height) < target_height) {
+    if (scale.Apply(source_width) < output_width || scale.Apply(source_height) < output_height) {
       break;  // this and every smaller scale would upscale again later
     }
     best = scale;

@@ -80,12 +80,13 @@ class JpegDecoder {
   // all, corrupt_image with libjpeg-turbo's message when the header is bad.
   Result<JpegHeader> ReadHeader(std::span<const uint8_t> jpeg, std::string_view path);
 
-  // The smallest scale libjpeg-turbo supports whose output is still at
-  // least target_width x target_height; 1/1 when the target is as large as
-  // the source or larger (never upscales), or when a target is <= 0.
-  // 1918x1280 -> 512x512 gives 1/2 (959x640).
-  DctScale ChooseScale(int source_width, int source_height, int target_width,
-                       int target_height) const;
+  // The smallest scale libjpeg-turbo supports whose decoded size is still
+  // at least output_width x output_height (the size the photo is warped
+  // to); 1/1 when the output is as large as the source or larger (never
+  // upscales), or when an output side is <= 0. 1918x1280 -> 512x512 gives
+  // 1/2 (959x640).
+  DctScale ChooseScale(int source_width, int source_height, int output_width,
+                       int output_height) const;
 
   // Decodes `jpeg`, whose header ReadHeader() accepted, at `scale` (one
   // ChooseScale() can return) into `out`. On error (corrupt_image with

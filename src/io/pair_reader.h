@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
+#include <span>
 
 #include "io/file_reader.h"
 #include "io/gif_decoder.h"
@@ -22,14 +24,28 @@ class PairReader {
   explicit PairReader(const DecodeOptions& options);
 
   // Reads `pair`, decodes the mask at full resolution and the image at the
-  // smallest DCT scale still at least target_width x target_height (full
+  // smallest DCT scale still at least output_width x output_height (full
   // size when a target is <= 0). Checks that the image's and the mask's
   // full-resolution sizes agree (size_mismatch, naming the image and the
   // mask) before decoding the image. Every error names the file at fault.
   // A mask with more than two colours is not an error here: it is
   // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is
   // that file's too_large error.
-  Status Read(const SamplePair& pair, int target_width, int target_height);
+  Status Read(const SamplePair& pair, int output_width, int output_height);
+
+  // One file on its own, under the same budget and memory policy as Read()
+  // (the dataset checker decodes every listed file, paired or not): the
+  // photo at the smallest DCT scale still at least the target (full size
+  // when a target is <= 0), or the mask at full resolution. Unlike Read(),
+  // the whole file is read whatever its first bytes say, so that
+  // file_bytes() holds it; an error names the file.
+  Status ReadImage(const std::filesystem::path& path, int output_width, int output_height);
+  Status ReadMask(const std::filesystem::path& path);
+  // After ReadImage() or ReadMask(), until the next read: the file's bytes
+  // (empty when it could not be read), and for a photo its full-resolution
+  // header when it parsed (nullptr otherwise), even if decoding then failed.
+  std::span<const uint8_t> file_bytes() const { return file_bytes_; }
+  const JpegHeader* image_header() const { return image_header_read_ ? &image_header_ : nullptr; }
 
   // Sizes the pixel scratch for photos of source_width x source_height
   // decoded for the target, so that the first Read() of such a pair
@@ -39,7 +55,7 @@ class PairReader {
   // a photo of several scans, the mask canvas and frame buffer) is
   // too_large, refused before anything is allocated for it. After a pair
   // larger than planned, the buffers shrink back to the planned size.
-  void Reserve(int source_width, int source_height, int target_width, int target_height,
+  void Reserve(int source_width, int source_height, int output_width, int output_height,
                int64_t budget_bytes = INT64_MAX);
   // Pixel scratch Reserve() sets up for a source decoded at `scale`: the
   // decoded photo plus the decoded mask at full size. Allocates nothing.
@@ -74,7 +90,15 @@ class PairReader {
   static constexpr size_t kKeptReadBufferBytes = size_t{4} << 20;
 
   void ShrinkToPlan();
-  Status ReadAndDecode(const SamplePair& pair, int target_width, int target_height);
+  // Runs one read: shrinks to the plan first, turns std::bad_alloc into the
+  // too_large error of the file being read, and records the peaks.
+  template <typename Body>
+  Status Guarded(Body body);
+  Status ReadAndDecode(const SamplePair& pair, int output_width, int output_height);
+  // The photo's header and scale, checked against the decode budget before
+  // anything is allocated for its pixels; returns the bytes decoding needs.
+  Result<int64_t> ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
+                                  int output_width, int output_height);
 
   FileReader image_file_;
   FileReader mask_file_;
@@ -86,7 +110,9 @@ class PairReader {
   MaskImage mask_;
   Timings timings_;
   size_t bytes_read_ = 0;
-  bool reading_mask_ = false;  // which file of the pair ReadAndDecode() is on
+  const std::filesystem::path* reading_ = nullptr;  // the file being read, for bad_alloc
+  bool image_header_read_ = false;
+  std::span<const uint8_t> file_bytes_;  // ReadImage()'s or ReadMask()'s file
   // Set by Reserve(); until then nothing is shrunk.
   size_t planned_image_bytes_ = SIZE_MAX;
   size_t planned_mask_bytes_ = SIZE_MAX;

@@ -17,20 +17,6 @@
 
 namespace segfeed {
 
-std::string_view PinnedModeName(PinnedMode mode) {
-  switch (mode) {
-    case PinnedMode::kAuto:
-      return "auto";
-    case PinnedMode::kCuda:
-      return "cuda";
-    case PinnedMode::kMlock:
-      return "mlock";
-    case PinnedMode::kOff:
-      return "off";
-  }
-  return "unknown";
-}
-
 std::string_view PoolKindName(PoolKind kind) {
   switch (kind) {
     case PoolKind::kCudaHost:

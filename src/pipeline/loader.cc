@@ -14,14 +14,16 @@
 #include <utility>
 
 #include "io/jpeg_decoder.h"
+#include "io/planned_source.h"
 #include "memory/batch_buffers.h"
 #include "pipeline/batch_graph.h"
 #include "pipeline/epoch_plan.h"
-#include "pipeline/planned_source.h"
+#include "pipeline/loader_state.h"
 #include "pipeline/ready_queue.h"
 #include "pipeline/sample_loader.h"
-#include "pipeline/worker_arena.h"
+#include "segfeed/option_table.h"
 #include "stage_clock.h"
+#include "worker_arena.h"
 
 namespace segfeed {
 namespace internal {
@@ -91,15 +93,20 @@ class LoaderRuntime {
   ~LoaderRuntime() { Close(); }
 
   void StartEpoch(int64_t epoch, int64_t first_batch);
+  LoaderPosition StartNextEpoch();
+  void AbandonEpoch();
   // The buffer of the next batch, nothing at the end; throws FileError,
   // PoolExhausted and, past `timeout`, NextTimeout.
   std::optional<int> NextBuffer(std::optional<std::chrono::milliseconds> timeout);
   void Close();
   LoaderStats Stats() const;
+  LoaderPosition Position() const;
+  LoaderState State();
+  void Restore(const LoaderState& state);
 
   const std::shared_ptr<BatchBuffers>& buffers() const { return buffers_; }
   const Dataset& dataset() const { return dataset_; }
-  const MemoryPlan& plan() const { return plan_; }
+  const MemoryPlan& memory_plan() const { return memory_plan_; }
   int64_t batches_per_epoch() const { return batches_per_epoch_; }
   int64_t samples_per_epoch() const { return samples_per_epoch_; }
 
@@ -107,13 +114,17 @@ class LoaderRuntime {
   void Publish(FilledBatch filled);
   void StopGraph();
 
+  DatasetSpec spec_;  // for messages that name the folders
   LoaderOptions options_;
   int threads_;
   Dataset dataset_;
-  EpochPlanSpec plan_spec_;  // sample ids, shard and batching; epoch set per epoch
+  // What every epoch's plan is made from: the sample ids, the shard and the
+  // batching; its epoch is set for each epoch.
+  EpochPlanSpec epoch_plan_spec_;
   int64_t batches_per_epoch_ = 0;
   int64_t samples_per_epoch_ = 0;
-  MemoryPlan plan_;
+  // The bytes the loader holds, planned for the dataset's typical photo.
+  MemoryPlan memory_plan_;
   std::shared_ptr<BatchBuffers> buffers_;
   WorkerArena arena_;
   ReadyQueue ready_;
@@ -121,25 +132,33 @@ class LoaderRuntime {
   // Consumer-thread state. The graph only reads epoch_ and epoch_plan_, and
   // only while it runs; they change only while no graph runs.
   int64_t epoch_ = 0;
+  // The epoch being streamed: its order and batches.
   EpochPlan epoch_plan_;
-  int64_t next_batch_ = 0;
-  bool epoch_started_ = false;
+  int64_t next_batch_ = 0;      // of epoch_, the first batch not handed out
+  bool epoch_started_ = false;  // StartEpoch() was called
+  // Batches of epoch_ are being handed out: it started and was neither
+  // abandoned nor replaced by a Restore().
+  bool streaming_ = false;
+  // What StartNextEpoch() starts, and position() once epoch_ is done.
+  LoaderPosition next_start_;
   bool closed_ = false;
   int peak_in_flight_ = 0;
+  // LoaderState::listing_digest, made on the first State() or Restore().
+  std::optional<std::string> listing_digest_;
 
   // Counters written by the graph's threads.
   std::atomic<int64_t> batches_delivered_{0};
   std::atomic<int64_t> wait_ns_{0};
   std::vector<Error> unpaired_files_;
 
-  // Fills slots for the graph; uses dataset_, plan_spec_ and buffers_.
+  // Fills slots for the graph; uses dataset_, epoch_plan_spec_ and buffers_.
   std::unique_ptr<SampleLoader> samples_;
   // Last: destroyed (stopped) before everything it uses.
   std::unique_ptr<BatchGraph> graph_;
 };
 
 LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& options)
-    : options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
+    : spec_(spec), options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
   ValidateLoaderOptions(options_);
   dataset_ = ListDataset(spec);
   if (dataset_.pairs.empty()) throw ConfigError(NoPairsMessage(spec, dataset_));
@@ -154,42 +173,43 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
 
   const auto pair_count = static_cast<uint32_t>(dataset_.pairs.size());
   if (options_.subset == Subset::kAll) {
-    plan_spec_.sample_ids.resize(pair_count);
-    for (uint32_t i = 0; i < pair_count; ++i) plan_spec_.sample_ids[i] = i;
+    epoch_plan_spec_.sample_ids.resize(pair_count);
+    for (uint32_t i = 0; i < pair_count; ++i) epoch_plan_spec_.sample_ids[i] = i;
   } else {
     SubsetSplit split = SplitSubset(pair_count, options_.validation_fraction, options_.seed);
-    plan_spec_.sample_ids =
+    epoch_plan_spec_.sample_ids =
         options_.subset == Subset::kTrain ? std::move(split.train) : std::move(split.validation);
-    if (plan_spec_.sample_ids.empty()) {
+    if (epoch_plan_spec_.sample_ids.empty()) {
       throw ConfigError(
           "the " + std::string(options_.subset == Subset::kTrain ? "train" : "validation") +
           " subset is empty (validation_fraction " + std::to_string(options_.validation_fraction) +
           " of " + std::to_string(pair_count) + " pairs)");
     }
   }
-  plan_spec_.seed = options_.seed;
-  plan_spec_.shuffle = options_.shuffle;
-  plan_spec_.batch_size = options_.batch_size;
-  plan_spec_.drop_last = options_.drop_last;
-  plan_spec_.rank = options_.rank;
-  plan_spec_.world_size = options_.world_size;
+  epoch_plan_spec_.seed = options_.seed;
+  epoch_plan_spec_.shuffle = options_.shuffle;
+  epoch_plan_spec_.batch_size = options_.batch_size;
+  epoch_plan_spec_.drop_last = options_.drop_last;
+  epoch_plan_spec_.rank = options_.rank;
+  epoch_plan_spec_.world_size = options_.world_size;
   if (options_.shard_from_environment) {
-    plan_spec_.rank = EnvironmentInt("RANK");
-    plan_spec_.world_size = EnvironmentInt("WORLD_SIZE");
-    if (plan_spec_.world_size < 1 || plan_spec_.rank >= plan_spec_.world_size) {
+    epoch_plan_spec_.rank = EnvironmentInt("RANK");
+    epoch_plan_spec_.world_size = EnvironmentInt("WORLD_SIZE");
+    if (epoch_plan_spec_.world_size < 1 || epoch_plan_spec_.rank >= epoch_plan_spec_.world_size) {
       throw ConfigError(
-          "RANK must be in [0, WORLD_SIZE) (got RANK=" + std::to_string(plan_spec_.rank) +
-          ", WORLD_SIZE=" + std::to_string(plan_spec_.world_size) + ")");
+          "RANK must be in [0, WORLD_SIZE) (got RANK=" + std::to_string(epoch_plan_spec_.rank) +
+          ", WORLD_SIZE=" + std::to_string(epoch_plan_spec_.world_size) + ")");
     }
   }
   {
-    const EpochPlan first = MakeEpochPlan(plan_spec_);
+    const EpochPlan first = MakeEpochPlan(epoch_plan_spec_);
     batches_per_epoch_ = first.batch_count;
     samples_per_epoch_ = static_cast<int64_t>(first.order.size());
   }
   if (batches_per_epoch_ == 0) {
     const size_t shard_samples =
-        (plan_spec_.sample_ids.size() + plan_spec_.world_size - 1) / plan_spec_.world_size;
+        (epoch_plan_spec_.sample_ids.size() + epoch_plan_spec_.world_size - 1) /
+        epoch_plan_spec_.world_size;
     throw ConfigError("drop_last leaves no batch: an epoch of this shard has " +
                       std::to_string(shard_samples) + " samples, fewer than batch_size " +
                       std::to_string(options_.batch_size));
@@ -205,9 +225,9 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
   LoaderOptions resolved = options_;
   resolved.threads = threads_;
-  plan_ = PlanMemory(resolved, source_width, source_height);
-  AddListingToPlan(dataset_, &plan_);
-  CheckPlanFitsMachine(plan_);
+  memory_plan_ = PlanMemory(resolved, source_width, source_height);
+  AddListingToPlan(dataset_, &memory_plan_);
+  CheckPlanFitsMachine(memory_plan_);
 
   // OpenCV's parallel loops run in their own arena and would escape ours.
   cv::setNumThreads(1);
@@ -216,8 +236,8 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
                                             options_.output, options_.augment.output_width,
                                             options_.augment.output_height, options_.pinned);
   samples_ = std::make_unique<SampleLoader>(
-      options_, dataset_, plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
-      source_height, static_cast<int64_t>(plan_.decode_budget_bytes_per_thread));
+      options_, dataset_, epoch_plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
+      source_height, static_cast<int64_t>(memory_plan_.decode_budget_bytes_per_thread));
 }
 
 void LoaderRuntime::StopGraph() {
@@ -240,11 +260,13 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
   StopGraph();
   ready_.Reopen();
   epoch_ = epoch;
-  plan_spec_.epoch = epoch;
-  epoch_plan_ = MakeEpochPlan(plan_spec_);
+  epoch_plan_spec_.epoch = epoch;
+  epoch_plan_ = MakeEpochPlan(epoch_plan_spec_);
   samples_->StartEpoch(epoch, &epoch_plan_.order);
   next_batch_ = first_batch;
   epoch_started_ = true;
+  streaming_ = true;
+  next_start_ = {epoch + 1, 0};
   if (first_batch == epoch_plan_.batch_count) return;
 
   BatchGraph::Shape shape;
@@ -260,6 +282,53 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
   callbacks.publish = [this](FilledBatch filled) { Publish(std::move(filled)); };
   graph_ = std::make_unique<BatchGraph>(arena_.arena(), &buffers_->pool, std::move(shape),
                                         std::move(callbacks));
+}
+
+LoaderPosition LoaderRuntime::StartNextEpoch() {
+  const LoaderPosition start = next_start_;
+  StartEpoch(start.epoch, start.next_batch);
+  return start;
+}
+
+void LoaderRuntime::AbandonEpoch() {
+  if (!streaming_ || next_batch_ >= epoch_plan_.batch_count) return;
+  StopGraph();
+  streaming_ = false;
+}
+
+LoaderPosition LoaderRuntime::Position() const {
+  if (streaming_ && next_batch_ < epoch_plan_.batch_count) return {epoch_, next_batch_};
+  return next_start_;
+}
+
+LoaderState LoaderRuntime::State() {
+  if (!listing_digest_) listing_digest_ = ListingDigest(dataset_.pairs);
+  LoaderState state;
+  const LoaderPosition position = Position();
+  state.epoch = position.epoch;
+  state.next_batch = position.next_batch;
+  state.seed = options_.seed;
+  state.rank = epoch_plan_spec_.rank;
+  state.world_size = epoch_plan_spec_.world_size;
+  state.batches_per_epoch = batches_per_epoch_;
+  state.options = StreamOptionList(options_);
+  state.options_digest = StreamOptionsDigest(options_);
+  state.listing_digest = *listing_digest_;
+  return state;
+}
+
+void LoaderRuntime::Restore(const LoaderState& state) {
+  CheckResumes(state, State(), spec_);
+  if (state.epoch < 0) {
+    throw ConfigError("epoch must be >= 0 (got " + std::to_string(state.epoch) + ")");
+  }
+  if (state.next_batch < 0 || state.next_batch > batches_per_epoch_) {
+    throw ConfigError("next_batch must be in [0, " + std::to_string(batches_per_epoch_) +
+                      "] (got " + std::to_string(state.next_batch) + ")");
+  }
+  StopGraph();
+  streaming_ = false;
+  next_start_ = {state.epoch, state.next_batch};
 }
 
 void LoaderRuntime::Publish(FilledBatch filled) {
@@ -284,7 +353,7 @@ void LoaderRuntime::Publish(FilledBatch filled) {
 std::optional<int> LoaderRuntime::NextBuffer(std::optional<std::chrono::milliseconds> timeout) {
   if (closed_) return std::nullopt;
   if (!epoch_started_) throw std::logic_error("Loader::Next() before StartEpoch()");
-  if (next_batch_ >= epoch_plan_.batch_count) return std::nullopt;
+  if (!streaming_ || next_batch_ >= epoch_plan_.batch_count) return std::nullopt;
   const StageClock::time_point start = StageClock::now();
   const int buffer_count = buffers_->pool.buffer_count();
   ReadyQueue::Popped popped =
@@ -308,13 +377,14 @@ std::optional<int> LoaderRuntime::NextBuffer(std::optional<std::chrono::millisec
   }
   std::optional<FilledBatch>& filled = popped.batch;
   if (!filled) return std::nullopt;
-  ++next_batch_;
   if (filled->error) {
+    // Not handed out: position() still points at this batch.
     buffers_->pool.Release(filled->buffer);
     Error error = std::move(*filled->error);
     Close();
     throw FileError(std::move(error));
   }
+  ++next_batch_;
   ++batches_delivered_;
   return filled->buffer;
 }
@@ -355,6 +425,9 @@ void Loader::StartEpoch(int64_t epoch, int64_t first_batch) {
   runtime_->StartEpoch(epoch, first_batch);
 }
 
+LoaderPosition Loader::StartNextEpoch() { return runtime_->StartNextEpoch(); }
+void Loader::AbandonEpoch() { runtime_->AbandonEpoch(); }
+
 std::optional<Lease> Loader::Next() {
   std::optional<int> buffer = runtime_->NextBuffer(std::nullopt);
   if (!buffer) return std::nullopt;
@@ -371,7 +444,10 @@ void Loader::Close() { runtime_->Close(); }
 int64_t Loader::batches_per_epoch() const { return runtime_->batches_per_epoch(); }
 int64_t Loader::samples_per_epoch() const { return runtime_->samples_per_epoch(); }
 const Dataset& Loader::dataset() const { return runtime_->dataset(); }
-const MemoryPlan& Loader::plan() const { return runtime_->plan(); }
+const MemoryPlan& Loader::plan() const { return runtime_->memory_plan(); }
 LoaderStats Loader::stats() const { return runtime_->Stats(); }
+LoaderPosition Loader::position() const { return runtime_->Position(); }
+LoaderState Loader::State() const { return runtime_->State(); }
+void Loader::Restore(const LoaderState& state) { runtime_->Restore(state); }
 
 }  // namespace segfeed

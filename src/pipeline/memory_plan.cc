@@ -57,11 +57,11 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
         " = " + std::to_string(source_pixels) +
         " pixels is more than max_pixels = " + std::to_string(options.decode.max_pixels));
   }
-  const size_t out_w = static_cast<size_t>(options.augment.output_width);
-  const size_t out_h = static_cast<size_t>(options.augment.output_height);
+  const size_t output_width = static_cast<size_t>(options.augment.output_width);
+  const size_t output_height = static_cast<size_t>(options.augment.output_height);
   const size_t batch = static_cast<size_t>(options.batch_size);
   MemoryPlan plan;
-  const size_t out_pixels = Times(out_w, out_h, "the output size");
+  const size_t out_pixels = Times(output_width, output_height, "the output size");
   plan.image_bytes_per_sample =
       Times(Times(out_pixels, 3, "an image"), ElementBytes(options.output.image_dtype), "an image");
   plan.mask_bytes_per_sample = Times(out_pixels, ElementBytes(options.output.mask_dtype), "a mask");

@@ -78,9 +78,9 @@ Status SampleLoader::Load(const SampleTask& task, int worker_index) {
 
 Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task,
                               Worker& worker) {
-  const int out_w = options_.augment.output_width;
-  const int out_h = options_.augment.output_height;
-  Status status = worker.reader.Read(dataset_.pairs[id], out_w, out_h);
+  const int output_width = options_.augment.output_width;
+  const int output_height = options_.augment.output_height;
+  Status status = worker.reader.Read(dataset_.pairs[id], output_width, output_height);
   const PairReader::Timings& read = worker.reader.last_timings();
   read_ns_ += read.read_ns;
   image_decode_ns_ += read.image_decode_ns;
@@ -100,8 +100,9 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   const OutputConverter& converter = worker.augmenter.converter();
   worker.augmenter.Run(
       params, source,
-      converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), out_w, out_h),
-      converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), out_w));
+      converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), output_width,
+                           output_height),
+      converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), output_width));
   const SampleAugmenter::Timings& augment = worker.augmenter.last_timings();
   warp_ns_ += augment.warp_ns;
   jitter_ns_ += augment.jitter_ns;

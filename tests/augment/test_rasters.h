@@ -12,8 +12,8 @@
 
 #include "augment/raster_view.h"
 #include "counter_rng.h"
+#include "demo/demo_scene.h"
 #include "segfeed/augment.h"
-#include "tools/demo_scene.h"
 
 namespace segfeed::testing {
 

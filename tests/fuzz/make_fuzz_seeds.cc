@@ -12,8 +12,8 @@
 #include <opencv2/imgproc.hpp>
 #include <vector>
 
-#include "tools/demo_dataset.h"
-#include "tools/image_writers.h"
+#include "demo/demo_dataset.h"
+#include "output/image_writers.h"
 
 namespace {
 

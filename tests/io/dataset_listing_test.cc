@@ -1,18 +1,13 @@
 #include <gtest/gtest.h>
-#include <malloc.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "io/fixtures.h"
 #include "segfeed/dataset.h"
-#include "segfeed/memory.h"
 #include "temp_dir.h"
 
 namespace segfeed {
@@ -168,58 +163,6 @@ TEST(DatasetListingTest, InvalidSpecThrowsConfigError) {
   spec = DatasetSpec::Carvana(dir.path());
   spec.mask_extensions.clear();
   EXPECT_THROW(ListDataset(spec), ConfigError);
-}
-
-// Empty files are enough: listing reads names only.
-DatasetSpec ManyPairs(const TempDir& dir, int count) {
-  fs::create_directories(dir / "train");
-  fs::create_directories(dir / "train_masks");
-  for (int i = 0; i < count; ++i) {
-    char stem[32];
-    std::snprintf(stem, sizeof stem, "%08x_%02d", i * 2654435761u, i % 16);
-    std::ofstream(dir / "train" / (std::string(stem) + ".jpg"));
-    std::ofstream(dir / "train_masks" / (std::string(stem) + "_mask.gif"));
-  }
-  return DatasetSpec::Carvana(dir.path());
-}
-
-size_t HeapBytesInUse() { return mallinfo2().uordblks; }
-
-// The listing costs a few bytes per pair plus the stems, not a path object
-// per file (~0.8 KB per pair before), and the plan's listing figure covers
-// what it holds without overstating it by much.
-TEST(DatasetListingTest, ListingIsCompactAndThePlanCountsIt) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  GTEST_SKIP()
-      << "sanitizer allocators do not report through mallinfo2 and keep freed memory in quarantine";
-#endif
-  TempDir dir;
-  constexpr int kPairs = 10000;
-  const DatasetSpec spec = ManyPairs(dir, kPairs);
-  std::optional<Dataset> dataset;
-  const size_t before = HeapBytesInUse();
-  const int64_t peak_growth = testing::PeakRssGrowthBytes([&] { dataset = ListDataset(spec); });
-  const size_t held = HeapBytesInUse() - before;
-  ASSERT_EQ(dataset->pairs.size(), static_cast<size_t>(kPairs));
-  const size_t stem_bytes = 11u * kPairs;
-  std::cout << "listing " << kPairs << " pairs: " << held / kPairs
-            << " bytes per pair held, peak RSS growth " << peak_growth / kPairs
-            << " bytes per pair\n";
-  EXPECT_LE(held, 100u * kPairs + stem_bytes);
-  MemoryPlan plan;
-  AddListingToPlan(*dataset, &plan);
-  EXPECT_GE(plan.listing_bytes, held);
-  EXPECT_LE(plan.listing_bytes, 2 * held + 16u * kPairs);
-  // While listing, the names of both folders are held once more.
-  if (peak_growth >= 0) {
-    EXPECT_LE(static_cast<size_t>(peak_growth), 4 * plan.listing_bytes + (size_t{4} << 20));
-  }
-  // Pairs are made on access, with the paths the files have.
-  const SamplePair last = dataset->pairs[kPairs - 1];
-  EXPECT_TRUE(fs::exists(last.image_path)) << last.image_path;
-  EXPECT_TRUE(fs::exists(last.mask_path)) << last.mask_path;
-  EXPECT_EQ(last.mask_path.filename().string(),
-            std::string(dataset->pairs.stem(kPairs - 1)) + "_mask.gif");
 }
 
 }  // namespace

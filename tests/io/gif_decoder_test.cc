@@ -6,11 +6,11 @@
 #include <fstream>
 #include <iterator>
 
+#include "demo/demo_scene.h"
 #include "fuzz/giflib_reference.h"
 #include "io/defective_files.h"
 #include "io/fixtures.h"
 #include "temp_dir.h"
-#include "tools/demo_scene.h"
 
 namespace segfeed::internal {
 namespace {

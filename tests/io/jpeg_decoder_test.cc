@@ -9,9 +9,9 @@
 #include <opencv2/imgproc.hpp>
 #include <optional>
 
+#include "demo/demo_scene.h"
 #include "io/defective_files.h"
 #include "io/fixtures.h"
-#include "tools/demo_scene.h"
 
 namespace segfeed::internal {
 namespace {

@@ -219,6 +219,60 @@ TEST(PairReaderTest, NoPairChangesHowTheNextIsRead) {
   }
 }
 
+// One file at a time, as the dataset checker reads: a photo larger than the
+// plan leaves nothing grown for the next file, and a photo that fails to
+// decode still gives its bytes and its header.
+TEST(PairReaderTest, SingleFilesShrinkBackToThePlanAfterALargerOne) {
+  TempDir dir;
+  const SamplePair small = WritePair(dir, 64, 48, 64, 48);
+  const SamplePair large{"large", dir / "large.jpg", dir / "large_mask.gif"};
+  testing::WriteFile(large.image_path,
+                     testing::EncodeJpegWithOpenCv(testing::TestPicture(640, 480), 640, 480,
+                                                   JpegVariant::kBaseline));
+  testing::WriteFile(large.mask_path,
+                     testing::EncodeMaskGif(testing::TestMask(640, 480), 640, 480));
+  PairReader reader({});
+  reader.Reserve(64, 48, 0, 0);
+  const size_t planned = reader.scratch_bytes();
+  EXPECT_EQ(planned, PairReader::PlannedScratchBytes({}, 64, 48));
+
+  ASSERT_TRUE(reader.ReadImage(large.image_path, 0, 0).ok());
+  EXPECT_EQ(reader.image().width, 640);
+  EXPECT_EQ(reader.file_bytes().size(), fs::file_size(large.image_path));
+  ASSERT_TRUE(reader.ReadMask(large.mask_path).ok());
+  EXPECT_EQ(reader.mask().width, 640);
+  EXPECT_GT(reader.peak_scratch_bytes(), planned);
+
+  ASSERT_TRUE(reader.ReadImage(small.image_path, 0, 0).ok());
+  ASSERT_TRUE(reader.ReadMask(small.mask_path).ok());
+  EXPECT_EQ(reader.scratch_bytes(), planned);
+  EXPECT_EQ(reader.image().width, 64);
+  EXPECT_EQ(reader.mask().width, 64);
+  EXPECT_EQ(reader.file_bytes().size(), fs::file_size(small.mask_path));
+}
+
+TEST(PairReaderTest, SingleImageThatFailsToDecodeKeepsItsBytesAndHeader) {
+  TempDir dir;
+  const SamplePair pair = WritePair(dir, 64, 48, 64, 48);
+  Bytes jpeg =
+      testing::EncodeJpegWithOpenCv(testing::TestPicture(64, 48), 64, 48, JpegVariant::kBaseline);
+  jpeg.resize(jpeg.size() * 7 / 10);
+  testing::WriteFile(pair.image_path, jpeg);
+  PairReader reader({});
+  const Status status = reader.ReadImage(pair.image_path, 0, 0);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
+  EXPECT_EQ(status.error().path, pair.image_path.string());
+  EXPECT_EQ(reader.file_bytes().size(), jpeg.size());
+  ASSERT_NE(reader.image_header(), nullptr);
+  EXPECT_EQ(reader.image_header()->width, 64);
+
+  // A missing file has neither.
+  EXPECT_FALSE(reader.ReadImage(dir / "missing.jpg", 0, 0).ok());
+  EXPECT_TRUE(reader.file_bytes().empty());
+  EXPECT_EQ(reader.image_header(), nullptr);
+}
+
 // Bytes of address space this process has mapped now (VmSize).
 size_t MappedBytes() {
   std::ifstream status("/proc/self/status");

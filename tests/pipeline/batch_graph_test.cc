@@ -10,7 +10,7 @@
 
 #include "counter_rng.h"
 #include "pipeline/ready_queue.h"
-#include "pipeline/worker_arena.h"
+#include "worker_arena.h"
 
 namespace segfeed::internal {
 namespace {

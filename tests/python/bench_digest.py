@@ -1,5 +1,5 @@
-"""`segfeed bench --digest` in Python, byte for byte (src/tools/digest.h and
-DigestBatch in src/tools/bench.cc): per batch its images bytes, its masks bytes
+"""`segfeed bench --digest` in Python, byte for byte (src/digest.h and
+DigestBatch in src/cli/bench.cc): per batch its images bytes, its masks bytes
 and its sample ids as little-endian uint32, all fed to one 64-bit digest."""
 
 from __future__ import annotations

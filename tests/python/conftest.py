@@ -21,7 +21,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="session")
 def cli() -> pathlib.Path:
     """The segfeed command: $SEGFEED_CLI, else the release build's."""
-    path = pathlib.Path(os.environ.get("SEGFEED_CLI", REPO / "build/release/src/tools/segfeed"))
+    path = pathlib.Path(os.environ.get("SEGFEED_CLI", REPO / "build/release/src/cli/segfeed"))
     if not path.is_file():
         pytest.fail(f"no segfeed command at {path}: build the release preset or set SEGFEED_CLI")
     return path

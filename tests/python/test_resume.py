@@ -50,7 +50,7 @@ def test_a_new_process_continues_the_epoch_with_identical_batches(demo, tmp_path
     state_file = tmp_path / "state.json"
     run_resuming(demo, state_file, "save")
     state = json.loads(state_file.read_text())
-    assert (state["version"], state["epoch"], state["next_batch"], state["seed"]) == (1, 0, 2, 3)
+    assert (state["version"], state["epoch"], state["next_batch"], state["seed"]) == (2, 0, 2, 3)
     assert (state["rank"], state["world_size"]) == (0, 1)
     resumed = json.loads(run_resuming(demo, state_file, "load"))
     assert resumed == uninterrupted(demo, 0)[2:]
@@ -146,3 +146,18 @@ def test_a_state_dict_is_plain_data(demo):
     assert json.loads(json.dumps(state)) == state
     with pytest.raises(segfeed.ConfigError, match="version"):
         segfeed.Loader(demo, **OPTIONS).load_state_dict({"version": 99})
+
+
+def test_a_state_dict_of_an_earlier_version_is_refused_saying_so(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        state = loader.state_dict()
+        # Version 1 states had their digests computed in Python.
+        old = {**state, "version": 1, "options": {"batch_size": 2}, "options_digest": "0" * 16}
+        with pytest.raises(segfeed.ConfigError, match=r"of version 2 \(got version 1: a state of an earlier segfeed"):
+            loader.load_state_dict(old)
+        with pytest.raises(segfeed.ConfigError, match="a dict was expected"):
+            loader.load_state_dict([state])
+        with pytest.raises(segfeed.ConfigError, match="it has no 'listing_digest'"):
+            loader.load_state_dict({key: value for key, value in state.items() if key != "listing_digest"})
+        with pytest.raises(segfeed.ConfigError, match=r"state_dict\['epoch'\] must be an int \(got '0'\)"):
+            loader.load_state_dict({**state, "epoch": "0"})

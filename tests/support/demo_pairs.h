@@ -1,13 +1,13 @@
 #pragma once
 
 // Demo-scene pairs on disk for the tests of the loader: the same scenes
-// `segfeed make-demo` renders (tools/demo_scene.h), encoded with the test
+// `segfeed make-demo` renders (demo/demo_scene.h), encoded with the test
 // fixtures' encoders (tests/io/fixtures.h), so the tests of the lower stages
-// need neither the tools nor their writers.
+// need neither the command nor the output stage's writers.
 
 #include <filesystem>
 
-#include "tools/demo_scene.h"
+#include "demo/demo_scene.h"
 
 namespace segfeed::testing {
 

@@ -1,0 +1,69 @@
+# Generated from the C++ option table by `python -m segfeed._stubgen python/segfeed`;
+# edit the table (src/options/option_table.cc) or the generator, not this file.
+
+import os
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+from . import _core
+from ._options import Augment, Decode
+from ._reports import LoaderStats, MemoryPlan
+
+__all__ = ["Loader"]
+
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+
+class Loader:
+    def __init__(
+        self,
+        data: Optional[PathLike] = None,
+        *,
+        images: Optional[PathLike] = None,
+        masks: Optional[PathLike] = None,
+        mask_suffix: str = '_mask',
+        batch_size: int = 16,
+        prefetch_batches: int = 2,
+        threads: int = 0,
+        seed: int = 0,
+        shuffle: bool = True,
+        drop_last: bool = False,
+        subset: str = 'all',
+        validation_fraction: float = 0.1,
+        rank: Optional[int] = None,
+        world_size: Optional[int] = None,
+        on_bad_file: str = 'fail',
+        pinned: str = 'auto',
+        size: Union[int, Tuple[int, int]] = (512, 512),
+        image_dtype: str = 'float32',
+        mask_dtype: str = 'float32',
+        layout: str = 'nhwc',
+        normalize: bool = False,
+        mean: Optional[Tuple[float, float, float]] = None,
+        std: Optional[Tuple[float, float, float]] = None,
+        augment: Optional[Augment] = ...,
+        decode: Optional[Decode] = ...,
+    ) -> None: ...
+    def epoch(self, epoch: int, first_batch: int = 0) -> '_core.EpochIterator': ...
+    def __iter__(self) -> Iterator['_core.Batch']: ...
+    def __len__(self) -> int: ...
+    @property
+    def batches_per_epoch(self) -> int: ...
+    @property
+    def samples_per_epoch(self) -> int: ...
+    def plan(self) -> MemoryPlan: ...
+    def stats(self) -> LoaderStats: ...
+    def pairs(self) -> List[Tuple[str, str, str]]: ...
+    @property
+    def options(self) -> Dict[str, Any]: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def world_size(self) -> int: ...
+    def state_dict(self) -> Dict[str, Any]: ...
+    def load_state_dict(self, state: Dict[str, Any]) -> None: ...
+    def close(self) -> None: ...
+    @property
+    def closed(self) -> bool: ...
+    def __enter__(self) -> 'Loader': ...
+    def __exit__(self, *exc_info: Any) -> None: ...
+    def __reduce__(self) -> Any: ...
+    def __repr__(self) -> str: ...

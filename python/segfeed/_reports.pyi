@@ -1,0 +1,63 @@
+# Generated from the C++ field lists (ForEachField beside each struct in include/segfeed/)
+# by `python -m segfeed._stubgen python/segfeed`; edit the struct, not this file.
+
+from typing import Dict, List, TypedDict
+
+__all__ = ["StageSeconds", "LoaderStats", "MemoryPlan", "AugmentParams"]
+
+class StageSeconds(TypedDict):
+    read: float
+    decode_image: float
+    decode_mask: float
+    warp: float
+    jitter: float
+    convert: float
+    consumer_wait: float
+
+class LoaderStats(TypedDict):
+    pool_kind: str
+    pool_fallback_reason: str
+    pool_bytes: int
+    pool_buffers: int
+    outstanding_leases: int
+    scratch_bytes: int
+    peak_scratch_bytes: int
+    read_buffer_bytes: int
+    peak_read_buffer_bytes: int
+    threads: int
+    peak_in_flight: int
+    in_flight_bound: int
+    samples_loaded: int
+    samples_skipped: int
+    samples_replaced: int
+    batches_delivered: int
+    input_bytes: int
+    skipped_files: List[Dict[str, str]]
+    unpaired_files: List[Dict[str, str]]
+    stage_seconds: StageSeconds
+
+class MemoryPlan(TypedDict):
+    image_bytes_per_sample: int
+    mask_bytes_per_sample: int
+    batch_bytes: int
+    pool_buffers: int
+    pool_bytes: int
+    threads: int
+    scratch_bytes_per_thread: int
+    scratch_bytes: int
+    decode_budget_bytes_per_thread: int
+    scratch_ceiling_bytes: int
+    read_buffer_bytes: int
+    in_flight_bound: int
+    gpu_batch_bytes: int
+    listing_bytes: int
+    total_bytes: int
+
+class AugmentParams(TypedDict):
+    flip_lr: bool
+    flip_ud: bool
+    angle_deg: float
+    contrast_factor: float
+    brightness_delta: float
+    saturation_factor: float
+    hue_delta: float

@@ -1,0 +1,448 @@
+#include "check/dataset_checker.h"
+
+#include <oneapi/tbb/concurrent_queue.h>
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+
+#include "digest.h"
+#include "io/gif_decoder.h"
+#include "io/jpeg_decoder.h"
+#include "io/pair_reader.h"
+#include "io/planned_source.h"
+#include "worker_arena.h"
+
+namespace segfeed::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using internal::JpegColorspace;
+using internal::JpegHeader;
+using internal::JpegSubsampling;
+
+enum class FileRole { kImage, kMask };
+
+// One file to read and decode. `pair` is the index of its pair in the
+// listing, or -1 for an image without mask or a mask without image.
+struct FileJob {
+  fs::path path;
+  FileRole role = FileRole::kImage;
+  int64_t pair = -1;
+};
+
+// What checking one file found: a fixed-size record (plus the text of a
+// problem, if any), written by one worker and read after all have finished.
+struct FileOutcome {
+  std::optional<Error> error;    // the file's own problem
+  std::optional<Error> warning;  // non_binary_mask
+  uint64_t size_bytes = 0;       // 0 when the file was not read
+  uint64_t digest = 0;
+  bool header_read = false;  // width, height (and jpeg for images) are valid
+  int width = 0;
+  int height = 0;
+  JpegHeader jpeg;
+  bool decoded = false;  // the pixel statistics below are valid
+  std::array<uint64_t, 3> channel_sum{};
+  std::array<uint64_t, 3> channel_sum_squares{};
+  int64_t foreground_pixels = 0;
+};
+
+uint64_t DigestOf(std::span<const uint8_t> bytes) {
+  Digest digest;
+  digest.Update(bytes.data(), bytes.size());
+  return std::stoull(digest.Hex(), nullptr, 16);
+}
+
+// Integer sums, so the statistics are exact and the same in any order.
+void AddChannelSums(const internal::RgbImage& image, FileOutcome* out) {
+  const uint8_t* p = image.pixels.data();
+  for (int y = 0; y < image.height; ++y) {
+    // 32-bit accumulators within a row vectorise well and cannot overflow:
+    // a row has at most 65535 pixels (the JPEG limit) and 65535 x 255^2 < 2^32.
+    uint32_t sum[3] = {0, 0, 0};
+    uint32_t squares[3] = {0, 0, 0};
+    for (int x = 0; x < image.width; ++x, p += 3) {
+      for (int c = 0; c < 3; ++c) {
+        const uint32_t v = p[c];
+        sum[c] += v;
+        squares[c] += v * v;
+      }
+    }
+    for (int c = 0; c < 3; ++c) {
+      out->channel_sum[c] += sum[c];
+      out->channel_sum_squares[c] += squares[c];
+    }
+  }
+}
+
+// The per-thread state of the check: a PairReader, so that the checker
+// reads and decodes under the loader's memory policy: file buffers bounded
+// by max_file_bytes, pixel buffers kept at the size planned for the
+// dataset's typical photo and shrunk back after a larger file, running out
+// of memory the file's too_large error. Not thread-safe.
+class FileChecker {
+ public:
+  FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
+      : mask_threshold_(options.decode.mask_threshold), reader_(options.decode) {
+    // Full resolution (no target): a DCT-scaled decode may skip the damaged
+    // part. No decode budget beyond the options' limits (max_pixels,
+    // max_file_bytes): the report depends on them only, never on the plan.
+    reader_.Reserve(plan.width, plan.height, 0, 0);
+  }
+
+  FileOutcome Check(const FileJob& job) {
+    FileOutcome out;
+    const internal::Status status = job.role == FileRole::kImage ? reader_.ReadImage(job.path, 0, 0)
+                                                                 : reader_.ReadMask(job.path);
+    // The reader refuses FIFOs without blocking and files over
+    // max_file_bytes without reading them: then it has no bytes.
+    if (const std::span<const uint8_t> bytes = reader_.file_bytes(); !bytes.empty()) {
+      out.size_bytes = bytes.size();
+      out.digest = DigestOf(bytes);
+    }
+    if (!status.ok()) out.error = status.error();
+    if (job.role == FileRole::kImage) {
+      if (const JpegHeader* header = reader_.image_header()) {
+        out.header_read = true;
+        out.jpeg = *header;
+        out.width = header->width;
+        out.height = header->height;
+      }
+      if (!status.ok()) return out;
+      out.decoded = true;
+      AddChannelSums(reader_.image(), &out);
+    } else {
+      if (!status.ok()) return out;
+      const internal::MaskImage& mask = reader_.mask();
+      out.header_read = true;
+      out.decoded = true;
+      out.width = mask.width;
+      out.height = mask.height;
+      const size_t pixels = static_cast<size_t>(mask.width) * mask.height;
+      out.foreground_pixels =
+          std::count(mask.pixels.begin(), mask.pixels.begin() + pixels, uint8_t{1});
+      if (mask.used_more_than_two_colours) {
+        out.warning = internal::NonBinaryMaskWarning(job.path.string(), mask_threshold_);
+      }
+    }
+    return out;
+  }
+
+ private:
+  int mask_threshold_;
+  internal::PairReader reader_;
+};
+
+// Byte-by-byte comparison, streaming, so confirming a duplicate costs no
+// memory beyond two small buffers. A file that cannot be read equals nothing.
+bool SameBytes(const fs::path& a, const fs::path& b) {
+  std::ifstream in_a(a, std::ios::binary);
+  std::ifstream in_b(b, std::ios::binary);
+  if (!in_a || !in_b) return false;
+  constexpr size_t kChunk = 64 * 1024;
+  std::vector<char> buffer_a(kChunk), buffer_b(kChunk);
+  for (;;) {
+    in_a.read(buffer_a.data(), kChunk);
+    in_b.read(buffer_b.data(), kChunk);
+    const std::streamsize n = in_a.gcount();
+    if (n != in_b.gcount()) return false;
+    if (!std::equal(buffer_a.begin(), buffer_a.begin() + n, buffer_b.begin())) return false;
+    if (n < static_cast<std::streamsize>(kChunk)) return in_a.eof() && in_b.eof();
+  }
+}
+
+std::string SizeText(int width, int height) {
+  return std::to_string(width) + "x" + std::to_string(height);
+}
+
+const char* SubsamplingName(JpegSubsampling subsampling) {
+  switch (subsampling) {
+    case JpegSubsampling::k444:
+      return "4:4:4";
+    case JpegSubsampling::k422:
+      return "4:2:2";
+    case JpegSubsampling::k420:
+      return "4:2:0";
+    case JpegSubsampling::kGray:
+      return "gray";
+    case JpegSubsampling::k440:
+      return "4:4:0";
+    case JpegSubsampling::k411:
+      return "4:1:1";
+  }
+  return "unknown";
+}
+
+const char* ColorspaceName(JpegColorspace colorspace) {
+  switch (colorspace) {
+    case JpegColorspace::kRgb:
+      return "RGB";
+    case JpegColorspace::kYCbCr:
+      return "YCbCr";
+    case JpegColorspace::kGray:
+      return "gray";
+    case JpegColorspace::kCmyk:
+      return "CMYK";
+    case JpegColorspace::kYcck:
+      return "YCCK";
+  }
+  return "unknown";
+}
+
+// Counts by value, emitted sorted by key.
+template <typename Key>
+class Tally {
+ public:
+  void Add(const Key& key) { ++counts_[key]; }
+  template <typename Format>
+  std::vector<ValueCount> Sorted(Format format) const {
+    std::vector<ValueCount> out;
+    for (const auto& [key, files] : counts_) out.push_back({format(key), files});
+    return out;
+  }
+  std::vector<ValueCount> Sorted() const {
+    return Sorted([](const Key& key) { return key; });
+  }
+
+ private:
+  std::map<Key, int64_t> counts_;
+};
+
+void ValidateCheckOptions(const CheckOptions& options) {
+  ValidateDecodeOptions(options.decode);
+  if (options.threads < 0) {
+    throw ConfigError("threads must be >= 0 (got " + std::to_string(options.threads) + ")");
+  }
+}
+
+// Checks every job on `threads` threads; outcomes[i] belongs to jobs[i].
+std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
+                                    const internal::PlannedSource& plan) {
+  std::vector<FileOutcome> outcomes(jobs.size());
+  if (jobs.empty()) return outcomes;
+  const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+  internal::WorkerArena arena(threads);
+  // Free checkers. At most `threads` bodies run at once in the arena, so
+  // the pool stays at that size; a new checker is made only if none is free.
+  tbb::concurrent_queue<std::unique_ptr<FileChecker>> checkers;
+  std::atomic<int64_t> done{0};
+  const auto total = static_cast<int64_t>(jobs.size());
+  arena.arena()->execute([&] {
+    // Grain 1: one file is milliseconds of work, and files differ in size.
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, jobs.size(), 1),
+                      [&](const tbb::blocked_range<size_t>& range) {
+                        std::unique_ptr<FileChecker> checker;
+                        if (!checkers.try_pop(checker))
+                          checker = std::make_unique<FileChecker>(options, plan);
+                        for (size_t i = range.begin(); i != range.end(); ++i) {
+                          outcomes[i] = checker->Check(jobs[i]);
+                          const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
+                          if (options.progress) options.progress(finished, total);
+                        }
+                        checkers.push(std::move(checker));
+                      });
+  });
+  return outcomes;
+}
+
+// Groups of byte-identical non-empty files among the outcomes.
+std::vector<std::vector<std::string>> FindDuplicates(const std::vector<FileJob>& jobs,
+                                                     const std::vector<FileOutcome>& outcomes) {
+  // Candidates share size and digest; each candidate group is then split
+  // into classes of truly equal bytes (a digest collision is not a duplicate).
+  std::vector<std::tuple<uint64_t, uint64_t, size_t>> keyed;
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    if (outcomes[i].size_bytes > 0)
+      keyed.emplace_back(outcomes[i].size_bytes, outcomes[i].digest, i);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::vector<std::string>> groups;
+  for (size_t begin = 0; begin < keyed.size();) {
+    size_t end = begin + 1;
+    while (end < keyed.size() && std::get<0>(keyed[end]) == std::get<0>(keyed[begin]) &&
+           std::get<1>(keyed[end]) == std::get<1>(keyed[begin])) {
+      ++end;
+    }
+    std::vector<std::vector<size_t>> classes;
+    for (size_t k = begin; end - begin > 1 && k < end; ++k) {
+      const size_t index = std::get<2>(keyed[k]);
+      auto same =
+          std::find_if(classes.begin(), classes.end(), [&](const std::vector<size_t>& members) {
+            return SameBytes(jobs[members.front()].path, jobs[index].path);
+          });
+      if (same != classes.end()) {
+        same->push_back(index);
+      } else {
+        classes.push_back({index});
+      }
+    }
+    for (const std::vector<size_t>& members : classes) {
+      if (members.size() < 2) continue;
+      std::vector<std::string> paths;
+      for (size_t index : members) paths.push_back(jobs[index].path.string());
+      std::sort(paths.begin(), paths.end());
+      groups.push_back(std::move(paths));
+    }
+    begin = end;
+  }
+  std::sort(groups.begin(), groups.end());
+  return groups;
+}
+
+// The files to check, in listing order: each pair's image then its mask,
+// then the unpaired files. Every file is decoded, unpaired ones too: a
+// missing mask does not make the image's own corruption less worth knowing.
+// The listing's problems move to the report.
+std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
+  std::vector<FileJob> jobs;
+  jobs.reserve(2 * dataset->pairs.size() + dataset->problems.size());
+  for (size_t i = 0; i < dataset->pairs.size(); ++i) {
+    jobs.push_back({dataset->pairs[i].image_path, FileRole::kImage, static_cast<int64_t>(i)});
+    jobs.push_back({dataset->pairs[i].mask_path, FileRole::kMask, static_cast<int64_t>(i)});
+  }
+  for (Error& problem : dataset->problems) {
+    if (problem.kind == ErrorKind::kMissingMask)
+      jobs.push_back({problem.path, FileRole::kImage, -1});
+    if (problem.kind == ErrorKind::kOrphanMask) jobs.push_back({problem.path, FileRole::kMask, -1});
+    report->problems.push_back(std::move(problem));
+  }
+  return jobs;
+}
+
+// Sums and tallies over the checked files, added on one thread in listing
+// order, so every sum, floating-point ones included, is the same for any
+// thread count.
+struct Statistics {
+  Tally<std::pair<int, int>> image_sizes, mask_sizes;
+  Tally<std::string> process, entropy, subsampling, colorspace;
+  std::array<uint64_t, 3> channel_sum{}, channel_sum_squares{};
+  double foreground_sum = 0;
+};
+
+// Image job `i`: its header's properties, its pixel sums, and whether its
+// pair's mask (the next job) has its size.
+void AddImage(const std::vector<FileJob>& jobs, const std::vector<FileOutcome>& outcomes, size_t i,
+              Statistics* stats, CheckReport* report) {
+  const FileJob& job = jobs[i];
+  const FileOutcome& out = outcomes[i];
+  ++report->images_checked;
+  if (out.header_read) {
+    stats->image_sizes.Add({out.width, out.height});
+    stats->process.Add(out.jpeg.progressive ? "progressive" : "baseline");
+    stats->entropy.Add(out.jpeg.arithmetic ? "arithmetic" : "huffman");
+    stats->subsampling.Add(SubsamplingName(out.jpeg.subsampling));
+    stats->colorspace.Add(ColorspaceName(out.jpeg.colorspace));
+  }
+  if (out.decoded) {
+    ++report->statistics_images;
+    report->statistics_pixels += static_cast<int64_t>(out.width) * out.height;
+    for (int c = 0; c < 3; ++c) {
+      stats->channel_sum[c] += out.channel_sum[c];
+      stats->channel_sum_squares[c] += out.channel_sum_squares[c];
+    }
+  }
+  // The pair's mask is the next job; compare full-resolution sizes.
+  const FileOutcome* mask = job.pair >= 0 ? &outcomes[i + 1] : nullptr;
+  if (mask && out.header_read && mask->header_read &&
+      (out.width != mask->width || out.height != mask->height)) {
+    report->problems.push_back(Error{ErrorKind::kSizeMismatch, job.path.string(),
+                                     "image is " + SizeText(out.width, out.height) +
+                                         " but its mask " + jobs[i + 1].path.string() + " is " +
+                                         SizeText(mask->width, mask->height)});
+  }
+}
+
+void AddMask(const FileOutcome& out, Statistics* stats, CheckReport* report) {
+  ++report->masks_checked;
+  if (!out.decoded) return;
+  stats->mask_sizes.Add({out.width, out.height});
+  const double pixels = static_cast<double>(out.width) * out.height;
+  const double fraction = pixels > 0 ? static_cast<double>(out.foreground_pixels) / pixels : 0.0;
+  report->foreground_min =
+      report->foreground_masks == 0 ? fraction : std::min(report->foreground_min, fraction);
+  report->foreground_max =
+      report->foreground_masks == 0 ? fraction : std::max(report->foreground_max, fraction);
+  stats->foreground_sum += fraction;
+  ++report->foreground_masks;
+}
+
+// Means, standard deviations and the sorted tallies, into the report.
+void FinishStatistics(const Statistics& stats, CheckReport* report) {
+  if (report->foreground_masks > 0)
+    report->foreground_mean = stats.foreground_sum / report->foreground_masks;
+  if (report->statistics_pixels > 0) {
+    const auto n = static_cast<long double>(report->statistics_pixels);
+    for (int c = 0; c < 3; ++c) {
+      const long double mean = stats.channel_sum[c] / n;
+      const long double variance = stats.channel_sum_squares[c] / n - mean * mean;
+      report->channel_mean[c] = static_cast<double>(mean);
+      report->channel_std[c] = static_cast<double>(std::sqrt(std::max(variance, 0.0L)));
+    }
+  }
+  auto size_text = [](const std::pair<int, int>& size) {
+    return SizeText(size.first, size.second);
+  };
+  report->image_sizes = stats.image_sizes.Sorted(size_text);
+  report->mask_sizes = stats.mask_sizes.Sorted(size_text);
+  report->jpeg_process = stats.process.Sorted();
+  report->jpeg_entropy_coding = stats.entropy.Sorted();
+  report->jpeg_subsampling = stats.subsampling.Sorted();
+  report->jpeg_colorspace = stats.colorspace.Sorted();
+}
+
+}  // namespace
+
+CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
+  ValidateCheckOptions(options);
+  CheckReport report;
+  Dataset dataset;
+  try {
+    dataset = ListDataset(spec);
+  } catch (const FileError& e) {
+    report.problems.push_back(e.error());
+    return report;
+  }
+  report.pairs = static_cast<int64_t>(dataset.pairs.size());
+  report.ignored = std::move(dataset.ignored);
+  const std::vector<FileJob> jobs = ListJobs(&dataset, &report);
+  // The buffers are planned for the dataset's typical photo, as the
+  // Loader's are; without one (no pair's header parses) nothing is kept.
+  internal::PlannedSource plan;
+  if (auto source = internal::PlanSourceFromHeaders(dataset.pairs, options.decode); source.ok())
+    plan = source.value();
+  const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options, plan);
+  Statistics stats;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);
+    if (outcomes[i].warning) report.problems.push_back(*outcomes[i].warning);
+    if (jobs[i].role == FileRole::kImage) {
+      AddImage(jobs, outcomes, i, &stats, &report);
+    } else {
+      AddMask(outcomes[i], &stats, &report);
+    }
+  }
+  FinishStatistics(stats, &report);
+  report.duplicates = FindDuplicates(jobs, outcomes);
+  std::sort(report.problems.begin(), report.problems.end(), [](const Error& a, const Error& b) {
+    return std::tie(a.path, a.kind, a.detail) < std::tie(b.path, b.kind, b.detail);
+  });
+  return report;
+}
+
+int64_t CountProblems(const CheckReport& report, ErrorKind kind) {
+  return std::count_if(report.problems.begin(), report.problems.end(),
+                       [kind](const Error& e) { return e.kind == kind; });
+}
+
+}  // namespace segfeed::tools

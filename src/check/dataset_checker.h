@@ -1,0 +1,118 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "segfeed/dataset.h"
+#include "segfeed/errors.h"
+#include "segfeed/options.h"
+
+namespace segfeed::tools {
+
+// Every ErrorKind, in declaration order: the order the checker's summary
+// lists its problem counts in.
+inline constexpr std::array<ErrorKind, 10> kAllErrorKinds = {
+    ErrorKind::kMissingMask,       ErrorKind::kOrphanMask,
+    ErrorKind::kCorruptImage,      ErrorKind::kCorruptMask,
+    ErrorKind::kSizeMismatch,      ErrorKind::kNonBinaryMask,
+    ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,
+    ErrorKind::kEmptyFile,         ErrorKind::kIoError};
+
+// How `segfeed check` checks a dataset.
+struct CheckOptions {
+  // Limits of the decoders. max_pixels is the too_large limit for a header,
+  // max_file_bytes for a file (refused without being read; it bounds each
+  // thread's read buffer). JPEG warnings are errors by default, which is
+  // how a truncated photo is found (libjpeg-turbo fills the missing part
+  // with grey and warns).
+  DecodeOptions decode;
+  // Threads decoding files; 0 means one per core. Each holds one file buffer
+  // and one decoded image (3 bytes per pixel at full resolution).
+  int threads = 0;
+  // Called after each file with (files done, files in total), from worker
+  // threads, possibly concurrently: it must be thread-safe. May be empty.
+  std::function<void(int64_t, int64_t)> progress;
+};
+
+// How many files had one value of a property ("4:2:0", "1918x1280").
+struct ValueCount {
+  std::string value;
+  int64_t files = 0;
+};
+
+// What CheckDataset() found. Everything in it depends only on the files and
+// the options' limits, never on the thread count or timing.
+struct CheckReport {
+  // Complete image/mask pairs in the listing.
+  int64_t pairs = 0;
+  // Files read and decoded: every listed image and mask, paired or not.
+  int64_t images_checked = 0;
+  int64_t masks_checked = 0;
+  // Every problem, sorted by path, then kind, then detail. A size_mismatch
+  // is reported on the image and names the mask in its detail.
+  std::vector<Error> problems;
+  // Files in the dataset folders that are neither image nor mask (hidden
+  // files, subfolders, other names, a second file for one stem), by path.
+  std::vector<IgnoredFile> ignored;
+
+  // Image and mask sizes ("1918x1280"), over every file whose header could
+  // be read, sorted by value.
+  std::vector<ValueCount> image_sizes;
+  std::vector<ValueCount> mask_sizes;
+  // JPEG coding over every image whose header could be read, sorted by
+  // value: "baseline" (any sequential process) or "progressive";
+  // "huffman" or "arithmetic"; "4:2:0", "4:2:2", "4:4:4", "4:4:0", "4:1:1",
+  // "gray"; "YCbCr", "RGB", "gray", "CMYK", "YCCK".
+  std::vector<ValueCount> jpeg_process;
+  std::vector<ValueCount> jpeg_entropy_coding;
+  std::vector<ValueCount> jpeg_subsampling;
+  std::vector<ValueCount> jpeg_colorspace;
+
+  // Per-channel (R, G, B) mean and population standard deviation on the
+  // 0-255 scale, over ALL pixels of every image that decoded without error,
+  // at full resolution. Exact: computed from integer sums, so the same for
+  // any thread count. Divide by 255 for the [0, 1] scale the loader's
+  // normalisation uses.
+  int64_t statistics_images = 0;
+  int64_t statistics_pixels = 0;
+  std::array<double, 3> channel_mean{};
+  std::array<double, 3> channel_std{};
+
+  // Fraction of foreground pixels per mask, over every mask that decoded
+  // without error (a non-binary mask counts, thresholded): the mean of the
+  // per-mask fractions, the smallest and the largest. 0 when no mask decoded.
+  int64_t foreground_masks = 0;
+  double foreground_mean = 0;
+  double foreground_min = 0;
+  double foreground_max = 0;
+
+  // Groups of byte-identical non-empty files (confirmed byte by byte, not
+  // only by hash), each sorted by path, groups sorted by their first path.
+  // Not a problem by itself (two empty masks are normal): information.
+  std::vector<std::vector<std::string>> duplicates;
+};
+
+// Lists the dataset and reads and fully decodes every image and mask in it
+// (JPEG at full resolution, so truncation is found), in parallel. Never
+// throws for a bad file: each becomes a problem naming it. A dataset folder
+// that cannot be listed becomes a single io_error problem. Throws
+// ConfigError for invalid options.
+//
+// Each thread reads with a PairReader, under the Loader's memory policy: its
+// buffers are planned for the dataset's typical photo (the median of a few
+// pairs' headers) at full resolution, a file over decode.max_file_bytes or
+// decode.max_pixels is too_large without its pixels being allocated, a
+// larger file's buffers are freed before the next file, and running out of
+// memory is that file's too_large. So memory is about `threads` x (the
+// typical photo and mask, the largest file allowed and its pixels: 3 bytes
+// per pixel, plus libjpeg's coefficients for a progressive JPEG) plus a
+// fixed-size record per listed file.
+CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
+
+// Problems of one kind in `report`.
+int64_t CountProblems(const CheckReport& report, ErrorKind kind);
+
+}  // namespace segfeed::tools

@@ -1,0 +1,333 @@
+// segfeed bench: throughput, per-stage times and memory of the whole
+// pipeline, optionally beside the decode bound and a naive OpenCV loop.
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/bench_baselines.h"
+#include "cli/command_line.h"
+#include "cli/loader_flags.h"
+#include "cli/output_flags.h"
+#include "cli/report_json.h"
+#include "cli/subcommands.h"
+#include "demo/demo_cache.h"
+#include "digest.h"
+#include "output/printable.h"
+#include "segfeed/loader.h"
+
+namespace segfeed::tools {
+namespace {
+
+constexpr const char* kHelp = R"(usage: segfeed bench [--data DIR] [options]
+
+Runs the whole pipeline (read, decode, augment, convert into pinned batch
+buffers) for a few epochs with a consumer that does nothing, and reports
+throughput, time per stage and memory. Without a dataset it uses the demo
+dataset (made once with make-demo in the cache folder, then reused). Ends
+with `loaded N pairs, skipped M, replaced R` over all epochs: samples loaded
+from their own pair, samples whose pair was bad, replacement samples.
+)";
+
+// What bench's own flags ask for.
+struct BenchFlags {
+  int epochs = 3;
+  bool baseline = false;
+  bool decode_only = false;
+  bool digest = false;
+  std::optional<std::string> json;
+  int demo_count = DemoOptions{}.count;
+};
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double MiB(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+int64_t PeakRssBytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+void DigestBatch(const Lease& lease, Digest* digest) {
+  digest->Update(lease.images().data, lease.images().bytes());
+  digest->Update(lease.masks().data, lease.masks().bytes());
+  const auto ids = lease.sample_ids();
+  digest->Update(ids.data(), ids.size_bytes());
+}
+
+// What one bench run measured, for the text report and the JSON.
+struct BenchResult {
+  std::string dataset_label;
+  int epochs = 0;
+  bool want_digest = false;
+  Digest digest;
+  std::vector<double> epoch_seconds;
+  std::vector<int64_t> epoch_samples;  // delivered: an epoch that stopped early has fewer
+  int64_t samples = 0;
+  int64_t batches = 0;
+  std::string failure;  // the FileError that stopped the run, if one did
+  LoaderStats stats;
+  // Over the epochs after the warm-up.
+  double samples_per_s = 0;
+  double batches_per_s = 0;
+  double input_mb_per_s = 0;
+  size_t timed_epochs = 0;
+  std::optional<double> decode_only;  // --decode-only
+  std::optional<double> baseline;     // --baseline; NAN when it failed (null in the JSON)
+  std::optional<Error> baseline_error;
+};
+
+// The dataset --data names, or the demo dataset (made once, then reused).
+internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const DatasetFlags& flags,
+                                                                   int demo_count) {
+  if (flags.given()) {
+    DatasetSpec spec = flags.Spec();
+    std::string label = spec.image_dir.string();
+    return std::pair{std::move(spec), std::move(label)};
+  }
+  DemoOptions demo;
+  demo.count = demo_count;
+  auto dir = EnsureDemoDataset(demo);
+  if (!dir.ok()) return dir.error();
+  return std::pair{DatasetSpec::Carvana(dir.value()), "demo dataset " + dir.value().string()};
+}
+
+void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, const Loader& loader,
+                      const std::string& dataset_label, int epochs) {
+  const LoaderStats initial = loader.stats();
+  std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(),
+              loader.dataset().pairs.size());
+  std::printf(
+      "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
+      options.batch_size, options.augment.output_width, options.augment.output_height,
+      std::string(ElementTypeName(options.output.image_dtype)).c_str(),
+      std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
+      options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
+      flags.no_augment() ? "off" : (flags.no_color() ? "geometry only" : "on"));
+  if (options.batch_size > loader.samples_per_epoch()) {
+    // The pool is allocated (and pinned) for full batches the dataset never fills.
+    std::printf(
+        "  warning: a batch has room for %d samples but an epoch has %lld; %.1f MiB of the %.1f "
+        "MiB pool "
+        "are never filled: lower --batch\n",
+        options.batch_size, static_cast<long long>(loader.samples_per_epoch()),
+        MiB(static_cast<double>(initial.pool_bytes) *
+            (1.0 - static_cast<double>(loader.samples_per_epoch()) / options.batch_size)),
+        MiB(static_cast<double>(initial.pool_bytes)));
+  }
+  std::fflush(stdout);
+}
+
+// Streams the epochs, timing each; a FileError stops the run.
+void RunEpochs(Loader& loader, BenchResult* result) {
+  const bool show_progress = isatty(STDERR_FILENO) != 0;
+  for (int epoch = 0; epoch < result->epochs && result->failure.empty(); ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    const int64_t samples_before = result->samples;
+    loader.StartEpoch(epoch);
+    try {
+      while (std::optional<Lease> lease = loader.Next()) {
+        if (result->want_digest) DigestBatch(*lease, &result->digest);
+        result->samples += lease->size();
+        ++result->batches;
+        if (show_progress) {
+          std::fprintf(stderr, "\repoch %d: %lld batches", epoch,
+                       static_cast<long long>(result->batches));
+        }
+      }
+    } catch (const FileError& e) {
+      result->failure = e.what();
+    }
+    result->epoch_seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    result->epoch_samples.push_back(result->samples - samples_before);
+  }
+  if (show_progress) std::fprintf(stderr, "\n");
+  result->stats = loader.stats();
+}
+
+// Throughput over the epochs after the warm-up: the first pays for page
+// cache misses and the first touch of the scratch memory. Rates are of what
+// was delivered, so an epoch cut short by a bad file counts as short.
+void ComputeRates(const Loader& loader, BenchResult* result) {
+  const size_t first_timed = result->epoch_seconds.size() > 1 ? 1 : 0;
+  std::vector<double> samples_per_s_by_epoch;
+  for (size_t i = first_timed; i < result->epoch_seconds.size(); ++i) {
+    samples_per_s_by_epoch.push_back(static_cast<double>(result->epoch_samples[i]) /
+                                     result->epoch_seconds[i]);
+  }
+  result->timed_epochs = result->epoch_seconds.size() - first_timed;
+  result->samples_per_s = Median(samples_per_s_by_epoch);
+  const double samples_per_batch =
+      static_cast<double>(loader.samples_per_epoch()) / loader.batches_per_epoch();
+  result->batches_per_s = result->samples_per_s / samples_per_batch;
+  const double input_bytes_per_sample =
+      result->samples > 0
+          ? static_cast<double>(result->stats.input_bytes) / static_cast<double>(result->samples)
+          : 0.0;
+  result->input_mb_per_s = input_bytes_per_sample * result->samples_per_s / 1e6;
+}
+
+void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
+  const LoaderStats& stats = result.stats;
+  const StageSeconds& stage = stats.stage_seconds;
+  const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp +
+                      stage.jitter + stage.convert;
+  auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
+  std::printf(
+      "  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epochs)\n",
+      result.samples_per_s, result.batches_per_s, result.input_mb_per_s, result.timed_epochs);
+  std::printf(
+      "  stages (thread-seconds, all epochs): read %.2f (%.0f%%), JPEG %.2f (%.0f%%), GIF %.2f "
+      "(%.0f%%), "
+      "warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); consumer waited %.2f s\n",
+      stage.read, share(stage.read), stage.decode_image, share(stage.decode_image),
+      stage.decode_mask, share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter,
+      share(stage.jitter), stage.convert, share(stage.convert), stage.consumer_wait);
+  std::printf(
+      "  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB (peak %.1f), read buffers "
+      "%.1f MiB "
+      "(peak %.1f), max in flight %d of %d samples, peak RSS %.1f MiB (plan: at most %.1f MiB + "
+      "libraries)\n",
+      stats.pool_buffers, MiB(static_cast<double>(stats.pool_bytes) / stats.pool_buffers),
+      std::string(PoolKindName(stats.pool_kind)).c_str(),
+      MiB(static_cast<double>(stats.pool_bytes)),
+      stats.pool_fallback_reason.empty() ? "" : (" [" + stats.pool_fallback_reason + "]").c_str(),
+      MiB(static_cast<double>(stats.scratch_bytes)),
+      MiB(static_cast<double>(stats.peak_scratch_bytes)),
+      MiB(static_cast<double>(stats.read_buffer_bytes)),
+      MiB(static_cast<double>(stats.peak_read_buffer_bytes)), stats.peak_in_flight,
+      stats.in_flight_bound, MiB(static_cast<double>(PeakRssBytes())),
+      MiB(static_cast<double>(loader.plan().total_bytes)));
+}
+
+// --decode-only and --baseline: the same pairs through the decoders alone,
+// and through a naive OpenCV loop.
+void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderOptions& options,
+                    BenchResult* result) {
+  if (flags.decode_only) {
+    const double decode_only =
+        DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, result->stats.threads);
+    result->decode_only = decode_only;
+    std::printf(
+        "  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n",
+        decode_only, result->stats.threads, result->samples_per_s / decode_only);
+  }
+  if (flags.baseline) {
+    const internal::Result<double> measured =
+        NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
+    if (measured.ok()) {
+      result->baseline = measured.value();
+      std::printf(
+          "  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n",
+          measured.value(), result->samples_per_s / measured.value());
+    } else {
+      result->baseline = NAN;  // null in the JSON: no number rather than a wrong one
+      result->baseline_error = measured.error();
+      std::printf("  baseline: %s\n", PrintableText(result->baseline_error->Message()).c_str());
+    }
+  }
+}
+
+void PrintOutcome(const BenchResult& result) {
+  const LoaderStats& stats = result.stats;
+  if (result.want_digest) std::printf("digest %s\n", result.digest.Hex().c_str());
+  // Names are escaped: one file is one line, and nothing reaches the terminal raw.
+  for (const Error& unpaired : stats.unpaired_files) {
+    std::printf("  unpaired %s\n", PrintableText(unpaired.Message()).c_str());
+  }
+  for (const Error& skipped : stats.skipped_files) {
+    std::printf("  skipped %s\n", PrintableText(skipped.Message()).c_str());
+  }
+  if (!result.failure.empty())
+    std::printf("  stopped: %s\n", PrintableText(result.failure).c_str());
+  std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n",
+              static_cast<long long>(stats.samples_loaded),
+              static_cast<long long>(stats.samples_skipped),
+              static_cast<long long>(stats.samples_replaced));
+}
+
+// The bench's own figures, then the loader's stats under their field-list
+// names (the keys of Loader.stats() in Python), then what only some runs have.
+std::string BenchJson(const Loader& loader, const LoaderOptions& options,
+                      const BenchResult& result) {
+  Json json = Json::object();
+  SetText(&json, "dataset", result.dataset_label);
+  json["pairs"] = loader.dataset().pairs.size();
+  json["epochs"] = result.epochs;
+  json["batch_size"] = options.batch_size;
+  json["samples_per_s"] = result.samples_per_s;
+  json["batches_per_s"] = result.batches_per_s;
+  json["input_mb_per_s"] = result.input_mb_per_s;
+  json["epoch_seconds"] = result.epoch_seconds;
+  json["peak_rss_bytes"] = PeakRssBytes();
+  json["plan_total_bytes"] = loader.plan().total_bytes;
+  AddFields(&json, result.stats);
+  if (result.decode_only) json["decode_only_samples_per_s"] = *result.decode_only;
+  if (result.baseline) json["baseline_samples_per_s"] = *result.baseline;
+  if (result.baseline_error) SetText(&json, "baseline_error", result.baseline_error->Message());
+  if (result.want_digest) json["digest"] = result.digest.Hex();
+  if (!result.failure.empty()) SetText(&json, "error", result.failure);
+  return DumpJson(json);
+}
+
+}  // namespace
+
+int RunBench(std::span<const std::string> args) {
+  CommandLine cli("bench", kHelp, kNamesHelp);
+  BenchFlags flags;
+  cli.AddInt("--epochs", &flags.epochs, 1, 1000000,
+             "epochs to run; the first is a warm-up when N > 1");
+  cli.AddFlag("--baseline", &flags.baseline,
+              "also time a naive single-thread OpenCV loop, same work");
+  cli.AddFlag("--decode-only", &flags.decode_only,
+              "also time read + decode alone on the same threads");
+  cli.AddFlag("--digest", &flags.digest, "print a digest of every batch byte, in stream order");
+  cli.AddText("--json", "FILE", &flags.json, "write the report as JSON");
+  cli.AddInt("--demo-count", &flags.demo_count, 1, 1000000, "pairs in the demo dataset");
+  const DatasetFlags dataset_flags(cli);
+  const LoaderFlags loader_flags(cli);
+  if (!cli.Parse(args)) return 0;
+  BenchResult result;
+  result.epochs = flags.epochs;
+  result.want_digest = flags.digest;
+  // Parsed before the demo dataset is made: a typo should not cost minutes.
+  const LoaderOptions options = loader_flags.Options();
+  const std::optional<OutputFile> json_file =
+      OutputFileFromFlag(flags.json, "--json", dataset_flags);
+  auto dataset = BenchDataset(dataset_flags, flags.demo_count);
+  if (!dataset.ok()) {
+    std::cerr << "segfeed bench: " << PrintableText(dataset.error().Message()) << "\n";
+    return 1;
+  }
+  result.dataset_label = dataset.value().second;
+  Loader loader(dataset.value().first, options);
+  PrintBenchHeader(loader_flags, options, loader, result.dataset_label, result.epochs);
+  RunEpochs(loader, &result);
+  ComputeRates(loader, &result);
+  PrintRatesAndMemory(loader, result);
+  RunComparisons(flags, loader, options, &result);
+  PrintOutcome(result);
+  if (json_file) {
+    if (internal::Status written = json_file->Write(BenchJson(loader, options, result));
+        !written.ok()) {
+      throw FileError(written.error());
+    }
+  }
+  return result.failure.empty() ? 0 : 1;
+}
+
+}  // namespace segfeed::tools

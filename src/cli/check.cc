@@ -1,0 +1,340 @@
+// segfeed check: the dataset sanity checker, run before a long training job.
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/dataset_checker.h"
+#include "cli/command_line.h"
+#include "cli/loader_flags.h"
+#include "cli/output_flags.h"
+#include "cli/report_json.h"
+#include "cli/subcommands.h"
+#include "output/printable.h"
+#include "output/utf8.h"
+
+namespace segfeed::tools {
+namespace {
+
+constexpr const char* kHelp =
+    R"(usage: segfeed check (--data DIR | --images DIR --masks DIR) [options]
+
+Reads and fully decodes every image and mask of a dataset, on all cores
+(JPEG at full resolution, so a truncated photo is found), and lists every
+problem as '<path>: <detail> [<kind>]', sorted by path. Kinds: missing_mask,
+orphan_mask, corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
+unsupported_format, too_large, empty_file, io_error.
+
+Then a summary: pairs, problems by kind, image and mask sizes, JPEG coding
+(baseline/progressive, entropy coding, subsampling, colour space), the
+per-channel mean and std of the images over ALL their pixels at full
+resolution (exact; for normalisation), the fraction of foreground pixels in
+the masks (mean, min, max) and groups of byte-identical files (information,
+not a problem). The output is the same for any thread count.
+
+A dataset without a single image/mask pair is not clean: check says what
+it found in each folder (images, masks, ignored files by extension) and the
+names it expects, <image folder>/<stem>.jpg with <mask folder>/<stem>_mask.gif.
+
+Exit status: 0 when no problem was found, 1 when some were, when there was
+no pair to check or when the report could not be written (standard output
+included), 2 for a usage error.
+)";
+
+// How many ignored files the text report names; the JSON has all of them.
+constexpr size_t kIgnoredListed = 10;
+
+std::string Join(const std::vector<ValueCount>& counts) {
+  std::string text;
+  for (const ValueCount& count : counts) {
+    if (!text.empty()) text += ", ";
+    text += count.value + " (" + std::to_string(count.files) + ")";
+  }
+  return text.empty() ? "none" : text;
+}
+
+// What a check without a single image/mask pair found, and the names the
+// pairing expects: the report of an empty dataset, of one in another
+// format, or of --images and --masks given the wrong way round.
+struct NoPairsExplanation {
+  std::string found;  // "found 0 images (.jpg/.jpeg) in d/train and ...; 5 files ignored (.png 5)"
+  std::string
+      expected;  // "expected d/train/<stem>.jpg with its mask d/train_masks/<stem>_mask.gif"
+};
+
+std::string Lowercase(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool HasExtensionIn(const std::filesystem::path& path, const std::vector<std::string>& extensions) {
+  const std::string extension = Lowercase(path.extension().string());
+  return std::any_of(extensions.begin(), extensions.end(), [&](const std::string& candidate) {
+    return Lowercase(candidate) == extension;
+  });
+}
+
+NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& spec) {
+  auto joined = [](const std::vector<std::string>& extensions) {
+    std::string text;
+    for (const std::string& extension : extensions) text += (text.empty() ? "" : "/") + extension;
+    return text;
+  };
+  // Ignored files by extension (or "hidden", "folder"), and whether each
+  // folder holds what belongs in the other.
+  std::map<std::string, int64_t> ignored_by_kind;
+  int64_t masks_among_images = 0, images_among_masks = 0;
+  for (const IgnoredFile& file : report.ignored) {
+    const bool named_by_listing = file.reason == "hidden" || file.reason == "folder";
+    const std::string extension = Lowercase(file.path.extension().string());
+    ++ignored_by_kind[named_by_listing    ? file.reason
+                      : extension.empty() ? "no extension"
+                                          : extension];
+    if (file.path.parent_path() == spec.image_dir &&
+        HasExtensionIn(file.path, spec.mask_extensions)) {
+      ++masks_among_images;
+    }
+    if (file.path.parent_path() == spec.mask_dir &&
+        HasExtensionIn(file.path, spec.image_extensions)) {
+      ++images_among_masks;
+    }
+  }
+  NoPairsExplanation explanation;
+  explanation.found = "found " + std::to_string(report.images_checked) + " images (" +
+                      joined(spec.image_extensions) + ") in " + spec.image_dir.string() + " and " +
+                      std::to_string(report.masks_checked) + " masks (" +
+                      joined(spec.mask_extensions) + ") in " + spec.mask_dir.string() + "; " +
+                      std::to_string(report.ignored.size()) + " files ignored";
+  std::string kinds;
+  for (const auto& [kind, files] : ignored_by_kind) {
+    kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(files);
+  }
+  if (!kinds.empty()) explanation.found += " (" + kinds + ")";
+  if (masks_among_images > 0 && images_among_masks > 0)
+    explanation.found += "; the two folders look swapped";
+  const std::string first_image_extension =
+      spec.image_extensions.empty() ? "" : spec.image_extensions.front();
+  const std::string first_mask_extension =
+      spec.mask_extensions.empty() ? "" : spec.mask_extensions.front();
+  explanation.expected =
+      "expected " + (spec.image_dir / ("<stem>" + first_image_extension)).string() +
+      " with its mask " +
+      (spec.mask_dir / ("<stem>" + spec.mask_suffix + first_mask_extension)).string();
+  return explanation;
+}
+
+void PrintText(const CheckReport& report, const DatasetSpec& spec) {
+  std::printf("problems: %zu\n", report.problems.size());
+  // Names are escaped: one problem is one line, and nothing reaches the terminal raw.
+  for (const Error& problem : report.problems)
+    std::printf("  %s\n", PrintableText(problem.Message()).c_str());
+
+  std::printf("summary:\n");
+  std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
+              static_cast<long long>(report.pairs), static_cast<long long>(report.images_checked),
+              static_cast<long long>(report.masks_checked));
+  std::string by_kind;
+  for (ErrorKind kind : kAllErrorKinds) {
+    if (const int64_t n = CountProblems(report, kind)) {
+      by_kind += (by_kind.empty() ? "" : ", ") + std::string(ErrorKindName(kind)) + " " +
+                 std::to_string(n);
+    }
+  }
+  std::printf("  problems         %zu%s\n", report.problems.size(),
+              by_kind.empty() ? "" : (" (" + by_kind + ")").c_str());
+  std::printf("  image sizes      %s\n", Join(report.image_sizes).c_str());
+  std::printf("  mask sizes       %s\n", Join(report.mask_sizes).c_str());
+  std::printf("  JPEG process     %s\n", Join(report.jpeg_process).c_str());
+  std::printf("  JPEG coding      %s\n", Join(report.jpeg_entropy_coding).c_str());
+  std::printf("  JPEG subsampling %s\n", Join(report.jpeg_subsampling).c_str());
+  std::printf("  JPEG colour      %s\n", Join(report.jpeg_colorspace).c_str());
+  if (report.statistics_pixels > 0) {
+    const auto& m = report.channel_mean;
+    const auto& s = report.channel_std;
+    std::printf("  channel mean     R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", m[0] / 255,
+                m[1] / 255, m[2] / 255, m[0], m[1], m[2]);
+    std::printf("  channel std      R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", s[0] / 255,
+                s[1] / 255, s[2] / 255, s[0], s[1], s[2]);
+    std::printf("                   over all %lld pixels of %lld decoded images, full resolution\n",
+                static_cast<long long>(report.statistics_pixels),
+                static_cast<long long>(report.statistics_images));
+  } else {
+    std::printf("  channel mean/std none (no image decoded)\n");
+  }
+  if (report.foreground_masks > 0) {
+    std::printf(
+        "  mask foreground  mean %.4f, min %.4f, max %.4f (fraction of pixels, %lld masks)\n",
+        report.foreground_mean, report.foreground_min, report.foreground_max,
+        static_cast<long long>(report.foreground_masks));
+  } else {
+    std::printf("  mask foreground  none (no mask decoded)\n");
+  }
+  std::printf("  duplicates       %zu group%s of byte-identical files\n", report.duplicates.size(),
+              report.duplicates.size() == 1 ? "" : "s");
+  for (const std::vector<std::string>& group : report.duplicates) {
+    std::string line;
+    for (const std::string& path : group) line += (line.empty() ? "" : " = ") + PrintableText(path);
+    std::printf("    %s\n", line.c_str());
+  }
+  std::printf("  ignored files    %zu\n", report.ignored.size());
+  for (size_t i = 0; i < report.ignored.size() && i < kIgnoredListed; ++i) {
+    std::printf("    %s (%s)\n", PrintableText(report.ignored[i].path.string()).c_str(),
+                PrintableText(report.ignored[i].reason).c_str());
+  }
+  if (report.ignored.size() > kIgnoredListed) {
+    std::printf("    ... and %zu more (all of them in --json)\n",
+                report.ignored.size() - kIgnoredListed);
+  }
+  if (report.pairs == 0) {
+    const NoPairsExplanation why = ExplainNoPairs(report, spec);
+    std::printf("NO PAIRS: %s\n  %s\n", PrintableText(why.found).c_str(),
+                PrintableText(why.expected).c_str());
+    return;
+  }
+  std::printf("%s: %zu problem%s in %lld pairs\n", report.problems.empty() ? "clean" : "NOT CLEAN",
+              report.problems.size(), report.problems.size() == 1 ? "" : "s",
+              static_cast<long long>(report.pairs));
+}
+
+Json CountsJson(const std::vector<ValueCount>& counts) {
+  Json object = Json::object();
+  for (const ValueCount& count : counts) object[JsonText(count.value)] = count.files;
+  return object;
+}
+
+std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
+  Json json = Json::object();
+  json["pairs"] = report.pairs;
+  if (report.pairs == 0) {
+    const NoPairsExplanation why = ExplainNoPairs(report, spec);
+    SetText(&json, "error", "no image/mask pairs: " + why.found + "; " + why.expected);
+  }
+  json["problems"] = ErrorsJson(report.problems);
+  Json& summary = json["summary"] = Json::object();
+  summary["pairs"] = report.pairs;
+  summary["images_checked"] = report.images_checked;
+  summary["masks_checked"] = report.masks_checked;
+  summary["problem_count"] = report.problems.size();
+  Json& by_kind = summary["problems_by_kind"] = Json::object();
+  for (ErrorKind kind : kAllErrorKinds)
+    by_kind[std::string(ErrorKindName(kind))] = CountProblems(report, kind);
+  summary["image_sizes"] = CountsJson(report.image_sizes);
+  summary["mask_sizes"] = CountsJson(report.mask_sizes);
+  summary["jpeg"] = {{"process", CountsJson(report.jpeg_process)},
+                     {"entropy_coding", CountsJson(report.jpeg_entropy_coding)},
+                     {"subsampling", CountsJson(report.jpeg_subsampling)},
+                     {"colorspace", CountsJson(report.jpeg_colorspace)}};
+
+  // NaN (null in the JSON) when no image decoded: no number rather than a wrong one.
+  auto channels = [&](const std::array<double, 3>& values, double scale) {
+    Json array = Json::array();
+    for (double v : values) array.push_back(report.statistics_pixels > 0 ? v * scale : NAN);
+    return array;
+  };
+  summary["channel_stats"] = {{"over", "all pixels, full resolution, of every image that decoded"},
+                              {"channels", "RGB"},
+                              {"images", report.statistics_images},
+                              {"pixels", report.statistics_pixels},
+                              {"mean", channels(report.channel_mean, 1.0 / 255)},
+                              {"std", channels(report.channel_std, 1.0 / 255)},
+                              {"mean_0_255", channels(report.channel_mean, 1.0)},
+                              {"std_0_255", channels(report.channel_std, 1.0)}};
+
+  const bool any_mask = report.foreground_masks > 0;
+  summary["mask_foreground_fraction"] = {{"masks", report.foreground_masks},
+                                         {"mean", any_mask ? report.foreground_mean : NAN},
+                                         {"min", any_mask ? report.foreground_min : NAN},
+                                         {"max", any_mask ? report.foreground_max : NAN}};
+
+  // The groups of duplicates, each path written by `write`.
+  auto duplicates = [&](std::string (*write)(std::string_view)) {
+    Json groups = Json::array();
+    for (const std::vector<std::string>& group : report.duplicates) {
+      Json paths = Json::array();
+      for (const std::string& path : group) paths.push_back(write(path));
+      groups.push_back(std::move(paths));
+    }
+    return groups;
+  };
+  summary["duplicates"] = duplicates(&JsonText);
+  // Array items have no key for SetText to put the exact bytes beside, so
+  // a name that is not UTF-8 brings the whole list again, as hex.
+  const bool any_not_utf8 = std::any_of(
+      report.duplicates.begin(), report.duplicates.end(),
+      [](const auto& group) { return !std::all_of(group.begin(), group.end(), IsValidUtf8); });
+  if (any_not_utf8) summary["duplicates_bytes_hex"] = duplicates(&BytesHex);
+  Json& ignored = summary["ignored"] = Json::array();
+  for (const IgnoredFile& file : report.ignored) {
+    Json entry = Json::object();
+    SetText(&entry, "path", file.path.string());
+    SetText(&entry, "reason", file.reason);
+    ignored.push_back(std::move(entry));
+  }
+  return DumpJson(json);
+}
+
+// A dataset folder named on the command line that does not exist is a
+// mistake in the command, not a problem of the dataset.
+void RequireFolders(const DatasetFlags& dataset) {
+  for (const auto& [option, folder] : dataset.Folders()) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(folder, error))
+      throw UsageError(option + " '" + folder + "' is not a folder");
+  }
+}
+
+}  // namespace
+
+int RunCheck(std::span<const std::string> args) {
+  CommandLine cli("check", kHelp, kNamesHelp);
+  std::optional<std::string> json_path;
+  CheckOptions options;
+  cli.AddText("--json", "FILE", &json_path,
+              "also write the report as JSON:\n"
+              "{\"pairs\": N, \"problems\": [{\"path\", \"kind\", \"detail\"}], \"summary\": "
+              "{...}}\nand \"error\" when there is no pair; \"duplicates_bytes_hex\" when a "
+              "duplicate's name is not UTF-8 (see below). The folder must exist; FILE is replaced "
+              "only once the report is complete, and may not be inside the dataset folders");
+  cli.AddInt("--threads", &options.threads, 0, 1024, "decoding threads, 0 = one per core");
+  cli.AddInt("--max-pixels", &options.decode.max_pixels, 1, INT64_MAX,
+             "too_large limit on a header's width x height");
+  const DatasetFlags dataset(cli);
+  if (!cli.Parse(args)) return 0;
+  const DatasetSpec spec = dataset.Spec();
+  RequireFolders(dataset);
+
+  // Checked before the check, which may take an hour, so a bad path fails
+  // now; written only when the report is complete.
+  const std::optional<OutputFile> json = OutputFileFromFlag(json_path, "--json", dataset);
+
+  // A progress line only for a person watching; logs stay clean.
+  if (isatty(STDERR_FILENO) != 0) {
+    options.progress = [](int64_t done, int64_t total) {
+      if (done % 16 == 0 || done == total) {
+        std::fprintf(stderr, "\rcheck: %lld/%lld files", static_cast<long long>(done),
+                     static_cast<long long>(total));
+      }
+    };
+  }
+  const CheckReport report = CheckDataset(spec, options);
+  if (options.progress) std::fprintf(stderr, "\n");
+
+  PrintText(report, spec);
+  if (json) {
+    if (internal::Status written = json->Write(ReportJson(report, spec)); !written.ok()) {
+      throw FileError(written.error());
+    }
+  }
+  return report.problems.empty() && report.pairs > 0 ? 0 : 1;
+}
+
+}  // namespace segfeed::tools

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/command_line.h"
+#include "segfeed/dataset.h"
+#include "segfeed/option_table.h"
+#include "segfeed/options.h"
+
+namespace segfeed::tools {
+
+// The flags bench, check, preview and plan share, so each spells a dataset
+// and an option the same way.
+
+// --data DIR (Carvana layout), or --images DIR --masks DIR, under "dataset:".
+class DatasetFlags {
+ public:
+  explicit DatasetFlags(CommandLine& cli);
+
+  // True when the command line names a dataset.
+  bool given() const { return data_ || images_ || masks_; }
+  // The dataset the flags name; UsageError when they are contradictory or
+  // there are none.
+  DatasetSpec Spec() const;
+  // Each folder flag given, with its value: {"--data", DIR}, ...
+  std::vector<std::pair<std::string, std::string>> Folders() const;
+
+ private:
+  std::optional<std::string> data_, images_, masks_;
+};
+
+// One flag per entry of LoaderOptionTable(), made from the entry: --<flag>
+// (and --<name with dashes> where that differs: --batch-size), for bool
+// options also --no-<flag>, listed under the entry's group (loader:,
+// augment:, decode:) with its doc, what it accepts and its default. A value
+// goes through the entry's Parse(), and a mistake is the UsageError
+// "--<flag>: <the table's message>". Beside them, the conveniences that are
+// not options: --shard r/N|auto, --no-augment and --no-color.
+class LoaderFlags {
+ public:
+  explicit LoaderFlags(CommandLine& cli);
+
+  // The options on the command line, on top of the defaults (--no-augment
+  // and --no-color first, then every option given, then --shard), checked
+  // as the Loader checks them.
+  LoaderOptions Options() const;
+  // Whether the option named `name` (its keyword, "batch_size") was given.
+  bool Given(std::string_view name) const;
+  bool no_augment() const { return no_augment_; }
+  bool no_color() const { return no_color_; }
+  // Validates `options` as the Loader would (ValidateLoaderOptions), for a
+  // command that changes them after Options(); a ConfigError becomes a
+  // UsageError led by the flag that sets the field.
+  void Check(const LoaderOptions& options) const;
+
+ private:
+  struct Flag {
+    const OptionSpec* spec;
+    CLI::Option* option;
+  };
+  // "--<flag>" of `spec`, or "--shard" for the fields --shard set.
+  std::string FlagOf(const OptionSpec& spec) const;
+
+  std::vector<Flag> flags_;
+  CLI::Option* shard_ = nullptr;
+  bool no_augment_ = false;
+  bool no_color_ = false;
+};
+
+}  // namespace segfeed::tools

@@ -1,0 +1,57 @@
+#include "cli/output_flags.h"
+
+#include <string>
+
+namespace segfeed::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+// 'path', for messages. Appending piecewise sidesteps a false -Wrestrict in
+// GCC 12 for "'" + s.
+std::string Quoted(const fs::path& path) {
+  std::string text = "'";
+  text += path.string();
+  text += "'";
+  return text;
+}
+
+[[noreturn]] void ThrowUsage(const std::string& option, const Error& error) {
+  throw UsageError(option + " " + Quoted(error.path) + ": " + error.detail);
+}
+
+// The folders a command must never write into while it reads them: the
+// image folder and the mask folder of the dataset on the command line.
+void RefuseInsideTheDataset(const DatasetFlags& dataset, const std::string& option,
+                            const fs::path& path) {
+  if (!dataset.given()) return;
+  const DatasetSpec spec = dataset.Spec();
+  if (internal::Status inside = CheckOutsideFolders(path, {spec.image_dir, spec.mask_dir});
+      !inside.ok()) {
+    ThrowUsage(option, inside.error());
+  }
+}
+
+}  // namespace
+
+std::optional<OutputFile> OutputFileFromFlag(const std::optional<std::string>& path,
+                                             const std::string& option,
+                                             const DatasetFlags& dataset) {
+  if (!path) return std::nullopt;
+  RefuseInsideTheDataset(dataset, option, *path);
+  internal::Result<OutputFile> file = OutputFile::Prepare(*path);
+  if (!file.ok()) ThrowUsage(option, file.error());
+  return std::move(file).value();
+}
+
+std::optional<fs::path> OutputFolderFromFlag(const std::optional<std::string>& dir,
+                                             const std::string& option,
+                                             const DatasetFlags& dataset) {
+  if (!dir) return std::nullopt;
+  RefuseInsideTheDataset(dataset, option, *dir);
+  if (internal::Status writable = CheckOutputFolder(*dir); !writable.ok())
+    ThrowUsage(option, writable.error());
+  return fs::path(*dir);
+}
+
+}  // namespace segfeed::tools

@@ -1,0 +1,109 @@
+#include "options/enum_names.h"
+
+#include "segfeed/errors.h"
+#include "segfeed/memory.h"
+#include "segfeed/options.h"
+
+namespace segfeed {
+namespace internal {
+
+const OptionChoice kElementTypeChoices[3] = {{"uint8", static_cast<int>(ElementType::kUint8)},
+                                             {"float16", static_cast<int>(ElementType::kFloat16)},
+                                             {"float32", static_cast<int>(ElementType::kFloat32)}};
+const OptionChoice kMaskTypeChoices[2] = {{"uint8", static_cast<int>(ElementType::kUint8)},
+                                          {"float32", static_cast<int>(ElementType::kFloat32)}};
+const OptionChoice kLayoutChoices[2] = {{"nhwc", static_cast<int>(Layout::kNHWC)},
+                                        {"nchw", static_cast<int>(Layout::kNCHW)}};
+const OptionChoice kFillModeChoices[2] = {{"constant", static_cast<int>(FillMode::kConstant)},
+                                          {"reflect", static_cast<int>(FillMode::kReflect)}};
+const OptionChoice kJpegWarningsChoices[2] = {
+    {"error", static_cast<int>(JpegWarnings::kAreErrors)},
+    {"ignore", static_cast<int>(JpegWarnings::kAreIgnored)}};
+const OptionChoice kOnBadFileChoices[2] = {{"fail", static_cast<int>(OnBadFile::kFail)},
+                                           {"skip", static_cast<int>(OnBadFile::kSkip)}};
+// "val" was the CLI's spelling before the vocabulary had one; still accepted.
+const OptionChoice kSubsetChoices[3] = {
+    {"all", static_cast<int>(Subset::kAll)},
+    {"train", static_cast<int>(Subset::kTrain)},
+    {"validation", static_cast<int>(Subset::kValidation), "val"}};
+const OptionChoice kPinnedModeChoices[4] = {{"auto", static_cast<int>(PinnedMode::kAuto)},
+                                            {"cuda", static_cast<int>(PinnedMode::kCuda)},
+                                            {"mlock", static_cast<int>(PinnedMode::kMlock)},
+                                            {"off", static_cast<int>(PinnedMode::kOff)}};
+
+std::string ChoiceList(std::span<const OptionChoice> choices) {
+  std::string names;
+  for (const OptionChoice& choice : choices) {
+    if (!names.empty()) names += ", ";
+    names += choice.name;
+  }
+  return names;
+}
+
+int ParseChoice(std::string_view what, std::span<const OptionChoice> choices,
+                std::string_view text) {
+  for (const OptionChoice& choice : choices) {
+    if (text == choice.name || (!choice.alias.empty() && text == choice.alias)) return choice.value;
+  }
+  throw ConfigError(std::string(what) + " must be one of " + ChoiceList(choices) + " (got '" +
+                    std::string(text) + "')");
+}
+
+std::string_view ChoiceName(std::span<const OptionChoice> choices, int value) {
+  for (const OptionChoice& choice : choices) {
+    if (choice.value == value) return choice.name;
+  }
+  return "unknown";
+}
+
+}  // namespace internal
+
+using internal::ChoiceName;
+using internal::ParseChoice;
+
+std::string_view ElementTypeName(ElementType type) {
+  return ChoiceName(internal::kElementTypeChoices, static_cast<int>(type));
+}
+std::string_view LayoutName(Layout layout) {
+  return ChoiceName(internal::kLayoutChoices, static_cast<int>(layout));
+}
+std::string_view FillModeName(FillMode mode) {
+  return ChoiceName(internal::kFillModeChoices, static_cast<int>(mode));
+}
+std::string_view JpegWarningsName(JpegWarnings warnings) {
+  return ChoiceName(internal::kJpegWarningsChoices, static_cast<int>(warnings));
+}
+std::string_view OnBadFileName(OnBadFile policy) {
+  return ChoiceName(internal::kOnBadFileChoices, static_cast<int>(policy));
+}
+std::string_view SubsetName(Subset subset) {
+  return ChoiceName(internal::kSubsetChoices, static_cast<int>(subset));
+}
+std::string_view PinnedModeName(PinnedMode mode) {
+  return ChoiceName(internal::kPinnedModeChoices, static_cast<int>(mode));
+}
+
+ElementType ParseElementType(std::string_view text) {
+  return static_cast<ElementType>(ParseChoice("element type", internal::kElementTypeChoices, text));
+}
+Layout ParseLayout(std::string_view text) {
+  return static_cast<Layout>(ParseChoice("layout", internal::kLayoutChoices, text));
+}
+FillMode ParseFillMode(std::string_view text) {
+  return static_cast<FillMode>(ParseChoice("fill_mode", internal::kFillModeChoices, text));
+}
+JpegWarnings ParseJpegWarnings(std::string_view text) {
+  return static_cast<JpegWarnings>(
+      ParseChoice("jpeg_warnings", internal::kJpegWarningsChoices, text));
+}
+OnBadFile ParseOnBadFile(std::string_view text) {
+  return static_cast<OnBadFile>(ParseChoice("on_bad_file", internal::kOnBadFileChoices, text));
+}
+Subset ParseSubset(std::string_view text) {
+  return static_cast<Subset>(ParseChoice("subset", internal::kSubsetChoices, text));
+}
+PinnedMode ParsePinnedMode(std::string_view text) {
+  return static_cast<PinnedMode>(ParseChoice("pinned", internal::kPinnedModeChoices, text));
+}
+
+}  // namespace segfeed

@@ -1,0 +1,322 @@
+// The options vocabulary: every option a user can set, once. Defaults are
+// the structs' own initializers (options.h); the CLI, the Python package,
+// its stub and the checkpoint digest are all made from this list.
+
+#include "segfeed/option_table.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+
+#include "fnv1a_digest.h"
+#include "options/enum_names.h"
+#include "options/option_kinds.h"
+#include "segfeed/errors.h"
+
+namespace segfeed {
+namespace {
+
+using internal::BoolOption;
+using internal::ChoiceOption;
+using internal::IntOption;
+using internal::NumberOption;
+using internal::RangeOption;
+using internal::SizeOption;
+using internal::TripleOption;
+
+// The accessor of one field, as a plain function pointer.
+#define SEGFEED_FIELD(path)         \
+  +[](LoaderOptions & o) -> auto& { \
+    return o.path;                  \
+  }
+
+constexpr OptionGroup kLoader = OptionGroup::kLoader;
+constexpr OptionGroup kAugment = OptionGroup::kAugment;
+constexpr OptionGroup kDecode = OptionGroup::kDecode;
+constexpr auto kIntMax = std::numeric_limits<int>::max();
+constexpr auto kInt64Max = std::numeric_limits<int64_t>::max();
+
+std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
+  using K = OptionKind;
+  std::vector<std::unique_ptr<const OptionSpec>> t;
+  // The loader: batches, threads, order, subset, shard, bad files, memory.
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"batch_size", "batch", kLoader, K::kInt, "samples per batch"},
+      SEGFEED_FIELD(batch_size), 1, kIntMax));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"prefetch_batches", "prefetch", kLoader, K::kInt,
+                              "batch buffers in the pool, the one the consumer holds included",
+                              false},
+      SEGFEED_FIELD(prefetch_batches), 1, kIntMax));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"threads", "threads", kLoader, K::kInt,
+                              "decode threads, 0 = one per core", false},
+      SEGFEED_FIELD(threads), 0, 1024, ", 0 meaning one per core"));
+  t.push_back(std::make_unique<IntOption<uint64_t>>(
+      OptionSpec::Declaration{"seed", "seed", kLoader, K::kInt,
+                              "seeds the order, the subset split, replacements and augmentation"},
+      SEGFEED_FIELD(seed), 0, std::numeric_limits<uint64_t>::max()));
+  t.push_back(std::make_unique<BoolOption>(
+      OptionSpec::Declaration{"shuffle", "shuffle", kLoader, K::kBool,
+                              "a new random order every epoch (else listing order)"},
+      SEGFEED_FIELD(shuffle)));
+  t.push_back(std::make_unique<BoolOption>(
+      OptionSpec::Declaration{"drop_last", "drop-last", kLoader, K::kBool,
+                              "drop a short last batch (else it comes with fewer samples)"},
+      SEGFEED_FIELD(drop_last)));
+  t.push_back(std::make_unique<ChoiceOption<Subset>>(
+      OptionSpec::Declaration{"subset", "subset", kLoader, K::kChoice,
+                              "the part of the dataset streamed; train and validation never "
+                              "overlap ('val' is accepted for validation)"},
+      SEGFEED_FIELD(subset), internal::kSubsetChoices, internal::kSubsetChoices));
+  t.push_back(std::make_unique<NumberOption>(
+      OptionSpec::Declaration{"validation_fraction", "val-fraction", kLoader, K::kNumber,
+                              "fraction of the pairs in the validation subset"},
+      SEGFEED_FIELD(validation_fraction), 0.0, 1.0));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"rank", "rank", kLoader, K::kInt,
+                              "this process's shard (DistributedSampler semantics)", false,
+                              "with world_size None too: RANK from the environment, else 0"},
+      SEGFEED_FIELD(rank), 0, kIntMax));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"world_size", "world-size", kLoader, K::kInt, "number of shards",
+                              false, "with rank None too: WORLD_SIZE from the environment, else 1"},
+      SEGFEED_FIELD(world_size), 1, kIntMax));
+  t.push_back(std::make_unique<ChoiceOption<OnBadFile>>(
+      OptionSpec::Declaration{"on_bad_file", "on-error", kLoader, K::kChoice,
+                              "fail: stop at a bad file (or at start on images without a mask); "
+                              "skip: replace bad pairs and list them"},
+      SEGFEED_FIELD(on_bad_file), internal::kOnBadFileChoices, internal::kOnBadFileChoices));
+  t.push_back(std::make_unique<ChoiceOption<PinnedMode>>(
+      OptionSpec::Declaration{"pinned", "pinned", kLoader, K::kChoice,
+                              "where pool buffers come from (auto: CUDA if a GPU, else mlock, "
+                              "else plain)",
+                              false},
+      SEGFEED_FIELD(pinned), internal::kPinnedModeChoices, internal::kPinnedModeChoices));
+  // The batch tensors.
+  t.push_back(std::make_unique<SizeOption>(OptionSpec::Declaration{
+      "size", "size", kLoader, K::kSize,
+      "output size in pixels; sources are resized to exactly this (CLI WxH, Python (height, "
+      "width))"}));
+  t.push_back(std::make_unique<ChoiceOption<ElementType>>(
+      OptionSpec::Declaration{"image_dtype", "dtype", kLoader, K::kChoice,
+                              "image dtype: float [0, 1] or uint8 0-255"},
+      SEGFEED_FIELD(output.image_dtype), internal::kElementTypeChoices,
+      internal::kElementTypeChoices));
+  t.push_back(std::make_unique<ChoiceOption<ElementType>>(
+      OptionSpec::Declaration{"mask_dtype", "mask-dtype", kLoader, K::kChoice,
+                              "mask dtype; values exactly 0 or 1"},
+      SEGFEED_FIELD(output.mask_dtype), internal::kMaskTypeChoices, internal::kElementTypeChoices));
+  t.push_back(std::make_unique<ChoiceOption<Layout>>(
+      OptionSpec::Declaration{"layout", "layout", kLoader, K::kChoice,
+                              "image layout (masks are always N x H x W x 1)"},
+      SEGFEED_FIELD(output.layout), internal::kLayoutChoices, internal::kLayoutChoices));
+  t.push_back(std::make_unique<BoolOption>(
+      OptionSpec::Declaration{"normalize", "normalize", kLoader, K::kBool,
+                              "(value - mean) / std per channel, float dtypes only; giving mean "
+                              "and std switches it on"},
+      SEGFEED_FIELD(output.normalize)));
+  t.push_back(std::make_unique<TripleOption>(
+      OptionSpec::Declaration{"mean", "mean", kLoader, K::kTriple,
+                              "per-channel mean on the [0, 1] scale, with std", true,
+                              "ImageNet's, used only with normalize"},
+      SEGFEED_FIELD(output.mean), SEGFEED_FIELD(output.normalize), false));
+  t.push_back(std::make_unique<TripleOption>(
+      OptionSpec::Declaration{"std", "std", kLoader, K::kTriple,
+                              "per-channel standard deviation, with mean", true,
+                              "ImageNet's, used only with normalize"},
+      SEGFEED_FIELD(output.std), SEGFEED_FIELD(output.normalize), true));
+  // Augmentation: one affine warp (flips, rotation, resize), then colour.
+  t.push_back(std::make_unique<NumberOption>(
+      OptionSpec::Declaration{"flip_lr_probability", "flip-lr", kAugment, K::kNumber,
+                              "probability of a left-right flip"},
+      SEGFEED_FIELD(augment.flip_lr_probability), 0.0, 1.0));
+  t.push_back(std::make_unique<NumberOption>(
+      OptionSpec::Declaration{"flip_ud_probability", "flip-ud", kAugment, K::kNumber,
+                              "probability of an up-down flip"},
+      SEGFEED_FIELD(augment.flip_ud_probability), 0.0, 1.0));
+  t.push_back(std::make_unique<NumberOption>(
+      OptionSpec::Declaration{"rotation_fraction", "rotation", kAugment, K::kNumber,
+                              "rotation angle ~ U(-f*360, +f*360) degrees; 0 switches it off"},
+      SEGFEED_FIELD(augment.rotation_fraction), 0.0, 0.5));
+  t.push_back(std::make_unique<RangeOption>(
+      OptionSpec::Declaration{"contrast", "contrast", kAugment, K::kRange,
+                              "contrast factor range, around each channel's mean", true,
+                              "no contrast change"},
+      SEGFEED_FIELD(augment.contrast_factor), SEGFEED_FIELD(augment.contrast_enabled),
+      "contrast_factor", 0.0, 1e6));
+  t.push_back(std::make_unique<RangeOption>(
+      OptionSpec::Declaration{"brightness", "brightness", kAugment, K::kRange,
+                              "brightness delta range on the [0, 1] scale", true,
+                              "no brightness change"},
+      SEGFEED_FIELD(augment.brightness_delta), SEGFEED_FIELD(augment.brightness_enabled),
+      "brightness_delta", -1.0, 1.0));
+  t.push_back(std::make_unique<RangeOption>(
+      OptionSpec::Declaration{"saturation", "saturation", kAugment, K::kRange,
+                              "HSV saturation factor range (0 gives grey)", true,
+                              "no saturation change"},
+      SEGFEED_FIELD(augment.saturation_factor), SEGFEED_FIELD(augment.saturation_enabled),
+      "saturation_factor", 0.0, 1e6));
+  t.push_back(std::make_unique<RangeOption>(
+      OptionSpec::Declaration{"hue", "hue", kAugment, K::kRange,
+                              "hue delta range, as a fraction of the hue circle", true,
+                              "no hue change"},
+      SEGFEED_FIELD(augment.hue_delta), SEGFEED_FIELD(augment.hue_enabled), "hue_delta", -0.5,
+      0.5));
+  t.push_back(std::make_unique<ChoiceOption<FillMode>>(
+      OptionSpec::Declaration{"fill_mode", "fill-mode", kAugment, K::kChoice,
+                              "what rotation brings in from outside: constant (image fill_value, "
+                              "mask 0) or reflect"},
+      SEGFEED_FIELD(augment.fill_mode), internal::kFillModeChoices, internal::kFillModeChoices));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"fill_value", "fill-value", kAugment, K::kInt,
+                              "image value for fill_mode constant"},
+      SEGFEED_FIELD(augment.fill_value), 0, 255));
+  t.push_back(std::make_unique<BoolOption>(
+      OptionSpec::Declaration{"antialias", "antialias", kAugment, K::kBool,
+                              "area-average an image that shrinks by more than 2x before the warp"},
+      SEGFEED_FIELD(augment.antialias)));
+  // Decoding limits.
+  t.push_back(std::make_unique<IntOption<int64_t>>(
+      OptionSpec::Declaration{"max_pixels", "max-pixels", kDecode, K::kInt,
+                              "largest width x height accepted, checked on the header"},
+      SEGFEED_FIELD(decode.max_pixels), 1, kInt64Max));
+  t.push_back(std::make_unique<IntOption<int64_t>>(
+      OptionSpec::Declaration{
+          "max_file_bytes", "max-file-bytes", kDecode, K::kInt,
+          "largest file accepted; a larger one is too_large without being read"},
+      SEGFEED_FIELD(decode.max_file_bytes), 1, kInt64Max));
+  t.push_back(std::make_unique<IntOption<int64_t>>(
+      OptionSpec::Declaration{"max_pixel_scans", "max-pixel-scans", kDecode, K::kInt,
+                              "largest width x height x scans of a progressive JPEG"},
+      SEGFEED_FIELD(decode.max_pixel_scans), 1, kInt64Max));
+  t.push_back(std::make_unique<NumberOption>(
+      OptionSpec::Declaration{"scratch_headroom", "headroom", kDecode, K::kNumber,
+                              "decode budget per thread, as a multiple of what the planned photo "
+                              "needs; larger pairs are too_large"},
+      SEGFEED_FIELD(decode.scratch_headroom), 1.0, 1e6));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"mask_threshold", "mask-threshold", kDecode, K::kInt,
+                              "a mask colour is foreground when its luminance is at least this"},
+      SEGFEED_FIELD(decode.mask_threshold), 0, 255));
+  t.push_back(std::make_unique<ChoiceOption<JpegWarnings>>(
+      OptionSpec::Declaration{"jpeg_warnings", "jpeg-warnings", kDecode, K::kChoice,
+                              "error: refuse a JPEG that decodes only with warnings; ignore: use "
+                              "its pixels"},
+      SEGFEED_FIELD(decode.jpeg_warnings), internal::kJpegWarningsChoices,
+      internal::kJpegWarningsChoices));
+  return t;
+}
+
+#undef SEGFEED_FIELD
+
+struct Table {
+  std::vector<std::unique_ptr<const OptionSpec>> owned = MakeTable();
+  std::vector<const OptionSpec*> entries = [this] {
+    std::vector<const OptionSpec*> pointers;
+    for (const auto& entry : owned) pointers.push_back(entry.get());
+    return pointers;
+  }();
+};
+
+const Table& TheTable() {
+  static const Table table;
+  return table;
+}
+
+bool IsNone(const OptionValue& value) { return std::holds_alternative<std::monostate>(value); }
+
+// Exact text of a value for the digest: doubles with all their digits.
+std::string CanonicalText(const OptionScalar& scalar) {
+  if (const auto* d = std::get_if<double>(&scalar)) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.17g", *d);
+    return text;
+  }
+  if (const auto* b = std::get_if<bool>(&scalar)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&scalar)) return std::to_string(*i);
+  if (const auto* u = std::get_if<uint64_t>(&scalar)) return std::to_string(*u);
+  return std::get<std::string>(scalar);
+}
+
+std::string CanonicalText(const OptionValue& value) {
+  if (IsNone(value)) return "none";
+  if (const auto* scalar = std::get_if<OptionScalar>(&value)) return CanonicalText(*scalar);
+  std::string text;
+  for (const OptionScalar& item : std::get<std::vector<OptionScalar>>(value)) {
+    if (!text.empty()) text += ",";
+    text += CanonicalText(item);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string_view OptionGroupName(OptionGroup group) {
+  switch (group) {
+    case OptionGroup::kLoader:
+      return "loader";
+    case OptionGroup::kAugment:
+      return "augment";
+    case OptionGroup::kDecode:
+      return "decode";
+  }
+  return "unknown";
+}
+
+std::span<const OptionSpec* const> LoaderOptionTable() { return TheTable().entries; }
+
+const OptionSpec* FindOption(std::string_view name) {
+  for (const OptionSpec* option : LoaderOptionTable()) {
+    if (option->name() == name) return option;
+  }
+  return nullptr;
+}
+
+LoaderOptions OptionsFromValues(std::span<const std::pair<std::string, OptionValue>> values) {
+  LoaderOptions options;
+  const OptionValue* mean = nullptr;
+  const OptionValue* std_dev = nullptr;
+  bool rank_none = false, world_size_none = false;
+  for (const auto& [name, value] : values) {
+    const OptionSpec* option = FindOption(name);
+    if (!option) throw ConfigError("unknown option '" + name + "'");
+    if (IsNone(value) && option->none_means().empty())
+      throw OptionTypeError(name + " must not be None");
+    option->Set(options, value);
+    if (name == "mean") mean = &value;
+    if (name == "std") std_dev = &value;
+    if (name == "rank") rank_none = IsNone(value);
+    if (name == "world_size") world_size_none = IsNone(value);
+  }
+  const bool mean_given = mean && !IsNone(*mean);
+  const bool std_given = std_dev && !IsNone(*std_dev);
+  if (mean_given != std_given) {
+    throw ConfigError(std::string("mean and std go together: give both to normalise, or neither") +
+                      (mean_given ? " (got mean without std)" : " (got std without mean)"));
+  }
+  if (mean_given) options.output.normalize = true;
+  // As torchrun starts processes: the shard comes from its variables.
+  if (rank_none && world_size_none && (std::getenv("RANK") || std::getenv("WORLD_SIZE")))
+    options.shard_from_environment = true;
+  ValidateLoaderOptions(options);
+  return options;
+}
+
+std::string StreamOptionsText(const LoaderOptions& options) {
+  std::string text;
+  for (const OptionSpec* option : LoaderOptionTable()) {
+    if (!option->in_stream()) continue;
+    text += std::string(option->name()) + "=" + CanonicalText(option->Get(options)) + "\n";
+  }
+  return text;
+}
+
+std::string StreamOptionsDigest(const LoaderOptions& options) {
+  internal::Fnv1aDigest digest;
+  digest.Add(StreamOptionsText(options));
+  return digest.Hex();
+}
+
+}  // namespace segfeed

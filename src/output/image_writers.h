@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "output/output_file.h"
+#include "result.h"
+
+namespace segfeed::tools {
+
+// The writers below encode in memory, then write as OutputFile writes
+// (complete or not at all, with the permissions any new file gets). The
+// overloads taking a path prepare the OutputFile themselves. Errors are
+// io_errors naming the file.
+
+// Encodes RGB pixels (height x width x 3) as a baseline JPEG with 4:2:0
+// chroma subsampling and the accurate integer DCT, so the bytes are the same
+// on every machine.
+internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height,
+                           int quality);
+internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width,
+                           int height, int quality);
+
+// The order a GIF stores its rows in: top to bottom, or interlaced in four
+// passes (rows 0, 8, 16, ..., then 4, 12, ..., then 2, 6, ..., then the odd
+// rows), as Pillow and many other tools write masks by default.
+enum class GifRowOrder { kSequential, kInterlaced };
+
+// Encodes a mask (height x width bytes, 0 or 1) as a GIF with a two-colour
+// palette: index 0 black (background), index 1 white (foreground), the form
+// Carvana's masks take. Errors name `path_for_errors`.
+internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height,
+                                            GifRowOrder order,
+                                            const std::filesystem::path& path_for_errors);
+// Encodes and writes it.
+internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height,
+                              GifRowOrder order = GifRowOrder::kSequential);
+internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
+                              int height, GifRowOrder order = GifRowOrder::kSequential);
+
+// Writes 8-bit pixels (height x width x channels, rows packed) as a PNG:
+// channels 3 is RGB, 1 is grey. Lossless, so the file holds exactly these
+// bytes.
+internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height,
+                          int channels);
+
+}  // namespace segfeed::tools

@@ -1,0 +1,231 @@
+// CheckDataset() itself: every planted problem with its kind and path, the
+// summary's statistics, and the same report for any thread count.
+#include "check/dataset_checker.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/fixtures.h"
+#include "io/mixed_dataset.h"
+#include "output/image_writers.h"
+#include "support/planted_dataset.h"
+#include "temp_dir.h"
+
+namespace segfeed::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using segfeed::testing::TempDir;
+
+CheckOptions Threads(int threads) {
+  CheckOptions options;
+  options.threads = threads;
+  return options;
+}
+
+std::vector<std::pair<std::string, ErrorKind>> PathsAndKinds(const std::vector<Error>& problems) {
+  std::vector<std::pair<std::string, ErrorKind>> out;
+  for (const Error& e : problems) out.emplace_back(e.path, e.kind);
+  return out;
+}
+
+TEST(DatasetCheckerTest, FindsEveryPlantedProblemWithItsKindAndPath) {
+  TempDir dir;
+  const auto planted = segfeed::testing::WritePlantedDataset(dir.path());
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+
+  std::vector<std::pair<std::string, ErrorKind>> expected;
+  for (const auto& p : planted.problems) expected.emplace_back(p.path, p.kind);
+  EXPECT_EQ(PathsAndKinds(report.problems), expected);
+  for (const Error& e : report.problems) {
+    EXPECT_FALSE(e.detail.empty()) << e.Message();
+  }
+  EXPECT_EQ(report.pairs, planted.pairs);
+  EXPECT_EQ(report.images_checked, 14);  // 13 pairs + the image without mask
+  EXPECT_EQ(report.masks_checked, 14);   // 13 pairs + the orphan
+  ASSERT_EQ(report.duplicates.size(), 1u);
+  EXPECT_EQ(report.duplicates[0], planted.duplicates);
+  // Each kind once, but unsupported_format twice (random bytes, PNG).
+  for (ErrorKind kind : kAllErrorKinds) {
+    EXPECT_EQ(CountProblems(report, kind), kind == ErrorKind::kUnsupportedFormat ? 2 : 1)
+        << ErrorKindName(kind);
+  }
+}
+
+TEST(DatasetCheckerTest, DetailsSayWhatIsWrong) {
+  TempDir dir;
+  segfeed::testing::WritePlantedDataset(dir.path());
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(1));
+  auto detail_of = [&](ErrorKind kind) {
+    std::string all;
+    for (const Error& e : report.problems) {
+      if (e.kind == kind) all += e.detail + "\n";
+    }
+    return all;
+  };
+  EXPECT_NE(detail_of(ErrorKind::kUnsupportedFormat).find("PNG"), std::string::npos);
+  EXPECT_NE(detail_of(ErrorKind::kTooLarge).find("60000x60000"), std::string::npos);
+  EXPECT_NE(detail_of(ErrorKind::kSizeMismatch).find("64x48 but its mask"), std::string::npos);
+  EXPECT_NE(detail_of(ErrorKind::kSizeMismatch).find("32x24"), std::string::npos);
+}
+
+TEST(DatasetCheckerTest, CleanDatasetHasNoProblemsAndASensibleSummary) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 6);
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+  EXPECT_TRUE(report.problems.empty()) << report.problems.front().Message();
+  EXPECT_EQ(report.pairs, 6);
+  ASSERT_EQ(report.image_sizes.size(), 1u);
+  EXPECT_EQ(report.image_sizes[0].value, "64x48");
+  EXPECT_EQ(report.image_sizes[0].files, 6);
+  ASSERT_EQ(report.mask_sizes.size(), 1u);
+  EXPECT_EQ(report.mask_sizes[0].value, "64x48");
+  ASSERT_EQ(report.jpeg_process.size(), 1u);
+  EXPECT_EQ(report.jpeg_process[0].value, "baseline");
+  ASSERT_EQ(report.jpeg_subsampling.size(), 1u);
+  EXPECT_EQ(report.jpeg_subsampling[0].value, "4:2:0");
+  ASSERT_EQ(report.jpeg_colorspace.size(), 1u);
+  EXPECT_EQ(report.jpeg_colorspace[0].value, "YCbCr");
+  EXPECT_EQ(report.statistics_images, 6);
+  EXPECT_EQ(report.statistics_pixels, 6 * 64 * 48);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_GT(report.channel_mean[c], 0.0);
+    EXPECT_LT(report.channel_mean[c], 255.0);
+    EXPECT_GT(report.channel_std[c], 0.0);
+  }
+  EXPECT_EQ(report.foreground_masks, 6);
+  EXPECT_GT(report.foreground_min, 0.0);
+  EXPECT_LE(report.foreground_min, report.foreground_mean);
+  EXPECT_LE(report.foreground_mean, report.foreground_max);
+  EXPECT_LT(report.foreground_max, 1.0);
+  EXPECT_TRUE(report.duplicates.empty());
+}
+
+// Uniform grey photos decode exactly at quality 100 (DC only, quantiser 1),
+// so the statistics over all pixels are known: values 100 and 200, equally
+// many, give mean 150 and population std 50 in every channel.
+TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
+  TempDir dir;
+  fs::create_directories(dir / "train");
+  fs::create_directories(dir / "train_masks");
+  const int width = 40, height = 24;
+  for (int value : {100, 200}) {
+    const std::vector<uint8_t> rgb(width * height * 3, static_cast<uint8_t>(value));
+    const std::string stem = "grey" + std::to_string(value);
+    ASSERT_TRUE(
+        WriteJpeg(dir.path() / "train" / (stem + ".jpg"), rgb.data(), width, height, 100).ok());
+    // A quarter of the mask is foreground for 100, half for 200.
+    std::vector<uint8_t> mask(width * height, 0);
+    std::fill(mask.begin(), mask.begin() + (value == 100 ? width * height / 4 : width * height / 2),
+              1);
+    ASSERT_TRUE(
+        WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), mask.data(), width, height)
+            .ok());
+  }
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+  ASSERT_TRUE(report.problems.empty()) << report.problems.front().Message();
+  EXPECT_EQ(report.statistics_pixels, 2 * width * height);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_DOUBLE_EQ(report.channel_mean[c], 150.0);
+    EXPECT_DOUBLE_EQ(report.channel_std[c], 50.0);
+  }
+  EXPECT_DOUBLE_EQ(report.foreground_min, 0.25);
+  EXPECT_DOUBLE_EQ(report.foreground_max, 0.5);
+  EXPECT_DOUBLE_EQ(report.foreground_mean, 0.375);
+}
+
+TEST(DatasetCheckerTest, ReportIsTheSameForAnyThreadCount) {
+  TempDir dir;
+  segfeed::testing::WritePlantedDataset(dir.path());
+  const CheckReport one = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(1));
+  const CheckReport three = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(3));
+  ASSERT_EQ(one.problems.size(), three.problems.size());
+  for (size_t i = 0; i < one.problems.size(); ++i) {
+    EXPECT_EQ(one.problems[i].Message(), three.problems[i].Message());
+  }
+  EXPECT_EQ(one.channel_mean, three.channel_mean);
+  EXPECT_EQ(one.channel_std, three.channel_std);
+  EXPECT_EQ(one.foreground_mean, three.foreground_mean);
+  EXPECT_EQ(one.duplicates, three.duplicates);
+}
+
+TEST(DatasetCheckerTest, FileOverTheByteLimitIsTooLargeWithoutBeingRead) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  CheckOptions options;
+  options.decode.max_file_bytes = 100;  // every demo photo and mask is larger
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+  EXPECT_EQ(CountProblems(report, ErrorKind::kTooLarge), 4);
+  ASSERT_FALSE(report.problems.empty());
+  EXPECT_NE(report.problems[0].detail.find("max_file_bytes = 100"), std::string::npos);
+  EXPECT_EQ(report.statistics_images, 0);
+}
+
+// open(2) on a FIFO waits for a writer; the checker must not.
+TEST(DatasetCheckerTest, FifoNamedLikeAnImageIsAnIoErrorNotAHang) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  const fs::path fifo = dir.path() / "train" / "fifo.jpg";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(1));
+  ASSERT_EQ(report.problems.size(), 2u);  // the missing mask, then the io_error (kind order)
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::kMissingMask);
+  EXPECT_EQ(report.problems[1].path, fifo.string());
+  EXPECT_EQ(report.problems[1].kind, ErrorKind::kIoError);
+  EXPECT_EQ(report.problems[1].detail, "not a regular file");
+}
+
+TEST(DatasetCheckerTest, UnlistableFolderIsOneIoError) {
+  TempDir dir;
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir / "absent"), Threads(1));
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::kIoError);
+  EXPECT_NE(report.problems[0].path.find("absent"), std::string::npos);
+  EXPECT_EQ(report.pairs, 0);
+}
+
+TEST(DatasetCheckerTest, InvalidOptionsThrowNamingTheField) {
+  TempDir dir;
+  CheckOptions options;
+  options.decode.max_file_bytes = 0;
+  EXPECT_THROW(CheckDataset(DatasetSpec::Carvana(dir.path()), options), ConfigError);
+  options = {};
+  options.threads = -1;
+  try {
+    CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+    FAIL() << "no ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("threads"), std::string::npos) << e.what();
+  }
+}
+
+// Good pairs interleaved with one bad file of every defect: the checker
+// reports exactly the defective files (and the unpaired ones), never a good
+// file, whatever the thread count and so whichever files each thread
+// decoded before.
+TEST(DatasetCheckerTest, ReportsExactlyTheDefectiveFilesOfAMixedDataset) {
+  TempDir dir;
+  const auto mixed = segfeed::testing::WriteMixedDataset(dir.path(), 40);
+  std::vector<std::pair<std::string, ErrorKind>> expected;
+  for (const auto* files :
+       {&mixed.bad_files, &mixed.non_binary_masks, &mixed.unpaired_images, &mixed.orphan_masks}) {
+    for (const auto& file : *files) expected.emplace_back(file.path, file.kind);
+  }
+  std::sort(expected.begin(), expected.end());
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(threads));
+    auto found = PathsAndKinds(report.problems);
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(found, expected);
+    EXPECT_EQ(report.pairs, mixed.complete_pairs());
+  }
+}
+
+}  // namespace
+}  // namespace segfeed::tools

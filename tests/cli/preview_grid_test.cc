@@ -1,0 +1,208 @@
+#include "cli/preview_grid.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "demo/demo_dataset.h"
+#include "segfeed/loader.h"
+#include "temp_dir.h"
+
+namespace segfeed::tools {
+namespace {
+
+using segfeed::testing::TempDir;
+
+// A flat grey sample with a rectangular mask, so every pixel's expected value
+// is known.
+PreviewSample GreySample(int width, int height, int x0, int y0, int x1, int y1) {
+  PreviewSample sample;
+  sample.sample_id = 3;
+  sample.stem = "cafe0001_01";
+  sample.width = width;
+  sample.height = height;
+  sample.rgb.assign(static_cast<size_t>(width) * height * 3, 100);
+  sample.mask.assign(static_cast<size_t>(width) * height, 0);
+  for (int y = y0; y < y1; ++y) {
+    for (int x = x0; x < x1; ++x) sample.mask[static_cast<size_t>(y) * width + x] = 1;
+  }
+  return sample;
+}
+
+const uint8_t* GridPixel(const std::vector<uint8_t>& grid, const PreviewGridLayout& layout, int x,
+                         int y) {
+  return grid.data() + (static_cast<size_t>(y) * layout.width + x) * 3;
+}
+
+TEST(PreviewGridTest, LayoutFollowsTheDocumentedFormula) {
+  PreviewGridLayout layout = PlanPreviewGrid(16, 160, 106);
+  EXPECT_EQ(layout.columns, 4);
+  EXPECT_EQ(layout.rows, 4);
+  EXPECT_EQ(layout.cell_width, kPreviewMinCellWidth);  // narrow images get the label's width
+  EXPECT_EQ(layout.cell_height, 106 + kPreviewLabelHeight);
+  EXPECT_EQ(layout.width, 4 * kPreviewMinCellWidth + 5 * kPreviewGap);
+  EXPECT_EQ(layout.height, 4 * (106 + kPreviewLabelHeight) + 5 * kPreviewGap);
+
+  layout = PlanPreviewGrid(5, 512, 256);
+  EXPECT_EQ(layout.columns, 3);
+  EXPECT_EQ(layout.rows, 2);
+  EXPECT_EQ(layout.width, 3 * 512 + 4 * kPreviewGap);
+  EXPECT_EQ(layout.height, 2 * (256 + kPreviewLabelHeight) + 3 * kPreviewGap);
+
+  layout = PlanPreviewGrid(1, 300, 200);
+  EXPECT_EQ(layout.columns, 1);
+  EXPECT_EQ(layout.rows, 1);
+  EXPECT_EQ(layout.width, 300 + 2 * kPreviewGap);
+
+  layout = PlanPreviewGrid(17, 300, 200);
+  EXPECT_EQ(layout.columns, 5);
+  EXPECT_EQ(layout.rows, 4);
+}
+
+TEST(PreviewGridTest, OverlayTintsTheMaskOutlinesItAndLeavesTheBackground) {
+  const int width = 240, height = 60;  // wider than the minimum cell: no centring offset
+  const PreviewSample sample = GreySample(width, height, 50, 10, 150, 40);
+  const PreviewGridLayout layout = PlanPreviewGrid(1, width, height);
+  const std::vector<uint8_t> grid = RenderPreviewGrid(std::span(&sample, 1), layout);
+  ASSERT_EQ(grid.size(), static_cast<size_t>(layout.width) * layout.height * 3);
+  const int ox = kPreviewGap, oy = kPreviewGap;
+
+  // Background: exactly the loader's pixels.
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      if (sample.mask[static_cast<size_t>(y) * width + x]) continue;
+      const uint8_t* p = GridPixel(grid, layout, ox + x, oy + y);
+      ASSERT_EQ(p[0], 100) << x << "," << y;
+      ASSERT_EQ(p[1], 100);
+      ASSERT_EQ(p[2], 100);
+    }
+  }
+  // Inside: blended with the mask colour.
+  const uint8_t* inside = GridPixel(grid, layout, ox + 100, oy + 25);
+  for (int c = 0; c < 3; ++c) {
+    const double expected =
+        (1 - kPreviewMaskOpacity) * 100 + kPreviewMaskOpacity * kPreviewMaskColor[c];
+    EXPECT_NEAR(inside[c], expected, 1.0) << c;
+  }
+  // The outermost foreground pixels carry the outline.
+  for (auto [x, y] :
+       {std::pair{50, 10}, std::pair{149, 39}, std::pair{100, 10}, std::pair{50, 25}}) {
+    const uint8_t* edge = GridPixel(grid, layout, ox + x, oy + y);
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(edge[c], kPreviewContourColor[c]) << x << "," << y;
+  }
+}
+
+TEST(PreviewGridTest, LabelsNameTheSampleAndItsParameters) {
+  PreviewSample sample = GreySample(32, 32, 0, 0, 1, 1);
+  sample.params.flip_lr = true;
+  sample.params.angle_deg = -37.25;
+  sample.params.contrast_factor = 0.52;
+  sample.params.brightness_delta = 0.11;
+  sample.params.saturation_factor = 0.47;
+  sample.params.hue_delta = -0.08;
+  std::vector<std::string> lines = PreviewLabelLines(sample);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "#3 cafe0001_01");
+  EXPECT_EQ(lines[1], "flip lr, rot -37.2 deg");
+  EXPECT_EQ(lines[2], "c 0.52 b +0.11 s 0.47 h -0.08");
+
+  sample.params = AugmentParams{};
+  sample.params.flip_ud = true;
+  lines = PreviewLabelLines(sample);
+  EXPECT_EQ(lines[1], "flip ud, rot +0.0 deg");
+  EXPECT_EQ(lines[2], "no colour jitter");
+}
+
+TEST(PreviewGridTest, LongestLabelFitsTheMinimumCell) {
+  // A narrow image gets the minimum cell width; the widest label lines must
+  // end before the label band's last columns.
+  PreviewSample sample = GreySample(32, 20, 0, 0, 1, 1);
+  sample.sample_id = 99999;
+  sample.stem = "ffffffff_16";
+  sample.params.flip_lr = sample.params.flip_ud = true;
+  sample.params.angle_deg = -179.95;
+  sample.params.contrast_factor = 0.6;
+  sample.params.brightness_delta = -0.2;
+  sample.params.saturation_factor = 0.6;
+  sample.params.hue_delta = -0.2;
+  const PreviewGridLayout layout = PlanPreviewGrid(1, sample.width, sample.height);
+  ASSERT_EQ(layout.cell_width, kPreviewMinCellWidth);
+  const std::vector<uint8_t> grid = RenderPreviewGrid(std::span(&sample, 1), layout);
+  const int label_x = kPreviewGap, label_y = kPreviewGap + sample.height;
+  for (int y = label_y; y < label_y + kPreviewLabelHeight; ++y) {
+    for (int x = label_x + kPreviewMinCellWidth - 3; x < label_x + kPreviewMinCellWidth; ++x) {
+      const uint8_t* p = GridPixel(grid, layout, x, y);
+      ASSERT_EQ(p[0], p[1]) << x << "," << y;
+      ASSERT_LT(p[0], 40) << "text reaches the cell's edge at " << x << "," << y;
+    }
+  }
+}
+
+class PreviewCollectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    DemoOptions demo;
+    demo.count = 7;
+    demo.width = 160;
+    demo.height = 106;
+    ASSERT_TRUE(WriteDemoDataset(dir_.path(), demo, {}).ok());
+    options_.batch_size = 3;
+    options_.threads = 2;
+    options_.seed = 11;
+    options_.augment.output_width = 64;
+    options_.augment.output_height = 48;
+    options_.output.image_dtype = ElementType::kUint8;
+    options_.output.mask_dtype = ElementType::kUint8;
+    options_.pinned = PinnedMode::kOff;
+  }
+  TempDir dir_;
+  LoaderOptions options_;
+};
+
+TEST_F(PreviewCollectTest, CopiesTheLoadersSamplesInStreamOrder) {
+  Loader preview_loader(DatasetSpec::Carvana(dir_.path()), options_);
+  const std::vector<PreviewSample> samples = CollectPreviewSamples(preview_loader, 1, 5, {});
+  ASSERT_EQ(samples.size(), 5u);
+
+  Loader loader(DatasetSpec::Carvana(dir_.path()), options_);
+  loader.StartEpoch(1);
+  size_t index = 0;
+  while (index < samples.size()) {
+    std::optional<Lease> lease = loader.Next();
+    ASSERT_TRUE(lease.has_value());
+    const size_t image_bytes = 64 * 48 * 3, mask_bytes = 64 * 48;
+    for (int slot = 0; slot < lease->size() && index < samples.size(); ++slot, ++index) {
+      const PreviewSample& sample = samples[index];
+      EXPECT_EQ(sample.sample_id, lease->sample_ids()[slot]);
+      EXPECT_EQ(sample.stem, loader.dataset().pairs[sample.sample_id].stem);
+      EXPECT_EQ(sample.params, lease->params()[slot]);
+      ASSERT_EQ(sample.width, 64);
+      ASSERT_EQ(sample.height, 48);
+      const auto* image = static_cast<const uint8_t*>(lease->images().data) + slot * image_bytes;
+      const auto* mask = static_cast<const uint8_t*>(lease->masks().data) + slot * mask_bytes;
+      EXPECT_EQ(std::memcmp(sample.rgb.data(), image, image_bytes), 0) << index;
+      EXPECT_EQ(std::memcmp(sample.mask.data(), mask, mask_bytes), 0) << index;
+    }
+  }
+}
+
+TEST_F(PreviewCollectTest, StopsAtTheEndOfTheEpoch) {
+  Loader loader(DatasetSpec::Carvana(dir_.path()), options_);
+  int last_progress = 0;
+  const std::vector<PreviewSample> samples =
+      CollectPreviewSamples(loader, 0, 100, [&](int n) { last_progress = n; });
+  EXPECT_EQ(samples.size(), 7u);
+  EXPECT_EQ(last_progress, 7);
+}
+
+TEST_F(PreviewCollectTest, RefusesFloatBatches) {
+  options_.output.image_dtype = ElementType::kFloat32;
+  Loader loader(DatasetSpec::Carvana(dir_.path()), options_);
+  EXPECT_THROW(CollectPreviewSamples(loader, 0, 2, {}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace segfeed::tools

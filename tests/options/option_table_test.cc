@@ -1,0 +1,143 @@
+#include "segfeed/option_table.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "segfeed/errors.h"
+#include "segfeed/options.h"
+
+namespace segfeed {
+namespace {
+
+std::string MessageOf(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(OptionTableTest, NamesAndFlagsAreUnique) {
+  std::set<std::string_view> names, flags;
+  for (const OptionSpec* option : LoaderOptionTable()) {
+    EXPECT_TRUE(names.insert(option->name()).second) << option->name();
+    EXPECT_TRUE(flags.insert(option->flag()).second) << option->flag();
+    EXPECT_FALSE(option->doc().empty()) << option->name();
+    EXPECT_EQ(FindOption(option->name()), option);
+  }
+  EXPECT_EQ(FindOption("no_such_option"), nullptr);
+}
+
+// Every default survives both ways in: the value Get() gives and the text
+// Text() gives set the same struct, and the defaults pass validation.
+TEST(OptionTableTest, DefaultsRoundTripThroughValuesAndText) {
+  const LoaderOptions defaults;
+  for (const OptionSpec* option : LoaderOptionTable()) {
+    LoaderOptions from_value, from_text;
+    option->Set(from_value, option->Get(defaults));
+    option->Parse(from_text, option->Text(defaults));
+    EXPECT_EQ(StreamOptionsText(from_value), StreamOptionsText(defaults)) << option->name();
+    EXPECT_EQ(StreamOptionsText(from_text), StreamOptionsText(defaults)) << option->name();
+    EXPECT_EQ(option->Text(from_text), option->Text(defaults)) << option->name();
+  }
+  EXPECT_NO_THROW(ValidateLoaderOptions(defaults));
+}
+
+TEST(OptionTableTest, TextAndValuesGiveTheSameMessages) {
+  LoaderOptions options;
+  const OptionSpec* batch = FindOption("batch_size");
+  const std::string from_text = MessageOf([&] { batch->Parse(options, "0"); });
+  EXPECT_EQ(from_text, "batch_size must be >= 1 (got 0)");
+  EXPECT_EQ(MessageOf([&] { batch->Set(options, OptionScalar(int64_t{0})); }), from_text);
+  EXPECT_EQ(MessageOf([&] { FindOption("threads")->Parse(options, "2000"); }),
+            "threads must be in [0, 1024], 0 meaning one per core (got 2000)");
+  EXPECT_EQ(MessageOf([&] { FindOption("layout")->Parse(options, "nhcw"); }),
+            "layout must be one of nhwc, nchw (got 'nhcw')");
+  EXPECT_EQ(MessageOf([&] { FindOption("hue")->Parse(options, "0.3,0.1"); }),
+            "hue_delta must be an interval with min <= max (got [0.3, 0.1])");
+  EXPECT_EQ(MessageOf([&] { FindOption("size")->Parse(options, "48x0"); }),
+            "output_height must be in [1, 16384] (got 0)");
+  EXPECT_EQ(MessageOf([&] { FindOption("scratch_headroom")->Parse(options, "1e300"); }),
+            "scratch_headroom must be in [1, 1e+06] (got 1e+300)");
+}
+
+TEST(OptionTableTest, WrongTypesAreTypeErrors) {
+  LoaderOptions options;
+  EXPECT_THROW(FindOption("batch_size")->Set(options, OptionScalar(2.0)), OptionTypeError);
+  EXPECT_THROW(FindOption("batch_size")->Parse(options, "16x"), OptionTypeError);
+  EXPECT_THROW(FindOption("shuffle")->Set(options, OptionScalar(std::string("yes"))),
+               OptionTypeError);
+  EXPECT_THROW(FindOption("layout")->Set(options, OptionScalar(int64_t{1})), OptionTypeError);
+  EXPECT_THROW(FindOption("mean")->Set(options, std::vector<OptionScalar>{1.0, 2.0}),
+               OptionTypeError);
+  EXPECT_THROW(FindOption("seed")->Set(options, OptionScalar(int64_t{-1})), ConfigError);
+  EXPECT_EQ(
+      MessageOf([&] { FindOption("batch_size")->Set(options, OptionScalar(int64_t{1} << 40)); }),
+      "batch_size is out of range (got 1099511627776)");
+}
+
+TEST(OptionTableTest, AliasesAreAcceptedAndSpelledOneWay) {
+  LoaderOptions options;
+  FindOption("subset")->Parse(options, "val");
+  EXPECT_EQ(options.subset, Subset::kValidation);
+  EXPECT_EQ(FindOption("subset")->Text(options), "validation");
+  EXPECT_EQ(ParseSubset("validation"), Subset::kValidation);
+  EXPECT_EQ(SubsetName(Subset::kTrain), "train");
+  EXPECT_EQ(ParsePinnedMode(PinnedModeName(PinnedMode::kMlock)), PinnedMode::kMlock);
+  EXPECT_EQ(ParseElementType("float16"), ElementType::kFloat16);
+  EXPECT_THROW(ParseLayout("NHWC"), ConfigError);
+}
+
+TEST(OptionTableTest, OptionsFromValuesAppliesTheRulesBetweenOptions) {
+  using Values = std::vector<std::pair<std::string, OptionValue>>;
+  const Values normalise = {{"mean", std::vector<OptionScalar>{0.5, 0.5, 0.5}},
+                            {"std", std::vector<OptionScalar>{0.2, 0.2, 0.2}}};
+  EXPECT_TRUE(OptionsFromValues(normalise).output.normalize);
+  const Values half = {{"mean", std::vector<OptionScalar>{0.5, 0.5, 0.5}},
+                       {"std", std::monostate{}}};
+  EXPECT_NE(MessageOf([&] { OptionsFromValues(half); }).find("mean and std go together"),
+            std::string::npos);
+  const Values unknown = {{"batch", OptionScalar(int64_t{4})}};
+  EXPECT_EQ(MessageOf([&] { OptionsFromValues(unknown); }), "unknown option 'batch'");
+  const Values none = {{"batch_size", std::monostate{}}};
+  EXPECT_THROW(OptionsFromValues(none), OptionTypeError);
+  const Values off = {{"contrast", std::monostate{}}};
+  EXPECT_FALSE(OptionsFromValues(off).augment.contrast_enabled);
+  const Values default_shard = {{"rank", std::monostate{}}, {"world_size", std::monostate{}}};
+  const LoaderOptions unsharded = OptionsFromValues(default_shard);
+  EXPECT_EQ(unsharded.rank, 0);
+  EXPECT_EQ(unsharded.world_size, 1);
+  const Values shard = {{"rank", OptionScalar(int64_t{2})},
+                        {"world_size", OptionScalar(int64_t{2})}};
+  EXPECT_EQ(MessageOf([&] { OptionsFromValues(shard); }),
+            "rank must be in [0, world_size) (got rank 2, world_size 2)");
+}
+
+TEST(OptionTableTest, ChoiceOptionsListTheirChoices) {
+  std::vector<std::string> names;
+  for (const OptionChoice& choice : FindOption("mask_dtype")->Choices()) {
+    names.emplace_back(choice.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"uint8", "float32"}));
+  EXPECT_TRUE(FindOption("batch_size")->Choices().empty());
+}
+
+TEST(OptionTableTest, DigestChangesWithStreamOptionsOnly) {
+  LoaderOptions options;
+  const std::string digest = StreamOptionsDigest(options);
+  EXPECT_EQ(digest.size(), 16u);
+  options.threads = 7;
+  options.prefetch_batches = 5;
+  options.pinned = PinnedMode::kOff;
+  EXPECT_EQ(StreamOptionsDigest(options), digest);
+  options.augment.hue_delta.max = 0.2000001;
+  EXPECT_NE(StreamOptionsDigest(options), digest);
+}
+
+}  // namespace
+}  // namespace segfeed

@@ -1,0 +1,112 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "segfeed/errors.h"
+#include "segfeed/options.h"
+
+namespace segfeed {
+namespace {
+
+// Runs `validate` and returns the ConfigError message ("" if none thrown).
+std::string MessageOf(const std::function<void()>& validate) {
+  try {
+    validate();
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string AugmentMessage(const std::function<void(AugmentOptions&)>& change) {
+  AugmentOptions options;
+  change(options);
+  return MessageOf([&] { ValidateAugmentOptions(options); });
+}
+
+std::string OutputMessage(const std::function<void(OutputOptions&)>& change) {
+  OutputOptions options;
+  change(options);
+  return MessageOf([&] { ValidateOutputOptions(options); });
+}
+
+TEST(OptionsValidationTest, DefaultsAreValid) {
+  EXPECT_NO_THROW(ValidateAugmentOptions(AugmentOptions{}));
+  EXPECT_NO_THROW(ValidateOutputOptions(OutputOptions{}));
+}
+
+TEST(OptionsValidationTest, AugmentMessagesNameFieldAndValue) {
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.output_width = 0; }),
+            "output_width must be in [1, 16384] (got 0)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.output_height = -5; }),
+            "output_height must be in [1, 16384] (got -5)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.flip_lr_probability = 1.5; }),
+            "flip_lr_probability must be in [0, 1] (got 1.5)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.flip_ud_probability = -0.1; }),
+            "flip_ud_probability must be in [0, 1] (got -0.1)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.rotation_fraction = 0.7; }),
+            "rotation_fraction must be in [0, 0.5] (got 0.7)");
+  EXPECT_EQ(AugmentMessage([](auto& o) {
+              o.contrast_factor = {0.6, 0.4};
+            }),
+            "contrast_factor must be an interval with min <= max (got [0.6, 0.4])");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.saturation_factor.min = -1; }),
+            "saturation_factor.min must be in [0, 1e+06] (got -1)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.brightness_delta.max = 2; }),
+            "brightness_delta.max must be in [-1, 1] (got 2)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.hue_delta.min = -0.75; }),
+            "hue_delta.min must be in [-0.5, 0.5] (got -0.75)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.fill_value = 300; }),
+            "fill_value must be in [0, 255] (got 300)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.rotation_fraction = std::nan(""); }),
+            "rotation_fraction must be finite (got nan)");
+}
+
+TEST(OptionsValidationTest, DisabledOpsStillNeedSaneRanges) {
+  EXPECT_NE(AugmentMessage([](auto& o) {
+              o.hue_enabled = false;
+              o.hue_delta = {0.3, -0.3};
+            }),
+            "");
+}
+
+TEST(OptionsValidationTest, OutputMessagesNameFieldAndValue) {
+  EXPECT_EQ(OutputMessage([](auto& o) {
+              o.image_dtype = ElementType::kUint8;
+              o.normalize = true;
+            }),
+            "normalize must be false for image_dtype uint8 (mean/std need a float type) "
+            "(got true)");
+  EXPECT_EQ(OutputMessage([](auto& o) {
+              o.normalize = true;
+              o.std[1] = 0.0f;
+            }),
+            "std[1] must be > 0 (got 0)");
+  EXPECT_EQ(OutputMessage([](auto& o) {
+              o.normalize = true;
+              o.mean[2] = INFINITY;
+            }),
+            "mean[2] must be finite (got inf)");
+  EXPECT_EQ(OutputMessage([](auto& o) { o.image_dtype = static_cast<ElementType>(7); }),
+            "image_dtype must be one of uint8, float16, float32 (got 7)");
+  EXPECT_EQ(OutputMessage([](auto& o) { o.mask_dtype = ElementType::kFloat16; }),
+            "mask_dtype must be one of uint8, float32 (got float16)");
+  // Normalisation values are not checked while normalize is off.
+  EXPECT_EQ(OutputMessage([](auto& o) { o.std[0] = 0.0f; }), "");
+}
+
+TEST(OptionsValidationTest, DtypeSizesAndNames) {
+  EXPECT_EQ(ElementBytes(ElementType::kUint8), 1);
+  EXPECT_EQ(ElementBytes(ElementType::kFloat16), 2);
+  EXPECT_EQ(ElementBytes(ElementType::kFloat32), 4);
+  EXPECT_EQ(ElementBytes(static_cast<ElementType>(7)), 0);
+  EXPECT_EQ(ElementTypeName(ElementType::kFloat16), "float16");
+  EXPECT_EQ(ElementTypeName(ElementType::kFloat32), "float32");
+  EXPECT_EQ(LayoutName(Layout::kNCHW), "nchw");
+  EXPECT_EQ(ElementTypeName(ElementType::kUint8), "uint8");
+}
+
+}  // namespace
+}  // namespace segfeed
