@@ -77,7 +77,8 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params, const 
   }
   cv::Mat warped;
   if constexpr (std::is_same_v<T, uint8_t>)
-    warped = cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
+    warped =
+        cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
     warped.create(output_height, output_width, CV_8UC1);
   Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, 0.0, warped);

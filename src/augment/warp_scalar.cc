@@ -153,9 +153,9 @@ void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode,
   for (int y = 0; y < output_height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kOne / 2);
     T* dst = reinterpret_cast<T*>(reinterpret_cast<uint8_t*>(out) + y * out_stride_bytes);
-    const Span inside =
-        Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, output_width),
-                  SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, output_width));
+    const Span inside = Intersect(
+        SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, output_width),
+        SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, output_width));
     auto outside_pixel = [&](int x) {
       if (mode == FillMode::kConstant) {
         StoreMask(dst + x, 0);

@@ -27,21 +27,6 @@ const T& Read(Field<T> field, const LoaderOptions& options) {
   return field(const_cast<LoaderOptions&>(options));
 }
 
-// "1.5", "1e+06", "nan": the short form messages and --help use.
-std::string NumberText(double value);
-// The real number `text` is ("0.5", "1e6"), for CLI parsing; OptionTypeError
-// "<name> must be a number (got '<text>')" otherwise.
-double ParseNumber(std::string_view name, std::string_view text);
-// Splits "0.4,0.6" at commas.
-std::vector<std::string_view> SplitList(std::string_view text);
-// Throws "<field> must be <requirement> (got <got>)".
-[[noreturn]] void FailCheck(std::string_view field, std::string_view requirement,
-                            std::string_view got);
-// Finite and within [lo, hi], else FailCheck.
-void CheckBetween(std::string_view field, double value, double lo, double hi);
-// Both ends within [lo, hi] ("<field>.min"), and min <= max.
-void CheckRange(std::string_view field, const UniformRange& range, double lo, double hi);
-
 // An integer field of type T (int, int64_t, uint64_t) within [min, max].
 template <typename T>
 class IntOption final : public OptionSpec {
