@@ -29,6 +29,8 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cat "$data"/train/* "$data"/train_masks/* >/dev/null  # into the page cache
 field() { grep -o "\"$2\":[0-9.e+-]*" "$1" | head -1 | cut -d: -f2; }
+# Reports of builds before the field lists named it "loaded": A/B against them works too.
+samples_loaded() { local n; n=$(field "$1" samples_loaded); echo "${n:-$(field "$1" loaded)}"; }
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 for run in $(seq "$runs"); do
   for side in a b; do
@@ -48,11 +50,11 @@ for side in a b; do
   done | median)
   stage() {  # ms of thread time per sample, median over runs
     for f in "$work"/$side.*.json; do
-      awk -v s="$(field "$f" "$1")" -v n="$(field "$f" samples_loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
+      awk -v s="$(field "$f" "$1")" -v n="$(samples_loaded "$f")" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
     done | median
   }
   total=$(for f in "$work"/$side.*.json; do
-    awk -v n="$(field "$f" samples_loaded)" -v r="$(field "$f" read)" -v i="$(field "$f" decode_image)" \
+    awk -v n="$(samples_loaded "$f")" -v r="$(field "$f" read)" -v i="$(field "$f" decode_image)" \
       -v m="$(field "$f" decode_mask)" -v w="$(field "$f" warp)" -v j="$(field "$f" jitter)" \
       -v c="$(field "$f" convert)" 'BEGIN {printf "%.4f\n", 1000 * (r + i + m + w + j + c) / n}'
   done | median)
