@@ -48,9 +48,9 @@ OptionValue IntOption<T>::Get(const LoaderOptions& options) const {
   const T value = Read(field_, options);
   if constexpr (std::is_unsigned_v<T>) {
     if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      return OptionScalar(static_cast<uint64_t>(value));
+      return OptionValue(std::in_place_type<OptionScalar>, static_cast<uint64_t>(value));
   }
-  return OptionScalar(static_cast<int64_t>(value));
+  return OptionValue(std::in_place_type<OptionScalar>, static_cast<int64_t>(value));
 }
 
 template <typename T>
@@ -87,11 +87,11 @@ void NumberOption::Set(LoaderOptions& options, const OptionValue& value) const {
 }
 
 void NumberOption::Parse(LoaderOptions& options, std::string_view text) const {
-  Set(options, OptionScalar(ParseNumber(name(), text)));
+  Set(options, OptionValue(std::in_place_type<OptionScalar>, ParseNumber(name(), text)));
 }
 
 OptionValue NumberOption::Get(const LoaderOptions& options) const {
-  return OptionScalar(Read(field_, options));
+  return OptionValue(std::in_place_type<OptionScalar>, Read(field_, options));
 }
 
 std::string NumberOption::Text(const LoaderOptions& options) const {
@@ -126,7 +126,7 @@ void BoolOption::Parse(LoaderOptions& options, std::string_view text) const {
 }
 
 OptionValue BoolOption::Get(const LoaderOptions& options) const {
-  return OptionScalar(Read(field_, options));
+  return OptionValue(std::in_place_type<OptionScalar>, Read(field_, options));
 }
 
 std::string BoolOption::Text(const LoaderOptions& options) const {
@@ -150,7 +150,7 @@ void ChoiceOption<Enum>::Parse(LoaderOptions& options, std::string_view text) co
 
 template <typename Enum>
 OptionValue ChoiceOption<Enum>::Get(const LoaderOptions& options) const {
-  return OptionScalar(std::string(Text(options)));
+  return OptionValue(std::in_place_type<OptionScalar>, std::string(Text(options)));
 }
 
 template <typename Enum>
