@@ -97,7 +97,12 @@ def test_a_pass_is_whole_epochs_so_a_loader_resumed_mid_epoch_is_refused(demo16)
 
 
 def test_the_copy_holds_no_buffer_between_elements(demo16):
+    # tf.data injects a prefetch by default, whose thread may be copying the
+    # next batch (holding its lease) at the moment stats() is read: without
+    # it, the generator runs only when next() asks.
+    no_prefetch = tf.data.Options()
+    no_prefetch.experimental_optimization.inject_prefetch = False
     with _loader(demo16) as loader:
-        it = iter(segfeed.tf.dataset(loader))
+        it = iter(segfeed.tf.dataset(loader).with_options(no_prefetch))
         next(it)
         assert loader.stats()["outstanding_leases"] == 0
