@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "segfeed/export.h"
 #include "segfeed/memory.h"
@@ -106,9 +107,11 @@ enum class ElementType {
   kUint8,    // images 0..255 as decoded; masks exactly 0 or 1
   kFloat16,  // IEEE binary16, stored as uint16_t; images only, [0, 1] before mean/std
   kFloat32,  // images [0, 1] before mean/std; masks exactly 0.0f or 1.0f
+  kInt32,    // masks only: class ids and ignore_index (Keras, tf.data)
+  kInt64,    // masks only: what PyTorch's CrossEntropyLoss takes as targets
 };
 
-// Bytes of one element (1, 2 or 4), for strides and buffer sizes; 0 for a
+// Bytes of one element (1, 2, 4 or 8), for strides and buffer sizes; 0 for a
 // value outside the enum.
 constexpr int ElementBytes(ElementType type) {
   switch (type) {
@@ -117,7 +120,10 @@ constexpr int ElementBytes(ElementType type) {
     case ElementType::kFloat16:
       return 2;
     case ElementType::kFloat32:
+    case ElementType::kInt32:
       return 4;
+    case ElementType::kInt64:
+      return 8;
   }
   return 0;
 }
@@ -168,6 +174,43 @@ enum class JpegWarnings {
   kAreIgnored,
 };
 
+// What a mask's pixels mean.
+enum class MaskMode {
+  // Two classes: background 0 and foreground 1 (Carvana). See MaskForeground.
+  kBinary,
+  // Class-index label maps (VOC, Cityscapes, ADE20K): each pixel's palette
+  // index, grey value or colour is its class id, kept exactly (after
+  // label_map or mask_colors). Pixels without a class are ignore_index.
+  kLabels,
+};
+
+// Which pixels of a binary mask are foreground.
+enum class MaskForeground {
+  // Any palette index, grey value or colour other than 0 (black) is
+  // foreground, whatever its colour: VOC's (128, 0, 0) and pure red work.
+  // A GIF's transparent index and indices outside its palette are background.
+  kNonzero,
+  // A pixel whose colour has luminance 0.299 R + 0.587 G + 0.114 B of at
+  // least mask_threshold is foreground (the rule of releases before 0.3).
+  kLuminance,
+};
+
+// One entry of DecodeOptions::label_map: the mask's id `source` is trained
+// as class `target` (a class id or ignore_index).
+struct LabelMapEntry {
+  int source = 0;
+  int target = 0;
+  bool operator==(const LabelMapEntry&) const = default;
+};
+
+// One entry of DecodeOptions::mask_colors: pixels of colour `rgb` in an RGB
+// (or palette) mask are class `label` (a class id or ignore_index).
+struct MaskColor {
+  std::array<uint8_t, 3> rgb{};
+  int label = 0;
+  bool operator==(const MaskColor&) const = default;
+};
+
 // Limits and choices of the decode stage; the same for every file.
 //
 // What is decoded, and how: JPEG baseline, progressive and arithmetic-coded,
@@ -204,6 +247,25 @@ struct DecodeOptions {
   // A mask palette colour is foreground (1) when its luminance
   // 0.299 R + 0.587 G + 0.114 B is at least this (0-255), else background (0).
   int mask_threshold = 128;
+  // Binary masks or class-index label maps; see MaskMode.
+  MaskMode mask_mode = MaskMode::kBinary;
+  // Binary mode: which pixels are foreground; see MaskForeground.
+  MaskForeground mask_foreground = MaskForeground::kNonzero;
+  // Labels mode (required there): training classes are 0 .. num_classes - 1,
+  // num_classes in [1, 255].
+  int num_classes = 0;
+  // Labels mode: the value of pixels that carry no class: ids that
+  // label_map leaves out, pixels rotated in from outside the source, a
+  // mask's own 255 boundary (VOC). Must not be a class id; -1 and -100
+  // (PyTorch's default) are allowed for int32/int64 masks.
+  int ignore_index = 255;
+  // Labels mode: source id -> training id (Cityscapes' 34 ids -> 19
+  // classes). Empty: ids are used as they are. Ids not in a non-empty map
+  // become ignore_index. Sources are 0 .. 65535 (16-bit PNGs).
+  std::vector<LabelMapEntry> label_map;
+  // Labels mode: colour -> class id for colour-coded masks (CamVid). A
+  // colour not listed is a bad pixel (label_out_of_range).
+  std::vector<MaskColor> mask_colors;
   // Whether a JPEG that decodes only with warnings is refused.
   JpegWarnings jpeg_warnings = JpegWarnings::kAreErrors;
 };
@@ -211,6 +273,11 @@ struct DecodeOptions {
 // "error", "ignore", and the inverse.
 SEGFEED_EXPORT std::string_view JpegWarningsName(JpegWarnings warnings);
 SEGFEED_EXPORT JpegWarnings ParseJpegWarnings(std::string_view text);
+// "binary", "labels"; "nonzero", "luminance"; and the inverses.
+SEGFEED_EXPORT std::string_view MaskModeName(MaskMode mode);
+SEGFEED_EXPORT MaskMode ParseMaskMode(std::string_view text);
+SEGFEED_EXPORT std::string_view MaskForegroundName(MaskForeground rule);
+SEGFEED_EXPORT MaskForeground ParseMaskForeground(std::string_view text);
 
 // Throws ConfigError naming the field and the value if `options` is invalid
 // (max_pixels < 1, mask_threshold outside 0-255).

@@ -7,11 +7,21 @@
 namespace segfeed {
 namespace internal {
 
-const OptionChoice kElementTypeChoices[3] = {{"uint8", static_cast<int>(ElementType::kUint8)},
+const OptionChoice kElementTypeChoices[5] = {{"uint8", static_cast<int>(ElementType::kUint8)},
                                              {"float16", static_cast<int>(ElementType::kFloat16)},
-                                             {"float32", static_cast<int>(ElementType::kFloat32)}};
-const OptionChoice kMaskTypeChoices[2] = {{"uint8", static_cast<int>(ElementType::kUint8)},
-                                          {"float32", static_cast<int>(ElementType::kFloat32)}};
+                                             {"float32", static_cast<int>(ElementType::kFloat32)},
+                                             {"int32", static_cast<int>(ElementType::kInt32)},
+                                             {"int64", static_cast<int>(ElementType::kInt64)}};
+const std::span<const OptionChoice> kImageTypeChoices(kElementTypeChoices, 3);
+const OptionChoice kMaskTypeChoices[4] = {{"uint8", static_cast<int>(ElementType::kUint8)},
+                                          {"float32", static_cast<int>(ElementType::kFloat32)},
+                                          {"int32", static_cast<int>(ElementType::kInt32)},
+                                          {"int64", static_cast<int>(ElementType::kInt64)}};
+const OptionChoice kMaskModeChoices[2] = {{"binary", static_cast<int>(MaskMode::kBinary)},
+                                          {"labels", static_cast<int>(MaskMode::kLabels)}};
+const OptionChoice kMaskForegroundChoices[2] = {
+    {"nonzero", static_cast<int>(MaskForeground::kNonzero)},
+    {"luminance", static_cast<int>(MaskForeground::kLuminance)}};
 const OptionChoice kLayoutChoices[2] = {{"nhwc", static_cast<int>(Layout::kNHWC)},
                                         {"nchw", static_cast<int>(Layout::kNCHW)}};
 const OptionChoice kFillModeChoices[2] = {{"constant", static_cast<int>(FillMode::kConstant)},
@@ -73,6 +83,12 @@ std::string_view FillModeName(FillMode mode) {
 std::string_view JpegWarningsName(JpegWarnings warnings) {
   return ChoiceName(internal::kJpegWarningsChoices, static_cast<int>(warnings));
 }
+std::string_view MaskModeName(MaskMode mode) {
+  return ChoiceName(internal::kMaskModeChoices, static_cast<int>(mode));
+}
+std::string_view MaskForegroundName(MaskForeground rule) {
+  return ChoiceName(internal::kMaskForegroundChoices, static_cast<int>(rule));
+}
 std::string_view OnBadFileName(OnBadFile policy) {
   return ChoiceName(internal::kOnBadFileChoices, static_cast<int>(policy));
 }
@@ -95,6 +111,13 @@ FillMode ParseFillMode(std::string_view text) {
 JpegWarnings ParseJpegWarnings(std::string_view text) {
   return static_cast<JpegWarnings>(
       ParseChoice("jpeg_warnings", internal::kJpegWarningsChoices, text));
+}
+MaskMode ParseMaskMode(std::string_view text) {
+  return static_cast<MaskMode>(ParseChoice("mask_mode", internal::kMaskModeChoices, text));
+}
+MaskForeground ParseMaskForeground(std::string_view text) {
+  return static_cast<MaskForeground>(
+      ParseChoice("mask_foreground", internal::kMaskForegroundChoices, text));
 }
 OnBadFile ParseOnBadFile(std::string_view text) {
   return static_cast<OnBadFile>(ParseChoice("on_bad_file", internal::kOnBadFileChoices, text));

@@ -102,11 +102,12 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
   t.push_back(std::make_unique<ChoiceOption<ElementType>>(
       OptionSpec::Declaration{"image_dtype", "dtype", kLoader, K::kChoice,
                               "image dtype: float [0, 1] or uint8 0-255"},
-      SEGFEED_FIELD(output.image_dtype), internal::kElementTypeChoices,
+      SEGFEED_FIELD(output.image_dtype), internal::kImageTypeChoices,
       internal::kElementTypeChoices));
   t.push_back(std::make_unique<ChoiceOption<ElementType>>(
       OptionSpec::Declaration{"mask_dtype", "mask-dtype", kLoader, K::kChoice,
-                              "mask dtype; values exactly 0 or 1"},
+                              "mask dtype: binary masks exactly 0 or 1 (uint8, float32), labels class ids "
+                              "(uint8, int32, int64)"},
       SEGFEED_FIELD(output.mask_dtype), internal::kMaskTypeChoices, internal::kElementTypeChoices));
   t.push_back(std::make_unique<ChoiceOption<Layout>>(
       OptionSpec::Declaration{"layout", "layout", kLoader, K::kChoice,
