@@ -27,6 +27,10 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "empty_file";
     case ErrorKind::kIoError:
       return "io_error";
+    case ErrorKind::kLabelOutOfRange:
+      return "label_out_of_range";
+    case ErrorKind::kSuspiciousMask:
+      return "suspicious_mask";
   }
   return "unknown";
 }

@@ -13,14 +13,21 @@ namespace segfeed {
 enum class ErrorKind {
   kMissingMask,        // image without a mask
   kOrphanMask,         // mask without an image
-  kCorruptImage,       // the JPEG decoder refused the data
-  kCorruptMask,        // the GIF decoder refused the data
+  kCorruptImage,       // the JPEG or PNG decoder refused the data
+  kCorruptMask,        // the GIF or PNG decoder refused the data
   kSizeMismatch,       // image and mask differ in width or height
   kNonBinaryMask,      // the mask uses more than two palette colours
   kUnsupportedFormat,  // not the expected format, or a variant we refuse
   kTooLarge,           // header claims more pixels than the configured limit
   kEmptyFile,          // zero bytes
   kIoError,            // the file could not be opened, read or written
+  // A label map holds a value that is neither a class id below num_classes
+  // nor ignore_index after mapping, or a colour mask_colors does not list.
+  kLabelOutOfRange,
+  // Information from the checker: a binary mask set without any
+  // foreground, or a palette whose colours say foreground where the rule
+  // says background (an inverted palette).
+  kSuspiciousMask,
 };
 
 // "missing_mask", "orphan_mask", "corrupt_image", ... (snake_case).

@@ -33,13 +33,15 @@ SEGFEED_EXPORT std::string_view OptionGroupName(OptionGroup group);
 
 // The shape of an option's value, which decides how each front end spells it.
 enum class OptionKind {
-  kInt,     // an integer within [min, max]
-  kNumber,  // a finite real within [min, max]
-  kBool,    // true or false; on the CLI --name / --no-name
-  kChoice,  // one of a few names (an enum)
-  kRange,   // a (min, max) pair, or None: the op is off
-  kTriple,  // three numbers, one per channel (R, G, B)
-  kSize,    // output size: one int (a square) or (height, width); CLI N or WxH
+  kInt,       // an integer within [min, max]
+  kNumber,    // a finite real within [min, max]
+  kBool,      // true or false; on the CLI --name / --no-name
+  kChoice,    // one of a few names (an enum)
+  kRange,     // a (min, max) pair, or None: the op is off
+  kTriple,    // three numbers, one per channel (R, G, B)
+  kSize,      // output size: one int (a square) or (height, width); CLI N or WxH
+  kIdMap,     // source id -> training id: a dict or list; CLI "7:0,8:1"
+  kColorMap,  // colour -> class id: a dict or list of colours; CLI "#800000:1,#008000:2"
 };
 
 // One scalar as a front end hands it over. Integers above INT64_MAX (a

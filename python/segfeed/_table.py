@@ -28,6 +28,8 @@ _KIND_TYPES: Dict[str, Any] = {
     "range": Tuple[float, float],
     "triple": Tuple[float, float, float],
     "size": Union[int, Tuple[int, int]],
+    "id_map": Union[Dict[int, int], List[int], str],
+    "color_map": Union[Dict[Tuple[int, int, int], int], List[Tuple[int, int, int]], str],
 }
 
 

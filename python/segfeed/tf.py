@@ -35,7 +35,8 @@ __all__ = ["dataset", "ZERO_COPY_MIN_BUFFERS"]
 # fill while those are held, and one to hand out.
 ZERO_COPY_MIN_BUFFERS = 8
 
-_DTYPES = {"float32": tf.float32, "float16": tf.float16, "uint8": tf.uint8}
+_DTYPES = {"float32": tf.float32, "float16": tf.float16, "uint8": tf.uint8, "int32": tf.int32,
+           "int64": tf.int64}
 
 
 def dataset(loader: Loader, epochs: Optional[int] = None, *, copy: bool = True) -> tf.data.Dataset:

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -83,10 +84,57 @@ std::optional<OptionScalar> ToScalar(std::string_view name, nb::handle value) {
   throw OptionTypeError(message + "(got " + Repr(value) + ")");
 }
 
+// A dict key or value, or a nested sequence's item, as the text of an
+// entry: a scalar's own text, a sequence's items joined by commas
+// ((128, 0, 0) -> "128,0,0"). The option parses and checks it.
+std::string EntryText(const OptionSpec& option, nb::handle item, nb::handle whole) {
+  if (std::optional<OptionScalar> scalar = ToScalar(option.name(), item)) {
+    return std::visit(
+        [](const auto& v) -> std::string {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::string>)
+            return v;
+          else if constexpr (std::is_same_v<V, bool>)
+            return v ? "true" : "false";
+          else if constexpr (std::is_same_v<V, double>)
+            return std::to_string(v);
+          else
+            return std::to_string(v);
+        },
+        *scalar);
+  }
+  PyObject* object = item.ptr();
+  if (!PySequence_Check(object) || PyUnicode_Check(object) || PyBytes_Check(object))
+    NoOptionValue(option, whole);
+  std::string text;
+  const nb::object parts = nb::steal(PySequence_Fast(object, "not a sequence"));
+  if (!parts.is_valid()) nb::raise_python_error();
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(parts.ptr()); ++i) {
+    PyObject* part = PySequence_Fast_GET_ITEM(parts.ptr(), i);
+    std::optional<OptionScalar> scalar = ToScalar(option.name(), part);
+    if (!scalar || std::holds_alternative<std::string>(*scalar)) NoOptionValue(option, whole);
+    if (i > 0) text += ",";
+    text += EntryText(option, part, whole);
+  }
+  return text;
+}
+
 OptionValue ToOptionValue(const OptionSpec& option, nb::handle value) {
   if (value.is_none()) return std::monostate{};
   if (std::optional<OptionScalar> scalar = ToScalar(option.name(), value)) return *scalar;
   PyObject* object = value.ptr();
+  // A mapping (label_map={7: 0}, mask_colors={(128, 0, 0): 1}) reaches the
+  // option as its entries' text, "7:0" and "128,0,0:1".
+  if (PyDict_Check(object)) {
+    std::vector<OptionScalar> entries;
+    PyObject *key = nullptr, *item = nullptr;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(object, &position, &key, &item)) {
+      entries.emplace_back(EntryText(option, key, value) + ":" + EntryText(option, item, value));
+    }
+    if (entries.empty()) return std::monostate{};
+    return entries;
+  }
   if (!PySequence_Check(object) || PyBytes_Check(object) || PyByteArray_Check(object)) {
     NoOptionValue(option, value);
   }
@@ -95,8 +143,12 @@ OptionValue ToOptionValue(const OptionSpec& option, nb::handle value) {
   std::vector<OptionScalar> scalars;
   const Py_ssize_t count = PySequence_Fast_GET_SIZE(items.ptr());
   for (Py_ssize_t i = 0; i < count; ++i) {
-    std::optional<OptionScalar> scalar =
-        ToScalar(option.name(), PySequence_Fast_GET_ITEM(items.ptr(), i));
+    PyObject* item = PySequence_Fast_GET_ITEM(items.ptr(), i);
+    std::optional<OptionScalar> scalar = ToScalar(option.name(), item);
+    // A sequence of sequences (mask_colors=[(0, 0, 0), (128, 0, 0)]): each
+    // inner one as its text.
+    if (!scalar && PySequence_Check(item) && !PyUnicode_Check(item))
+      scalar = OptionScalar(EntryText(option, item, value));
     if (!scalar) NoOptionValue(option, value);
     scalars.push_back(std::move(*scalar));
   }
@@ -135,6 +187,10 @@ const char* KindName(OptionKind kind) {
       return "triple";
     case OptionKind::kSize:
       return "size";
+    case OptionKind::kIdMap:
+      return "id_map";
+    case OptionKind::kColorMap:
+      return "color_map";
   }
   return "unknown";
 }

@@ -20,6 +20,10 @@ const char* BufferFormat(ElementType type) {
       return "e";
     case ElementType::kFloat32:
       return "f";
+    case ElementType::kInt32:
+      return "i";
+    case ElementType::kInt64:
+      return "q";
   }
   return "B";
 }
@@ -32,6 +36,10 @@ nb::dlpack::dtype DlpackDtype(ElementType type) {
       return {static_cast<uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
     case ElementType::kFloat32:
       return nb::dtype<float>();
+    case ElementType::kInt32:
+      return nb::dtype<int32_t>();
+    case ElementType::kInt64:
+      return nb::dtype<int64_t>();
   }
   return nb::dtype<uint8_t>();
 }

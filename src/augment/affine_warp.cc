@@ -65,13 +65,15 @@ void Warp(const cv::Mat& source, double extent_width, double extent_height,
 // The mask's warp into `out`'s elements (see WarpNearestMask).
 template <typename T>
 void WarpMask(const AugmentOptions& options, const AugmentParams& params, const RasterView& mask,
-              T* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
-  // Nearest neighbour: masks must stay exactly 0 or 1. A constant fill is
-  // always background, whatever the image's fill value.
+              uint8_t fill, T* out, int output_width, int output_height,
+              ptrdiff_t out_stride_bytes) {
+  // Nearest neighbour: masks must stay exactly 0 or 1, labels exactly
+  // labels. A constant fill is background (or a label map's ignore value),
+  // whatever the image's fill value.
   const AffineMatrix mask_matrix =
       OutputToSourceMatrix(params, mask.width, mask.height, output_width, output_height);
   if (FitsFixedPoint(mask_matrix, output_width, output_height, mask)) {
-    WarpNearestMask(mask, mask_matrix, options.fill_mode, out, output_width, output_height,
+    WarpNearestMask(mask, mask_matrix, options.fill_mode, fill, out, output_width, output_height,
                     out_stride_bytes);
     return;
   }
@@ -81,7 +83,7 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params, const 
         cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
     warped.create(output_height, output_width, CV_8UC1);
-  Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, 0.0, warped);
+  Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, fill, warped);
   if constexpr (std::is_same_v<T, float>) {
     // Only sources too large for the fixed-point kernels come here.
     for (int y = 0; y < output_height; ++y) {
@@ -197,8 +199,8 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       std::optional<ChannelSums>* image_sums) {
   assert(mask_out.channels == 1);
   WarpImage(options, params, source, image_out, scratch, image_sums);
-  WarpMask(options, params, source.mask, mask_out.data, mask_out.width, mask_out.height,
-           mask_out.stride_bytes);
+  WarpMask(options, params, source.mask, source.mask_fill, mask_out.data, mask_out.width,
+           mask_out.height, mask_out.stride_bytes);
 }
 
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
@@ -206,8 +208,8 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const FloatMaskView& mask_out, WarpScratch* scratch,
                       std::optional<ChannelSums>* image_sums) {
   WarpImage(options, params, source, image_out, scratch, image_sums);
-  WarpMask(options, params, source.mask, mask_out.data, mask_out.width, mask_out.height,
-           mask_out.stride_bytes);
+  WarpMask(options, params, source.mask, source.mask_fill, mask_out.data, mask_out.width,
+           mask_out.height, mask_out.stride_bytes);
 }
 
 }  // namespace segfeed::internal

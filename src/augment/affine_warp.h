@@ -39,7 +39,7 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_wid
 struct WarpSource {
   // RGB, 3 channels; may be a reduced (DCT-scaled) decode of the photo.
   RasterView image;
-  // 1 channel, 0/1, at the photo's full resolution.
+  // 1 channel, 0/1 (or class ids), at the photo's full resolution.
   RasterView mask;
   // Image pixels per mask pixel, e.g. 0.5 for a 1/2 DCT decode; both axes.
   // 0 means "infer": image.width / mask.width and image.height / mask.height.
@@ -47,6 +47,9 @@ struct WarpSource {
   // sizes up (1918/8 -> 240), and inferring from those counts would shift the
   // image against the mask by up to half a reduced pixel at the far edge.
   double image_scale = 0.0;
+  // What the mask is taken to hold outside itself under FillMode::kConstant:
+  // background 0, or a label map's ignore value (MaskEncoding::fill()).
+  uint8_t mask_fill = 0;
 };
 
 // Memory one thread reuses across samples for the pre-reduced image, so the

@@ -142,11 +142,18 @@ void OutputConverter::ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, cons
                        reinterpret_cast<float*>(row + done * dst.x_stride_bytes),
                        dst.x_stride_bytes, dst.channel_stride_bytes, float32_table_);
       return;
+    case ElementType::kInt32:
+    case ElementType::kInt64:
+      assert(false && "images are never integers (ValidateOutputOptions)");
+      return;
   }
 }
 
-OutputConverter::OutputConverter(const OutputOptions& options) : options_(options) {
+OutputConverter::OutputConverter(const OutputOptions& options, MaskEncoding mask_encoding)
+    : options_(options), mask_encoding_(mask_encoding) {
   ValidateOutputOptions(options_);
+  for (int value = 0; value < 256; ++value) label_table_[static_cast<size_t>(value)] = value;
+  label_table_[mask_encoding_.ignore_value] = mask_encoding_.ignore_index;
   for (int c = 0; c < 3; ++c) {
     const float mean = options_.normalize ? options_.mean[c] : 0.0f;
     const float std = options_.normalize ? options_.std[c] : 1.0f;
@@ -205,11 +212,57 @@ void OutputConverter::ConvertImage(const RasterView& rgb, const StridedImage& ds
 #endif
       ConvertImageWith<float>(rgb, dst, float32_table_);
       return;
+    case ElementType::kInt32:
+    case ElementType::kInt64:
+      assert(false && "images are never integers (ValidateOutputOptions)");
+      return;
   }
 }
 
+namespace {
+
+// Label rows: every value through `table` (the ignore value becomes
+// ignore_index), in the destination's integer type.
+template <typename T>
+void LabelRow(const uint8_t* src, int width, uint8_t* row, ptrdiff_t x_stride_bytes,
+              const std::array<int64_t, 256>& table) {
+  if (x_stride_bytes == static_cast<ptrdiff_t>(sizeof(T))) {
+    T* packed = reinterpret_cast<T*>(row);
+    for (int x = 0; x < width; ++x) packed[x] = static_cast<T>(table[src[x]]);
+    return;
+  }
+  for (int x = 0; x < width; ++x)
+    *reinterpret_cast<T*>(row + x * x_stride_bytes) = static_cast<T>(table[src[x]]);
+}
+
+}  // namespace
+
 void OutputConverter::ConvertMask(const RasterView& mask, const StridedMask& dst) const {
   assert(mask.channels == 1);
+  if (mask_encoding_.labels) {
+    const bool identity = mask_encoding_.ignore_index == mask_encoding_.ignore_value;
+    for (int y = 0; y < mask.height; ++y) {
+      const uint8_t* src = mask.Row(y);
+      uint8_t* row = At<uint8_t>(dst.data, y * dst.y_stride_bytes);
+      switch (options_.mask_dtype) {
+        case ElementType::kUint8:
+          if (identity && row == src && dst.x_stride_bytes == 1) break;  // in place, as it is
+          LabelRow<uint8_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
+          break;
+        case ElementType::kInt32:
+          LabelRow<int32_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
+          break;
+        case ElementType::kInt64:
+          LabelRow<int64_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
+          break;
+        case ElementType::kFloat16:
+        case ElementType::kFloat32:
+          assert(false && "labels are integers (CheckMaskDtypeForMode)");
+          break;
+      }
+    }
+    return;
+  }
   for (int y = 0; y < mask.height; ++y) {
     const uint8_t* src = mask.Row(y);
     if (options_.mask_dtype == ElementType::kUint8) {

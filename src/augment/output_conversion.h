@@ -27,6 +27,18 @@ struct StridedMask {
   ptrdiff_t x_stride_bytes = 0;
 };
 
+// What a decoded mask's values mean, and so how they are written: binary
+// (any nonzero value is foreground, written 1) or a label map (class ids
+// written as they are, `ignore_value` written as ignore_index). Pixels the
+// warp brings in from outside the source get `fill()`: background, or
+// ignore.
+struct MaskEncoding {
+  bool labels = false;
+  uint8_t ignore_value = 255;
+  int ignore_index = 255;
+  uint8_t fill() const { return labels ? ignore_value : 0; }
+};
+
 // Turns augmented uint8 rasters into the configured output tensors. Every
 // image conversion is a per-channel function of one uint8 level, so it is a
 // table lookup: the tables are computed once here, in float32 as
@@ -35,9 +47,10 @@ struct StridedMask {
 class OutputConverter {
  public:
   // Validates `options` (throws ConfigError).
-  explicit OutputConverter(const OutputOptions& options);
+  explicit OutputConverter(const OutputOptions& options, MaskEncoding mask_encoding = {});
 
   const OutputOptions& options() const { return options_; }
+  const MaskEncoding& mask_encoding() const { return mask_encoding_; }
 
   // Strides of a densely packed width x height sample in the configured
   // layout and dtype, starting at `data`.
@@ -57,13 +70,16 @@ class OutputConverter {
   void ConvertPlanarSpan(const uint8_t* r, const uint8_t* g, const uint8_t* b, int count,
                          const StridedImage& dst, int y, int x0) const;
 
-  // Writes `mask` (1 channel) to `dst` as exactly 0 or 1 in the configured
-  // dtype: any nonzero source value counts as foreground. May run in place
-  // for uint8.
+  // Writes `mask` (1 channel) to `dst` in the configured dtype: binary as
+  // exactly 0 or 1 (any nonzero source value counts as foreground), labels
+  // as class ids and ignore_index. May run in place for uint8.
   void ConvertMask(const RasterView& mask, const StridedMask& dst) const;
 
  private:
   OutputOptions options_;
+  MaskEncoding mask_encoding_;
+  // Label maps: the output value of each decoded value.
+  std::array<int64_t, 256> label_table_{};
   // Value of level v in channel c, per dtype (only the configured one is used).
   std::array<std::array<float, 256>, 3> float32_table_{};
   std::array<std::array<uint16_t, 256>, 3> float16_table_{};

@@ -14,8 +14,8 @@ const AugmentOptions& Validated(const AugmentOptions& options) {
 }  // namespace
 
 SampleAugmenter::SampleAugmenter(const AugmentOptions& augment_options,
-                                 const OutputOptions& output_options)
-    : augment_options_(Validated(augment_options)), converter_(output_options) {
+                                 const OutputOptions& output_options, MaskEncoding mask_encoding)
+    : augment_options_(Validated(augment_options)), converter_(output_options, mask_encoding) {
   const size_t pixels =
       static_cast<size_t>(augment_options_.output_width) * augment_options_.output_height;
   image_scratch_.resize(pixels * 3);
@@ -47,13 +47,15 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
 
   const StageClock::time_point start = StageClock::now();
   std::optional<ChannelSums> image_sums;
+  WarpSource filled_source = source;
+  filled_source.mask_fill = converter_.mask_encoding().fill();
   if (mask_float_direct) {
     WarpImageAndMask(
-        augment_options_, params, source, image_out,
+        augment_options_, params, filled_source, image_out,
         FloatMaskView{static_cast<float*>(mask_dst.data), width, height, mask_dst.y_stride_bytes},
         &warp_scratch_, &image_sums);
   } else {
-    WarpImageAndMask(augment_options_, params, source, image_out, mask_out, &warp_scratch_,
+    WarpImageAndMask(augment_options_, params, filled_source, image_out, mask_out, &warp_scratch_,
                      &image_sums);
   }
   const StageClock::time_point warped = StageClock::now();

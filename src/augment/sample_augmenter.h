@@ -20,8 +20,10 @@ namespace segfeed::internal {
 // parameters and the sources, never on the thread or on earlier samples.
 class SampleAugmenter {
  public:
-  // Validates both option structs (throws ConfigError).
-  SampleAugmenter(const AugmentOptions& augment_options, const OutputOptions& output_options);
+  // Validates both option structs (throws ConfigError). `mask_encoding`
+  // says what the decoded masks' values mean (binary unless given).
+  SampleAugmenter(const AugmentOptions& augment_options, const OutputOptions& output_options,
+                  MaskEncoding mask_encoding = {});
 
   const OutputConverter& converter() const { return converter_; }
 

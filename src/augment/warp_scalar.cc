@@ -132,7 +132,8 @@ void BilinearInteriorScalar(const KernelRaster& src, const RowPositions& row, in
 }
 
 // --- Nearest-neighbour mask --------------------------------------------------
-// Output values are source values (or the 0 fill), so a 0/1 mask stays 0/1.
+// Output values are source values (or the fill), so a 0/1 mask stays 0/1
+// and labels stay labels.
 // Rounds to the nearest source pixel: +0.5 pixel, then floor.
 
 // Output elements: uint8 keeps the source's values (0/1 stays 0/1); float
@@ -143,8 +144,8 @@ inline void StoreMask(float* dst, uint8_t value) { *dst = value != 0 ? 1.0f : 0.
 
 // WarpNearestMask for either element type.
 template <typename T>
-void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode, T* out,
-                 int output_width, int output_height, ptrdiff_t out_stride_bytes) {
+void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                 T* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
   const bool avx2 = CpuHasAvx2() && source.width >= 4;
@@ -158,7 +159,7 @@ void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode,
         SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, output_width));
     auto outside_pixel = [&](int x) {
       if (mode == FillMode::kConstant) {
-        StoreMask(dst + x, 0);
+        StoreMask(dst + x, fill);
         return;
       }
       const int sx = ReflectIndex((row.x + row.x_step * x) >> kFracBits, source.width);
@@ -274,14 +275,15 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
   }
 }
 
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t* out,
-                     int output_width, int output_height, ptrdiff_t out_stride_bytes) {
-  WarpNearest(source, m, mode, out, output_width, output_height, out_stride_bytes);
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     uint8_t* out, int output_width, int output_height,
+                     ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, mode, fill, out, output_width, output_height, out_stride_bytes);
 }
 
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, float* out,
-                     int output_width, int output_height, ptrdiff_t out_stride_bytes) {
-  WarpNearest(source, m, mode, out, output_width, output_height, out_stride_bytes);
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     float* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, mode, fill, out, output_width, output_height, out_stride_bytes);
 }
 
 }  // namespace segfeed::internal

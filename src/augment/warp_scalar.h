@@ -33,10 +33,11 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
 // Nearest neighbour for a 1-channel mask into `out`'s elements: output_height
 // rows of output_width elements, rows `out_stride_bytes` apart. uint8 keeps the
 // source's values (0/1 stays 0/1); float is 1.0 for any nonzero source value
-// and 0.0 elsewhere. Outside the source: 0, or the reflected pixel.
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t* out,
-                     int output_width, int output_height, ptrdiff_t out_stride_bytes);
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, float* out,
-                     int output_width, int output_height, ptrdiff_t out_stride_bytes);
+// and 0.0 elsewhere. Outside the source: `fill` (background 0, or a label
+// map's ignore value), or the reflected pixel.
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     uint8_t* out, int output_width, int output_height, ptrdiff_t out_stride_bytes);
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                     float* out, int output_width, int output_height, ptrdiff_t out_stride_bytes);
 
 }  // namespace segfeed::internal

@@ -24,6 +24,10 @@ std::string ValueName(OptionKind kind) {
       return "R,G,B";
     case OptionKind::kSize:
       return "N|WxH";
+    case OptionKind::kIdMap:
+      return "ID:ID,...";
+    case OptionKind::kColorMap:
+      return "#RRGGBB:ID,...";
   }
   return "VALUE";
 }

@@ -38,8 +38,10 @@ void InStoredOrder(const GifImageDesc& frame, Visit&& visit) {
 // table lookup per pixel.
 class IndexMapping {
  public:
-  IndexMapping(const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used)
+  IndexMapping(const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used,
+               bool binary)
       : value_(value) {
+    if (!binary) return;  // label maps: the table
     int used = 0, foreground = -1;
     for (int i = 0; i < 256; ++i) {
       if (!index_used[i]) continue;
@@ -236,21 +238,6 @@ std::string LzwFailure(GifLzwDecoder::Outcome outcome, int min_code_size) {
   return {};
 }
 
-// Palette index -> mask value. Indices outside the palette and the
-// transparent one are background.
-std::array<uint8_t, 256> MaskValues(const ColorMapObject& palette, int transparent_index,
-                                    int mask_threshold) {
-  std::array<uint8_t, 256> value{};
-  const int threshold_x1000 = mask_threshold * 1000;
-  for (int i = 0; i < palette.ColorCount && i < 256; ++i) {
-    const GifColorType& c = palette.Colors[i];
-    // Integer Rec. 601 luma x 1000, exact for the threshold comparison.
-    value[i] = 299 * c.Red + 587 * c.Green + 114 * c.Blue >= threshold_x1000 ? 1 : 0;
-  }
-  if (transparent_index >= 0 && transparent_index < 256) value[transparent_index] = 0;
-  return value;
-}
-
 // A frame reaching past the screen, decoded into `indices`: the visible
 // part of each stored row goes to its display row, mapped to mask values.
 void PlaceClippedFrame(const GifImageDesc& frame, const std::vector<uint8_t>& indices,
@@ -313,7 +300,7 @@ Placement ChoosePlacement(const GifFileType& gif) {
 // Maps the decoded frame's palette indices to mask values where they lie.
 void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector<uint8_t>& indices,
                const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used,
-               MaskImage* out) {
+               bool binary, MaskImage* out) {
   if (placement == Placement::kToBuffer) {
     PlaceClippedFrame(frame, indices, value, out);
     return;
@@ -323,7 +310,7 @@ void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector
   bool identity = true;
   for (int i = 0; i < 256; ++i) identity = identity && (!index_used[i] || value[i] == i);
   if (identity) return;
-  const IndexMapping mapping(value, index_used);
+  const IndexMapping mapping(value, index_used, binary);
   if (placement == Placement::kInPlace) {
     mapping.Apply(out->pixels.data(), out->pixels.size());
     return;
@@ -333,6 +320,35 @@ void MapToMask(const GifImageDesc& frame, Placement placement, const std::vector
     mapping.Apply(out->pixels.data() + static_cast<size_t>(y) * width + frame.Left,
                   static_cast<size_t>(frame.Width));
   }
+}
+
+// The label_out_of_range error: the bad indices' pixel counts, from the
+// indices as decoded (before mapping).
+Error OutOfRange(const GifImageDesc& frame, Placement placement,
+                 const std::vector<uint8_t>& indices, const IndexValues& values,
+                 const MaskValueRule& rule, std::span<const PaletteColour> palette,
+                 std::string_view path, const MaskImage& out) {
+  std::array<uint64_t, 256> counts{};
+  if (placement == Placement::kToBuffer) {
+    for (uint8_t index : indices) ++counts[index];
+  } else {
+    for (int y = frame.Top; y < frame.Top + frame.Height; ++y) {
+      const uint8_t* row = out.pixels.data() + static_cast<size_t>(y) * out.width + frame.Left;
+      for (int x = 0; x < frame.Width; ++x) ++counts[row[x]];
+    }
+  }
+  // Colour-coded masks name the colours mask_colors lacks.
+  const bool by_colour = !rule.options().mask_colors.empty();
+  std::vector<std::pair<uint32_t, uint64_t>> bad;
+  for (uint32_t i = 0; i < 256; ++i) {
+    if (!values.bad[i] || counts[i] == 0) continue;
+    const uint32_t key =
+        by_colour && i < palette.size()
+            ? (uint32_t{palette[i][0]} << 16) | (uint32_t{palette[i][1]} << 8) | palette[i][2]
+            : i;
+    bad.emplace_back(key, counts[i]);
+  }
+  return rule.OutOfRange(path, bad, by_colour);
 }
 
 }  // namespace
@@ -416,10 +432,21 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
                            std::to_string(frame_pixels) + " pixels)");
   }
 
-  const std::array<uint8_t, 256> value =
-      MaskValues(*palette, transparent_index, options_.mask_threshold);
-  MapToMask(frame, placement, indices_, value, index_used, out);
-  out->used_more_than_two_colours = UsesMoreThanTwoColours(index_used, transparent_index, *palette);
+  std::vector<PaletteColour> colours;
+  colours.reserve(static_cast<size_t>(std::min(palette->ColorCount, 256)));
+  for (int i = 0; i < palette->ColorCount && i < 256; ++i)
+    colours.push_back({palette->Colors[i].Red, palette->Colors[i].Green, palette->Colors[i].Blue});
+  const IndexValues values = rule_.ForIndices(colours, 8, transparent_index);
+  for (int i = 0; i < 256; ++i) {
+    if (index_used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)])
+      return OutOfRange(frame, placement, indices_, values, rule_, colours, path, *out);
+  }
+  MapToMask(frame, placement, indices_, values.value, index_used, !rule_.labels(), out);
+  out->used_more_than_two_colours =
+      !rule_.labels() && UsesMoreThanTwoColours(index_used, transparent_index, *palette);
+  out->bit_depth = 8;
+  out->palette_digest = PaletteDigest(colours);
+  out->palette_disagrees = !rule_.PaletteAgrees(colours, index_used, transparent_index);
   return {};
 }
 

@@ -7,25 +7,12 @@
 #include <vector>
 
 #include "io/gif_lzw.h"
+#include "io/mask_values.h"
 #include "result.h"
 #include "segfeed/dataset.h"
 #include "segfeed/options.h"
 
 namespace segfeed::internal {
-
-// A decoded mask: one byte per pixel, 1 = foreground, 0 = background,
-// height x width, rows packed. Kept per thread and reused: `pixels` only
-// grows.
-struct MaskImage {
-  int width = 0;  // the GIF's logical screen, pixels
-  int height = 0;
-  std::vector<uint8_t> pixels;
-  // The frame's pixels used more than two distinct palette colours (an
-  // index outside the palette counts as one more colour, the transparent
-  // index none); the mask was thresholded, and the checker reports it as
-  // non_binary_mask.
-  bool used_more_than_two_colours = false;
-};
 
 // The non_binary_mask record for a mask at `path` that used more than two
 // colours and was thresholded at luminance `mask_threshold`. Built only by
@@ -45,7 +32,7 @@ Error NonBinaryMaskWarning(std::string path, int mask_threshold);
 // clipped. Interlaced frames come out in display row order.
 class GifDecoder {
  public:
-  explicit GifDecoder(const DecodeOptions& options) : options_(options) {}
+  explicit GifDecoder(const DecodeOptions& options) : options_(options), rule_(options) {}
 
   // Decodes `bytes` into `out`. Errors name `path`: unsupported_format when
   // the bytes are not GIF, too_large when the logical screen or the frame
@@ -71,6 +58,7 @@ class GifDecoder {
 
  private:
   DecodeOptions options_;
+  MaskValueRule rule_;
   GifLzwDecoder lzw_;
   // Reused between files; they only grow.
   std::vector<uint8_t> compressed_;  // the frame's LZW data, sub-blocks joined

@@ -181,6 +181,8 @@ template class ChoiceOption<JpegWarnings>;
 template class ChoiceOption<OnBadFile>;
 template class ChoiceOption<Subset>;
 template class ChoiceOption<PinnedMode>;
+template class ChoiceOption<MaskMode>;
+template class ChoiceOption<MaskForeground>;
 
 // --- RangeOption ---------------------------------------------------------
 

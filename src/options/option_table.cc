@@ -11,6 +11,7 @@
 
 #include "fnv1a_digest.h"
 #include "options/enum_names.h"
+#include "options/label_options.h"
 #include "options/option_kinds.h"
 #include "segfeed/errors.h"
 
@@ -20,6 +21,8 @@ namespace {
 using internal::BoolOption;
 using internal::ChoiceOption;
 using internal::IntOption;
+using internal::LabelMapOption;
+using internal::MaskColorsOption;
 using internal::NumberOption;
 using internal::RangeOption;
 using internal::SizeOption;
@@ -105,10 +108,34 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       SEGFEED_FIELD(output.image_dtype), internal::kImageTypeChoices,
       internal::kElementTypeChoices));
   t.push_back(std::make_unique<ChoiceOption<ElementType>>(
-      OptionSpec::Declaration{"mask_dtype", "mask-dtype", kLoader, K::kChoice,
-                              "mask dtype: binary masks exactly 0 or 1 (uint8, float32), labels class ids "
-                              "(uint8, int32, int64)"},
+      OptionSpec::Declaration{
+          "mask_dtype", "mask-dtype", kLoader, K::kChoice,
+          "mask dtype: binary masks exactly 0 or 1 (uint8, float32), labels class ids "
+          "(uint8, int32, int64)"},
       SEGFEED_FIELD(output.mask_dtype), internal::kMaskTypeChoices, internal::kElementTypeChoices));
+  // What the mask's pixels mean.
+  t.push_back(std::make_unique<ChoiceOption<MaskMode>>(
+      OptionSpec::Declaration{"mask_mode", "mask-mode", kLoader, K::kChoice,
+                              "binary: foreground/background masks; labels: class-index label "
+                              "maps (palette or grey PNG, GIF indices, or mask_colors)"},
+      SEGFEED_FIELD(decode.mask_mode), internal::kMaskModeChoices, internal::kMaskModeChoices));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"num_classes", "num-classes", kLoader, K::kInt,
+                              "labels mode: classes 0 .. N-1 (required there); a mask value that "
+                              "is neither a class nor ignore_index is label_out_of_range"},
+      SEGFEED_FIELD(decode.num_classes), 0, 255, ", 0 in binary mode"));
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"ignore_index", "ignore-index", kLoader, K::kInt,
+                              "labels mode: the value of pixels without a class (unmapped ids, "
+                              "areas rotated in, VOC's 255 boundary)"},
+      SEGFEED_FIELD(decode.ignore_index), -1'000'000, 1'000'000));
+  t.push_back(std::make_unique<LabelMapOption>(OptionSpec::Declaration{
+      "label_map", "label-map", kLoader, K::kIdMap,
+      "labels mode: source id -> training id (e.g. Cityscapes' ids -> train ids)", true,
+      "ids are used as they are"}));
+  t.push_back(std::make_unique<MaskColorsOption>(OptionSpec::Declaration{
+      "mask_colors", "mask-colors", kLoader, K::kColorMap,
+      "labels mode: colour -> class id for colour-coded masks", true, "no colour coding"}));
   t.push_back(std::make_unique<ChoiceOption<Layout>>(
       OptionSpec::Declaration{"layout", "layout", kLoader, K::kChoice,
                               "image layout (masks are always N x H x W x 1)"},
@@ -198,9 +225,17 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "needs; larger pairs are too_large"},
       SEGFEED_FIELD(decode.scratch_headroom), 1.0, 1e6));
   t.push_back(std::make_unique<IntOption<int>>(
-      OptionSpec::Declaration{"mask_threshold", "mask-threshold", kDecode, K::kInt,
-                              "a mask colour is foreground when its luminance is at least this"},
+      OptionSpec::Declaration{
+          "mask_threshold", "mask-threshold", kDecode, K::kInt,
+          "mask_foreground luminance: a colour is foreground when its luminance is "
+          "at least this"},
       SEGFEED_FIELD(decode.mask_threshold), 0, 255));
+  t.push_back(std::make_unique<ChoiceOption<MaskForeground>>(
+      OptionSpec::Declaration{"mask_foreground", "mask-foreground", kDecode, K::kChoice,
+                              "binary masks: nonzero: every value but 0 is foreground, whatever "
+                              "its colour; luminance: colours of luminance >= mask_threshold"},
+      SEGFEED_FIELD(decode.mask_foreground), internal::kMaskForegroundChoices,
+      internal::kMaskForegroundChoices));
   t.push_back(std::make_unique<ChoiceOption<JpegWarnings>>(
       OptionSpec::Declaration{"jpeg_warnings", "jpeg-warnings", kDecode, K::kChoice,
                               "error: refuse a JPEG that decodes only with warnings; ignore: use "
@@ -279,7 +314,7 @@ LoaderOptions OptionsFromValues(std::span<const std::pair<std::string, OptionVal
   LoaderOptions options;
   const OptionValue* mean = nullptr;
   const OptionValue* std_dev = nullptr;
-  bool rank_none = false, world_size_none = false;
+  bool rank_none = false, world_size_none = false, mask_dtype_given = false;
   for (const auto& [name, value] : values) {
     const OptionSpec* option = FindOption(name);
     if (!option) throw ConfigError("unknown option '" + name + "'");
@@ -290,6 +325,7 @@ LoaderOptions OptionsFromValues(std::span<const std::pair<std::string, OptionVal
     if (name == "std") std_dev = &value;
     if (name == "rank") rank_none = IsNone(value);
     if (name == "world_size") world_size_none = IsNone(value);
+    if (name == "mask_dtype") mask_dtype_given = !IsNone(value);
   }
   const bool mean_given = mean && !IsNone(*mean);
   const bool std_given = std_dev && !IsNone(*std_dev);
@@ -298,6 +334,10 @@ LoaderOptions OptionsFromValues(std::span<const std::pair<std::string, OptionVal
                       (mean_given ? " (got mean without std)" : " (got std without mean)"));
   }
   if (mean_given) options.output.normalize = true;
+  // Label maps come as int64 unless asked otherwise: what PyTorch's
+  // CrossEntropyLoss takes, and Keras' sparse losses accept.
+  if (options.decode.mask_mode == MaskMode::kLabels && !mask_dtype_given)
+    options.output.mask_dtype = ElementType::kInt64;
   // As torchrun starts processes: the shard comes from its variables.
   if (rank_none && world_size_none && (std::getenv("RANK") || std::getenv("WORLD_SIZE")))
     options.shard_from_environment = true;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "options/label_options.h"
 #include "segfeed/errors.h"
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
@@ -45,11 +46,14 @@ void ValidateDecodeOptions(const DecodeOptions& decode) {
   LoaderOptions options;
   options.decode = decode;
   CheckEveryOption(options);
+  internal::CheckLabelOptions(decode);
 }
 
 void ValidateLoaderOptions(const LoaderOptions& options) {
   ValidateOutputOptions(options.output);
   CheckEveryOption(options);
+  internal::CheckLabelOptions(options.decode);
+  internal::CheckMaskDtypeForMode(options.decode, options.output);
   if (options.rank >= options.world_size) {
     throw ConfigError("rank must be in [0, world_size) (got rank " + std::to_string(options.rank) +
                       ", world_size " + std::to_string(options.world_size) + ")");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "augment/sample_augmenter.h"
+#include "io/mask_values.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
 #include "mutex.h"
@@ -20,6 +21,11 @@
 #include "thread_annotations.h"
 
 namespace segfeed::internal {
+
+// What the decode stage's mask values mean, for the augment stage.
+inline MaskEncoding MaskEncodingOf(const DecodeOptions& decode) {
+  return MaskEncoding{decode.mask_mode == MaskMode::kLabels, kIgnoreLabel, decode.ignore_index};
+}
 
 // What fills one batch slot: reads and decodes a pair, augments it straight
 // into the slot, and under OnBadFile::kSkip picks the replacement for a bad
@@ -60,7 +66,8 @@ class SampleLoader {
   // index touches it.
   struct Worker {
     explicit Worker(const LoaderOptions& options)
-        : reader(options.decode), augmenter(options.augment, options.output) {}
+        : reader(options.decode),
+          augmenter(options.augment, options.output, MaskEncodingOf(options.decode)) {}
 
     // Copies what the buffers hold into the counters below; the worker
     // calls it after each pair.

@@ -124,6 +124,10 @@ std::optional<std::string> WrongArgument(const OptionSpec& spec) {
       return with_value("0.5,0.5");
     case OptionKind::kSize:
       return with_value("0");
+    case OptionKind::kIdMap:
+      return with_value("7-0");
+    case OptionKind::kColorMap:
+      return with_value("#80000:1");
     case OptionKind::kBool:
       return Flag(spec) + "=maybe";
   }

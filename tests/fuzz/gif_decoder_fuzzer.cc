@@ -98,7 +98,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (decoded) {
     const auto reference = segfeed::testing::DecodeMaskWithGiflibLines(
-        bytes, options.mask_threshold, options.max_pixels);
+        bytes,
+        options.mask_foreground == segfeed::MaskForeground::kLuminance
+            ? std::optional<int>(options.mask_threshold)
+            : std::nullopt,
+        options.max_pixels);
     if (reference && (reference->width != mask.width || reference->height != mask.height ||
                       reference->pixels != mask.pixels)) {
       std::fprintf(stderr, "GifDecoder and giflib's DGifGetLine disagree\n");

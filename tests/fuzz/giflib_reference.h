@@ -3,8 +3,9 @@
 // An independent mask decoder built only on giflib's own line decoder
 // (DGifGetLine), with GifDecoder's documented semantics: first frame on a
 // background canvas of the logical screen, clipped, de-interlaced,
-// transparent index and out-of-palette indices as background, luminance
-// threshold. Slow (giflib's LZW), simple, and used to check GifDecoder's
+// transparent index and out-of-palette indices as background, every other
+// index foreground (MaskForeground::kNonzero), or with a luminance threshold
+// (kLuminance). Slow (giflib's LZW), simple, and used to check GifDecoder's
 // own LZW decoding in the unit tests and in the fuzzer.
 
 #include <gif_lib.h>
@@ -40,8 +41,9 @@ inline int Read(GifFileType* gif, GifByteType* buffer, int length) {
 }  // namespace reference_detail
 
 // nullopt when giflib refuses the file or it has no image.
-inline std::optional<ReferenceMask> DecodeMaskWithGiflibLines(std::span<const uint8_t> bytes,
-                                                              int threshold, int64_t max_pixels) {
+// `luminance_threshold`: nullopt for the nonzero rule.
+inline std::optional<ReferenceMask> DecodeMaskWithGiflibLines(
+    std::span<const uint8_t> bytes, std::optional<int> luminance_threshold, int64_t max_pixels) {
   reference_detail::Source source{bytes};
   int error = 0;
   GifFileType* gif = DGifOpen(&source, reference_detail::Read, &error);
@@ -102,7 +104,9 @@ inline std::optional<ReferenceMask> DecodeMaskWithGiflibLines(std::span<const ui
         uint8_t value = 0;
         if (index != transparent && index < map->ColorCount) {
           const GifColorType& c = map->Colors[index];
-          value = 299 * c.Red + 587 * c.Green + 114 * c.Blue >= threshold * 1000;
+          value = luminance_threshold
+                      ? 299 * c.Red + 587 * c.Green + 114 * c.Blue >= *luminance_threshold * 1000
+                      : index != 0;
         }
         mask.pixels[static_cast<size_t>(y) * mask.width + frame.Left + x] = value;
       }

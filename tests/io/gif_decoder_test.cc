@@ -60,6 +60,9 @@ TEST(GifDecoderTest, NonBinaryMaskWarningNamesMaskAndThreshold) {
 // with the same semantics: the masks must be identical.
 TEST(GifDecoderTest, MatchesGiflibLineDecoderOnVariedFrames) {
   GifDecoder decoder({});
+  DecodeOptions luminance_options;
+  luminance_options.mask_foreground = MaskForeground::kLuminance;
+  GifDecoder luminance_decoder(luminance_options);
   MaskImage mask;
   for (uint32_t seed = 0; seed < 200; ++seed) {
     const Bytes r = testing::RandomBytes(16, seed);
@@ -91,11 +94,15 @@ TEST(GifDecoderTest, MatchesGiflibLineDecoderOnVariedFrames) {
       continue;
     }
     ASSERT_TRUE(decoder.Decode(gif, kPath, &mask).ok()) << "seed " << seed;
-    const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, int64_t{1} << 30);
+    const auto reference = testing::DecodeMaskWithGiflibLines(gif, std::nullopt, int64_t{1} << 30);
     ASSERT_TRUE(reference.has_value());
     EXPECT_EQ(mask.width, reference->width);
     EXPECT_EQ(mask.height, reference->height);
     EXPECT_TRUE(mask.pixels == reference->pixels) << "seed " << seed;
+    ASSERT_TRUE(luminance_decoder.Decode(gif, kPath, &mask).ok()) << "seed " << seed;
+    const auto luminance = testing::DecodeMaskWithGiflibLines(gif, 128, int64_t{1} << 30);
+    ASSERT_TRUE(luminance.has_value());
+    EXPECT_TRUE(mask.pixels == luminance->pixels) << "luminance, seed " << seed;
   }
 }
 
@@ -152,7 +159,7 @@ TEST(GifDecoderTest, MinimumCodeSizeOneMatchesGiflib) {
   for (size_t i = 0; i < raster.size(); ++i) raster[i] = (i / 3 + i / 37) % 2;
   const Bytes gif =
       testing::GifWithLzwData(37, 11, 2, 1, testing::LzwLiteralStream(raster, 1, true));
-  const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, 1 << 20);
+  const auto reference = testing::DecodeMaskWithGiflibLines(gif, std::nullopt, 1 << 20);
   ASSERT_TRUE(reference.has_value());
   ASSERT_TRUE(reference->pixels == raster);  // the fixture is what giflib reads
   EXPECT_TRUE(DecodeOk(gif).pixels == raster);
@@ -166,7 +173,7 @@ TEST(GifDecoderTest, FullLzwTableWithoutClearDecodes) {
   const Bytes gif =
       testing::GifWithLzwData(150, 40, 2, 2, testing::LzwLiteralStream(raster, 2, true));
   EXPECT_TRUE(DecodeOk(gif).pixels == raster);
-  const auto reference = testing::DecodeMaskWithGiflibLines(gif, 128, 1 << 20);
+  const auto reference = testing::DecodeMaskWithGiflibLines(gif, std::nullopt, 1 << 20);
   ASSERT_TRUE(reference.has_value());
   EXPECT_TRUE(reference->pixels == raster);
 }
@@ -253,7 +260,23 @@ TEST(GifDecoderTest, LzwMinimumCodeSizeOverEightSaysSo) {
   }
 }
 
-TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThreshold) {
+// The default rule: every index but 0 (and the transparent one) is
+// foreground, whatever its colour, so VOC's dark red and pure red count.
+TEST(GifDecoderTest, ForegroundIsEveryNonzeroIndexByDefault) {
+  GifPicture picture;
+  picture.screen_width = 5;
+  picture.screen_height = 1;
+  picture.palette = {Rgb{0, 0, 0}, Rgb{128, 0, 0}, Rgb{255, 0, 0}, Rgb{0, 0, 0}, Rgb{9, 9, 9}};
+  picture.frames.push_back({0, 0, 5, 1, false, 4, {0, 1, 2, 3, 4}});
+  const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
+  EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 1, 1, 1, 0}));
+  // Index 3 is black but foreground: the palette may be inverted.
+  EXPECT_TRUE(mask.palette_disagrees);
+  picture.frames[0].indices = {0, 1, 2, 1, 0};
+  EXPECT_FALSE(DecodeOk(testing::EncodeGif(picture)).palette_disagrees);
+}
+
+TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThresholdUnderThatRule) {
   GifPicture picture;
   picture.screen_width = 4;
   picture.screen_height = 1;
@@ -261,10 +284,11 @@ TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThreshold) {
   picture.palette = {Rgb{127, 127, 127}, Rgb{128, 128, 128}, Rgb{0, 255, 0}, Rgb{0, 0, 255}};
   picture.frames.push_back({0, 0, 4, 1, false, -1, {0, 1, 2, 3}});
   const Bytes gif = testing::EncodeGif(picture);
-  MaskImage mask = DecodeOk(gif);
+  DecodeOptions options;
+  options.mask_foreground = MaskForeground::kLuminance;
+  MaskImage mask = DecodeOk(gif, options);
   EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 1, 1, 0}));
   EXPECT_TRUE(mask.used_more_than_two_colours);
-  DecodeOptions options;
   options.mask_threshold = 150;
   mask = DecodeOk(gif, options);
   EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 0, 0, 0}));

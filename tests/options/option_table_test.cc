@@ -123,7 +123,7 @@ TEST(OptionTableTest, ChoiceOptionsListTheirChoices) {
   for (const OptionChoice& choice : FindOption("mask_dtype")->Choices()) {
     names.emplace_back(choice.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"uint8", "float32"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"uint8", "float32", "int32", "int64"}));
   EXPECT_TRUE(FindOption("batch_size")->Choices().empty());
 }
 

@@ -92,7 +92,7 @@ TEST(OptionsValidationTest, OutputMessagesNameFieldAndValue) {
   EXPECT_EQ(OutputMessage([](auto& o) { o.image_dtype = static_cast<ElementType>(7); }),
             "image_dtype must be one of uint8, float16, float32 (got 7)");
   EXPECT_EQ(OutputMessage([](auto& o) { o.mask_dtype = ElementType::kFloat16; }),
-            "mask_dtype must be one of uint8, float32 (got float16)");
+            "mask_dtype must be one of uint8, float32, int32, int64 (got float16)");
   // Normalisation values are not checked while normalize is off.
   EXPECT_EQ(OutputMessage([](auto& o) { o.std[0] = 0.0f; }), "");
 }
