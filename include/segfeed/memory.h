@@ -98,11 +98,21 @@ void ForEachField(const MemoryPlan& p, Fn&& fn) {
   fn("total_bytes", p.total_bytes);
 }
 
+// How the photos and masks are stored, which changes what decoding holds:
+// a PNG photo is decoded at full size (PNG has no DCT scaling), and a PNG
+// mask passes through a buffer of its samples (1 byte per pixel for palette
+// and grey up to 8 bits, 2 for 16-bit grey, 3 for RGB) before it becomes
+// mask values.
+struct SourceFormats {
+  bool png_images = false;
+  int png_mask_bytes_per_pixel = 0;  // 0: GIF masks
+};
+
 // Plans for `options` (validated; throws ConfigError) and photos of
-// source_width x source_height pixels (each at most max_pixels). threads = 0
-// resolves to the cores.
+// source_width x source_height pixels (each at most max_pixels), stored as
+// `formats` says. threads = 0 resolves to the cores.
 SEGFEED_EXPORT MemoryPlan PlanMemory(const LoaderOptions& options, int source_width,
-                                     int source_height);
+                                     int source_height, const SourceFormats& formats = {});
 
 // Adds the memory of `dataset`'s listing and of the loader's per-pair
 // state to `plan` (listing_bytes and total_bytes).

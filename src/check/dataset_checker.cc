@@ -98,7 +98,7 @@ class FileChecker {
     // Full resolution (no target): a DCT-scaled decode may skip the damaged
     // part. No decode budget beyond the options' limits (max_pixels,
     // max_file_bytes): the report depends on them only, never on the plan.
-    reader_.Reserve(plan.width, plan.height, 0, 0);
+    reader_.Reserve(plan.width, plan.height, 0, 0, INT64_MAX, plan.formats);
   }
 
   FileOutcome Check(const FileJob& job) {

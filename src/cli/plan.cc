@@ -67,6 +67,7 @@ struct SourceSize {
   int width = 0;
   int height = 0;
   std::string from;  // where the size came from, for the report
+  SourceFormats formats;  // PNG photos and masks change the decode scratch
 };
 
 // "WxH", both at least 1; anything else is a usage error naming the flag.
@@ -84,7 +85,7 @@ SourceSize ParseSourceSize(const std::string& text) {
   return size;
 }
 
-// The typical photo size from JPEG headers, as the Loader plans it. An
+// The typical photo size from JPEG or PNG headers, as the Loader plans it. An
 // error names the file (or the folder when it has no pairs).
 internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Dataset& dataset,
                                             const DecodeOptions& decode) {
@@ -97,7 +98,8 @@ internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Datas
   const internal::PlannedSource& planned = source.value();
   return SourceSize{planned.width, planned.height,
                     "median of " + std::to_string(planned.headers_read) + " headers, e.g. " +
-                        planned.example_path};
+                        planned.example_path,
+                    planned.formats};
 }
 
 // What plan reports: the memory plan for one source size, and the model's
@@ -150,11 +152,15 @@ internal::Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_
 }
 
 void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
-  f->plan = PlanMemory(f->options, f->source.width, f->source.height);
+  f->plan = PlanMemory(f->options, f->source.width, f->source.height, f->source.formats);
   if (dataset) AddListingToPlan(*dataset, &f->plan);
-  f->scale = internal::JpegDecoder(f->options.decode)
-                 .ChooseScale(f->source.width, f->source.height, f->options.augment.output_width,
-                              f->options.augment.output_height);
+  // PNG photos have no DCT scaling: decoded at full size.
+  f->scale = f->source.formats.png_images
+                 ? internal::DctScale{}
+                 : internal::JpegDecoder(f->options.decode)
+                       .ChooseScale(f->source.width, f->source.height,
+                                    f->options.augment.output_width,
+                                    f->options.augment.output_height);
   f->images_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.image_bytes_per_sample;
   f->masks_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.mask_bytes_per_sample;
   f->gpu_total = static_cast<int64_t>(f->plan.gpu_batch_bytes) + f->model.total_bytes;
@@ -170,7 +176,8 @@ void PrintPlan(const PlanFigures& f) {
               f.options.output.normalize ? " normalized" : "",
               std::string(ElementTypeName(f.options.output.mask_dtype)).c_str(),
               f.plan.pool_buffers, f.plan.threads);
-  std::printf("  source      %dx%d (%s), decoded at %d/%d scale: %dx%d\n", f.source.width,
+  std::printf("  source      %s%dx%d (%s), decoded at %d/%d scale: %dx%d\n",
+              f.source.formats.png_images ? "PNG " : "", f.source.width,
               f.source.height, PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
               f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
   std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n",

@@ -22,7 +22,8 @@ Error IoError(const std::filesystem::path& path, const std::string& detail) {
 }  // namespace
 
 Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path,
-                                                  std::optional<SniffedFormat> expected) {
+                                                  std::optional<SniffedFormat> expected,
+                                                  std::optional<SniffedFormat> also) {
   // open(2) follows symlinks; a dangling one fails here with ENOENT.
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
   // for regular files it changes nothing.
@@ -54,9 +55,11 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
       done += static_cast<size_t>(n);
     }
     const std::span<const uint8_t> first(head, done);
-    if (SniffFormat(first) != *expected) {
+    const SniffedFormat found = SniffFormat(first);
+    if (found != *expected && (!also || found != *also)) {
       return Error{ErrorKind::kUnsupportedFormat, path.string(),
-                   std::string("not a ") + (*expected == SniffedFormat::kGif ? "GIF" : "JPEG") +
+                   "not a " + std::string(FormatName(*expected)) +
+                       (also ? " or " + std::string(FormatName(*also)) : std::string()) +
                        " file (" + DescribeContent(first) + ")"};
     }
     buffer_.resize(size);

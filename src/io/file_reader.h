@@ -28,8 +28,10 @@ class FileReader {
   // With `expected`, the first bytes are checked before the whole file is
   // read: a file of another format is unsupported_format (naming what it
   // looks like) without a buffer of its size ever being allocated.
+  // `also` is a second format accepted (a photo may be JPEG or PNG).
   Result<std::span<const uint8_t>> Read(const std::filesystem::path& path,
-                                        std::optional<SniffedFormat> expected = std::nullopt);
+                                        std::optional<SniffedFormat> expected = std::nullopt,
+                                        std::optional<SniffedFormat> also = std::nullopt);
   // Frees the buffer when it holds more than `keep_bytes`, so that one
   // large file leaves nothing grown.
   void Shrink(size_t keep_bytes);

@@ -26,23 +26,29 @@ SniffedFormat SniffFormat(std::span<const uint8_t> bytes) {
   return SniffedFormat::kUnknown;
 }
 
-std::string DescribeContent(std::span<const uint8_t> bytes) {
-  switch (SniffFormat(bytes)) {
+std::string_view FormatName(SniffedFormat format) {
+  switch (format) {
     case SniffedFormat::kJpeg:
-      return "JPEG data";
+      return "JPEG";
     case SniffedFormat::kGif:
-      return "GIF data";
+      return "GIF";
     case SniffedFormat::kPng:
-      return "PNG data";
+      return "PNG";
     case SniffedFormat::kBmp:
-      return "BMP data";
+      return "BMP";
     case SniffedFormat::kTiff:
-      return "TIFF data";
+      return "TIFF";
     case SniffedFormat::kWebp:
-      return "WebP data";
+      return "WebP";
     case SniffedFormat::kUnknown:
       break;
   }
+  return "unknown";
+}
+
+std::string DescribeContent(std::span<const uint8_t> bytes) {
+  if (const SniffedFormat format = SniffFormat(bytes); format != SniffedFormat::kUnknown)
+    return std::string(FormatName(format)) + " data";
   std::string text = "data starting";
   for (size_t i = 0; i < bytes.size() && i < 4; ++i) {
     char hex[4];

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace segfeed::internal {
 
@@ -12,6 +13,9 @@ namespace segfeed::internal {
 enum class SniffedFormat { kUnknown, kJpeg, kGif, kPng, kBmp, kTiff, kWebp };
 
 SniffedFormat SniffFormat(std::span<const uint8_t> bytes);
+
+// "JPEG", "GIF", "PNG", ...; "unknown" for kUnknown.
+std::string_view FormatName(SniffedFormat format);
 
 // "PNG data" for a known format, else the first bytes in hex
 // ("data starting 00 11 22 33"), for error messages.

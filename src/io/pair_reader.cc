@@ -1,6 +1,7 @@
 #include "io/pair_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -12,7 +13,9 @@ PairReader::PairReader(const DecodeOptions& options)
     : image_file_(options.max_file_bytes),
       mask_file_(options.max_file_bytes),
       jpeg_(options),
-      gif_(options) {}
+      gif_(options),
+      png_(options),
+      mask_rule_(options) {}
 
 Status PairReader::Read(const SamplePair& pair, int output_width, int output_height) {
   return Guarded([&] { return ReadAndDecode(pair, output_width, output_height); });
@@ -30,7 +33,7 @@ Status PairReader::ReadImage(const std::filesystem::path& path, int output_width
     bytes_read_ += file_bytes_.size();
     auto needs = ReadImageHeader(file_bytes_, path.native(), output_width, output_height);
     if (!needs.ok()) return needs.error();
-    return jpeg_.Decode(file_bytes_, image_header_, image_scale_, path.native(), &image_);
+    return DecodeImage(file_bytes_, path.native());
   });
 }
 
@@ -44,7 +47,7 @@ Status PairReader::ReadMask(const std::filesystem::path& path) {
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
     start = StageClock::now();
-    Status status = gif_.Decode(file_bytes_, path.native(), &mask_, budget_bytes_);
+    Status status = DecodeMask(file_bytes_, path.native(), budget_bytes_);
     timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
     return status;
   });
@@ -90,7 +93,12 @@ void PairReader::ShrinkToPlan() {
     std::vector<uint8_t>().swap(mask_.pixels);
     mask_.pixels.reserve(planned_mask_bytes_);
   }
+  if (mask_samples_.bytes.capacity() > planned_mask_sample_bytes_) {
+    std::vector<uint8_t>().swap(mask_samples_.bytes);
+    mask_samples_.bytes.reserve(planned_mask_sample_bytes_);
+  }
   gif_.ShrinkScratch(planned_mask_bytes_);
+  png_.ShrinkScratch(planned_mask_bytes_);
   if (planned_mask_bytes_ == SIZE_MAX) return;  // not planned: keep what was read
   image_file_.Shrink(kKeptReadBufferBytes);
   mask_file_.Shrink(kKeptReadBufferBytes);
@@ -103,7 +111,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int o
 
   reading_ = &pair.image_path;
   StageClock::time_point start = StageClock::now();
-  auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg);
+  auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg, SniffedFormat::kPng);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
@@ -114,13 +122,13 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int o
   // size mismatch then costs no JPEG decode.
   start = StageClock::now();
   reading_ = &pair.mask_path;
-  auto mask_bytes = mask_file_.Read(pair.mask_path, SniffedFormat::kGif);
+  auto mask_bytes = mask_file_.Read(pair.mask_path, SniffedFormat::kGif, SniffedFormat::kPng);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
   start = StageClock::now();
   Status mask_status =
-      gif_.Decode(mask_bytes.value(), mask_path, &mask_, budget_bytes_ - image_needs.value());
+      DecodeMask(mask_bytes.value(), mask_path, budget_bytes_ - image_needs.value());
   timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
   if (!mask_status.ok()) return mask_status;
   if (mask_.width != image_header_.width || mask_.height != image_header_.height) {
@@ -131,17 +139,153 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int o
   }
 
   reading_ = &pair.image_path;
-  return jpeg_.Decode(image_bytes.value(), image_header_, image_scale_, image_path, &image_);
+  return DecodeImage(image_bytes.value(), image_path);
+}
+
+Status PairReader::DecodeImage(std::span<const uint8_t> bytes, const std::string& path) {
+  if (image_format_ == SniffedFormat::kPng) return png_.DecodeImage(bytes, path, &image_);
+  return jpeg_.Decode(bytes, image_header_, image_scale_, path, &image_);
+}
+
+Status PairReader::DecodeMask(std::span<const uint8_t> bytes, const std::string& path,
+                              int64_t budget_bytes) {
+  if (SniffFormat(bytes) != SniffedFormat::kPng) {
+    return gif_.Decode(bytes, path, &mask_, budget_bytes);
+  }
+  auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptMask);
+  if (!header.ok()) return header.error();
+  if (header.value().color_type == 2 || header.value().color_type == 6) {
+    if (const std::string_view refusal = mask_rule_.RgbRefusal(); !refusal.empty())
+      return Error{ErrorKind::kUnsupportedFormat, path, std::string(refusal)};
+  }
+  // The samples and the mask values are held together.
+  const int64_t pixels = int64_t{header.value().width} * header.value().height;
+  const int64_t needs =
+      std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels) +
+      std::max(static_cast<int64_t>(mask_samples_.bytes.capacity()),
+               PngDecoder::MaskSampleBytes(header.value()));
+  if (needs > budget_bytes) {
+    return Error{ErrorKind::kTooLarge, path,
+                 "PNG needs " + std::to_string(needs) + " bytes to decode (" +
+                     std::to_string(header.value().width) + "x" +
+                     std::to_string(header.value().height) + "), more than the " +
+                     std::to_string(budget_bytes) + " bytes left of the decode budget"};
+  }
+  if (Status status = png_.DecodeMask(bytes, path, &mask_samples_); !status.ok()) return status;
+  return MapPngSamples(path);
+}
+
+Status PairReader::MapPngSamples(const std::string& path) {
+  const MaskSamples& samples = mask_samples_;
+  const size_t count = static_cast<size_t>(samples.width) * samples.height;
+  mask_.width = samples.width;
+  mask_.height = samples.height;
+  mask_.pixels.resize(count);
+  mask_.bit_depth = samples.bit_depth;
+  mask_.palette_digest = PaletteDigest(samples.palette);
+  mask_.palette_disagrees = false;
+  mask_.used_more_than_two_colours = false;
+  uint8_t* out = mask_.pixels.data();
+  std::vector<std::pair<uint32_t, uint64_t>> bad;
+  switch (samples.format) {
+    case MaskSampleFormat::kIndex8: {
+      const IndexValues values =
+          mask_rule_.ForIndices(samples.palette, samples.has_palette ? 8 : samples.bit_depth, -1);
+      std::array<bool, 256> used{};
+      for (size_t i = 0; i < count; ++i) used[samples.bytes[i]] = true;
+      int distinct = 0;
+      for (int i = 0; i < 256; ++i) distinct += used[static_cast<size_t>(i)];
+      bool any_bad = false;
+      for (int i = 0; i < 256; ++i) any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
+      if (any_bad) {
+        std::array<uint64_t, 256> counts{};
+        for (size_t i = 0; i < count; ++i) ++counts[samples.bytes[i]];
+        const bool by_colour = !mask_rule_.options().mask_colors.empty();
+        for (uint32_t i = 0; i < 256; ++i) {
+          if (!values.bad[i] || counts[i] == 0) continue;
+          const uint32_t key = by_colour && i < samples.palette.size()
+                                   ? (uint32_t{samples.palette[i][0]} << 16) |
+                                         (uint32_t{samples.palette[i][1]} << 8) |
+                                         samples.palette[i][2]
+                                   : i;
+          bad.emplace_back(key, counts[i]);
+        }
+        return mask_rule_.OutOfRange(path, bad, by_colour);
+      }
+      if (values.identity) {
+        std::memcpy(out, samples.bytes.data(), count);
+      } else {
+        MapIndices(values, samples.bytes.data(), out, count);
+      }
+      mask_.used_more_than_two_colours = !mask_rule_.labels() && distinct > 2;
+      mask_.palette_disagrees = !mask_rule_.PaletteAgrees(samples.palette, used, -1);
+      return {};
+    }
+    case MaskSampleFormat::kGrey16: {
+      std::vector<std::pair<uint32_t, uint64_t>> counts;
+      const auto* values = reinterpret_cast<const uint16_t*>(samples.bytes.data());
+      for (size_t i = 0; i < count; ++i) {
+        bool is_bad = false;
+        out[i] = mask_rule_.ForGrey16(values[i], is_bad);
+        if (!is_bad) continue;
+        auto it = std::find_if(counts.begin(), counts.end(),
+                               [&](const auto& c) { return c.first == values[i]; });
+        if (it == counts.end()) counts.emplace_back(values[i], 1);
+        else ++it->second;
+      }
+      if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, false);
+      return {};
+    }
+    case MaskSampleFormat::kRgb8: {
+      std::vector<std::pair<uint32_t, uint64_t>> counts;
+      const uint8_t* rgb = samples.bytes.data();
+      // Colour masks paint large areas: the last colour's value is reused
+      // while the colour repeats.
+      uint32_t last_key = UINT32_MAX;
+      uint8_t last_value = 0;
+      bool last_bad = false;
+      for (size_t i = 0; i < count; ++i, rgb += 3) {
+        const uint32_t key = (uint32_t{rgb[0]} << 16) | (uint32_t{rgb[1]} << 8) | rgb[2];
+        if (key != last_key) {
+          last_bad = false;
+          last_value = mask_rule_.ForColour({rgb[0], rgb[1], rgb[2]}, last_bad);
+          last_key = key;
+        }
+        out[i] = last_value;
+        if (!last_bad) continue;
+        auto it =
+            std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == key; });
+        if (it == counts.end()) counts.emplace_back(key, 1);
+        else ++it->second;
+      }
+      if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, true);
+      return {};
+    }
+  }
+  return {};
 }
 
 Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
                                             int output_width, int output_height) {
-  auto header = jpeg_.ReadHeader(bytes, path);
-  if (!header.ok()) return header.error();
-  image_header_ = header.value();
-  image_header_read_ = true;
-  image_scale_ =
-      jpeg_.ChooseScale(image_header_.width, image_header_.height, output_width, output_height);
+  if (SniffFormat(bytes) == SniffedFormat::kPng) {
+    // PNG has no DCT scaling: the photo is decoded at full size.
+    auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptImage);
+    if (!header.ok()) return header.error();
+    image_format_ = SniffedFormat::kPng;
+    image_header_ = JpegHeader{};
+    image_header_.width = header.value().width;
+    image_header_.height = header.value().height;
+    image_header_read_ = true;
+    image_scale_ = DctScale{};
+  } else {
+    auto header = jpeg_.ReadHeader(bytes, path);
+    if (!header.ok()) return header.error();
+    image_format_ = SniffedFormat::kJpeg;
+    image_header_ = header.value();
+    image_header_read_ = true;
+    image_scale_ =
+        jpeg_.ChooseScale(image_header_.width, image_header_.height, output_width, output_height);
+  }
   // Checked on the header, before the mask or the pixels take any memory.
   const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} *
                               image_scale_.Apply(image_header_.height) * 3;
@@ -166,27 +310,34 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
 }
 
 void PairReader::Reserve(int source_width, int source_height, int output_width, int output_height,
-                         int64_t budget_bytes) {
+                         int64_t budget_bytes, const SourceFormats& formats) {
   const DctScale scale =
-      jpeg_.ChooseScale(source_width, source_height, output_width, output_height);
+      formats.png_images
+          ? DctScale{}
+          : jpeg_.ChooseScale(source_width, source_height, output_width, output_height);
   planned_image_bytes_ =
       static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
   planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;
+  planned_mask_sample_bytes_ = planned_mask_bytes_ * static_cast<size_t>(formats.png_mask_bytes_per_pixel);
   image_.pixels.reserve(planned_image_bytes_);
   mask_.pixels.reserve(planned_mask_bytes_);
+  mask_samples_.bytes.reserve(planned_mask_sample_bytes_);
   budget_bytes_ = budget_bytes;
 }
 
-size_t PairReader::PlannedScratchBytes(DctScale scale, int source_width, int source_height) {
+size_t PairReader::PlannedScratchBytes(DctScale scale, int source_width, int source_height,
+                                       int mask_sample_bytes) {
   // What Reserve() reserves, in 64-bit arithmetic: nothing is allocated to
   // plan it.
+  const size_t mask_pixels = static_cast<size_t>(source_width) * static_cast<size_t>(source_height);
   return static_cast<size_t>(scale.Apply(source_width)) *
              static_cast<size_t>(scale.Apply(source_height)) * 3 +
-         static_cast<size_t>(source_width) * static_cast<size_t>(source_height);
+         mask_pixels * (1 + static_cast<size_t>(mask_sample_bytes));
 }
 
 size_t PairReader::scratch_bytes() const {
-  return image_.pixels.capacity() + mask_.pixels.capacity() + gif_.pixel_scratch_bytes();
+  return image_.pixels.capacity() + mask_.pixels.capacity() + mask_samples_.bytes.capacity() +
+         gif_.pixel_scratch_bytes() + png_.scratch_bytes();
 }
 
 size_t PairReader::read_buffer_bytes() const {

@@ -8,16 +8,22 @@
 #include "io/file_reader.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
+#include "io/mask_values.h"
+#include "io/png_decoder.h"
+#include "io/format_sniffer.h"
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/memory.h"
 #include "segfeed/options.h"
 
 namespace segfeed::internal {
 
 // Reads and decodes one image/mask pair into buffers it keeps and reuses:
 // the per-thread scratch of the decode stage (two file buffers, the decoded
-// image at its DCT scale, the decoded mask). One per thread; not
-// thread-safe. After the first few samples it allocates no pixel memory.
+// image at its DCT scale, the decoded mask, a PNG mask's samples). One per
+// thread; not thread-safe. After the first few samples it allocates no
+// pixel memory. Photos are JPEG or PNG and masks GIF or PNG, told apart by
+// their first bytes; a PNG photo is decoded at full size.
 class PairReader {
  public:
   // Throws std::bad_alloc if the JPEG decoder cannot be created.
@@ -56,10 +62,12 @@ class PairReader {
   // too_large, refused before anything is allocated for it. After a pair
   // larger than planned, the buffers shrink back to the planned size.
   void Reserve(int source_width, int source_height, int output_width, int output_height,
-               int64_t budget_bytes = INT64_MAX);
+               int64_t budget_bytes = INT64_MAX, const SourceFormats& formats = {});
   // Pixel scratch Reserve() sets up for a source decoded at `scale`: the
-  // decoded photo plus the decoded mask at full size. Allocates nothing.
-  static size_t PlannedScratchBytes(DctScale scale, int source_width, int source_height);
+  // decoded photo plus the decoded mask at full size, plus a PNG mask's
+  // samples at `mask_sample_bytes` per pixel. Allocates nothing.
+  static size_t PlannedScratchBytes(DctScale scale, int source_width, int source_height,
+                                    int mask_sample_bytes = 0);
   // Pixel scratch held now: decoded photo and mask, and the GIF decoder's
   // frame buffer for interlaced or offset frames.
   size_t scratch_bytes() const;
@@ -81,6 +89,8 @@ class PairReader {
 
   // Valid after a successful Read(), until the next Read().
   DctScale image_scale() const { return image_scale_; }
+  // kJpeg or kPng: what the last photo read was (its header says which).
+  SniffedFormat image_format() const { return image_format_; }
   const RgbImage& image() const { return image_; }  // at image_scale()
   const MaskImage& mask() const { return mask_; }   // at full resolution
 
@@ -99,11 +109,21 @@ class PairReader {
   // anything is allocated for its pixels; returns the bytes decoding needs.
   Result<int64_t> ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
                                   int output_width, int output_height);
+  // The photo whose header ReadImageHeader() read.
+  Status DecodeImage(std::span<const uint8_t> bytes, const std::string& path);
+  // A GIF or PNG mask into mask_, within `budget_bytes`.
+  Status DecodeMask(std::span<const uint8_t> bytes, const std::string& path, int64_t budget_bytes);
+  // A PNG mask's samples (mask_samples_) as mask values in mask_.
+  Status MapPngSamples(const std::string& path);
 
   FileReader image_file_;
   FileReader mask_file_;
   JpegDecoder jpeg_;
   GifDecoder gif_;
+  PngDecoder png_;
+  MaskValueRule mask_rule_;
+  SniffedFormat image_format_ = SniffedFormat::kJpeg;
+  MaskSamples mask_samples_;
   JpegHeader image_header_;  // the last Read()'s photo, at full resolution
   DctScale image_scale_;
   RgbImage image_;
@@ -116,6 +136,7 @@ class PairReader {
   // Set by Reserve(); until then nothing is shrunk.
   size_t planned_image_bytes_ = SIZE_MAX;
   size_t planned_mask_bytes_ = SIZE_MAX;
+  size_t planned_mask_sample_bytes_ = SIZE_MAX;
   int64_t budget_bytes_ = INT64_MAX;
   size_t peak_scratch_bytes_ = 0;
   size_t peak_read_buffer_bytes_ = 0;

@@ -2,24 +2,72 @@
 
 #include <algorithm>
 
+#include "io/file_reader.h"
+#include "io/format_sniffer.h"
 #include "io/jpeg_decoder.h"
+#include "io/png_decoder.h"
 
 namespace segfeed::internal {
+
+namespace {
+
+// A photo's size from its JPEG or PNG header.
+Result<PlannedSource> ReadPhotoHeader(const std::filesystem::path& path,
+                                      const DecodeOptions& decode) {
+  FileReader file(decode.max_file_bytes);
+  auto bytes = file.Read(path);
+  if (!bytes.ok()) return bytes.error();
+  PlannedSource source;
+  source.example_path = path.string();
+  if (SniffFormat(bytes.value()) == SniffedFormat::kPng) {
+    auto header = PngDecoder(decode).ReadHeader(bytes.value(), path.native(),
+                                                ErrorKind::kCorruptImage);
+    if (!header.ok()) return header.error();
+    source.width = header.value().width;
+    source.height = header.value().height;
+    source.formats.png_images = true;
+    return source;
+  }
+  auto header = JpegDecoder(decode).ReadHeader(bytes.value(), path.native());
+  if (!header.ok()) return header.error();
+  source.width = header.value().width;
+  source.height = header.value().height;
+  return source;
+}
+
+// Bytes per pixel of a PNG mask's samples; 0 for a GIF or a mask that does
+// not parse (the decoder reports it when it is read).
+int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& decode) {
+  FileReader file(decode.max_file_bytes);
+  auto bytes = file.Read(path);
+  if (!bytes.ok() || SniffFormat(bytes.value()) != SniffedFormat::kPng) return 0;
+  auto header = PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptMask);
+  if (!header.ok() || header.value().width < 1 || header.value().height < 1) return 0;
+  return static_cast<int>(PngDecoder::MaskSampleBytes(header.value()) /
+                          (int64_t{header.value().width} * header.value().height));
+}
+
+}  // namespace
 
 Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeOptions& decode) {
   if (pairs.empty()) return Error{ErrorKind::kIoError, "", "no image/mask pairs to plan for"};
   std::vector<PlannedSource> sizes;
   Error last_error;
+  int mask_sample_bytes = 0;
+  bool png_images = false;
   const size_t samples = std::min<size_t>(pairs.size(), kSampledPairs);
   for (size_t i = 0; i < samples; ++i) {
     // Evenly spread, the first pair included.
     const SamplePair pair = pairs[i * pairs.size() / samples];
-    auto header = ReadJpegHeaderFile(pair.image_path, decode);
+    auto header = ReadPhotoHeader(pair.image_path, decode);
     if (header.ok()) {
-      sizes.push_back({header.value().width, header.value().height, 0, pair.image_path.string()});
+      sizes.push_back(header.value());
     } else {
       last_error = header.error();
     }
+    // The plan holds the largest samples any sampled mask needs.
+    mask_sample_bytes = std::max(mask_sample_bytes, MaskSampleBytes(pair.mask_path, decode));
+    png_images = png_images || (header.ok() && header.value().formats.png_images);
   }
   if (sizes.empty()) return last_error;
   const auto pixels = [](const PlannedSource& s) { return int64_t{s.width} * s.height; };
@@ -28,6 +76,7 @@ Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeO
       [&](const PlannedSource& a, const PlannedSource& b) { return pixels(a) < pixels(b); });
   PlannedSource median = sizes[sizes.size() / 2];
   median.headers_read = static_cast<int>(sizes.size());
+  median.formats = {png_images, mask_sample_bytes};
   return median;
 }
 

@@ -5,14 +5,17 @@
 
 #include "result.h"
 #include "segfeed/dataset.h"
+#include "segfeed/memory.h"
 #include "segfeed/options.h"
 
 namespace segfeed::internal {
 
-// The photo size a memory plan is made for, read from JPEG headers only.
+// The photo size a memory plan is made for, read from the photos' headers
+// only, and how the sampled photos and masks are stored.
 struct PlannedSource {
   int width = 0;
   int height = 0;
+  SourceFormats formats;
   int headers_read = 0;      // of the sampled pairs, how many headers parsed
   std::string example_path;  // a photo of exactly this size
 };

@@ -179,13 +179,15 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   // gives are decoded, larger ones are too_large.
   int source_width = options_.augment.output_width;
   int source_height = options_.augment.output_height;
+  SourceFormats formats;
   if (auto source = PlanSourceFromHeaders(dataset_.pairs, options_.decode); source.ok()) {
     source_width = source.value().width;
     source_height = source.value().height;
+    formats = source.value().formats;
   }
   LoaderOptions resolved = options_;
   resolved.threads = threads_;
-  memory_plan_ = PlanMemory(resolved, source_width, source_height);
+  memory_plan_ = PlanMemory(resolved, source_width, source_height, formats);
   AddListingToPlan(dataset_, &memory_plan_);
   CheckPlanFitsMachine(memory_plan_);
 
@@ -197,7 +199,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
                                             options_.augment.output_height, options_.pinned);
   samples_ = std::make_unique<SampleLoader>(
       options_, dataset_, epoch_plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
-      source_height, static_cast<int64_t>(memory_plan_.decode_budget_bytes_per_thread));
+      source_height, static_cast<int64_t>(memory_plan_.decode_budget_bytes_per_thread), formats);
 }
 
 void LoaderRuntime::StopGraph() {

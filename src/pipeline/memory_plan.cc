@@ -44,7 +44,8 @@ std::string MiBText(size_t bytes) {
 
 }  // namespace
 
-MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height) {
+MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source_height,
+                      const SourceFormats& formats) {
   ValidateLoaderOptions(options);
   if (source_width < 1 || source_height < 1) {
     throw ConfigError("source size must be at least 1x1 (got " + std::to_string(source_width) +
@@ -75,10 +76,13 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   plan.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const size_t threads = static_cast<size_t>(plan.threads);
   const internal::JpegDecoder decoder(options.decode);
-  const internal::DctScale scale = decoder.ChooseScale(
-      source_width, source_height, options.augment.output_width, options.augment.output_height);
-  const size_t decode_bytes =
-      internal::PairReader::PlannedScratchBytes(scale, source_width, source_height);
+  const internal::DctScale scale =
+      formats.png_images ? internal::DctScale{}
+                         : decoder.ChooseScale(source_width, source_height,
+                                               options.augment.output_width,
+                                               options.augment.output_height);
+  const size_t decode_bytes = internal::PairReader::PlannedScratchBytes(
+      scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
   plan.scratch_bytes_per_thread =
       decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(
                          options.augment, scale.Apply(source_width), scale.Apply(source_height));

@@ -20,7 +20,7 @@ constexpr int kMaxDrawsPerSlot = 256;
 SampleLoader::SampleLoader(const LoaderOptions& options, const Dataset& dataset,
                            const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers,
                            int workers, int source_width, int source_height,
-                           int64_t decode_budget_bytes)
+                           int64_t decode_budget_bytes, const SourceFormats& formats)
     : options_(options),
       dataset_(dataset),
       sample_ids_(sample_ids),
@@ -30,7 +30,7 @@ SampleLoader::SampleLoader(const LoaderOptions& options, const Dataset& dataset,
   for (int i = 0; i < workers; ++i) {
     workers_.push_back(std::make_unique<Worker>(options_));
     workers_.back()->reader.Reserve(source_width, source_height, options_.augment.output_width,
-                                    options_.augment.output_height, decode_budget_bytes);
+                                    options_.augment.output_height, decode_budget_bytes, formats);
     workers_.back()->PublishMemory();
   }
 }

@@ -40,10 +40,12 @@ class SampleLoader {
   // `dataset`, `sample_ids` (the pairs an epoch may draw replacements from)
   // and `buffers` must outlive the loader. Each of `workers` workers gets a
   // reader and an augmenter whose scratch is reserved for sources up to
-  // source_width x source_height within `decode_budget_bytes`.
+  // source_width x source_height stored as `formats`, within
+  // `decode_budget_bytes`.
   SampleLoader(const LoaderOptions& options, const Dataset& dataset,
                const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers, int workers,
-               int source_width, int source_height, int64_t decode_budget_bytes);
+               int source_width, int source_height, int64_t decode_budget_bytes,
+               const SourceFormats& formats = {});
 
   // The epoch's number and order (position -> pair id); `order` must stay
   // valid until the next call.
