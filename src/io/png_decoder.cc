@@ -179,6 +179,15 @@ Error PaletteIndexOutside(const PngErrors& errors, int index, uint32_t palette_s
                         std::to_string(row) + ")");
 }
 
+// After the last row: libspng stops reading when the image data is
+// complete, before the last IDAT's CRC. Reading on to IEND checks it, and
+// refuses a file cut after its image data, as libpng does.
+Status FinishFile(spng_ctx* ctx, const PngErrors& errors) {
+  if (const int error = spng_decode_chunks(ctx); error)
+    return errors.Spng(error, "after the image data");
+  return {};
+}
+
 // Progressive decoding in SPNG_FMT_PNG, one stored scanline at a time into
 // `scanline`, calling place(image_row, columns, pixel_count, scanline) for
 // each; `place` returns a Status to stop on bad data. Interlaced files come
@@ -202,7 +211,7 @@ Status ForEachScanline(spng_ctx* ctx, const PngHeader& header, const PngErrors& 
       return placed;
   } while (!error);
   if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
-  return {};
+  return FinishFile(ctx, errors);
 }
 
 MaskSampleFormat MaskFormatOf(const PngHeader& header) {
@@ -333,7 +342,7 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
       error = spng_decode_row(ctx, out->pixels.data() + row.row_num * row_bytes, row_bytes);
     } while (!error);
     if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
-    return {};
+    return FinishFile(ctx, errors);
   }
 
   spng_plte plte{};
@@ -417,7 +426,7 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
       }
     } while (!error);
     if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
-    return {};
+    return FinishFile(ctx, errors);
   }
   return ForEachScanline(
       ctx, header, errors, &row_,
