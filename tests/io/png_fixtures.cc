@@ -148,6 +148,22 @@ Bytes EncodePngWithOpenCv(const std::vector<uint16_t>& values, int width, int he
   return png;
 }
 
+Bytes DecodePngWithOpenCv(const Bytes& png, int* width, int* height, int* channels) {
+  cv::Mat bgr = cv::imdecode(png, cv::IMREAD_UNCHANGED);
+  EXPECT_FALSE(bgr.empty());
+  EXPECT_EQ(bgr.depth(), CV_8U);
+  cv::Mat rgb = bgr;
+  if (bgr.channels() == 3) cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+  if (bgr.channels() == 4) cv::cvtColor(bgr, rgb, cv::COLOR_BGRA2RGBA);
+  *width = rgb.cols;
+  *height = rgb.rows;
+  *channels = rgb.channels();
+  Bytes out;
+  for (int y = 0; y < rgb.rows; ++y)
+    out.insert(out.end(), rgb.ptr<uint8_t>(y), rgb.ptr<uint8_t>(y) + rgb.cols * rgb.channels());
+  return out;
+}
+
 std::vector<PngChunk> PngChunks(const Bytes& png) {
   std::vector<PngChunk> chunks;
   size_t offset = 8;

@@ -47,6 +47,10 @@ std::vector<uint16_t> TestSamples(int width, int height, int channels, int bit_d
 Bytes EncodePngWithOpenCv(const std::vector<uint16_t>& values, int width, int height, int channels,
                           int bit_depth, bool bilevel = false);
 
+// Decodes 8-bit PNG with OpenCV's imdecode (libpng), IMREAD_UNCHANGED,
+// back in RGB order: an independent reading of a file libspng wrote.
+Bytes DecodePngWithOpenCv(const Bytes& png, int* width, int* height, int* channels);
+
 // A chunk of a PNG file: where it starts (its length field) and its type.
 struct PngChunk {
   size_t offset = 0;
