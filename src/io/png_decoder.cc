@@ -181,7 +181,7 @@ Error PaletteIndexOutside(const PngErrors& errors, int index, uint32_t palette_s
 
 // After the last row: libspng stops reading when the image data is
 // complete, before the last IDAT's CRC. Reading on to IEND checks it, and
-// refuses a file cut after its image data, as libpng does.
+// refuses a file cut after its image data.
 Status FinishFile(spng_ctx* ctx, const PngErrors& errors) {
   if (const int error = spng_decode_chunks(ctx); error)
     return errors.Spng(error, "after the image data");
