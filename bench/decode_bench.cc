@@ -1,11 +1,14 @@
 // Decode-stage micro-benchmarks on make-demo images (1918x1280, Carvana's
 // size): JPEG at full size vs at the DCT scale chosen for a target size, and
-// GIF masks. Single thread: the numbers are per core.
+// GIF masks; PNG masks and photos (libspng) beside GIF and JPEG at 1918x1280
+// and 2048x1024 (Cityscapes' size), and the same PNGs through OpenCV's
+// imdecode (libpng). Single thread: the numbers are per core.
 //
 //   build/release/bench/decode_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one command line)
 
 #include <benchmark/benchmark.h>
+#include <spng.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,7 @@
 #include "fuzz/giflib_reference.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
+#include "io/png_decoder.h"
 #include "output/image_writers.h"
 
 namespace segfeed {
@@ -147,6 +153,221 @@ void BM_GifDecodeGiflibLines(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_GifDecodeGiflibLines)->Unit(benchmark::kMillisecond);
+
+// --- PNG beside GIF and JPEG, at two sizes --------------------------------
+
+constexpr int kSizes[][2] = {{1918, 1280}, {2048, 1024}};
+
+// Encodes with libspng's defaults (zlib level 6, adaptive filters per row),
+// what Pillow's PNG writer also does by default.
+std::vector<uint8_t> EncodePng(const uint8_t* samples, int width, int height, int color_type,
+                               int channels, const std::vector<spng_plte_entry>& palette) {
+  spng_ctx* ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+  spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
+  spng_ihdr ihdr{};
+  ihdr.width = static_cast<uint32_t>(width);
+  ihdr.height = static_cast<uint32_t>(height);
+  ihdr.bit_depth = 8;
+  ihdr.color_type = static_cast<uint8_t>(color_type);
+  int error = spng_set_ihdr(ctx, &ihdr);
+  if (!error && !palette.empty()) {
+    spng_plte plte{};
+    plte.n_entries = static_cast<uint32_t>(palette.size());
+    std::copy(palette.begin(), palette.end(), plte.entries);
+    error = spng_set_plte(ctx, &plte);
+  }
+  const size_t size = static_cast<size_t>(width) * height * channels;
+  if (!error) error = spng_encode_image(ctx, samples, size, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
+  size_t png_size = 0;
+  void* buffer = error ? nullptr : spng_get_png_buffer(ctx, &png_size, &error);
+  spng_ctx_free(ctx);
+  if (!buffer) std::abort();
+  std::vector<uint8_t> png(static_cast<uint8_t*>(buffer), static_cast<uint8_t*>(buffer) + png_size);
+  std::free(buffer);  // libspng hands the buffer over, allocated with malloc
+  return png;
+}
+
+struct SizedDemo {
+  int width = 0;
+  int height = 0;
+  std::vector<std::vector<uint8_t>> jpegs;
+  std::vector<std::vector<uint8_t>> gifs;
+  // Label maps as VOC writes them: class ids 0 and 1 with a 255 ("void")
+  // outline, as 8-bit palette indices and as 8-bit grey.
+  std::vector<std::vector<uint8_t>> palette_pngs;
+  std::vector<std::vector<uint8_t>> grey_pngs;
+  std::vector<std::vector<uint8_t>> photo_pngs;  // 8-bit RGB
+};
+
+// The make-demo samples at kSizes[size_index], encoded once and kept in
+// memory (a function-level static for the reason Demo() gives).
+const SizedDemo& DemoAt(int size_index) {
+  static SizedDemo demos[std::size(kSizes)];
+  SizedDemo& demo = demos[size_index];
+  if (!demo.jpegs.empty()) return demo;
+  std::string pattern = (std::filesystem::temp_directory_path() / "segfeed-bench-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) std::abort();
+  const std::filesystem::path dir = pattern;
+  tools::DemoOptions options;
+  options.width = demo.width = kSizes[size_index][0];
+  options.height = demo.height = kSizes[size_index][1];
+  std::vector<spng_plte_entry> palette(256);
+  for (int i = 0; i < 256; ++i)
+    palette[i] = {static_cast<uint8_t>(i), static_cast<uint8_t>(i), static_cast<uint8_t>(i), 0};
+  tools::DemoRaster raster;
+  for (int i = 0; i < kSamples; ++i) {
+    tools::RenderDemoSample(options, i, &raster);
+    const auto jpeg_path = dir / "image.jpg";
+    if (!tools::WriteJpeg(jpeg_path, raster.rgb.data(), raster.width, raster.height,
+                          options.quality)
+             .ok()) {
+      std::abort();
+    }
+    demo.jpegs.push_back(ReadAll(jpeg_path));
+    auto gif = tools::EncodeMaskGif(raster.mask.data(), raster.width, raster.height,
+                                    tools::GifRowOrder::kSequential, "bench.gif");
+    if (!gif.ok()) std::abort();
+    demo.gifs.emplace_back(gif.value().begin(), gif.value().end());
+    std::vector<uint8_t> labels(raster.mask.size());
+    const int w = raster.width, h = raster.height;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const size_t at = static_cast<size_t>(y) * w + x;
+        const bool edge = (x + 1 < w && raster.mask[at] != raster.mask[at + 1]) ||
+                          (y + 1 < h && raster.mask[at] != raster.mask[at + w]);
+        labels[at] = edge ? 255 : raster.mask[at];
+      }
+    }
+    demo.palette_pngs.push_back(
+        EncodePng(labels.data(), w, h, SPNG_COLOR_TYPE_INDEXED, 1, palette));
+    demo.grey_pngs.push_back(EncodePng(labels.data(), w, h, SPNG_COLOR_TYPE_GRAYSCALE, 1, {}));
+    demo.photo_pngs.push_back(EncodePng(raster.rgb.data(), w, h, SPNG_COLOR_TYPE_TRUECOLOR, 3, {}));
+  }
+  std::filesystem::remove_all(dir);
+  return demo;
+}
+
+std::string SizeLabel(const SizedDemo& demo, const std::vector<std::vector<uint8_t>>& files) {
+  size_t bytes = 0;
+  for (const auto& file : files) bytes += file.size();
+  return std::to_string(demo.width) + "x" + std::to_string(demo.height) + ", " +
+         std::to_string(bytes / files.size() / 1024) + " KiB";
+}
+
+// Args: kind (0 palette, 1 grey), size (index into kSizes).
+void BM_PngMaskDecode(benchmark::State& state) {
+  const SizedDemo& demo = DemoAt(static_cast<int>(state.range(1)));
+  const auto& pngs = state.range(0) == 0 ? demo.palette_pngs : demo.grey_pngs;
+  internal::PngDecoder decoder(DecodeOptions{});
+  internal::MaskSamples mask;
+  size_t i = 0;
+  for (auto _ : state) {
+    internal::Status status = decoder.DecodeMask(pngs[i++ % kSamples], "bench.png", &mask);
+    if (!status.ok()) {
+      state.SkipWithError(status.error().Message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(mask.bytes.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(SizeLabel(demo, pngs));
+}
+BENCHMARK(BM_PngMaskDecode)
+    ->ArgNames({"grey", "size"})
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// Arg: size.
+void BM_PngPhotoDecode(benchmark::State& state) {
+  const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
+  internal::PngDecoder decoder(DecodeOptions{});
+  internal::RgbImage image;
+  size_t i = 0;
+  for (auto _ : state) {
+    internal::Status status =
+        decoder.DecodeImage(demo.photo_pngs[i++ % kSamples], "bench.png", &image);
+    if (!status.ok()) {
+      state.SkipWithError(status.error().Message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(image.pixels.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(SizeLabel(demo, demo.photo_pngs));
+}
+BENCHMARK(BM_PngPhotoDecode)->ArgName("size")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The same PNGs through cv::imdecode (libpng), IMREAD_UNCHANGED: libspng
+// against libpng. OpenCV expands a palette to BGR and swaps RGB to BGR, so
+// its palette and photo cases do a little more per pixel than ours.
+// Args: input (0 palette mask, 1 grey mask, 2 photo), size.
+void BM_PngDecodeOpenCv(benchmark::State& state) {
+  const SizedDemo& demo = DemoAt(static_cast<int>(state.range(1)));
+  const auto& pngs = state.range(0) == 0   ? demo.palette_pngs
+                     : state.range(0) == 1 ? demo.grey_pngs
+                                           : demo.photo_pngs;
+  cv::Mat decoded;
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto& png = pngs[i++ % kSamples];
+    decoded = cv::imdecode(
+        cv::Mat(1, static_cast<int>(png.size()), CV_8UC1, const_cast<uint8_t*>(png.data())),
+        cv::IMREAD_UNCHANGED);
+    if (decoded.empty()) {
+      state.SkipWithError("cv::imdecode refused the PNG");
+      break;
+    }
+    benchmark::DoNotOptimize(decoded.data);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(SizeLabel(demo, pngs));
+}
+BENCHMARK(BM_PngDecodeOpenCv)
+    ->ArgNames({"input", "size"})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+// The GIF mask and the full-size JPEG photo of the same samples and sizes.
+// Arg: size.
+void BM_GifMaskDecodeSized(benchmark::State& state) {
+  const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
+  internal::GifDecoder decoder(DecodeOptions{});
+  internal::MaskImage mask;
+  size_t i = 0;
+  for (auto _ : state) {
+    internal::Status status = decoder.Decode(demo.gifs[i++ % kSamples], "bench.gif", &mask);
+    if (!status.ok()) {
+      state.SkipWithError(status.error().Message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(mask.pixels.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(SizeLabel(demo, demo.gifs));
+}
+BENCHMARK(BM_GifMaskDecodeSized)->ArgName("size")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_JpegPhotoDecodeSized(benchmark::State& state) {
+  const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
+  internal::JpegDecoder decoder(DecodeOptions{});
+  internal::RgbImage image;
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto& jpeg = demo.jpegs[i++ % kSamples];
+    auto header = decoder.ReadHeader(jpeg, "bench.jpg");
+    internal::Status status = header.ok()
+                                  ? decoder.Decode(jpeg, header.value(), {}, "bench.jpg", &image)
+                                  : internal::Status(header.error());
+    if (!status.ok()) {
+      state.SkipWithError(status.error().Message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(image.pixels.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(SizeLabel(demo, demo.jpegs));
+}
+BENCHMARK(BM_JpegPhotoDecodeSized)->ArgName("size")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace segfeed

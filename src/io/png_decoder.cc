@@ -1,0 +1,449 @@
+#include "io/png_decoder.h"
+
+#include <spng.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "io/format_sniffer.h"
+
+namespace segfeed::internal {
+namespace {
+
+struct SpngCloser {
+  void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
+};
+using SpngContext = std::unique_ptr<spng_ctx, SpngCloser>;
+
+// Ancillary chunks libspng keeps in memory (text, ICC profile, EXIF, after
+// inflating compressed ones): enough for any real file, small enough that a
+// zTXt bomb is an error instead of an allocation.
+constexpr size_t kChunkCacheBytes = size_t{8} << 20;
+// libspng's own buffers for a file: the current and previous scanline and
+// a row for conversion or de-interlacing, each about one stored scanline.
+constexpr int64_t kSpngScanlines = 3;
+
+int Channels(int color_type) {
+  switch (color_type) {
+    case SPNG_COLOR_TYPE_TRUECOLOR:
+      return 3;
+    case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA:
+      return 2;
+    case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+// One scanline as the file stores it (SPNG_FMT_PNG: samples packed below 8
+// bits, host-endian at 16), full width.
+int64_t StoredRowBytes(const PngHeader& header) {
+  return (int64_t{header.width} * Channels(header.color_type) * header.bit_depth + 7) / 8;
+}
+
+// Where the pixels of one stored scanline go in their image row: column
+// first_column, then every column_step-th. Adam7's seven passes; a
+// non-interlaced file is one pass of every pixel.
+struct PassColumns {
+  int first_column = 0;
+  int column_step = 1;
+};
+constexpr PassColumns kAdam7Columns[7] = {{0, 8}, {4, 8}, {0, 4}, {2, 4}, {0, 2}, {1, 2}, {0, 1}};
+
+PassColumns ColumnsOf(const PngHeader& header, int pass) {
+  return header.interlaced && pass >= 0 && pass < 7 ? kAdam7Columns[pass] : PassColumns{};
+}
+
+int PassWidth(const PngHeader& header, const PassColumns& columns) {
+  if (header.width <= columns.first_column) return 0;
+  return (header.width - columns.first_column + columns.column_step - 1) / columns.column_step;
+}
+
+// The value of pixel `i` of a scanline packed at `bit_depth` < 8, most
+// significant bits first, as PNG packs them.
+inline uint8_t PackedSample(const uint8_t* scanline, int i, int bit_depth) {
+  const int bit = i * bit_depth;
+  return static_cast<uint8_t>((scanline[bit >> 3] >> (8 - bit_depth - (bit & 7))) &
+                              ((1 << bit_depth) - 1));
+}
+
+inline uint16_t Sample16(const uint8_t* at) {
+  uint16_t value;
+  std::memcpy(&value, at, sizeof value);  // SPNG_FMT_PNG: host-endian
+  return value;
+}
+
+// The errors of one file: each names the path and says, for libspng's
+// failures, libspng's reason and whether the data ran out.
+class PngErrors {
+ public:
+  PngErrors(std::span<const uint8_t> bytes, std::string_view path, ErrorKind corrupt_kind)
+      : bytes_(bytes), path_(path), corrupt_kind_(corrupt_kind) {}
+
+  Error Fail(ErrorKind kind, std::string detail) const {
+    return Error{kind, std::string(path_), std::move(detail)};
+  }
+  Error Corrupt(std::string detail) const { return Fail(corrupt_kind_, std::move(detail)); }
+
+  Error Spng(int spng_error, const std::string& where) const {
+    const std::string reason = spng_strerror(spng_error);
+    if (spng_error == SPNG_ECHUNK_LIMITS) {
+      return Fail(ErrorKind::kTooLarge, "PNG ancillary chunks need more than " +
+                                            std::to_string(kChunkCacheBytes) + " bytes " + where +
+                                            " (libspng: " + reason + ")");
+    }
+    // With the whole file in memory, every read past its end is this.
+    if (spng_error == SPNG_IO_EOF || spng_error == SPNG_IO_ERROR || spng_error == SPNG_EIO ||
+        spng_error == SPNG_EOF) {
+      return Corrupt("truncated PNG: data ends after " + std::to_string(bytes_.size()) + " bytes " +
+                     where + " (libspng: " + reason + ")");
+    }
+    return Corrupt("corrupt PNG: " + reason + " " + where);
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  std::string_view path_;
+  ErrorKind corrupt_kind_;
+};
+
+uint32_t BigEndian32(std::span<const uint8_t> bytes, size_t at) {
+  return (uint32_t{bytes[at]} << 24) | (uint32_t{bytes[at + 1]} << 16) |
+         (uint32_t{bytes[at + 2]} << 8) | bytes[at + 3];
+}
+
+Error TooManyPixels(const PngErrors& errors, uint32_t width, uint32_t height, int64_t max_pixels) {
+  const int64_t pixels = int64_t{width} * height;
+  return errors.Fail(ErrorKind::kTooLarge,
+                     "PNG header claims " + std::to_string(width) + "x" + std::to_string(height) +
+                         " = " + std::to_string(pixels) +
+                         " pixels, more than max_pixels = " + std::to_string(max_pixels));
+}
+
+// A fresh libspng context over `bytes` with its IHDR read and checked
+// against max_pixels. A context per file: libspng keeps chunk state, a
+// sticky error and its buffers in it, none of which may reach the next file.
+Result<SpngContext> OpenPng(std::span<const uint8_t> bytes, int64_t max_pixels,
+                            const PngErrors& errors, PngHeader* header) {
+  if (SniffFormat(bytes) != SniffedFormat::kPng) {
+    return errors.Fail(ErrorKind::kUnsupportedFormat,
+                       "not a PNG file (" + DescribeContent(bytes) + ")");
+  }
+  SpngContext ctx(spng_ctx_new(0));
+  if (!ctx) throw std::bad_alloc();
+  // Neither side alone can exceed max_pixels when the other is at least 1;
+  // the product is checked below. libspng refuses sides over 2^31 - 1.
+  const auto side_limit = static_cast<uint32_t>(std::min<int64_t>(max_pixels, INT32_MAX));
+  int error = spng_set_image_limits(ctx.get(), side_limit, side_limit);
+  // No chunk can be larger than the file, and what libspng caches of the
+  // ancillary ones is bounded.
+  if (!error)
+    error = spng_set_chunk_limits(ctx.get(), std::max<size_t>(bytes.size(), 1), kChunkCacheBytes);
+  // A damaged ancillary chunk (text, time) cannot change a pixel: skip it.
+  if (!error) error = spng_set_crc_action(ctx.get(), SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
+  if (!error) error = spng_set_png_buffer(ctx.get(), bytes.data(), bytes.size());
+  if (error) return errors.Spng(error, "setting up the decoder");
+  spng_ihdr ihdr{};
+  error = spng_get_ihdr(ctx.get(), &ihdr);
+  if (error == SPNG_EUSER_WIDTH || error == SPNG_EUSER_HEIGHT) {
+    // libspng compared one side with the limit; the message gives both.
+    return TooManyPixels(errors, BigEndian32(bytes, 16), BigEndian32(bytes, 20), max_pixels);
+  }
+  if (error) return errors.Spng(error, "in the header");
+  if (int64_t{ihdr.width} * ihdr.height > max_pixels)
+    return TooManyPixels(errors, ihdr.width, ihdr.height, max_pixels);
+  header->width = static_cast<int>(ihdr.width);
+  header->height = static_cast<int>(ihdr.height);
+  header->bit_depth = ihdr.bit_depth;
+  header->color_type = ihdr.color_type;
+  header->interlaced = ihdr.interlace_method != SPNG_INTERLACE_NONE;
+  return ctx;
+}
+
+// The PLTE entries of a palette file; corrupt without one.
+Status ReadPalette(spng_ctx* ctx, const PngErrors& errors, spng_plte* plte) {
+  const int error = spng_get_plte(ctx, plte);
+  if (error == SPNG_ECHUNKAVAIL) return errors.Corrupt("palette PNG without a PLTE chunk");
+  if (error) return errors.Spng(error, "reading the palette");
+  return {};
+}
+
+Error PaletteIndexOutside(const PngErrors& errors, int index, uint32_t palette_size, int row) {
+  return errors.Corrupt("corrupt PNG: palette index " + std::to_string(index) + " outside the " +
+                        std::to_string(palette_size) + "-colour palette (row " +
+                        std::to_string(row) + ")");
+}
+
+// After the last row: libspng stops reading when the image data is
+// complete, before the last IDAT's CRC. Reading on to IEND checks it, and
+// refuses a file cut after its image data.
+Status FinishFile(spng_ctx* ctx, const PngErrors& errors) {
+  if (const int error = spng_decode_chunks(ctx); error)
+    return errors.Spng(error, "after the image data");
+  return {};
+}
+
+// Progressive decoding in SPNG_FMT_PNG, one stored scanline at a time into
+// `scanline`, calling place(image_row, columns, pixel_count, scanline) for
+// each; `place` returns a Status to stop on bad data. Interlaced files come
+// in pass order, each scanline holding that pass's pixels of its row.
+template <typename Place>
+Status ForEachScanline(spng_ctx* ctx, const PngHeader& header, const PngErrors& errors,
+                       std::vector<uint8_t>* scanline, Place&& place) {
+  int error = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_PNG, SPNG_DECODE_PROGRESSIVE);
+  if (error) return errors.Spng(error, "before the image data");
+  scanline->resize(static_cast<size_t>(StoredRowBytes(header)));
+  do {
+    spng_row_info row{};
+    error = spng_get_row_info(ctx, &row);
+    if (error) break;
+    error = spng_decode_scanline(ctx, scanline->data(), scanline->size());
+    if (error && error != SPNG_EOI) break;
+    const PassColumns columns = ColumnsOf(header, row.pass);
+    if (Status placed = place(static_cast<int>(row.row_num), columns, PassWidth(header, columns),
+                              scanline->data());
+        !placed.ok())
+      return placed;
+  } while (!error);
+  if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
+  return FinishFile(ctx, errors);
+}
+
+MaskSampleFormat MaskFormatOf(const PngHeader& header) {
+  if (header.color_type == SPNG_COLOR_TYPE_TRUECOLOR ||
+      header.color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA)
+    return MaskSampleFormat::kRgb8;
+  if (header.color_type != SPNG_COLOR_TYPE_INDEXED && header.bit_depth == 16)
+    return MaskSampleFormat::kGrey16;
+  return MaskSampleFormat::kIndex8;
+}
+
+int MaskPixelBytes(MaskSampleFormat format) {
+  switch (format) {
+    case MaskSampleFormat::kGrey16:
+      return 2;
+    case MaskSampleFormat::kRgb8:
+      return 3;
+    case MaskSampleFormat::kIndex8:
+      break;
+  }
+  return 1;
+}
+
+// Stored samples of one scanline -> mask samples at their columns of `dst`
+// (the image row): alpha dropped, 16-bit RGB to its high bytes, everything
+// else unchanged.
+void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int count,
+                     const uint8_t* src, uint8_t* dst) {
+  const int step = columns.column_step;
+  const int depth = header.bit_depth;
+  const int channels = Channels(header.color_type);
+  switch (MaskFormatOf(header)) {
+    case MaskSampleFormat::kIndex8: {
+      uint8_t* out = dst + columns.first_column;
+      if (depth < 8) {
+        for (int i = 0; i < count; ++i) out[i * step] = PackedSample(src, i, depth);
+      } else {
+        for (int i = 0; i < count; ++i) out[i * step] = src[i * channels];
+      }
+      return;
+    }
+    case MaskSampleFormat::kGrey16: {
+      uint8_t* out = dst + 2 * columns.first_column;
+      for (int i = 0; i < count; ++i) std::memcpy(out + 2 * i * step, src + 2 * i * channels, 2);
+      return;
+    }
+    case MaskSampleFormat::kRgb8: {
+      uint8_t* out = dst + 3 * columns.first_column;
+      if (depth == 8) {
+        for (int i = 0; i < count; ++i) std::memcpy(out + 3 * i * step, src + i * channels, 3);
+      } else {
+        for (int i = 0; i < count; ++i) {
+          for (int c = 0; c < 3; ++c)
+            out[3 * i * step + c] =
+                static_cast<uint8_t>(Sample16(src + 2 * (i * channels + c)) >> 8);
+        }
+      }
+      return;
+    }
+  }
+}
+
+// The first palette index at or beyond `palette_size` in `count` indices
+// `step` apart, or -1.
+int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t palette_size) {
+  for (int i = 0; i < count; ++i) {
+    if (indices[i * step] >= palette_size) return indices[i * step];
+  }
+  return -1;
+}
+
+}  // namespace
+
+Result<PngHeader> PngDecoder::ReadHeader(std::span<const uint8_t> bytes, std::string_view path,
+                                         ErrorKind corrupt_kind) {
+  const PngErrors errors(bytes, path, corrupt_kind);
+  PngHeader header;
+  Result<SpngContext> ctx = OpenPng(bytes, options_.max_pixels, errors, &header);
+  if (!ctx.ok()) return ctx.error();
+  return header;
+}
+
+int64_t PngDecoder::ImageBytes(const PngHeader& header) {
+  return int64_t{header.width} * header.height * 3;
+}
+
+int64_t PngDecoder::MaskSampleBytes(const PngHeader& header) {
+  return int64_t{header.width} * header.height * MaskPixelBytes(MaskFormatOf(header));
+}
+
+Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view path, RgbImage* out,
+                               int64_t budget_bytes) {
+  const PngErrors errors(bytes, path, ErrorKind::kCorruptImage);
+  PngHeader header;
+  Result<SpngContext> opened = OpenPng(bytes, options_.max_pixels, errors, &header);
+  if (!opened.ok()) return opened.error();
+  spng_ctx* const ctx = opened.value().get();
+  const bool palette = header.color_type == SPNG_COLOR_TYPE_INDEXED;
+  // libspng converts everything but palette files to RGB8 itself, straight
+  // into the output rows; palette indices go through the scanline scratch,
+  // because libspng does not check them against the palette.
+  const int64_t stored_row_bytes = StoredRowBytes(header);
+  const int64_t needed =
+      std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), ImageBytes(header)) +
+      (palette ? std::max<int64_t>(static_cast<int64_t>(row_.capacity()), stored_row_bytes) : 0) +
+      kSpngScanlines * stored_row_bytes;
+  if (needed > budget_bytes) {
+    return errors.Fail(ErrorKind::kTooLarge,
+                       "PNG needs " + std::to_string(needed) + " bytes to decode (" +
+                           std::to_string(header.width) + "x" + std::to_string(header.height) +
+                           "), more than the " + std::to_string(budget_bytes) +
+                           " bytes left of the decode budget");
+  }
+  out->width = header.width;
+  out->height = header.height;
+  out->pixels.resize(static_cast<size_t>(ImageBytes(header)));
+  const size_t row_bytes = static_cast<size_t>(header.width) * 3;
+
+  if (!palette) {
+    // Interlaced rows arrive once per pass, each call adding that pass's
+    // pixels to the row: the output row is where they accumulate.
+    int error = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_RGB8, SPNG_DECODE_PROGRESSIVE);
+    if (error) return errors.Spng(error, "before the image data");
+    do {
+      spng_row_info row{};
+      error = spng_get_row_info(ctx, &row);
+      if (error) break;
+      error = spng_decode_row(ctx, out->pixels.data() + row.row_num * row_bytes, row_bytes);
+    } while (!error);
+    if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
+    return FinishFile(ctx, errors);
+  }
+
+  spng_plte plte{};
+  if (Status status = ReadPalette(ctx, errors, &plte); !status.ok()) return status;
+  return ForEachScanline(
+      ctx, header, errors, &row_,
+      [&](int y, const PassColumns& columns, int count, const uint8_t* src) -> Status {
+        uint8_t* dst = out->pixels.data() + y * row_bytes + 3 * columns.first_column;
+        const int step = 3 * columns.column_step;
+        for (int i = 0; i < count; ++i) {
+          const uint8_t index =
+              header.bit_depth < 8 ? PackedSample(src, i, header.bit_depth) : src[i];
+          if (index >= plte.n_entries) return PaletteIndexOutside(errors, index, plte.n_entries, y);
+          const spng_plte_entry& colour = plte.entries[index];
+          dst[i * step] = colour.red;
+          dst[i * step + 1] = colour.green;
+          dst[i * step + 2] = colour.blue;
+        }
+        return {};
+      });
+}
+
+Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view path,
+                              MaskSamples* out, int64_t budget_bytes) {
+  const PngErrors errors(bytes, path, ErrorKind::kCorruptMask);
+  PngHeader header;
+  Result<SpngContext> opened = OpenPng(bytes, options_.max_pixels, errors, &header);
+  if (!opened.ok()) return opened.error();
+  spng_ctx* const ctx = opened.value().get();
+  const MaskSampleFormat format = MaskFormatOf(header);
+  const int64_t stored_row_bytes = StoredRowBytes(header);
+  const int64_t out_row_bytes = int64_t{header.width} * MaskPixelBytes(format);
+  // The common masks (8-bit grey or palette, 16-bit grey, 8-bit RGB, not
+  // interlaced) are stored as they are output: libspng writes each scanline
+  // straight into its output row, and no scratch is needed.
+  const bool in_place = !header.interlaced && stored_row_bytes == out_row_bytes &&
+                        (header.bit_depth == 8 || format == MaskSampleFormat::kGrey16) &&
+                        header.color_type != SPNG_COLOR_TYPE_GRAYSCALE_ALPHA &&
+                        header.color_type != SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
+  const int64_t needed =
+      std::max<int64_t>(static_cast<int64_t>(out->bytes.capacity()), MaskSampleBytes(header)) +
+      (in_place ? 0 : std::max<int64_t>(static_cast<int64_t>(row_.capacity()), stored_row_bytes)) +
+      kSpngScanlines * stored_row_bytes;
+  if (needed > budget_bytes) {
+    return errors.Fail(ErrorKind::kTooLarge,
+                       "PNG needs " + std::to_string(needed) + " bytes to decode (" +
+                           std::to_string(header.width) + "x" + std::to_string(header.height) +
+                           "), more than the " + std::to_string(budget_bytes) +
+                           " bytes left of the decode budget");
+  }
+  const bool palette = header.color_type == SPNG_COLOR_TYPE_INDEXED;
+  spng_plte plte{};
+  out->palette.clear();
+  if (palette) {
+    if (Status status = ReadPalette(ctx, errors, &plte); !status.ok()) return status;
+    for (uint32_t i = 0; i < plte.n_entries; ++i) {
+      out->palette.push_back({plte.entries[i].red, plte.entries[i].green, plte.entries[i].blue});
+    }
+  }
+  out->format = format;
+  out->width = header.width;
+  out->height = header.height;
+  out->bit_depth = header.bit_depth;
+  out->has_palette = palette;
+  out->bytes.resize(static_cast<size_t>(MaskSampleBytes(header)));
+  const auto row_bytes = static_cast<size_t>(out_row_bytes);
+
+  if (in_place) {
+    int error = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_PNG, SPNG_DECODE_PROGRESSIVE);
+    if (error) return errors.Spng(error, "before the image data");
+    do {
+      spng_row_info row{};
+      error = spng_get_row_info(ctx, &row);
+      if (error) break;
+      uint8_t* dst = out->bytes.data() + row.row_num * row_bytes;
+      error = spng_decode_scanline(ctx, dst, row_bytes);
+      if (error && error != SPNG_EOI) break;
+      if (palette) {
+        if (const int index = FirstIndexOutside(dst, header.width, 1, plte.n_entries); index >= 0)
+          return PaletteIndexOutside(errors, index, plte.n_entries, static_cast<int>(row.row_num));
+      }
+    } while (!error);
+    if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
+    return FinishFile(ctx, errors);
+  }
+  return ForEachScanline(
+      ctx, header, errors, &row_,
+      [&](int y, const PassColumns& columns, int count, const uint8_t* src) -> Status {
+        uint8_t* dst = out->bytes.data() + y * row_bytes;
+        PlaceMaskPixels(header, columns, count, src, dst);
+        if (palette) {
+          const int index = FirstIndexOutside(dst + columns.first_column, count,
+                                              columns.column_step, plte.n_entries);
+          if (index >= 0) return PaletteIndexOutside(errors, index, plte.n_entries, y);
+        }
+        return {};
+      });
+}
+
+void PngDecoder::ShrinkScratch(size_t keep_bytes) {
+  if (row_.capacity() > keep_bytes) std::vector<uint8_t>().swap(row_);
+}
+
+}  // namespace segfeed::internal
