@@ -146,7 +146,7 @@ TEST(DemoDatasetTest, FullSizeJpegsCostWhatPhotosCost) {
   options.count = 4;
   auto summary = WriteDemoDataset(dir.path(), options, {});
   ASSERT_TRUE(summary.ok()) << summary.error().Message();
-  const double mean_kb = static_cast<double>(summary.value().jpeg_bytes) / options.count / 1000.0;
+  const double mean_kb = static_cast<double>(summary.value().image_bytes) / options.count / 1000.0;
   std::cout << "mean JPEG size at 1918x1280 q90: " << mean_kb << " KB\n";
   EXPECT_GE(mean_kb, 80.0);
   EXPECT_LE(mean_kb, 400.0);
