@@ -20,7 +20,18 @@ constexpr const char* kHelp = R"(usage: segfeed make-demo OUT_DIR [options]
 Writes a synthetic dataset in Carvana's layout: OUT_DIR/train/<stem>.jpg
 (RGB photos of a car in a studio, JPEG 4:2:0) and
 OUT_DIR/train_masks/<stem>_mask.gif (two-colour GIF, 1 = car). The files
-depend only on the options: the same seed gives byte-identical files.
+depend only on the options: the same seed gives byte-identical files,
+whatever --threads is.
+
+--classes N (2 to 255) writes scenes of several objects instead, each of a
+class in 1..N-1 (0 is the background; a class keeps its shape and paint in
+every scene), with label maps OUT_DIR/train_masks/<stem>_mask.png: with
+--mask-format palette, 8-bit palette PNGs in PASCAL VOC's form (index =
+class id, VOC's colour map, and index 255 on a band about 5 px wide around
+every object, to be ignored in training); with --mask-format grey, 8-bit
+grey PNGs whose value is the class id (the form of Cityscapes' and ADE20K's
+label-id maps), without a band. --image-format png writes the photos as
+OUT_DIR/train/<stem>.png (RGB, 8 bits, lossless) instead of JPEGs.
 
 OUT_DIR must be empty or not exist yet, so that a mistyped path never mixes
 demo files into real data: a folder with anything in it is refused (exit
@@ -74,16 +85,41 @@ int RunMakeDemo(std::span<const std::string> args) {
   // 16 px is the smallest size at which the car still has all its parts.
   cli.AddInt("--width", &options.width, 16, 16384, "image width in pixels");
   cli.AddInt("--height", &options.height, 16, 16384, "image height in pixels");
-  cli.AddInt("--quality", &options.quality, 1, 100, "JPEG quality");
-  cli.AddChoice("--mask-rows", &options.mask_rows,
-                {{"sequential", DemoMaskRows::kSequential},
-                 {"interlaced", DemoMaskRows::kInterlaced},
-                 {"mixed", DemoMaskRows::kMixed}},
-                "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
-                "masks by default) or mixed (every other mask interlaced)",
-                "sequential");
+  const CLI::Option* quality = cli.AddInt("--quality", &options.quality, 1, 100, "JPEG quality");
+  const CLI::Option* mask_rows =
+      cli.AddChoice("--mask-rows", &options.mask_rows,
+                    {{"sequential", DemoMaskRows::kSequential},
+                     {"interlaced", DemoMaskRows::kInterlaced},
+                     {"mixed", DemoMaskRows::kMixed}},
+                    "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
+                    "masks by default) or mixed (every other mask interlaced)",
+                    "sequential");
+  cli.AddInt(
+      "--classes", &options.classes, 0, 255,
+      "0: binary car masks (GIF); 2 to 255: multi-object scenes with label maps of that many "
+      "classes, 0 the background (PNG)");
+  const CLI::Option* mask_format = cli.AddChoice(
+      "--mask-format", &options.mask_format,
+      {{"palette", DemoMaskFormat::kPalette}, {"grey", DemoMaskFormat::kGrey}},
+      "label maps of --classes: palette (VOC: index = class, 255 on object boundaries) or grey "
+      "(value = class id, no boundary band)",
+      "palette");
+  cli.AddChoice("--image-format", &options.image_format,
+                {{"jpeg", DemoImageFormat::kJpeg}, {"png", DemoImageFormat::kPng}},
+                "photos as <stem>.jpg (JPEG 4:2:0 at --quality) or <stem>.png (RGB, lossless)",
+                "jpeg");
+  cli.AddInt("--threads", &options.threads, 0, 1024,
+             "threads writing files, 0 = one per core; the files do not depend on it");
   cli.AddFlag("--force", &force, "write into OUT_DIR even if it is not empty");
   if (!cli.Parse(args)) return 0;
+  if (options.classes == 1)
+    throw UsageError("--classes must be 0 (binary masks) or in [2, 255] (got 1)");
+  if (options.classes == 0 && mask_format->count() > 0)
+    throw UsageError("--mask-format applies to label maps: give --classes N too");
+  if (options.classes >= 2 && mask_rows->count() > 0)
+    throw UsageError("--mask-rows applies to GIF masks, and --classes writes PNG label maps");
+  if (options.image_format == DemoImageFormat::kPng && quality->count() > 0)
+    throw UsageError("--quality applies to JPEG photos, and --image-format png writes PNGs");
   if (!out_dir_arg) throw UsageError("missing OUT_DIR");
   const std::string out_dir = *out_dir_arg;
   if (!force) RequireEmptyOrNew(out_dir);
@@ -94,11 +130,16 @@ int RunMakeDemo(std::span<const std::string> args) {
     return 1;
   }
   const DemoSummary& s = summary.value();
-  std::printf(
-      "wrote %d pairs to %s (train/, train_masks/): %dx%d, mean JPEG %.1f KB, mean GIF %.1f KB\n",
-      s.pairs, PrintableText(out_dir).c_str(), options.width, options.height,
-      static_cast<double>(s.jpeg_bytes) / s.pairs / 1000.0,
-      static_cast<double>(s.gif_bytes) / s.pairs / 1000.0);
+  const char* image_kind = options.image_format == DemoImageFormat::kPng ? "PNG" : "JPEG";
+  const char* mask_kind = options.classes < 2                               ? "GIF"
+                          : options.mask_format == DemoMaskFormat::kPalette ? "palette PNG"
+                                                                            : "grey PNG";
+  std::printf("wrote %d pairs to %s (train/, train_masks/): %dx%d, ", s.pairs,
+              PrintableText(out_dir).c_str(), options.width, options.height);
+  if (options.classes >= 2) std::printf("%d classes, ", options.classes);
+  std::printf("mean %s %.1f KB, mean %s %.1f KB\n", image_kind,
+              static_cast<double>(s.image_bytes) / s.pairs / 1000.0, mask_kind,
+              static_cast<double>(s.mask_bytes) / s.pairs / 1000.0);
   return 0;
 }
 

@@ -29,13 +29,20 @@ std::filesystem::path DemoCacheRoot() {
 
 internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options) {
   namespace fs = std::filesystem;
-  const std::string name = "demo-v" + std::to_string(kDemoVersion) + "-n" +
-                           std::to_string(options.count) + "-seed" + std::to_string(options.seed) +
-                           "-" + std::to_string(options.width) + "x" +
-                           std::to_string(options.height) + "-q" + std::to_string(options.quality) +
-                           (options.mask_rows == DemoMaskRows::kInterlaced ? "-interlaced"
-                            : options.mask_rows == DemoMaskRows::kMixed    ? "-mixed"
-                                                                           : "");
+  // The options that shape the files, each in the name; those of the binary
+  // Carvana set add nothing, so its folders keep the names they had.
+  std::string name = "demo-v" + std::to_string(kDemoVersion) + "-n" +
+                     std::to_string(options.count) + "-seed" + std::to_string(options.seed) + "-" +
+                     std::to_string(options.width) + "x" + std::to_string(options.height) + "-q" +
+                     std::to_string(options.quality) +
+                     (options.mask_rows == DemoMaskRows::kInterlaced ? "-interlaced"
+                      : options.mask_rows == DemoMaskRows::kMixed    ? "-mixed"
+                                                                     : "");
+  if (options.classes >= 2) {
+    name += "-classes" + std::to_string(options.classes) +
+            (options.mask_format == DemoMaskFormat::kGrey ? "-grey" : "-palette");
+  }
+  if (options.image_format == DemoImageFormat::kPng) name += "-png";
   const fs::path root = DemoCacheRoot();
   const fs::path final_dir = root / name;
   if (fs::is_directory(final_dir / "train") && fs::is_directory(final_dir / "train_masks"))

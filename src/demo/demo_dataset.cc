@@ -2,6 +2,7 @@
 
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <system_error>
 
 #include "output/image_writers.h"
+#include "output/label_palette.h"
 
 namespace segfeed::tools {
 namespace {
@@ -22,6 +24,14 @@ uint64_t FileBytes(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+std::string DemoImageName(const DemoOptions& options, const std::string& stem) {
+  return stem + (options.image_format == DemoImageFormat::kPng ? ".png" : ".jpg");
+}
+
+std::string DemoMaskName(const DemoOptions& options, const std::string& stem) {
+  return stem + (options.classes >= 2 ? "_mask.png" : "_mask.gif");
+}
 
 internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
                                                            const DemoOptions& options) {
@@ -53,43 +63,58 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
     DemoRaster raster;
   };
   tbb::enumerable_thread_specific<Scratch> scratch;
-  std::atomic<uint64_t> jpeg_bytes{0}, gif_bytes{0};
+  std::atomic<uint64_t> image_bytes{0}, mask_bytes{0};
   std::atomic<int> done{0};
   std::mutex first_error_mu;
   std::optional<Error> first_error;  // guarded by first_error_mu
   std::atomic<bool> failed{false};
 
-  tbb::parallel_for(0, options.count, [&](int index) {
+  auto write_image = [&](const std::filesystem::path& path, const DemoRaster& raster) {
+    if (options.image_format == DemoImageFormat::kPng)
+      return WritePng(path, raster.rgb.data(), raster.width, raster.height, 3);
+    return WriteJpeg(path, raster.rgb.data(), raster.width, raster.height, options.quality);
+  };
+  auto write_mask = [&](const std::filesystem::path& path, const DemoRaster& raster, int index) {
+    if (options.classes >= 2) {
+      if (options.mask_format == DemoMaskFormat::kGrey)
+        return WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
+      return WritePalettePng(path, raster.mask.data(), raster.width, raster.height, VocColormap());
+    }
+    const bool interlaced = options.mask_rows == DemoMaskRows::kInterlaced ||
+                            (options.mask_rows == DemoMaskRows::kMixed && index % 2 == 1);
+    return WriteMaskGif(path, raster.mask.data(), raster.width, raster.height,
+                        interlaced ? GifRowOrder::kInterlaced : GifRowOrder::kSequential);
+  };
+
+  auto write_pair = [&](int index) {
     if (failed.load(std::memory_order_relaxed)) return;
     Scratch& s = scratch.local();
     RenderDemoSampleWith(options, index, &s.texture, &s.raster);
     const std::string stem = DemoStem(options.seed, index);
-    const auto jpeg_path = image_dir / (stem + ".jpg");
-    const auto gif_path = mask_dir / (stem + "_mask.gif");
+    const auto image_path = image_dir / DemoImageName(options, stem);
+    const auto mask_path = mask_dir / DemoMaskName(options, stem);
     // Both written as OutputFile writes: complete under the final name or
     // absent, with the same permissions.
-    internal::Status status =
-        WriteJpeg(jpeg_path, s.raster.rgb.data(), options.width, options.height, options.quality);
-    const bool interlaced = options.mask_rows == DemoMaskRows::kInterlaced ||
-                            (options.mask_rows == DemoMaskRows::kMixed && index % 2 == 1);
-    if (status.ok()) {
-      status = WriteMaskGif(gif_path, s.raster.mask.data(), options.width, options.height,
-                            interlaced ? GifRowOrder::kInterlaced : GifRowOrder::kSequential);
-    }
+    internal::Status status = write_image(image_path, s.raster);
+    if (status.ok()) status = write_mask(mask_path, s.raster, index);
     if (!status.ok()) {
       std::lock_guard lock(first_error_mu);
       if (!first_error) first_error = status.error();
       failed = true;
       return;
     }
-    jpeg_bytes += FileBytes(jpeg_path);
-    gif_bytes += FileBytes(gif_path);
+    image_bytes += FileBytes(image_path);
+    mask_bytes += FileBytes(mask_path);
     const int finished = ++done;
     if (progress) progress(finished);
-  });
+  };
+  // Every file is a function of its index alone, so the threads only change
+  // how fast they come.
+  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
+  arena.execute([&] { tbb::parallel_for(0, options.count, write_pair); });
 
   if (first_error) return *first_error;
-  return DemoSummary{options.count, jpeg_bytes.load(), gif_bytes.load()};
+  return DemoSummary{options.count, image_bytes.load(), mask_bytes.load()};
 }
 
 }  // namespace segfeed::tools

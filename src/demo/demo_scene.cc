@@ -17,6 +17,7 @@ constexpr uint64_t kSceneSalt = 0x5CE7E;
 constexpr uint64_t kTextureSalt = 0x7E27;
 constexpr uint64_t kGrainSalt = 0x6A1;
 constexpr uint64_t kCarSalt = 0xCA2;
+constexpr uint64_t kObjectSalt = 0x0B1EC7;
 
 // |cos| of the 16 turntable views, tabulated so no libm call shapes a pixel.
 constexpr float kViewCos[kViewsPerCar] = {1.000f, 0.924f, 0.707f, 0.383f, 0.000f, 0.383f,
@@ -217,6 +218,170 @@ void WritePixel(Rgb c, float vignette, uint64_t noise, uint8_t* rgb) {
   }
 }
 
+// The objects of a multi-class scene stand on the studio floor: a rounded
+// block, a dome or a cone, the shape and paint following the class so that
+// a class looks alike in every scene (a model can learn it), the size and
+// place drawn per object.
+enum class ObjectShape { kBlock, kDome, kCone };
+
+struct SceneObject {
+  uint8_t class_id;
+  ObjectShape shape;
+  float cx, cy;          // centre; the object stands on cy + half_h
+  float half_w, half_h;  // half the bounding box
+  Rgb paint;
+
+  bool Contains(float x, float y) const {
+    const float u = (x - cx) / half_w;
+    const float v = (y - cy) / half_h;
+    if (u < -1.0f || u > 1.0f || v < -1.0f || v > 1.0f) return false;
+    switch (shape) {
+      case ObjectShape::kBlock:
+        return u * u * u * u + v * v * v * v <= 1.0f;
+      case ObjectShape::kDome:
+        return u * u + v * v <= 1.0f || v > 0.6f;
+      case ObjectShape::kCone:
+        return std::abs(u) <= 0.25f + 0.75f * 0.5f * (v + 1.0f);
+    }
+    return false;
+  }
+};
+
+std::vector<SceneObject> PlaceObjects(const DemoOptions& options, int index) {
+  CounterRng rng(options.seed ^ kObjectSalt, static_cast<uint64_t>(index));
+  const float w = static_cast<float>(options.width);
+  const float h = static_cast<float>(options.height);
+  const int count = 2 + static_cast<int>(rng.Below(4));
+  std::vector<SceneObject> objects;
+  for (int i = 0; i < count; ++i) {
+    SceneObject o{};
+    const int klass = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(options.classes - 1)));
+    o.class_id = static_cast<uint8_t>(klass);
+    o.shape = static_cast<ObjectShape>((klass - 1) % 3);
+    // Classes past the twelve paints repeat them, darker.
+    const Rgb paint = kPaints[(klass - 1) % std::size(kPaints)];
+    const float tone = (1.0f - 0.18f * static_cast<float>((klass - 1) / std::size(kPaints) % 4)) *
+                       static_cast<float>(rng.Uniform(0.92, 1.08));
+    o.paint = {paint.r * tone, paint.g * tone, paint.b * tone};
+    // Farther objects (standing higher on the floor) are smaller.
+    const float ground_y = h * static_cast<float>(rng.Uniform(0.68, 0.97));
+    const float depth_scale = ground_y / h;
+    o.half_w = w * static_cast<float>(rng.Uniform(0.05, 0.12)) * depth_scale;
+    o.half_h = h * static_cast<float>(rng.Uniform(0.09, 0.20)) * depth_scale;
+    o.cx = w * static_cast<float>(rng.Uniform(0.08, 0.92));
+    o.cy = ground_y - o.half_h;
+    objects.push_back(o);
+  }
+  // Nearest first: the first object that contains a pixel is the one seen.
+  std::stable_sort(objects.begin(), objects.end(), [](const SceneObject& a, const SceneObject& b) {
+    return a.cy + a.half_h > b.cy + b.half_h;
+  });
+  return objects;
+}
+
+// Lit from the upper left: shaded top to bottom and left to right, with a
+// reflection band across the upper part.
+Rgb ObjectColour(const SceneObject& o, float fx, float fy, float tex) {
+  const float u = (fx - o.cx) / o.half_w;
+  const float v = (fy - (o.cy - o.half_h)) / (2.0f * o.half_h);
+  float shade = (1.05f - 0.45f * v) * (1.0f - 0.18f * u);
+  shade *= 1.0f + 0.06f * tex;
+  const float band = 1.0f - std::abs(v - 0.25f) / 0.08f;
+  const float highlight = band > 0.0f ? 0.35f * band * band : 0.0f;
+  return {o.paint.r * shade + 255 * highlight, o.paint.g * shade + 255 * highlight,
+          o.paint.b * shade + 255 * highlight};
+}
+
+// The studio of the car scenes, with a soft shadow under every object.
+Rgb ObjectStudioColour(const std::vector<SceneObject>& objects, float fx, float fy, float h,
+                       float horizon, float tex) {
+  if (fy < horizon) {
+    const float t = fy / horizon;
+    const float base = 238.0f - 30.0f * t + 8.0f * tex;
+    return {base, base, base + 4.0f};
+  }
+  const float t = (fy - horizon) / (h - horizon);
+  float base = 165.0f - 55.0f * t + 22.0f * tex;
+  for (const SceneObject& o : objects) {
+    const float su = (fx - o.cx) / (1.25f * o.half_w);
+    const float sv = (fy - (o.cy + o.half_h)) / (0.3f * o.half_h);
+    const float d = su * su + sv * sv;
+    if (d < 1.0f) base *= 1.0f - 0.5f * (1.0f - d) * (1.0f - d);
+  }
+  return {base, base, base * 1.02f};
+}
+
+// Sets every pixel within `radius` px (a square neighbourhood) of a pixel of
+// another label to kDemoIgnoreLabel: a band about 2 * radius px wide centred
+// on every outline, between objects too. Separable: the smallest and largest
+// label over each row window, then over each column of those.
+void DrawBoundaryBand(int width, int height, int radius, std::vector<uint8_t>* labels) {
+  std::vector<uint8_t> row_min(labels->size()), row_max(labels->size());
+  for (int y = 0; y < height; ++y) {
+    const uint8_t* in = &(*labels)[static_cast<size_t>(y) * width];
+    for (int x = 0; x < width; ++x) {
+      uint8_t lo = in[x], hi = in[x];
+      for (int k = std::max(0, x - radius); k <= std::min(width - 1, x + radius); ++k) {
+        lo = std::min(lo, in[k]);
+        hi = std::max(hi, in[k]);
+      }
+      row_min[static_cast<size_t>(y) * width + x] = lo;
+      row_max[static_cast<size_t>(y) * width + x] = hi;
+    }
+  }
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      uint8_t lo = 255, hi = 0;
+      for (int k = std::max(0, y - radius); k <= std::min(height - 1, y + radius); ++k) {
+        lo = std::min(lo, row_min[static_cast<size_t>(k) * width + x]);
+        hi = std::max(hi, row_max[static_cast<size_t>(k) * width + x]);
+      }
+      if (lo != hi) (*labels)[static_cast<size_t>(y) * width + x] = kDemoIgnoreLabel;
+    }
+  }
+}
+
+// A multi-class scene: the objects of PlaceObjects() in the studio, with the
+// car scene's texture, vignetting and sensor noise, and its label map.
+void RenderObjectScene(const DemoOptions& options, int index, std::vector<float>* texture,
+                       DemoRaster* out) {
+  const int width = options.width;
+  const int height = options.height;
+  RenderTexture(options.seed, index, width, height, texture);
+  const std::vector<SceneObject> objects = PlaceObjects(options, index);
+  const CounterRng grain(options.seed ^ kGrainSalt, static_cast<uint64_t>(index));
+  const float w = static_cast<float>(width);
+  const float h = static_cast<float>(height);
+  const float horizon = 0.60f * h;
+  for (int y = 0; y < height; ++y) {
+    const float fy = static_cast<float>(y) + 0.5f;
+    uint8_t* rgb_row = &out->rgb[static_cast<size_t>(y) * width * 3];
+    uint8_t* mask_row = &out->mask[static_cast<size_t>(y) * width];
+    const float* tex_row = &(*texture)[static_cast<size_t>(y) * width];
+    for (int x = 0; x < width; ++x) {
+      const float fx = static_cast<float>(x) + 0.5f;
+      const float tex = tex_row[x];
+      const SceneObject* seen = nullptr;
+      for (const SceneObject& o : objects) {
+        if (o.Contains(fx, fy)) {
+          seen = &o;
+          break;
+        }
+      }
+      const Rgb c = seen ? ObjectColour(*seen, fx, fy, tex)
+                         : ObjectStudioColour(objects, fx, fy, h, horizon, tex);
+      mask_row[x] = seen ? seen->class_id : 0;
+      const float dx = (fx - 0.5f * w) / w;
+      const float dy = (fy - 0.5f * h) / h;
+      const float vignette = 1.0f - 0.35f * (dx * dx + dy * dy);
+      WritePixel(c, vignette, grain.At(static_cast<uint64_t>(y) * width + x), &rgb_row[3 * x]);
+    }
+  }
+  if (options.mask_format == DemoMaskFormat::kPalette) {
+    DrawBoundaryBand(width, height, kDemoBoundaryRadiusPx, &out->mask);
+  }
+}
+
 }  // namespace
 
 void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<float>* texture,
@@ -227,6 +392,10 @@ void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<flo
   out->height = height;
   out->rgb.resize(static_cast<size_t>(width) * height * 3);
   out->mask.resize(static_cast<size_t>(width) * height);
+  if (options.classes >= 2) {
+    RenderObjectScene(options, index, texture, out);
+    return;
+  }
   RenderTexture(options.seed, index, width, height, texture);
   const CarShape car = PlaceCar(options.seed, index, width, height);
   const CounterRng grain(options.seed ^ kGrainSalt, static_cast<uint64_t>(index));

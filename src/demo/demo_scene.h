@@ -15,6 +15,11 @@ namespace segfeed::tools {
 
 // Shape of a synthetic Carvana-like dataset (see `segfeed make-demo --help`).
 enum class DemoMaskRows { kSequential, kInterlaced, kMixed };
+// How multi-class label maps are stored: VOC's palette PNGs (index = class,
+// VOC's colour map, 255 on a band around each object) or 8-bit grey PNGs
+// whose value is the class id (Cityscapes' and ADE20K's label-id maps).
+enum class DemoMaskFormat { kPalette, kGrey };
+enum class DemoImageFormat { kJpeg, kPng };
 
 struct DemoOptions {
   // Number of image/mask pairs.
@@ -31,14 +36,38 @@ struct DemoOptions {
   // interlaced (what Pillow and many tools write by default), or mixed
   // (every other mask interlaced).
   DemoMaskRows mask_rows = DemoMaskRows::kSequential;
+  // 0: Carvana's binary masks (one car, GIF, 1 = car). 2 to 255: scenes of
+  // several objects, each of a class in 1..classes-1 (0 is the background),
+  // with their label maps as `<stem>_mask.png`.
+  int classes = 0;
+  // The form of those label maps (classes >= 2 only).
+  DemoMaskFormat mask_format = DemoMaskFormat::kPalette;
+  // The photos: JPEG (`<stem>.jpg`, at `quality`) or lossless RGB PNG
+  // (`<stem>.png`).
+  DemoImageFormat image_format = DemoImageFormat::kJpeg;
+  // Worker threads writing the files, 0 = one per core. The files are the
+  // same whatever it is, so it is no part of a dataset's identity.
+  int threads = 0;
 };
 
-// One rendered sample: an RGB photo of a car on a studio floor and its mask.
+// Palette label maps mark every pixel within this many pixels (square
+// neighbourhood) of a pixel of another label as void, kDemoIgnoreLabel: a
+// band centred on every outline, 4 px across a straight one and up to 6 px
+// across a diagonal, like the ~5 px band of VOC's annotations.
+inline constexpr int kDemoBoundaryRadiusPx = 2;
+// The label of that band: VOC's, and segfeed's default ignore_index.
+inline constexpr uint8_t kDemoIgnoreLabel = 255;
+
+// One rendered sample: an RGB photo of a car on a studio floor and its mask
+// (classes 0), or of several objects and their label map (classes >= 2).
 struct DemoRaster {
   int width = 0;
   int height = 0;
-  std::vector<uint8_t> rgb;   // height x width x 3, row-major
-  std::vector<uint8_t> mask;  // height x width, 1 = car, 0 = background
+  std::vector<uint8_t> rgb;  // height x width x 3, row-major
+  // height x width. classes 0: 1 = car, 0 = background. classes >= 2: the
+  // class id of the nearest object (0 = background), and for palette maps
+  // kDemoIgnoreLabel on the band around each object.
+  std::vector<uint8_t> mask;
 };
 
 // Carvana-style file stem, "<8 hex digits of the car>_<view 01-16>"; unique

@@ -1,12 +1,11 @@
 #include "output/image_writers.h"
 
 #include <gif_lib.h>
+#include <spng.h>
 #include <turbojpeg.h>
 
+#include <cstdlib>
 #include <memory>
-#include <opencv2/core.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
@@ -28,6 +27,49 @@ int AppendToString(GifFileType* gif, const GifByteType* bytes, int length) {
   static_cast<std::string*>(gif->UserData)
       ->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(length));
   return length;
+}
+
+struct SpngContextFree {
+  void operator()(spng_ctx* ctx) const { spng_ctx_free(ctx); }
+};
+// spng_get_png_buffer() hands over a buffer from libspng's allocator, which
+// is malloc() unless a context is made with other allocators.
+struct SpngBufferFree {
+  void operator()(void* buffer) const { std::free(buffer); }
+};
+
+// Encodes `pixels` (the PNG's own sample layout, `bytes` long) with libspng
+// in memory and writes the file. `palette` is set for indexed images only.
+internal::Status EncodePng(const OutputFile& file, const void* pixels, size_t bytes, int width,
+                           int height, uint8_t color_type, uint8_t bit_depth,
+                           const spng_plte* palette) {
+  if (width < 1 || height < 1) {
+    return WriteError(file.path(), "PNG needs a size of at least 1x1 (got " +
+                                       std::to_string(width) + "x" + std::to_string(height) + ")");
+  }
+  std::unique_ptr<spng_ctx, SpngContextFree> ctx(spng_ctx_new(SPNG_CTX_ENCODER));
+  if (!ctx) return WriteError(file.path(), "cannot create a PNG encoder (out of memory)");
+  spng_ihdr ihdr{};
+  ihdr.width = static_cast<uint32_t>(width);
+  ihdr.height = static_cast<uint32_t>(height);
+  ihdr.bit_depth = bit_depth;
+  ihdr.color_type = color_type;
+  int rc = spng_set_option(ctx.get(), SPNG_ENCODE_TO_BUFFER, 1);
+  if (rc == 0) rc = spng_set_ihdr(ctx.get(), &ihdr);
+  // libspng's API is not const-correct; it copies the palette.
+  if (rc == 0 && palette) rc = spng_set_plte(ctx.get(), const_cast<spng_plte*>(palette));
+  if (rc == 0) rc = spng_encode_image(ctx.get(), pixels, bytes, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
+  if (rc != 0)
+    return WriteError(file.path(), std::string("PNG encoding failed: ") + spng_strerror(rc));
+  size_t png_bytes = 0;
+  std::unique_ptr<void, SpngBufferFree> png(spng_get_png_buffer(ctx.get(), &png_bytes, &rc));
+  if (!png)
+    return WriteError(file.path(), std::string("PNG encoding failed: ") + spng_strerror(rc));
+  return file.Write(std::string_view(static_cast<const char*>(png.get()), png_bytes));
+}
+
+size_t Pixels(int width, int height) {
+  return width > 0 && height > 0 ? static_cast<size_t>(width) * static_cast<size_t>(height) : 0;
 }
 
 }  // namespace
@@ -55,19 +97,69 @@ internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb
 internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height,
                           int channels) {
   if (channels != 1 && channels != 3) return WriteError(file.path(), "PNG needs 1 or 3 channels");
-  // OpenCV only reads through the Mat header here.
-  const cv::Mat source(height, width, channels == 3 ? CV_8UC3 : CV_8UC1,
-                       const_cast<uint8_t*>(pixels));
-  cv::Mat bgr;
-  if (channels == 3) cv::cvtColor(source, bgr, cv::COLOR_RGB2BGR);  // OpenCV's codecs expect BGR
-  std::vector<uchar> png;
-  try {
-    if (!cv::imencode(".png", channels == 3 ? bgr : source, png))
-      return WriteError(file.path(), "PNG encoding failed");
-  } catch (const cv::Exception& e) {
-    return WriteError(file.path(), e.what());
+  return EncodePng(file, pixels, Pixels(width, height) * channels, width, height,
+                   channels == 3 ? SPNG_COLOR_TYPE_TRUECOLOR : SPNG_COLOR_TYPE_GRAYSCALE, 8,
+                   nullptr);
+}
+
+internal::Status WritePalettePng(const OutputFile& file, const uint8_t* indices, int width,
+                                 int height, std::span<const std::array<uint8_t, 3>> palette) {
+  if (palette.empty() || palette.size() > 256) {
+    return WriteError(file.path(), "a PNG palette needs 1 to 256 colours (got " +
+                                       std::to_string(palette.size()) + ")");
   }
-  return file.Write(std::string_view(reinterpret_cast<const char*>(png.data()), png.size()));
+  const size_t pixels = Pixels(width, height);
+  for (size_t i = 0; i < pixels; ++i) {
+    if (indices[i] >= palette.size()) {
+      return WriteError(file.path(), "palette index " + std::to_string(indices[i]) + " at pixel " +
+                                         std::to_string(i) + " is outside the palette of " +
+                                         std::to_string(palette.size()) + " colours");
+    }
+  }
+  spng_plte plte{};
+  plte.n_entries = static_cast<uint32_t>(palette.size());
+  for (size_t i = 0; i < palette.size(); ++i) {
+    plte.entries[i].red = palette[i][0];
+    plte.entries[i].green = palette[i][1];
+    plte.entries[i].blue = palette[i][2];
+  }
+  return EncodePng(file, indices, pixels, width, height, SPNG_COLOR_TYPE_INDEXED, 8, &plte);
+}
+
+internal::Status WriteGreyPng(const OutputFile& file, const uint8_t* values, int width,
+                              int height) {
+  return EncodePng(file, values, Pixels(width, height), width, height, SPNG_COLOR_TYPE_GRAYSCALE, 8,
+                   nullptr);
+}
+
+internal::Status WriteGreyPng(const OutputFile& file, const uint16_t* values, int width,
+                              int height) {
+  // SPNG_FMT_PNG takes 16-bit samples in host byte order and stores them
+  // big-endian.
+  return EncodePng(file, values, Pixels(width, height) * sizeof(uint16_t), width, height,
+                   SPNG_COLOR_TYPE_GRAYSCALE, 16, nullptr);
+}
+
+internal::Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width,
+                          int height, int channels) {
+  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+  if (!file.ok()) return file.error();
+  return WritePng(file.value(), pixels, width, height, channels);
+}
+
+internal::Status WritePalettePng(const std::filesystem::path& path, const uint8_t* indices,
+                                 int width, int height,
+                                 std::span<const std::array<uint8_t, 3>> palette) {
+  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+  if (!file.ok()) return file.error();
+  return WritePalettePng(file.value(), indices, width, height, palette);
+}
+
+internal::Status WriteGreyPng(const std::filesystem::path& path, const uint8_t* values, int width,
+                              int height) {
+  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+  if (!file.ok()) return file.error();
+  return WriteGreyPng(file.value(), values, width, height);
 }
 
 internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height,

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -40,10 +42,39 @@ internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int w
 internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
                               int height, GifRowOrder order = GifRowOrder::kSequential);
 
-// Writes 8-bit pixels (height x width x channels, rows packed) as a PNG:
-// channels 3 is RGB, 1 is grey. Lossless, so the file holds exactly these
-// bytes.
+// The PNG writers encode with libspng (zlib's default level, libspng's
+// adaptive filters), so the same pixels give the same bytes with the same
+// libspng and zlib. `width` and `height` must be at least 1; rows are packed.
+
+// Writes 8-bit pixels (height x width x channels) as a PNG: channels 3 is
+// RGB, 1 is grey. Lossless, so the file holds exactly these bytes.
 internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height,
                           int channels);
+
+// Writes palette indices (height x width bytes) as an 8-bit indexed PNG with
+// `palette` as its PLTE chunk (1 to 256 entries), the form VOC's label maps
+// take: the indices are stored as they are, so a reader that asks for the
+// PNG's own format gets them back. An index outside the palette is an error
+// naming the file (PNG readers reject such files).
+internal::Status WritePalettePng(const OutputFile& file, const uint8_t* indices, int width,
+                                 int height, std::span<const std::array<uint8_t, 3>> palette);
+
+// Writes grey values (height x width) as a greyscale PNG of 8 bits per
+// pixel, or of 16 bits from uint16_t values (in this machine's byte order;
+// the file holds them big-endian, as PNG requires). Label-id maps (Cityscapes,
+// ADE20K) take the 8-bit form, depth maps and many-class label maps the
+// 16-bit one.
+internal::Status WriteGreyPng(const OutputFile& file, const uint8_t* values, int width, int height);
+internal::Status WriteGreyPng(const OutputFile& file, const uint16_t* values, int width,
+                              int height);
+
+// The overloads taking a path prepare the OutputFile themselves.
+internal::Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width,
+                          int height, int channels);
+internal::Status WritePalettePng(const std::filesystem::path& path, const uint8_t* indices,
+                                 int width, int height,
+                                 std::span<const std::array<uint8_t, 3>> palette);
+internal::Status WriteGreyPng(const std::filesystem::path& path, const uint8_t* values, int width,
+                              int height);
 
 }  // namespace segfeed::tools

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <opencv2/imgcodecs.hpp>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "cli/python_checks.h"
 #include "cli/run_segfeed.h"
 #include "io/gif_decoder.h"
+#include "support/png_reader.h"
 #include "temp_dir.h"
 
 namespace {
@@ -158,6 +161,93 @@ TEST(MakeDemoTest, HelpDocumentsForce) {
   const auto r = RunSegfeed("make-demo --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+}
+
+TEST(MakeDemoTest, HelpListsTheLabelMapFlagsWithTheirDefaults) {
+  const auto r = RunSegfeed("make-demo --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* expected :
+       {"--classes", "(default 0)", "--mask-format", "one of palette, grey (default palette)",
+        "--image-format", "one of jpeg, png (default jpeg)", "--threads"}) {
+    EXPECT_NE(r.output.find(expected), std::string::npos) << expected << "\n" << r.output;
+  }
+}
+
+// --classes 5 through the command: VOC-style palette label maps beside PNG
+// photos, every class somewhere in the set, and the same bytes on one
+// thread as on four.
+TEST(MakeDemoTest, ClassesWritesPaletteLabelMapsTheSameOnAnyThreadCount) {
+  TempDir dir;
+  for (const char* threads : {"1", "4"}) {
+    const auto r = RunSegfeed("make-demo '" + (dir / threads).string() +
+                              "' --count 6 --width 200 --height 140 --classes 5 "
+                              "--image-format png --threads " +
+                              threads);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("5 classes, mean PNG"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("mean palette PNG"), std::string::npos) << r.output;
+  }
+  std::set<int> indices;
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir / "1")) {
+    if (!entry.is_regular_file()) continue;
+    const auto relative = std::filesystem::relative(entry.path(), dir / "1");
+    EXPECT_EQ(ReadBytes(entry.path()), ReadBytes(dir / "4" / relative)) << relative;
+    ++files;
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with("_mask.png")) {
+      const segfeed::testing::DecodedPng png = segfeed::testing::ReadPng(entry.path());
+      ASSERT_EQ(png.error, "");
+      ASSERT_EQ(png.color_type, 3) << name;
+      indices.insert(png.samples.begin(), png.samples.end());
+    } else {
+      EXPECT_TRUE(name.ends_with(".png")) << name;
+      const cv::Mat photo = cv::imread(entry.path().string(), cv::IMREAD_UNCHANGED);
+      EXPECT_EQ(photo.type(), CV_8UC3) << name;
+      EXPECT_EQ(photo.cols, 200) << name;
+    }
+  }
+  EXPECT_EQ(files, 12u);
+  EXPECT_EQ(indices, (std::set<int>{0, 1, 2, 3, 4, 255}));
+}
+
+TEST(MakeDemoTest, GreyLabelMapsHoldClassIdsOnly) {
+  TempDir dir;
+  const auto r = RunSegfeed("make-demo '" + dir.path().string() +
+                            "/g' --count 4 --width 160 --height 100 --classes 3 "
+                            "--mask-format grey");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("mean JPEG"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("mean grey PNG"), std::string::npos) << r.output;
+  std::set<int> values;
+  for (const auto& entry : std::filesystem::directory_iterator(dir / "g" / "train_masks")) {
+    const cv::Mat mask = cv::imread(entry.path().string(), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(mask.type(), CV_8UC1) << entry.path();
+    for (int y = 0; y < mask.rows; ++y)
+      for (int x = 0; x < mask.cols; ++x) values.insert(mask.at<uint8_t>(y, x));
+  }
+  EXPECT_EQ(values, (std::set<int>{0, 1, 2}));
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "g" / "train"));
+}
+
+// The flags that only apply to one form of dataset say so instead of being
+// ignored.
+TEST(MakeDemoTest, LabelMapFlagsThatDoNotApplyAreUsageErrors) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--classes 1", "--classes must be 0 (binary masks) or in [2, 255] (got 1)"},
+      {"--classes 256", "--classes must be in [0, 255] (got 256)"},
+      {"--mask-format grey", "--mask-format applies to label maps: give --classes N too"},
+      {"--classes 4 --mask-rows interlaced", "--mask-rows applies to GIF masks"},
+      {"--image-format png --quality 80", "--quality applies to JPEG photos"},
+      {"--classes 4 --mask-format rgb", "--mask-format must be one of palette, grey (got 'rgb')"},
+  };
+  for (const auto& [flags, message] : cases) {
+    TempDir dir;
+    const auto r = RunSegfeed("make-demo '" + (dir / "d").string() + "' " + flags);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "d")) << flags;
+  }
 }
 
 TEST(MakeDemoTest, UsageErrorsExitTwoAndNameTheOption) {

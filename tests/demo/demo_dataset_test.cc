@@ -2,6 +2,7 @@
 
 #include <gif_lib.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <fstream>
 #include <iterator>
@@ -11,14 +12,20 @@
 #include <string>
 #include <vector>
 
+#include "demo/demo_cache.h"
+#include "fnv1a_digest.h"
 #include "io/gif_decoder.h"
 #include "output/image_writers.h"
+#include "output/label_palette.h"
+#include "support/png_reader.h"
 #include "temp_dir.h"
 
 namespace segfeed::tools {
 namespace {
 
 namespace fs = std::filesystem;
+using segfeed::testing::DecodedPng;
+using segfeed::testing::ReadPng;
 using segfeed::testing::TempDir;
 
 std::vector<char> ReadBytes(const fs::path& path) {
@@ -146,7 +153,7 @@ TEST(DemoDatasetTest, FullSizeJpegsCostWhatPhotosCost) {
   options.count = 4;
   auto summary = WriteDemoDataset(dir.path(), options, {});
   ASSERT_TRUE(summary.ok()) << summary.error().Message();
-  const double mean_kb = static_cast<double>(summary.value().jpeg_bytes) / options.count / 1000.0;
+  const double mean_kb = static_cast<double>(summary.value().image_bytes) / options.count / 1000.0;
   std::cout << "mean JPEG size at 1918x1280 q90: " << mean_kb << " KB\n";
   EXPECT_GE(mean_kb, 80.0);
   EXPECT_LE(mean_kb, 400.0);
@@ -210,6 +217,189 @@ TEST(DemoDatasetTest, MaskBoundaryFollowsImageEdges) {
     const double elsewhere = cv::mean(magnitude, ~boundary)[0];
     EXPECT_GT(on_boundary, 3.0 * elsewhere) << "sample " << index;
   }
+}
+
+DemoOptions LabelOptions(DemoMaskFormat format) {
+  DemoOptions options;
+  options.count = 8;
+  options.width = 240;
+  options.height = 160;
+  options.classes = 5;
+  options.mask_format = format;
+  return options;
+}
+
+// The files of one folder, by name, in one digest: what the binary default
+// set's files were before --classes existed (the project's reference
+// digests depend on them).
+std::string FolderDigest(const fs::path& dir) {
+  internal::Fnv1aDigest digest;
+  for (const auto& sub : {"train", "train_masks"}) {
+    for (const auto& path : SortedFiles(dir / sub)) {
+      digest.Add(path.filename().string());
+      const std::vector<char> bytes = ReadBytes(path);
+      digest.Add(std::string_view(bytes.data(), bytes.size()));
+    }
+  }
+  return digest.Hex();
+}
+
+TEST(DemoDatasetTest, BinaryDefaultFilesAreUnchanged) {
+  TempDir dir;
+  DemoOptions options;
+  options.count = 3;
+  options.width = 96;
+  options.height = 64;
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), options, {}).ok());
+  // Digest of the files make-demo wrote before --classes existed.
+  EXPECT_EQ(FolderDigest(dir.path()), "e21dbbc3ba76b6db");
+}
+
+// --classes 5 as VOC writes it: palette PNGs with VOC's colour map whose
+// indices are class ids 0..4 or 255 on the band around every object; over
+// a few scenes every class appears.
+TEST(DemoDatasetTest, PaletteLabelMapsHoldClassIdsAndAVoidBand) {
+  TempDir dir;
+  const DemoOptions options = LabelOptions(DemoMaskFormat::kPalette);
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), options, {}).ok());
+  std::set<int> classes_seen;
+  const auto masks = SortedFiles(dir / "train_masks");
+  ASSERT_EQ(masks.size(), 8u);
+  for (const auto& path : masks) {
+    EXPECT_TRUE(path.filename().string().ends_with("_mask.png")) << path;
+    const DecodedPng png = ReadPng(path);
+    ASSERT_EQ(png.error, "");
+    ASSERT_EQ(png.width, 240);
+    ASSERT_EQ(png.height, 160);
+    ASSERT_EQ(png.color_type, 3);
+    ASSERT_EQ(png.bit_depth, 8);
+    ASSERT_EQ(png.palette.size(), 256u);
+    EXPECT_TRUE(std::equal(png.palette.begin(), png.palette.end(), VocColormap().begin()));
+    size_t void_pixels = 0, background = 0;
+    for (uint8_t index : png.samples) {
+      ASSERT_TRUE(index <= 4 || index == 255) << path << ": " << int{index};
+      void_pixels += index == 255;
+      background += index == 0;
+      if (index >= 1 && index <= 4) classes_seen.insert(index);
+    }
+    EXPECT_GT(void_pixels, 0u) << path;
+    EXPECT_LT(void_pixels, png.samples.size() / 4) << path;
+    EXPECT_GT(background, png.samples.size() / 3) << path;
+  }
+  EXPECT_EQ(classes_seen, (std::set<int>{1, 2, 3, 4}));
+}
+
+// The band lies on outlines only: every void pixel has a pixel of another
+// label within the band's radius and only there.
+TEST(DemoDatasetTest, VoidBandFollowsTheOutlines) {
+  DemoOptions grey = LabelOptions(DemoMaskFormat::kGrey);
+  DemoOptions palette = LabelOptions(DemoMaskFormat::kPalette);
+  for (int index : {0, 3}) {
+    DemoRaster clean, banded;
+    RenderDemoSample(grey, index, &clean);
+    RenderDemoSample(palette, index, &banded);
+    EXPECT_EQ(clean.rgb, banded.rgb);
+    const int r = kDemoBoundaryRadiusPx;
+    for (int y = 0; y < clean.height; ++y) {
+      for (int x = 0; x < clean.width; ++x) {
+        const size_t i = static_cast<size_t>(y) * clean.width + x;
+        bool near_other = false;
+        for (int dy = -r; dy <= r; ++dy) {
+          for (int dx = -r; dx <= r; ++dx) {
+            const int yy = y + dy, xx = x + dx;
+            if (yy < 0 || xx < 0 || yy >= clean.height || xx >= clean.width) continue;
+            near_other |= clean.mask[static_cast<size_t>(yy) * clean.width + xx] != clean.mask[i];
+          }
+        }
+        ASSERT_EQ(banded.mask[i], near_other ? 255 : clean.mask[i]) << x << "," << y;
+      }
+    }
+  }
+}
+
+TEST(DemoDatasetTest, GreyLabelMapsHoldClassIds) {
+  TempDir dir;
+  const DemoOptions options = LabelOptions(DemoMaskFormat::kGrey);
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), options, {}).ok());
+  std::set<int> values;
+  for (const auto& path : SortedFiles(dir / "train_masks")) {
+    const DecodedPng png = ReadPng(path);
+    ASSERT_EQ(png.error, "");
+    ASSERT_EQ(png.color_type, 0);
+    ASSERT_EQ(png.bit_depth, 8);
+    values.insert(png.samples.begin(), png.samples.end());
+    const cv::Mat opencv = cv::imread(path.string(), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(opencv.type(), CV_8UC1) << path;
+  }
+  EXPECT_EQ(values, (std::set<int>{0, 1, 2, 3, 4}));
+}
+
+// Lossless photos: the PNG holds exactly the rendered pixels.
+TEST(DemoDatasetTest, PngPhotosHoldTheRenderedPixels) {
+  TempDir dir;
+  DemoOptions options = LabelOptions(DemoMaskFormat::kPalette);
+  options.count = 2;
+  options.image_format = DemoImageFormat::kPng;
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), options, {}).ok());
+  for (int index = 0; index < options.count; ++index) {
+    const fs::path path = dir / "train" / (DemoStem(0, index) + ".png");
+    const cv::Mat bgr = cv::imread(path.string(), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(bgr.type(), CV_8UC3) << path;
+    cv::Mat rgb;
+    cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
+    DemoRaster raster;
+    RenderDemoSample(options, index, &raster);
+    ASSERT_EQ(rgb.cols, raster.width);
+    ASSERT_EQ(rgb.rows, raster.height);
+    EXPECT_TRUE(std::equal(raster.rgb.begin(), raster.rgb.end(), rgb.data)) << path;
+  }
+  EXPECT_EQ(SortedFiles(dir / "train").size(), 2u);
+}
+
+TEST(DemoDatasetTest, SameFilesWhateverTheThreadCount) {
+  for (DemoMaskFormat format : {DemoMaskFormat::kPalette, DemoMaskFormat::kGrey}) {
+    DemoOptions options = LabelOptions(format);
+    options.count = 6;
+    options.image_format = DemoImageFormat::kPng;
+    TempDir one, four;
+    options.threads = 1;
+    ASSERT_TRUE(WriteDemoDataset(one.path(), options, {}).ok());
+    options.threads = 4;
+    ASSERT_TRUE(WriteDemoDataset(four.path(), options, {}).ok());
+    EXPECT_EQ(FolderDigest(one.path()), FolderDigest(four.path()));
+  }
+}
+
+// The cache keys on every option that shapes the files: a --classes request
+// never gets the binary set of the same size and seed, nor palette maps for
+// grey ones.
+TEST(DemoDatasetTest, CacheKeysOnClassesAndFormats) {
+  TempDir cache;
+  ASSERT_EQ(setenv("SEGFEED_CACHE_DIR", cache.path().c_str(), 1), 0);
+  DemoOptions options;
+  options.count = 2;
+  options.width = 64;
+  options.height = 48;
+  const auto binary = EnsureDemoDataset(options);
+  options.classes = 5;
+  const auto palette = EnsureDemoDataset(options);
+  options.mask_format = DemoMaskFormat::kGrey;
+  const auto grey = EnsureDemoDataset(options);
+  options.image_format = DemoImageFormat::kPng;
+  const auto png = EnsureDemoDataset(options);
+  options.threads = 1;  // not part of the files
+  const auto png_again = EnsureDemoDataset(options);
+  unsetenv("SEGFEED_CACHE_DIR");
+  ASSERT_TRUE(binary.ok() && palette.ok() && grey.ok() && png.ok() && png_again.ok());
+  const std::set<fs::path> dirs = {binary.value(), palette.value(), grey.value(), png.value()};
+  EXPECT_EQ(dirs.size(), 4u);
+  EXPECT_EQ(png_again.value(), png.value());
+  EXPECT_EQ(binary.value().filename(), "demo-v1-n2-seed0-64x48-q90");
+  const std::string stem = DemoStem(0, 0);
+  EXPECT_TRUE(fs::exists(binary.value() / "train_masks" / (stem + "_mask.gif")));
+  EXPECT_EQ(ReadPng(palette.value() / "train_masks" / (stem + "_mask.png")).color_type, 3);
+  EXPECT_EQ(ReadPng(grey.value() / "train_masks" / (stem + "_mask.png")).color_type, 0);
+  EXPECT_TRUE(fs::exists(png.value() / "train" / (stem + ".png")));
 }
 
 }  // namespace
