@@ -24,13 +24,14 @@ struct SEGFEED_EXPORT DatasetSpec {
   // Appended to an image's stem to name its mask ("0cdf5b5d_01" ->
   // "0cdf5b5d_01_mask.gif"). May be empty when the folders differ.
   std::string mask_suffix = "_mask";
-  // Extensions (with the dot) that make a file an image.
-  std::vector<std::string> image_extensions = {".jpg", ".jpeg"};
-  // Extensions (with the dot) that make a file a mask.
-  std::vector<std::string> mask_extensions = {".gif"};
+  // Extensions (with the dot) that make a file an image: JPEG or PNG.
+  std::vector<std::string> image_extensions = {".jpg", ".jpeg", ".png"};
+  // Extensions (with the dot) that make a file a mask: GIF or PNG.
+  std::vector<std::string> mask_extensions = {".gif", ".png"};
 
   // Kaggle Carvana's layout, what `--data DIR` means: images in DIR/train,
-  // masks in DIR/train_masks named <stem>_mask.gif.
+  // masks in DIR/train_masks named <stem>_mask.gif (or .png, as make-demo
+  // --classes writes them).
   static DatasetSpec Carvana(const std::filesystem::path& root);
 };
 
