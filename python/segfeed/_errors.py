@@ -35,7 +35,9 @@ class FileError(Error):
         kind: what is wrong, a stable name: ``missing_mask``,
             ``orphan_mask``, ``corrupt_image``, ``corrupt_mask``,
             ``size_mismatch``, ``non_binary_mask``, ``unsupported_format``,
-            ``too_large``, ``empty_file`` or ``io_error``.
+            ``too_large``, ``empty_file``, ``io_error``, ``label_out_of_range``
+            (a label map value that is no class and not ignore_index) or
+            ``suspicious_mask`` (from the checker).
         detail: what a person can act on ("truncated GIF ...").
     """
 

@@ -403,7 +403,7 @@ TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const std::string train = (dir / "data" / "train").string(),
                     masks = (dir / "data" / "train_masks").string();
-  const std::string found = "found 0 images (.jpg/.jpeg) in " + train + " and 0 masks (.gif) in " +
+  const std::string found = "found 0 images (.jpg/.jpeg/.png) in " + train + " and 0 masks (.gif/.png) in " +
                             masks + "; 0 files ignored";
   EXPECT_NE(r.output.find("NO PAIRS: " + found + "\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("expected " + train + "/<stem>.jpg with its mask " + masks +
@@ -416,19 +416,19 @@ TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
   EXPECT_NE(report.at("error").text.find(found), std::string::npos) << report.at("error").text;
 }
 
-TEST(CheckTest, AllPngDatasetExitsOneAndCountsTheIgnoredFiles) {
+TEST(CheckTest, AllBmpDatasetExitsOneAndCountsTheIgnoredFiles) {
   TempDir dir;
   std::filesystem::create_directories(dir / "data" / "train");
   std::filesystem::create_directories(dir / "data" / "train_masks");
   for (const char* name :
-       {"train/a.png", "train/b.png", "train/c.png", "train_masks/a_mask.png", "train/notes"}) {
+       {"train/a.bmp", "train/b.bmp", "train/c.bmp", "train_masks/a_mask.bmp", "train/notes"}) {
     std::ofstream(dir / "data" / name) << "x";
   }
   const auto r = RunSegfeed("check --data " + Quoted(dir / "data"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("found 0 images (.jpg/.jpeg) in " + (dir / "data" / "train").string() +
-                          " and 0 masks (.gif) in " + (dir / "data" / "train_masks").string() +
-                          "; 5 files ignored (.png 4, no extension 1)\n"),
+  EXPECT_NE(r.output.find("found 0 images (.jpg/.jpeg/.png) in " + (dir / "data" / "train").string() +
+                          " and 0 masks (.gif/.png) in " + (dir / "data" / "train_masks").string() +
+                          "; 5 files ignored (.bmp 4, no extension 1)\n"),
             std::string::npos)
       << r.output;
 }
@@ -440,8 +440,8 @@ TEST(CheckTest, SwappedFoldersExitOneAndSaySo) {
                     masks = (dir / "data" / "train_masks").string();
   const auto r = RunSegfeed("check --images " + Quoted(masks) + " --masks " + Quoted(train));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("NO PAIRS: found 0 images (.jpg/.jpeg) in " + masks +
-                          " and 0 masks (.gif) in " + train +
+  EXPECT_NE(r.output.find("NO PAIRS: found 0 images (.jpg/.jpeg/.png) in " + masks +
+                          " and 0 masks (.gif/.png) in " + train +
                           "; 6 files ignored (.gif 3, .jpg 3); the two folders look swapped\n"),
             std::string::npos)
       << r.output;

@@ -47,11 +47,12 @@ Bytes Prefix(const Bytes& bytes, size_t size) {
   return Bytes(bytes.begin(), bytes.begin() + static_cast<long>(size));
 }
 
-Bytes PngBytes() {
+// A format the loader does not read (PNG photos and masks it does).
+Bytes BmpBytes() {
   cv::Mat picture(8, 8, CV_8UC3, cv::Scalar(10, 120, 240));
-  Bytes png;
-  EXPECT_TRUE(cv::imencode(".png", picture, png));
-  return png;
+  Bytes bmp;
+  EXPECT_TRUE(cv::imencode(".bmp", picture, bmp));
+  return bmp;
 }
 
 // Offset of the first image descriptor (0x2C) of a GIF, after the screen
@@ -111,7 +112,7 @@ std::vector<DefectiveFile> DefectiveJpegs(const Bytes& good, int width, int heig
       {"cmyk",
        EncodeJpegWithLibjpeg(TestPicture(width, height), width, height, LibjpegVariant::kCmyk),
        ErrorKind::kUnsupportedFormat});
-  files.push_back({"png_bytes", PngBytes(), ErrorKind::kUnsupportedFormat});
+  files.push_back({"bmp_bytes", BmpBytes(), ErrorKind::kUnsupportedFormat});
   {
     Bytes garbage = {0xFF, 0xD8, 0xFF};
     const Bytes noise = RandomBytes(500, 11);
@@ -169,7 +170,7 @@ std::vector<DefectiveFile> DefectiveGifs(const Bytes& good) {
       damaged[i] = 0xFF;
     files.push_back({"lzw_codes_out_of_range", damaged, corrupt});
   }
-  files.push_back({"png_bytes", PngBytes(), ErrorKind::kUnsupportedFormat});
+  files.push_back({"bmp_bytes", BmpBytes(), ErrorKind::kUnsupportedFormat});
   files.push_back({"random_bytes", RandomBytes(400, 5), ErrorKind::kUnsupportedFormat});
   return files;
 }

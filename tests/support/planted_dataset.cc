@@ -72,10 +72,11 @@ PlantedDataset WritePlantedDataset(const fs::path& root) {
   plant(images[2], ErrorKind::kUnsupportedFormat);
 
   {
+    // A BMP named .jpg (a PNG named so is read as the PNG it is).
     cv::Mat picture(kHeight, kWidth, CV_8UC3, cv::Scalar(10, 120, 240));
-    Bytes png;
-    EXPECT_TRUE(cv::imencode(".png", picture, png));
-    WriteFile(images[3], png);
+    Bytes bmp;
+    EXPECT_TRUE(cv::imencode(".bmp", picture, bmp));
+    WriteFile(images[3], bmp);
     plant(images[3], ErrorKind::kUnsupportedFormat);
   }
 
