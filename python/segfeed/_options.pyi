@@ -30,4 +30,5 @@ class Decode:
     max_pixel_scans: int = 1000000000
     scratch_headroom: float = 4.0
     mask_threshold: int = 128
+    mask_foreground: str = 'nonzero'
     jpeg_warnings: str = 'error'

@@ -192,6 +192,9 @@ LoaderOptions LoaderFlags::Options() const {
     }
   }
   if (mean && std_dev) options.output.normalize = true;
+  // As OptionsFromValues: label maps come as int64 unless --mask-dtype says.
+  if (options.decode.mask_mode == MaskMode::kLabels && !Given("mask_dtype"))
+    options.output.mask_dtype = ElementType::kInt64;
   Check(options);
   return options;
 }

@@ -137,6 +137,9 @@ std::string BoolOption::Text(const LoaderOptions& options) const {
 
 template <typename Enum>
 void ChoiceOption<Enum>::Set(LoaderOptions& options, const OptionValue& value) const {
+  // None, where the option takes it (mask_dtype), keeps the default;
+  // OptionsFromValues derives what it means.
+  if (std::holds_alternative<std::monostate>(value) && !none_means().empty()) return;
   const OptionScalar* scalar = AsScalar(value);
   const std::string* text = scalar ? std::get_if<std::string>(scalar) : nullptr;
   if (!text) WrongType(name(), "a string, one of " + ChoiceList(choices_), Describe(value));

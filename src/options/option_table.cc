@@ -111,7 +111,8 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       OptionSpec::Declaration{
           "mask_dtype", "mask-dtype", kLoader, K::kChoice,
           "mask dtype: binary masks exactly 0 or 1 (uint8, float32), labels class ids "
-          "(uint8, int32, int64)"},
+          "(uint8, int32, int64)",
+          true, "float32 for binary masks, int64 for label maps"},
       SEGFEED_FIELD(output.mask_dtype), internal::kMaskTypeChoices, internal::kElementTypeChoices));
   // What the mask's pixels mean.
   t.push_back(std::make_unique<ChoiceOption<MaskMode>>(

@@ -39,7 +39,7 @@ def test_the_table_lists_each_option_once_with_its_description():
         if entry["kind"] == "choice":
             assert entry["default"] in entry["choices"]
     assert entry_of("size")["default"] == (512, 512)
-    assert entry_of("mask_dtype")["choices"] == ["uint8", "float32"]
+    assert entry_of("mask_dtype")["choices"] == ["uint8", "float32", "int32", "int64"]
     assert entry_of("contrast")["default"] == (0.4, 0.6) and entry_of("contrast")["none_means"]
     assert not entry_of("threads")["in_stream"] and entry_of("seed")["in_stream"]
 
@@ -119,6 +119,10 @@ def out_of_range(entry):
         return int(bounds.group(1)) - 1, segfeed.ConfigError
     if kind == "bool":
         return "yes", TypeError
+    if kind == "id_map":
+        return {70000: 0}, segfeed.ConfigError  # source ids are 0-65535
+    if kind == "color_map":
+        return {(300, 0, 0): 1}, TypeError  # channels are 0-255
     pytest.fail(f"no out-of-range value for kind {kind!r}: add one here")
 
 

@@ -24,7 +24,7 @@ def scenes(cli, tmp_path_factory):
 def test_label_batches_are_int64_class_ids_and_ignore(scenes):
     with segfeed.Loader(scenes, batch_size=4, size=64, layout="nchw", mask_mode="labels",
                         num_classes=CLASSES, seed=1, threads=2) as loader:
-        assert loader.options()["mask_dtype"] == "int64"
+        assert loader.options["mask_dtype"] == "int64"
         values = set()
         for batch in loader.epoch(0):
             masks = torch.from_dlpack(batch.masks)
@@ -77,7 +77,7 @@ def test_label_options_are_checked_with_the_tables_words(scenes):
         segfeed.Loader(scenes, mask_mode="labels", num_classes=5, label_map={7: 9})
     with segfeed.Loader(scenes, mask_mode="labels", num_classes=5, label_map={0: 0, 1: 1, 255: 255},
                         mask_colors=None, batch_size=2, size=32) as loader:
-        assert loader.options()["label_map"] == "0:0,1:1,255:255"
+        assert loader.options["label_map"] == "0:0,1:1,255:255"
 
 
 def test_a_label_out_of_range_names_the_file_or_is_replaced(scenes):
