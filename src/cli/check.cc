@@ -147,10 +147,10 @@ void PrintClasses(const CheckReport& report) {
   std::printf("  classes          %zu: %lld labelled pixels, %lld ignore pixels\n",
               report.classes.size(), static_cast<long long>(labelled),
               static_cast<long long>(report.ignore_pixels));
-  std::printf("    %5s %12s %7s %9s %10s %10s\n", "class", "pixels", "masks", "fraction",
+  std::printf("    %5s %12s %7s %9s %10s %11s\n", "class", "pixels", "masks", "fraction",
               "inv-freq", "median-freq");
   for (const ClassCount& entry : report.classes) {
-    std::printf("    %5d %12lld %7lld %9.4f %10.4f %10.4f%s\n", entry.id,
+    std::printf("    %5d %12lld %7lld %9.4f %10.4f %11.4f%s\n", entry.id,
                 static_cast<long long>(entry.pixels), static_cast<long long>(entry.masks),
                 entry.fraction, entry.inverse_frequency_weight, entry.median_frequency_weight,
                 entry.pixels == 0 ? "  absent" : "");
