@@ -19,6 +19,7 @@
 #include "digest.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
+#include "io/mask_values.h"
 #include "io/pair_reader.h"
 #include "io/planned_source.h"
 #include "worker_arena.h"
@@ -46,6 +47,7 @@ struct FileJob {
 struct FileOutcome {
   std::optional<Error> error;    // the file's own problem
   std::optional<Error> warning;  // non_binary_mask
+  std::optional<Error> palette;  // suspicious_mask: the palette may be inverted
   uint64_t size_bytes = 0;       // 0 when the file was not read
   uint64_t digest = 0;
   bool header_read = false;  // width, height (and jpeg for images) are valid
@@ -56,6 +58,29 @@ struct FileOutcome {
   std::array<uint64_t, 3> channel_sum{};
   std::array<uint64_t, 3> channel_sum_squares{};
   int64_t foreground_pixels = 0;
+  int bit_depth = 0;  // masks: bits per sample
+  uint64_t palette_digest = 0;
+};
+
+// Labels mode: the class table's integer sums over the masks one checker
+// read, by mask value (class id or kIgnoreLabel). Kept per checker and
+// merged after: integer addition commutes, so the totals are exact and the
+// same for any thread count, and memory is per thread rather than 256
+// counters per file.
+struct ClassSums {
+  std::array<uint64_t, 256> pixels{};
+  std::array<uint64_t, 256> masks{};
+  // All pixels (ignore included) of the masks that contain the value: the
+  // denominator of its median frequency.
+  std::array<uint64_t, 256> containing_pixels{};
+
+  void Add(const ClassSums& other) {
+    for (size_t v = 0; v < pixels.size(); ++v) {
+      pixels[v] += other.pixels[v];
+      masks[v] += other.masks[v];
+      containing_pixels[v] += other.containing_pixels[v];
+    }
+  }
 };
 
 uint64_t DigestOf(std::span<const uint8_t> bytes) {
@@ -94,7 +119,9 @@ void AddChannelSums(const internal::RgbImage& image, FileOutcome* out) {
 class FileChecker {
  public:
   FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
-      : mask_threshold_(options.decode.mask_threshold), reader_(options.decode) {
+      : mask_threshold_(options.decode.mask_threshold),
+        labels_(options.decode.mask_mode == MaskMode::kLabels),
+        reader_(options.decode) {
     // Full resolution (no target): a DCT-scaled decode may skip the damaged
     // part. No decode budget beyond the options' limits (max_pixels,
     // max_file_bytes): the report depends on them only, never on the plan.
@@ -129,19 +156,49 @@ class FileChecker {
       out.decoded = true;
       out.width = mask.width;
       out.height = mask.height;
+      out.bit_depth = mask.bit_depth;
+      out.palette_digest = mask.palette_digest;
       const size_t pixels = static_cast<size_t>(mask.width) * mask.height;
+      if (labels_) {
+        out.foreground_pixels = AddClassCounts(mask.pixels.data(), pixels);
+        return out;
+      }
       out.foreground_pixels =
           std::count(mask.pixels.begin(), mask.pixels.begin() + pixels, uint8_t{1});
       if (mask.used_more_than_two_colours) {
         out.warning = internal::NonBinaryMaskWarning(job.path.string(), mask_threshold_);
       }
+      if (mask.palette_disagrees) {
+        out.palette = Error{ErrorKind::kSuspiciousMask, job.path.string(),
+                            "palette index 0 is not black, or a used foreground index is black: "
+                            "the palette may be inverted (mask_foreground nonzero takes every "
+                            "index but 0 as foreground, whatever its colour)"};
+      }
     }
     return out;
   }
 
+  const ClassSums& class_sums() const { return class_sums_; }
+
  private:
+  // Adds one label map's histogram to class_sums_; returns its pixels of a
+  // class other than 0 (the background) and the ignore label.
+  int64_t AddClassCounts(const uint8_t* labels, size_t pixels) {
+    std::array<uint64_t, 256> histogram{};
+    for (size_t i = 0; i < pixels; ++i) ++histogram[labels[i]];
+    for (size_t v = 0; v < histogram.size(); ++v) {
+      if (histogram[v] == 0) continue;
+      class_sums_.pixels[v] += histogram[v];
+      ++class_sums_.masks[v];
+      class_sums_.containing_pixels[v] += pixels;
+    }
+    return static_cast<int64_t>(pixels - histogram[0] - histogram[internal::kIgnoreLabel]);
+  }
+
   int mask_threshold_;
+  bool labels_;
   internal::PairReader reader_;
+  ClassSums class_sums_;
 };
 
 // Byte-by-byte comparison, streaming, so confirming a duplicate costs no
@@ -227,8 +284,9 @@ void ValidateCheckOptions(const CheckOptions& options) {
 }
 
 // Checks every job on `threads` threads; outcomes[i] belongs to jobs[i].
+// The checkers' class sums are added to `class_sums`.
 std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
-                                    const internal::PlannedSource& plan) {
+                                    const internal::PlannedSource& plan, ClassSums* class_sums) {
   std::vector<FileOutcome> outcomes(jobs.size());
   if (jobs.empty()) return outcomes;
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
@@ -253,6 +311,9 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
                         checkers.push(std::move(checker));
                       });
   });
+  // Every checker is back in the queue once the loop has finished.
+  for (std::unique_ptr<FileChecker> checker; checkers.try_pop(checker);)
+    class_sums->Add(checker->class_sums());
   return outcomes;
 }
 
@@ -326,8 +387,10 @@ std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
 struct Statistics {
   Tally<std::pair<int, int>> image_sizes, mask_sizes;
   Tally<std::string> process, entropy, subsampling, colorspace;
+  Tally<int> bit_depths;
   std::array<uint64_t, 3> channel_sum{}, channel_sum_squares{};
   double foreground_sum = 0;
+  int64_t masks_with_foreground = 0;
 };
 
 // Image job `i`: its header's properties, its pixel sums, and whether its
@@ -367,6 +430,8 @@ void AddMask(const FileOutcome& out, Statistics* stats, CheckReport* report) {
   ++report->masks_checked;
   if (!out.decoded) return;
   stats->mask_sizes.Add({out.width, out.height});
+  stats->bit_depths.Add(out.bit_depth);
+  if (out.foreground_pixels > 0) ++stats->masks_with_foreground;
   const double pixels = static_cast<double>(out.width) * out.height;
   const double fraction = pixels > 0 ? static_cast<double>(out.foreground_pixels) / pixels : 0.0;
   report->foreground_min =
@@ -399,6 +464,70 @@ void FinishStatistics(const Statistics& stats, CheckReport* report) {
   report->jpeg_entropy_coding = stats.entropy.Sorted();
   report->jpeg_subsampling = stats.subsampling.Sorted();
   report->jpeg_colorspace = stats.colorspace.Sorted();
+  report->mask_bit_depths = stats.bit_depths.Sorted([](int bits) { return std::to_string(bits); });
+}
+
+// The class table of a labels-mode check, from the merged sums.
+void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report) {
+  report->ignore_pixels = static_cast<int64_t>(sums.pixels[internal::kIgnoreLabel]);
+  uint64_t labelled = 0;
+  for (int c = 0; c < num_classes; ++c) labelled += sums.pixels[c];
+  auto frequency = [&](int c) {
+    return static_cast<double>(sums.pixels[c]) / static_cast<double>(sums.containing_pixels[c]);
+  };
+  std::vector<double> present;
+  for (int c = 0; c < num_classes; ++c) {
+    if (sums.pixels[c] > 0) present.push_back(frequency(c));
+  }
+  std::sort(present.begin(), present.end());
+  const size_t n = present.size();
+  const double median = n == 0       ? 0.0
+                        : n % 2 == 1 ? present[n / 2]
+                                     : (present[n / 2 - 1] + present[n / 2]) / 2;
+  for (int c = 0; c < num_classes; ++c) {
+    ClassCount entry;
+    entry.id = c;
+    entry.pixels = static_cast<int64_t>(sums.pixels[c]);
+    entry.masks = static_cast<int64_t>(sums.masks[c]);
+    if (entry.pixels > 0) {
+      const auto pixels = static_cast<double>(entry.pixels);
+      entry.fraction = pixels / static_cast<double>(labelled);
+      entry.inverse_frequency_weight = static_cast<double>(labelled) / (num_classes * pixels);
+      entry.median_frequency_weight = median / frequency(c);
+    }
+    report->classes.push_back(entry);
+  }
+}
+
+// Masks whose palette is not the most common one (the smallest digest among
+// equally common ones, so the choice does not depend on the order). This is
+// information rather than a problem: writers often store only the colours a
+// mask uses, or a shorter palette, and a mask is read by its indices (or by
+// mask_colors, whose unlisted colours are label_out_of_range already), so a
+// different palette is no error by itself; it only hints at a second tool.
+void FindOtherPalettes(const std::vector<FileJob>& jobs, const std::vector<FileOutcome>& outcomes,
+                       CheckReport* report) {
+  std::map<uint64_t, int64_t> masks_by_digest;
+  for (const FileOutcome& out : outcomes) {
+    if (out.decoded && out.palette_digest != 0) ++masks_by_digest[out.palette_digest];
+  }
+  if (masks_by_digest.size() < 2) return;
+  const uint64_t common =
+      std::max_element(masks_by_digest.begin(), masks_by_digest.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; })
+          ->first;
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const FileOutcome& out = outcomes[i];
+    if (jobs[i].role == FileRole::kMask && out.decoded && out.palette_digest != 0 &&
+        out.palette_digest != common) {
+      paths.push_back(jobs[i].path.string());
+    }
+  }
+  std::sort(paths.begin(), paths.end());
+  report->other_palette_masks = static_cast<int64_t>(paths.size());
+  if (paths.size() > kOtherPaletteListed) paths.resize(kOtherPaletteListed);
+  report->other_palette_paths = std::move(paths);
 }
 
 }  // namespace
@@ -421,11 +550,13 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   internal::PlannedSource plan;
   if (auto source = internal::PlanSourceFromHeaders(dataset.pairs, options.decode); source.ok())
     plan = source.value();
-  const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options, plan);
+  ClassSums class_sums;
+  const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options, plan, &class_sums);
   Statistics stats;
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);
     if (outcomes[i].warning) report.problems.push_back(*outcomes[i].warning);
+    if (outcomes[i].palette) report.problems.push_back(*outcomes[i].palette);
     if (jobs[i].role == FileRole::kImage) {
       AddImage(jobs, outcomes, i, &stats, &report);
     } else {
@@ -433,6 +564,18 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
     }
   }
   FinishStatistics(stats, &report);
+  if (options.decode.mask_mode == MaskMode::kLabels) {
+    FinishClasses(class_sums, options.decode.num_classes, &report);
+  } else if (report.foreground_masks > 0 && stats.masks_with_foreground == 0) {
+    // Training on these would learn "always background"; the rule that
+    // reads them is the likelier mistake than every mask being empty.
+    report.problems.push_back(
+        Error{ErrorKind::kSuspiciousMask, spec.mask_dir.string(),
+              "no mask has any foreground pixel: all " + std::to_string(report.foreground_masks) +
+                  " masks that decoded are background only; check mask_foreground (nonzero or "
+                  "luminance, mask_threshold) / mask_mode (label maps need mask_mode labels)"});
+  }
+  FindOtherPalettes(jobs, outcomes, &report);
   report.duplicates = FindDuplicates(jobs, outcomes);
   std::sort(report.problems.begin(), report.problems.end(), [](const Error& a, const Error& b) {
     return std::tie(a.path, a.kind, a.detail) < std::tie(b.path, b.kind, b.detail);

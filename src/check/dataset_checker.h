@@ -14,12 +14,11 @@ namespace segfeed::tools {
 
 // Every ErrorKind, in declaration order: the order the checker's summary
 // lists its problem counts in.
-inline constexpr std::array<ErrorKind, 10> kAllErrorKinds = {
-    ErrorKind::kMissingMask,       ErrorKind::kOrphanMask,
-    ErrorKind::kCorruptImage,      ErrorKind::kCorruptMask,
-    ErrorKind::kSizeMismatch,      ErrorKind::kNonBinaryMask,
-    ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,
-    ErrorKind::kEmptyFile,         ErrorKind::kIoError};
+inline constexpr std::array<ErrorKind, 12> kAllErrorKinds = {
+    ErrorKind::kMissingMask,       ErrorKind::kOrphanMask,      ErrorKind::kCorruptImage,
+    ErrorKind::kCorruptMask,       ErrorKind::kSizeMismatch,    ErrorKind::kNonBinaryMask,
+    ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,        ErrorKind::kEmptyFile,
+    ErrorKind::kIoError,           ErrorKind::kLabelOutOfRange, ErrorKind::kSuspiciousMask};
 
 // How `segfeed check` checks a dataset.
 struct CheckOptions {
@@ -41,6 +40,28 @@ struct CheckOptions {
 struct ValueCount {
   std::string value;
   int64_t files = 0;
+};
+
+// How many masks with another palette CheckReport lists by path.
+inline constexpr size_t kOtherPaletteListed = 5;
+
+// One class of a labels-mode check, over every mask that decoded without
+// error. The weights are the usual loss weights for unbalanced classes; 0
+// for a class without pixels (absent: nothing to weight, and a finite number
+// keeps the JSON valid).
+struct ClassCount {
+  int id = 0;
+  // Pixels of this class, and masks with at least one of them.
+  int64_t pixels = 0;
+  int64_t masks = 0;
+  // pixels / all labelled pixels (ignore pixels are not labelled).
+  double fraction = 0;
+  // labelled pixels / (num_classes x pixels).
+  double inverse_frequency_weight = 0;
+  // SegNet's median frequency balancing: median over the present classes
+  // of their frequency / this class's frequency, where a class's frequency
+  // is its pixels / all pixels (ignore included) of the masks containing it.
+  double median_frequency_weight = 0;
 };
 
 // What CheckDataset() found. Everything in it depends only on the files and
@@ -82,12 +103,29 @@ struct CheckReport {
   std::array<double, 3> channel_std{};
 
   // Fraction of foreground pixels per mask, over every mask that decoded
-  // without error (a non-binary mask counts, thresholded): the mean of the
+  // without error (a non-binary mask counts, thresholded; in labels mode,
+  // pixels of a class other than 0, the background): the mean of the
   // per-mask fractions, the smallest and the largest. 0 when no mask decoded.
   int64_t foreground_masks = 0;
   double foreground_mean = 0;
   double foreground_min = 0;
   double foreground_max = 0;
+
+  // Labels mode only (empty in binary mode): one entry per class id 0 ..
+  // num_classes - 1, and the pixels that are ignore_index. Exact integer
+  // counts, the same for any thread count.
+  std::vector<ClassCount> classes;
+  int64_t ignore_pixels = 0;
+
+  // Bits per sample of every mask that decoded ("1", "8", "16"), sorted by
+  // bit depth: a mix of 8- and 16-bit label maps usually means two tools.
+  std::vector<ValueCount> mask_bit_depths;
+  // Masks with a palette other than the most common one (the smallest
+  // digest among equally common ones): their count and the first
+  // kOtherPaletteListed of them by path. Masks without a palette are not
+  // counted. Information, not a problem (see CheckDataset()).
+  int64_t other_palette_masks = 0;
+  std::vector<std::string> other_palette_paths;
 
   // Groups of byte-identical non-empty files (confirmed byte by byte, not
   // only by hash), each sorted by path, groups sorted by their first path.
@@ -100,6 +138,12 @@ struct CheckReport {
 // throws for a bad file: each becomes a problem naming it. A dataset folder
 // that cannot be listed becomes a single io_error problem. Throws
 // ConfigError for invalid options.
+//
+// Checks of the mask set as a whole, in suspicious_mask problems: in binary
+// mode, masks that all decoded without a single foreground pixel (one
+// problem, on the mask folder: the foreground rule or the mode is likely
+// wrong), and each mask whose palette contradicts the nonzero rule (maybe
+// inverted).
 //
 // Each thread reads with a PairReader, under the Loader's memory policy: its
 // buffers are planned for the dataset's typical photo (the median of a few

@@ -32,14 +32,22 @@ Reads and fully decodes every image and mask of a dataset, on all cores
 (JPEG at full resolution, so a truncated photo is found), and lists every
 problem as '<path>: <detail> [<kind>]', sorted by path. Kinds: missing_mask,
 orphan_mask, corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
-unsupported_format, too_large, empty_file, io_error.
+unsupported_format, too_large, empty_file, io_error, label_out_of_range (a
+label map value that is no class nor ignore_index) and suspicious_mask
+(binary masks without any foreground pixel, on the mask folder; a palette
+that may be inverted).
 
 Then a summary: pairs, problems by kind, image and mask sizes, JPEG coding
 (baseline/progressive, entropy coding, subsampling, colour space), the
 per-channel mean and std of the images over ALL their pixels at full
 resolution (exact; for normalisation), the fraction of foreground pixels in
-the masks (mean, min, max) and groups of byte-identical files (information,
-not a problem). The output is the same for any thread count.
+the masks (mean, min, max), their bit depths, the masks whose palette differs
+from the most common one, and groups of byte-identical files (information,
+not a problem). With --mask-mode labels --num-classes N, a class table: per
+class its pixels, the masks containing it, its fraction of the labelled
+pixels and two loss weights, inverse frequency (labelled / (N x pixels)) and
+median frequency (SegNet's), 0 for an absent class; and the ignore pixels.
+The output is the same for any thread count.
 
 A dataset without a single image/mask pair is not clean: check says what
 it found in each folder (images, masks, ignored files by extension) and the
@@ -132,6 +140,23 @@ NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& 
   return explanation;
 }
 
+// The class table of a labels-mode check, one line per class id.
+void PrintClasses(const CheckReport& report) {
+  int64_t labelled = 0;
+  for (const ClassCount& entry : report.classes) labelled += entry.pixels;
+  std::printf("  classes          %zu: %lld labelled pixels, %lld ignore pixels\n",
+              report.classes.size(), static_cast<long long>(labelled),
+              static_cast<long long>(report.ignore_pixels));
+  std::printf("    %5s %12s %7s %9s %10s %11s\n", "class", "pixels", "masks", "fraction",
+              "inv-freq", "median-freq");
+  for (const ClassCount& entry : report.classes) {
+    std::printf("    %5d %12lld %7lld %9.4f %10.4f %11.4f%s\n", entry.id,
+                static_cast<long long>(entry.pixels), static_cast<long long>(entry.masks),
+                entry.fraction, entry.inverse_frequency_weight, entry.median_frequency_weight,
+                entry.pixels == 0 ? "  absent" : "");
+  }
+}
+
 void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   std::printf("problems: %zu\n", report.problems.size());
   // Names are escaped: one problem is one line, and nothing reaches the terminal raw.
@@ -178,6 +203,18 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   } else {
     std::printf("  mask foreground  none (no mask decoded)\n");
   }
+  std::printf("  mask bit depths  %s\n", Join(report.mask_bit_depths).c_str());
+  std::printf("  other palettes   %lld mask%s with a palette other than the most common one\n",
+              static_cast<long long>(report.other_palette_masks),
+              report.other_palette_masks == 1 ? "" : "s");
+  for (const std::string& path : report.other_palette_paths)
+    std::printf("    %s\n", PrintableText(path).c_str());
+  if (report.other_palette_masks > static_cast<int64_t>(report.other_palette_paths.size())) {
+    std::printf("    ... and %lld more\n",
+                static_cast<long long>(report.other_palette_masks -
+                                       static_cast<int64_t>(report.other_palette_paths.size())));
+  }
+  if (!report.classes.empty()) PrintClasses(report);
   std::printf("  duplicates       %zu group%s of byte-identical files\n", report.duplicates.size(),
               report.duplicates.size() == 1 ? "" : "s");
   for (const std::vector<std::string>& group : report.duplicates) {
@@ -265,6 +302,22 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
     }
     return groups;
   };
+  summary["mask_bit_depths"] = CountsJson(report.mask_bit_depths);
+  Json other_palette_paths = Json::array();
+  for (const std::string& path : report.other_palette_paths)
+    other_palette_paths.push_back(JsonText(path));
+  summary["other_palettes"] = {{"masks", report.other_palette_masks},
+                               {"paths", std::move(other_palette_paths)}};
+  Json& classes = summary["classes"] = Json::array();
+  for (const ClassCount& entry : report.classes) {
+    classes.push_back({{"id", entry.id},
+                       {"pixels", entry.pixels},
+                       {"masks", entry.masks},
+                       {"fraction", entry.fraction},
+                       {"inverse_frequency_weight", entry.inverse_frequency_weight},
+                       {"median_frequency_weight", entry.median_frequency_weight}});
+  }
+  summary["ignore_pixels"] = report.ignore_pixels;
   summary["duplicates"] = duplicates(&JsonText);
   // Array items have no key for SetText to put the exact bytes beside, so
   // a name that is not UTF-8 brings the whole list again, as hex.
@@ -308,7 +361,9 @@ int RunCheck(std::span<const std::string> args) {
   cli.AddInt("--max-pixels", &options.decode.max_pixels, 1, INT64_MAX,
              "too_large limit on a header's width x height");
   const DatasetFlags dataset(cli);
+  const MaskFlags mask_flags(cli);
   if (!cli.Parse(args)) return 0;
+  options.decode = mask_flags.Apply(options.decode);
   const DatasetSpec spec = dataset.Spec();
   RequireFolders(dataset);
 

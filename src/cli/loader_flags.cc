@@ -218,4 +218,37 @@ void LoaderFlags::Check(const LoaderOptions& options) const {
   }
 }
 
+MaskFlags::MaskFlags(CommandLine& cli) {
+  for (const char* name : {"mask_mode", "num_classes", "ignore_index", "label_map", "mask_colors",
+                           "mask_foreground", "mask_threshold"}) {
+    const OptionSpec* spec = FindOption(name);
+    CLI::Option* option = cli.AddOption(FlagNames(*spec), Description(*spec),
+                                        std::string(OptionGroupName(spec->group())));
+    option->type_name(ValueName(spec->kind()));
+    flags_.push_back({spec, option});
+  }
+}
+
+DecodeOptions MaskFlags::Apply(const DecodeOptions& decode) const {
+  LoaderOptions options;
+  options.decode = decode;
+  for (const Flag& flag : flags_) {
+    const std::optional<std::string> text = CommandLine::LastValue(flag.option);
+    if (!text) continue;
+    try {
+      flag.spec->Parse(options, *text);
+    } catch (const ConfigError& e) {
+      throw UsageError("--" + std::string(flag.spec->flag()) + ": " + e.what());
+    }
+  }
+  try {
+    ValidateDecodeOptions(options.decode);
+  } catch (const ConfigError& e) {
+    if (const OptionSpec* spec = FindOption(SubjectOf(e.what())))
+      throw UsageError("--" + std::string(spec->flag()) + ": " + e.what());
+    throw UsageError(e.what());
+  }
+  return options.decode;
+}
+
 }  // namespace segfeed::tools

@@ -70,4 +70,24 @@ class LoaderFlags {
   bool no_color_ = false;
 };
 
+// The entries of LoaderOptionTable() that say how a mask file's values are
+// read (mask_mode, num_classes, ignore_index, label_map, mask_colors,
+// mask_foreground, mask_threshold), made into flags as LoaderFlags makes
+// them, for a command that reads masks without building a Loader (check).
+class MaskFlags {
+ public:
+  explicit MaskFlags(CommandLine& cli);
+
+  // `decode` with the flags given set on it, checked as the decoders check
+  // them; a mistake is the UsageError "--<flag>: <the table's message>".
+  DecodeOptions Apply(const DecodeOptions& decode) const;
+
+ private:
+  struct Flag {
+    const OptionSpec* spec;
+    CLI::Option* option;
+  };
+  std::vector<Flag> flags_;
+};
+
 }  // namespace segfeed::tools

@@ -6,10 +6,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "demo/demo_dataset.h"
 #include "io/fixtures.h"
 #include "io/mixed_dataset.h"
 #include "output/image_writers.h"
@@ -50,9 +52,14 @@ TEST(DatasetCheckerTest, FindsEveryPlantedProblemWithItsKindAndPath) {
   EXPECT_EQ(report.masks_checked, 14);   // 13 pairs + the orphan
   ASSERT_EQ(report.duplicates.size(), 1u);
   EXPECT_EQ(report.duplicates[0], planted.duplicates);
-  // Each kind once, but unsupported_format twice (random bytes, PNG).
+  // Each kind once, but unsupported_format twice (random bytes, PNG), and
+  // none of the label-map kinds in binary masks that have foreground.
   for (ErrorKind kind : kAllErrorKinds) {
-    EXPECT_EQ(CountProblems(report, kind), kind == ErrorKind::kUnsupportedFormat ? 2 : 1)
+    const bool label_kind =
+        kind == ErrorKind::kLabelOutOfRange || kind == ErrorKind::kSuspiciousMask;
+    EXPECT_EQ(CountProblems(report, kind), label_kind                              ? 0
+                                           : kind == ErrorKind::kUnsupportedFormat ? 2
+                                                                                   : 1)
         << ErrorKindName(kind);
   }
 }
@@ -224,6 +231,192 @@ TEST(DatasetCheckerTest, ReportsExactlyTheDefectiveFilesOfAMixedDataset) {
     std::sort(found.begin(), found.end());
     EXPECT_EQ(found, expected);
     EXPECT_EQ(report.pairs, mixed.complete_pairs());
+  }
+}
+
+CheckOptions Labels(int num_classes, int threads) {
+  CheckOptions options = Threads(threads);
+  options.decode.mask_mode = MaskMode::kLabels;
+  options.decode.num_classes = num_classes;
+  return options;
+}
+
+// A small make-demo label-map set: `count` 64x48 palette PNGs, VOC style.
+DemoOptions LabelDemo(int classes, int count) {
+  DemoOptions demo;
+  demo.count = count;
+  demo.width = 64;
+  demo.height = 48;
+  demo.classes = classes;
+  demo.threads = 1;
+  return demo;
+}
+
+// The class table, worked out from the rendered label maps themselves
+// (the files hold exactly these indices) by the definitions in
+// dataset_checker.h.
+TEST(DatasetCheckerTest, ClassTableOfALabelMapDemoIsExactAndAsDefined) {
+  TempDir dir;
+  const DemoOptions demo = LabelDemo(5, 6);
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), demo, {}).ok());
+  std::array<int64_t, 256> pixels{}, masks{}, containing{};
+  DemoRaster raster;
+  for (int i = 0; i < demo.count; ++i) {
+    RenderDemoSample(demo, i, &raster);
+    std::array<int64_t, 256> histogram{};
+    for (uint8_t v : raster.mask) ++histogram[v];
+    for (int v = 0; v < 256; ++v) {
+      if (histogram[v] == 0) continue;
+      pixels[v] += histogram[v];
+      ++masks[v];
+      containing[v] += static_cast<int64_t>(raster.mask.size());
+    }
+  }
+  int64_t labelled = 0;
+  std::vector<double> frequencies;
+  for (int c = 0; c < 5; ++c) {
+    labelled += pixels[c];
+    if (pixels[c] > 0) frequencies.push_back(static_cast<double>(pixels[c]) / containing[c]);
+  }
+  std::sort(frequencies.begin(), frequencies.end());
+  const size_t n = frequencies.size();
+  ASSERT_GT(n, 0u);
+  const double median =
+      n % 2 == 1 ? frequencies[n / 2] : (frequencies[n / 2 - 1] + frequencies[n / 2]) / 2;
+
+  const CheckReport one = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, 1));
+  const CheckReport two = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, 2));
+  EXPECT_TRUE(one.problems.empty()) << one.problems.front().Message();
+  ASSERT_EQ(one.classes.size(), 5u);
+  EXPECT_EQ(one.ignore_pixels, pixels[kDemoIgnoreLabel]);
+  EXPECT_GT(one.ignore_pixels, 0);  // the VOC-style boundary band
+  int64_t sum = 0;
+  for (int c = 0; c < 5; ++c) {
+    SCOPED_TRACE("class " + std::to_string(c));
+    const ClassCount& entry = one.classes[c];
+    EXPECT_EQ(entry.id, c);
+    EXPECT_EQ(entry.pixels, pixels[c]);
+    EXPECT_EQ(entry.masks, masks[c]);
+    sum += entry.pixels;
+    if (pixels[c] == 0) {
+      EXPECT_EQ(entry.inverse_frequency_weight, 0.0);
+      EXPECT_EQ(entry.median_frequency_weight, 0.0);
+      continue;
+    }
+    EXPECT_DOUBLE_EQ(entry.fraction, static_cast<double>(pixels[c]) / labelled);
+    EXPECT_DOUBLE_EQ(entry.inverse_frequency_weight,
+                     static_cast<double>(labelled) / (5.0 * pixels[c]));
+    EXPECT_DOUBLE_EQ(entry.median_frequency_weight,
+                     median / (static_cast<double>(pixels[c]) / containing[c]));
+  }
+  EXPECT_EQ(sum, demo.count * 64 * 48 - one.ignore_pixels);
+  ASSERT_EQ(two.classes.size(), one.classes.size());
+  for (size_t c = 0; c < one.classes.size(); ++c) {
+    EXPECT_EQ(two.classes[c].pixels, one.classes[c].pixels);
+    EXPECT_EQ(two.classes[c].masks, one.classes[c].masks);
+    EXPECT_EQ(two.classes[c].median_frequency_weight, one.classes[c].median_frequency_weight);
+  }
+  EXPECT_EQ(two.ignore_pixels, one.ignore_pixels);
+  ASSERT_EQ(one.mask_bit_depths.size(), 1u);
+  EXPECT_EQ(one.mask_bit_depths[0].value, "8");
+  EXPECT_EQ(one.mask_bit_depths[0].files, 6);
+  EXPECT_EQ(one.other_palette_masks, 0);
+}
+
+TEST(DatasetCheckerTest, ClassTableIsEmptyInBinaryMode) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(1));
+  EXPECT_TRUE(report.problems.empty()) << report.problems.front().Message();
+  EXPECT_TRUE(report.classes.empty());
+  EXPECT_EQ(report.ignore_pixels, 0);
+}
+
+// Writes `stem`'s photo into dir/train, for a mask the test writes itself.
+void WritePhoto(const fs::path& dir, const std::string& stem) {
+  const std::vector<uint8_t> rgb = segfeed::testing::TestPicture(64, 48);
+  ASSERT_TRUE(WriteJpeg(dir / "train" / (stem + ".jpg"), rgb.data(), 64, 48, 90).ok());
+}
+
+TEST(DatasetCheckerTest, LabelOutsideTheClassesIsLabelOutOfRangeNamingTheMask) {
+  TempDir dir;
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), LabelDemo(5, 2), {}).ok());
+  WritePhoto(dir.path(), "label9");
+  std::vector<uint8_t> labels(64 * 48, 1);
+  std::fill(labels.begin(), labels.begin() + 10, uint8_t{9});
+  const fs::path mask = dir.path() / "train_masks" / "label9_mask.png";
+  ASSERT_TRUE(WriteGreyPng(mask, labels.data(), 64, 48).ok());
+  // Classes 0-4 are in range, the demo's 255 is ignore_index; 9 is not.
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, 2));
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::kLabelOutOfRange);
+  EXPECT_EQ(report.problems[0].path, mask.string());
+  EXPECT_NE(report.problems[0].detail.find('9'), std::string::npos) << report.problems[0].detail;
+}
+
+TEST(DatasetCheckerTest, BinaryMasksWithoutAnyForegroundAreOneSuspiciousMaskOnTheFolder) {
+  TempDir dir;
+  fs::create_directories(dir / "train");
+  fs::create_directories(dir / "train_masks");
+  const std::vector<uint8_t> black(64 * 48, 0);
+  for (const std::string stem : {"a", "b"}) {
+    WritePhoto(dir.path(), stem);
+    ASSERT_TRUE(
+        WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), black.data(), 64, 48).ok());
+  }
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::kSuspiciousMask);
+  EXPECT_EQ(report.problems[0].path, (dir.path() / "train_masks").string());
+  EXPECT_NE(report.problems[0].detail.find("no mask has any foreground pixel"), std::string::npos)
+      << report.problems[0].detail;
+  EXPECT_NE(report.problems[0].detail.find("mask_foreground"), std::string::npos);
+}
+
+// Foreground drawn black on white: index 0 (background) white, index 1
+// (foreground) black, as an image editor's inverted palette writes it.
+TEST(DatasetCheckerTest, InvertedPaletteIsSuspiciousMaskNamingTheFile) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  WritePhoto(dir.path(), "inverted");
+  std::vector<uint8_t> indices(64 * 48, 0);
+  std::fill(indices.begin(), indices.begin() + 64 * 10, uint8_t{1});
+  const std::array<std::array<uint8_t, 3>, 2> palette = {{{255, 255, 255}, {0, 0, 0}}};
+  const fs::path mask = dir.path() / "train_masks" / "inverted_mask.png";
+  ASSERT_TRUE(WritePalettePng(mask, indices.data(), 64, 48, palette).ok());
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+  ASSERT_EQ(report.problems.size(), 1u) << report.problems.front().Message();
+  EXPECT_EQ(report.problems[0].kind, ErrorKind::kSuspiciousMask);
+  EXPECT_EQ(report.problems[0].path, mask.string());
+  EXPECT_NE(report.problems[0].detail.find("may be inverted"), std::string::npos)
+      << report.problems[0].detail;
+}
+
+TEST(DatasetCheckerTest, OtherPalettesAndBitDepthsAreCountedAsInformation) {
+  TempDir dir;
+  ASSERT_TRUE(WriteDemoDataset(dir.path(), LabelDemo(5, 3), {}).ok());
+  // A label map with a two-colour palette of its own, and a 16-bit one.
+  WritePhoto(dir.path(), "other");
+  const std::vector<uint8_t> indices(64 * 48, 1);
+  const std::array<std::array<uint8_t, 3>, 2> palette = {{{0, 0, 0}, {10, 20, 30}}};
+  const fs::path other = dir.path() / "train_masks" / "other_mask.png";
+  ASSERT_TRUE(WritePalettePng(other, indices.data(), 64, 48, palette).ok());
+  WritePhoto(dir.path(), "deep");
+  const std::vector<uint16_t> deep(64 * 48, 2);
+  const auto deep_file = OutputFile::Prepare(dir.path() / "train_masks" / "deep_mask.png");
+  ASSERT_TRUE(deep_file.ok());
+  ASSERT_TRUE(WriteGreyPng(deep_file.value(), deep.data(), 64, 48).ok());
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, threads));
+    EXPECT_TRUE(report.problems.empty()) << report.problems.front().Message();
+    EXPECT_EQ(report.other_palette_masks, 1);
+    EXPECT_EQ(report.other_palette_paths, std::vector<std::string>{other.string()});
+    ASSERT_EQ(report.mask_bit_depths.size(), 2u);
+    EXPECT_EQ(report.mask_bit_depths[0].value, "8");
+    EXPECT_EQ(report.mask_bit_depths[0].files, 4);
+    EXPECT_EQ(report.mask_bit_depths[1].value, "16");
+    EXPECT_EQ(report.mask_bit_depths[1].files, 1);
   }
 }
 

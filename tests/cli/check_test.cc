@@ -19,6 +19,7 @@
 
 #include "cli/python_checks.h"
 #include "cli/run_segfeed.h"
+#include "io/fixtures.h"
 #include "segfeed/errors.h"
 #include "support/hostile_names.h"
 #include "support/planted_dataset.h"
@@ -226,7 +227,7 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
                           "channel_stats", "mask_foreground_fraction", "duplicates", "ignored"}) {
     EXPECT_TRUE(summary.has(key)) << key;
   }
-  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 10u);
+  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 12u);
   EXPECT_EQ(summary.at("problems_by_kind").at("unsupported_format").number, 2);
   EXPECT_EQ(summary.at("channel_stats").at("mean").items.size(), 3u);
   EXPECT_EQ(summary.at("jpeg").at("subsampling").at("4:2:0").number,
@@ -508,8 +509,123 @@ TEST(CheckTest, HelpExitsZeroAndListsTheKinds) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.output.find("usage: segfeed check"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("non_binary_mask"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("label_out_of_range"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("suspicious_mask"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("--threads"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--mask-mode"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--num-classes"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("\"path_bytes_hex\""), std::string::npos) << r.output;
+}
+
+// A make-demo --classes 5 set, as a user would write it.
+void MakeLabelDemo(const std::filesystem::path& dir) {
+  const auto r = RunSegfeed("make-demo " + Quoted(dir) +
+                            " --classes 5 --count 6 --width 64 --height 48 --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+}
+
+TEST(CheckTest, LabelMapDemoGivesAClassTableInTextAndJson) {
+  TempDir dir;
+  MakeLabelDemo(dir / "data");
+  const std::string check =
+      "check --data " + Quoted(dir / "data") + " --mask-mode labels --num-classes 5";
+  const auto one = RunSegfeed(check + " --threads 1 --json " + Quoted(dir / "1.json"),
+                              segfeed::testing::Streams::kStdoutOnly);
+  const auto two = RunSegfeed(check + " --threads 2 --json " + Quoted(dir / "2.json"),
+                              segfeed::testing::Streams::kStdoutOnly);
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(one.output, two.output);
+  EXPECT_EQ(ReadText(dir / "1.json"), ReadText(dir / "2.json"));
+  EXPECT_NE(one.output.find("classes          5: "), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("median-freq"), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("mask bit depths  8 (6)"), std::string::npos) << one.output;
+
+  Json report;
+  ASSERT_NO_THROW(report = JsonParser(ReadText(dir / "1.json")).ParseDocument());
+  const Json& summary = report.at("summary");
+  const Json& classes = summary.at("classes");
+  ASSERT_EQ(classes.items.size(), 5u);
+  double pixels = 0, fractions = 0;
+  for (size_t c = 0; c < classes.items.size(); ++c) {
+    const Json& entry = classes.items[c];
+    EXPECT_EQ(entry.at("id").number, static_cast<double>(c));
+    for (const char* key :
+         {"masks", "fraction", "inverse_frequency_weight", "median_frequency_weight"}) {
+      EXPECT_TRUE(entry.has(key)) << key;
+    }
+    pixels += entry.at("pixels").number;
+    fractions += entry.at("fraction").number;
+    if (entry.at("pixels").number > 0) {
+      EXPECT_GT(entry.at("inverse_frequency_weight").number, 0);
+      EXPECT_GT(entry.at("median_frequency_weight").number, 0);
+    }
+  }
+  const double ignore = summary.at("ignore_pixels").number;
+  EXPECT_GT(ignore, 0);  // VOC-style boundaries
+  EXPECT_EQ(pixels, 6 * 64 * 48 - ignore);
+  EXPECT_NEAR(fractions, 1.0, 1e-9);
+}
+
+TEST(CheckTest, LabelOutsideTheClassesExitsOneAsLabelOutOfRange) {
+  TempDir dir;
+  MakeLabelDemo(dir / "data");
+  const auto r = RunSegfeed("check --data " + Quoted(dir / "data") +
+                            " --mask-mode labels --num-classes 2 --threads 1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("[label_out_of_range]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("label_out_of_range "), std::string::npos) << r.output;  // the summary
+}
+
+// The masks of `root`'s set, by path.
+std::vector<std::filesystem::path> MaskFiles(const std::filesystem::path& root) {
+  std::vector<std::filesystem::path> masks;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "train_masks"))
+    masks.push_back(entry.path());
+  std::sort(masks.begin(), masks.end());
+  return masks;
+}
+
+TEST(CheckTest, BinaryMasksWithoutForegroundExitOne) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 3);
+  for (const auto& mask : MaskFiles(dir.path()))
+    segfeed::testing::WriteFile(
+        mask, segfeed::testing::EncodeMaskGif(std::vector<uint8_t>(64 * 48, 0), 64, 48));
+  const auto r = RunSegfeed("check --data " + Quoted(dir.path()) + " --threads 1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find((dir / "train_masks").string() + ": no mask has any foreground pixel"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("[suspicious_mask]"), std::string::npos) << r.output;
+}
+
+TEST(CheckTest, InvertedPaletteExitsOneNamingTheMask) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 3);
+  const std::filesystem::path inverted = MaskFiles(dir.path()).front();
+  segfeed::testing::GifPicture picture;
+  picture.screen_width = 64;
+  picture.screen_height = 48;
+  picture.palette = {segfeed::testing::Rgb{255, 255, 255}, segfeed::testing::Rgb{0, 0, 0}};
+  picture.frames.push_back({0, 0, 64, 48, false, -1, segfeed::testing::TestMask(64, 48)});
+  segfeed::testing::WriteFile(inverted, segfeed::testing::EncodeGif(picture));
+  const auto r = RunSegfeed("check --data " + Quoted(dir.path()) + " --threads 1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const size_t at = r.output.find(inverted.string() + ": palette index 0 is not black");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("may be inverted", at), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("suspicious_mask 1"), std::string::npos) << r.output;
+}
+
+TEST(CheckTest, LabelOptionsWithoutLabelsModeAreAUsageError) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  auto r = RunSegfeed("check --data " + Quoted(dir.path()) + " --num-classes 5");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--num-classes"), std::string::npos) << r.output;
+  r = RunSegfeed("check --data " + Quoted(dir.path()) + " --mask-mode labels");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("num_classes"), std::string::npos) << r.output;
 }
 
 }  // namespace
