@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -246,6 +247,71 @@ TEST(AffineWarpTest, MaskStaysExactlyBinaryForEveryParameterSet) {
     EXPECT_EQ(cv::countNonZero(non_binary), 0) << id;
     EXPECT_GT(cv::countNonZero(out.mask), 0) << id;
   }
+}
+
+// Label maps survive the warp exactly: every output label is the label of a
+// source pixel next to where the inverse transform lands (nearest
+// neighbour), or the ignore fill where it lands outside the source. Where
+// the landing point is clearly inside a uniform block, or clearly outside,
+// the label is exactly that block's or the fill.
+TEST(AffineWarpTest, LabelsAreSourceLabelsOrTheFillOutside) {
+  constexpr int kSourceWidth = 160, kSourceHeight = 120, kBlock = 8;
+  constexpr uint8_t kFill = 255;
+  cv::Mat labels(kSourceHeight, kSourceWidth, CV_8UC1);
+  cv::RNG rng(5);
+  for (int by = 0; by < kSourceHeight; by += kBlock) {
+    for (int bx = 0; bx < kSourceWidth; bx += kBlock) {
+      labels(cv::Rect(bx, by, kBlock, kBlock)).setTo(rng.uniform(0, 21));
+    }
+  }
+  const cv::Mat image(kSourceHeight, kSourceWidth, CV_8UC3, cv::Scalar(90, 90, 90));
+  AugmentOptions options;
+  options.output_width = 96;
+  options.output_height = 80;
+  options.rotation_fraction = 0.5;
+  int exact_inside = 0, exact_outside = 0;
+  for (uint64_t id = 0; id < 40; ++id) {
+    const AugmentParams params = DrawAugmentParams(options, 11, 0, id);
+    cv::Mat out(options.output_height, options.output_width, CV_8UC1);
+    cv::Mat out_image(options.output_height, options.output_width, CV_8UC3);
+    WarpScratch scratch;
+    WarpSource source{View(image), View(labels), 0.0, kFill};
+    WarpImageAndMask(options, params, source, MutableView(out_image), MutableView(out), &scratch);
+    const AffineMatrix m = OutputToSourceMatrix(params, kSourceWidth, kSourceHeight,
+                                                options.output_width, options.output_height);
+    for (int y = 0; y < options.output_height; ++y) {
+      for (int x = 0; x < options.output_width; ++x) {
+        // The matrix maps pixel indices to pixel indices; nearest rounds.
+        const double sx = m[0] * x + m[1] * y + m[2] + 0.5;
+        const double sy = m[3] * x + m[4] * y + m[5] + 0.5;
+        std::vector<uint8_t> allowed;
+        bool near_outside = false;
+        for (int dy = -1; dy <= 1; ++dy) {
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int px = static_cast<int>(std::floor(sx)) + dx;
+            const int py = static_cast<int>(std::floor(sy)) + dy;
+            if (px < 0 || py < 0 || px >= kSourceWidth || py >= kSourceHeight) {
+              near_outside = true;
+            } else {
+              allowed.push_back(labels.at<uint8_t>(py, px));
+            }
+          }
+        }
+        if (near_outside) allowed.push_back(kFill);
+        const uint8_t got = out.at<uint8_t>(y, x);
+        ASSERT_NE(std::find(allowed.begin(), allowed.end(), got), allowed.end())
+            << "params " << id << " at (" << x << ", " << y << "): " << int{got};
+        if (allowed.size() == 1 || std::all_of(allowed.begin(), allowed.end(),
+                                               [&](uint8_t v) { return v == allowed[0]; })) {
+          EXPECT_EQ(got, allowed[0]);
+          (allowed[0] == kFill ? exact_outside : exact_inside) += 1;
+        }
+      }
+    }
+  }
+  // The test saw both cases many times (rotations of up to half a turn).
+  EXPECT_GT(exact_inside, 10000);
+  EXPECT_GT(exact_outside, 1000);
 }
 
 // The AVX-512, AVX2 and one-pixel kernels give the same bytes, for the

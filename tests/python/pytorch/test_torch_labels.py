@@ -88,3 +88,16 @@ def test_a_label_out_of_range_names_the_file_or_is_replaced(scenes):
                 pass
         assert caught.value.kind == "label_out_of_range"
         assert "_mask.png" in caught.value.path
+
+
+def test_under_skip_a_label_out_of_range_is_replaced_and_listed(scenes):
+    # Masks with class 4 are bad for num_classes=4; the others fill their slots.
+    with segfeed.Loader(scenes, mask_mode="labels", num_classes=4, on_bad_file="skip", batch_size=4, size=32,
+                        seed=5, threads=2) as loader:
+        for batch in loader.epoch(0):
+            masks = torch.from_dlpack(batch.masks)
+            assert set(masks.unique().tolist()) <= {0, 1, 2, 3, 255}
+        stats = loader.stats()
+    assert stats["samples_replaced"] > 0
+    kinds = {entry["kind"] for entry in stats["skipped_files"]}
+    assert kinds == {"label_out_of_range"}, stats["skipped_files"]
