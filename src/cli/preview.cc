@@ -33,7 +33,10 @@ Runs the loader (the same code a trainer gets, uint8 NHWC output) for the
 first --count samples of an epoch and shows them as they come out: each
 image with its mask overlaid (translucent magenta, yellow outline) and
 labelled with its sample id, stem, flips, rotation and colour factors. A
-mask that does not follow its image shows at a glance.
+mask that does not follow its image shows at a glance. With --mask-mode
+labels each class but the background takes its colour (VOC's for up to 21
+classes, a generated palette beyond), ignore pixels are hatched, and a
+legend line lists the classes present.
 
 The grid has ceil(sqrt(count)) columns; each cell is the output image
 (at least 224 px wide) above a 48 px label band, with 4 px gaps.
@@ -54,7 +57,8 @@ int RunPreview(std::span<const std::string> args) {
   int64_t epoch = 0;
   cli.AddText("--out", "FILE.png", &out_path, "write the grid as a PNG");
   cli.AddText("--dump", "DIR", &dump_dir,
-              "write each sample as DIR/<stem>_image.png and DIR/<stem>_mask.png (0/255), and "
+              "write each sample as DIR/<stem>_image.png and DIR/<stem>_mask.png (0/255, or the "
+              "class ids of a label map), and "
               "DIR/params.json with every sample's id, stem, file names and augmentation "
               "parameters. A stem too long for a 255-byte file name is cut at a character and "
               "tagged with '~' and 8 hex digits of its digest; params.json has the whole stem");
@@ -94,9 +98,12 @@ int RunPreview(std::span<const std::string> args) {
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   Loader loader(spec, options);
   const std::vector<PreviewSample> samples =
-      CollectPreviewSamples(loader, epoch, count, [&](int done) {
-        if (show_progress) std::fprintf(stderr, "\rpreview: %d of %d samples", done, count);
-      });
+      CollectPreviewSamples(
+          loader, epoch, count,
+          [&](int done) {
+            if (show_progress) std::fprintf(stderr, "\rpreview: %d of %d samples", done, count);
+          },
+          options.decode.mask_mode == MaskMode::kLabels ? options.decode.num_classes : 0);
   if (show_progress) std::fprintf(stderr, "\n");
   if (samples.empty()) {
     std::cerr << "segfeed preview: epoch " << epoch << " has no samples\n";
@@ -110,7 +117,8 @@ int RunPreview(std::span<const std::string> args) {
 
   if (out_path) {
     const PreviewGridLayout layout =
-        PlanPreviewGrid(static_cast<int>(samples.size()), width, height);
+        PlanPreviewGrid(static_cast<int>(samples.size()), width, height,
+                        options.decode.mask_mode == MaskMode::kLabels);
     const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
     const internal::Status status =
         WritePng(*out_file, grid.data(), layout.width, layout.height, 3);

@@ -80,11 +80,16 @@ internal::Status WritePreviewDump(const std::filesystem::path& dir,
       return WritePng(file, sample.rgb.data(), sample.width, sample.height, 3);
     });
     if (!status.ok()) return status;
-    // 0/255 so the mask is visible in any image viewer.
-    mask_255.resize(sample.mask.size());
-    for (size_t i = 0; i < mask_255.size(); ++i) mask_255[i] = sample.mask[i] ? 255 : 0;
+    // A binary mask as 0/255 so it is visible in any image viewer; a label
+    // map as its ids (grey), as a training script would read it back.
+    const uint8_t* mask = sample.mask.data();
+    if (sample.num_classes == 0) {
+      mask_255.resize(sample.mask.size());
+      for (size_t i = 0; i < mask_255.size(); ++i) mask_255[i] = sample.mask[i] ? 255 : 0;
+      mask = mask_255.data();
+    }
     status = write(name + std::string(kMaskSuffix), [&](const OutputFile& file) {
-      return WritePng(file, mask_255.data(), sample.width, sample.height, 1);
+      return WritePng(file, mask, sample.width, sample.height, 1);
     });
     if (!status.ok()) return status;
   }

@@ -1,11 +1,14 @@
 #include "cli/preview_grid.h"
 
+#include "output/label_palette.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 namespace segfeed::tools {
@@ -42,10 +45,58 @@ void OverlayMask(const PreviewSample& sample, cv::Mat cell_image) {
   cv::drawContours(cell_image, contours, -1, Rgb(kPreviewContourColor), 1, cv::LINE_8);
 }
 
+bool IsClass(const PreviewSample& sample, uint8_t value) { return value < sample.num_classes; }
+
+// Label maps: classes in their colours, ignore hatched, background as it is.
+void OverlayLabels(const PreviewSample& sample, cv::Mat cell_image) {
+  for (int y = 0; y < sample.height; ++y) {
+    const uint8_t* labels = sample.mask.data() + static_cast<size_t>(y) * sample.width;
+    uint8_t* pixel = cell_image.ptr<uint8_t>(y);
+    for (int x = 0; x < sample.width; ++x, pixel += 3) {
+      const uint8_t label = labels[x];
+      if (!IsClass(sample, label)) {
+        if (((x / 2) + (y / 2)) % 2 == 0) std::memcpy(pixel, kIgnoreColour.data(), 3);
+        continue;
+      }
+      if (label == 0) continue;
+      const LabelRgb colour = LabelColour(label, sample.num_classes);
+      for (int c = 0; c < 3; ++c) {
+        pixel[c] = cv::saturate_cast<uint8_t>((1.0 - kPreviewLabelOpacity) * pixel[c] +
+                                              kPreviewLabelOpacity * colour[c]);
+      }
+    }
+  }
+}
+
+// The legend line: a swatch and the id of each class present, then "ignore".
+void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y) {
+  std::set<int> present;
+  bool ignore = false;
+  for (uint8_t value : sample.mask) {
+    if (IsClass(sample, value)) {
+      present.insert(value);
+    } else {
+      ignore = true;
+    }
+  }
+  int x = 4;
+  const auto swatch = [&](const LabelRgb& colour, const std::string& text) {
+    cv::rectangle(band, cv::Rect(x, baseline_y - 9, 9, 9),
+                  cv::Scalar(colour[0], colour[1], colour[2]), cv::FILLED);
+    cv::putText(band, text, cv::Point(x + 11, baseline_y), kLabelFont, kLabelFontScale, kLabelText,
+                1, cv::LINE_AA);
+    int text_baseline = 0;
+    x += 11 + cv::getTextSize(text, kLabelFont, kLabelFontScale, 1, &text_baseline).width + 6;
+  };
+  for (int label : present) swatch(LabelColour(label, sample.num_classes), std::to_string(label));
+  if (ignore) swatch(kIgnoreColour, "ignore");
+}
+
 }  // namespace
 
 std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, int count,
-                                                 const std::function<void(int)>& progress) {
+                                                 const std::function<void(int)>& progress,
+                                                 int num_classes) {
   std::vector<PreviewSample> samples;
   loader.StartEpoch(epoch);
   while (static_cast<int>(samples.size()) < count) {
@@ -66,6 +117,7 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
       sample.params = lease->params()[slot];
       sample.width = width;
       sample.height = height;
+      sample.num_classes = num_classes;
       sample.rgb.resize(static_cast<size_t>(width) * height * 3);
       sample.mask.resize(static_cast<size_t>(width) * height);
       // Rows are copied through the strides, so padding between samples or
@@ -91,14 +143,15 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
   return samples;
 }
 
-PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height) {
+PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height, bool legend) {
   PreviewGridLayout layout;
   // ceil(sqrt(samples)) in integers, so no rounding can add a column.
   layout.columns = 1;
   while (layout.columns * layout.columns < samples) ++layout.columns;
   layout.rows = (samples + layout.columns - 1) / layout.columns;
   layout.cell_width = std::max(image_width, kPreviewMinCellWidth);
-  layout.cell_height = image_height + kPreviewLabelHeight;
+  layout.cell_height =
+      image_height + kPreviewLabelHeight + (legend ? kPreviewLegendHeight : 0);
   layout.width = layout.columns * layout.cell_width + (layout.columns + 1) * kPreviewGap;
   layout.height = layout.rows * layout.cell_height + (layout.rows + 1) * kPreviewGap;
   return layout;
@@ -143,11 +196,15 @@ std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
     cv::Mat cell_image = grid(cv::Rect(image_x, cell_y, sample.width, sample.height));
     cv::Mat(sample.height, sample.width, CV_8UC3, const_cast<uint8_t*>(sample.rgb.data()))
         .copyTo(cell_image);
-    OverlayMask(sample, cell_image);
+    if (sample.num_classes > 0) {
+      OverlayLabels(sample, cell_image);
+    } else {
+      OverlayMask(sample, cell_image);
+    }
 
     // Drawing into the label's own Mat header clips the text to the cell.
-    cv::Mat label =
-        grid(cv::Rect(cell_x, cell_y + sample.height, layout.cell_width, kPreviewLabelHeight));
+    cv::Mat label = grid(cv::Rect(cell_x, cell_y + sample.height, layout.cell_width,
+                                  layout.cell_height - sample.height));
     label.setTo(kLabelBackground);
     int baseline_y = kLabelLineHeight - 2;
     for (const std::string& line : PreviewLabelLines(sample)) {
@@ -155,6 +212,7 @@ std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
                   cv::LINE_AA);
       baseline_y += kLabelLineHeight;
     }
+    if (sample.num_classes > 0) DrawLegend(sample, label, baseline_y);
   }
   return pixels;
 }

@@ -20,7 +20,10 @@ struct PreviewSample {
   int width = 0;
   int height = 0;
   std::vector<uint8_t> rgb;   // height x width x 3, the batch's uint8 pixels
-  std::vector<uint8_t> mask;  // height x width, exactly 0 or 1
+  std::vector<uint8_t> mask;  // height x width: 0 or 1, or class ids and ignore_index
+  // Label maps: classes 0 .. num_classes - 1 (0 the background), any other
+  // value is ignore. 0 for a binary mask.
+  int num_classes = 0;
 };
 
 // Streams `epoch` from `loader` and copies the first `count` samples in
@@ -28,8 +31,10 @@ struct PreviewSample {
 // uint8 NHWC images and uint8 masks; anything else throws
 // std::invalid_argument. A bad file surfaces as the loader's FileError.
 // `progress(samples_so_far)` is called after each batch (may be empty).
+// `num_classes` > 0: the masks are label maps of that many classes.
 std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, int count,
-                                                 const std::function<void(int)>& progress);
+                                                 const std::function<void(int)>& progress,
+                                                 int num_classes = 0);
 
 // Geometry of the preview grid. Samples fill it row by row; each cell holds
 // the sample's image (centred when the cell is wider) above a label band:
@@ -39,6 +44,9 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
 //           x rows    x cell height + (rows + 1)    x kPreviewGap
 constexpr int kPreviewGap = 4;
 constexpr int kPreviewLabelHeight = 48;
+// Label maps add a legend line under the three: a swatch and the id of each
+// class present, and the ignore swatch.
+constexpr int kPreviewLegendHeight = 14;
 // Wide enough for the longest label line at the label font size.
 constexpr int kPreviewMinCellWidth = 224;
 
@@ -51,8 +59,9 @@ struct PreviewGridLayout {
   int height = 0;
 };
 
-// `samples` >= 1 and image sizes >= 1.
-PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height);
+// `samples` >= 1 and image sizes >= 1; `legend` for label maps.
+PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height,
+                                  bool legend = false);
 
 // The three label lines under a sample: "#<sample id> <stem>", the geometry
 // ("flip lr+ud, rot -37.2 deg") and the colour factors
@@ -63,7 +72,11 @@ std::vector<std::string> PreviewLabelLines(const PreviewSample& sample);
 // sample's image has its mask overlaid: foreground pixels blended with
 // kPreviewMaskColor at kPreviewMaskOpacity, and the mask's outline drawn in
 // kPreviewContourColor on the outermost foreground pixels, so background
-// pixels stay exactly the loader's. All samples must have the same size.
+// pixels stay exactly the loader's. A label map instead has each class but
+// the background blended with its LabelColour() at kPreviewLabelOpacity, its
+// ignore pixels hatched with kIgnoreColour (every other 2x2 block), and a
+// legend of the classes present. All samples must have the same size.
+constexpr double kPreviewLabelOpacity = 0.5;
 constexpr uint8_t kPreviewMaskColor[3] = {255, 0, 255};
 constexpr double kPreviewMaskOpacity = 0.4;
 constexpr uint8_t kPreviewContourColor[3] = {255, 230, 0};

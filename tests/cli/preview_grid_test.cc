@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "demo/demo_dataset.h"
+#include "output/label_palette.h"
 #include "segfeed/loader.h"
 #include "temp_dir.h"
 
@@ -92,6 +93,41 @@ TEST(PreviewGridTest, OverlayTintsTheMaskOutlinesItAndLeavesTheBackground) {
        {std::pair{50, 10}, std::pair{149, 39}, std::pair{100, 10}, std::pair{50, 25}}) {
     const uint8_t* edge = GridPixel(grid, layout, ox + x, oy + y);
     for (int c = 0; c < 3; ++c) EXPECT_EQ(edge[c], kPreviewContourColor[c]) << x << "," << y;
+  }
+}
+
+// A label map: the background stays the loader's pixels, each class is
+// blended with its own colour, ignore pixels are hatched, and the cell has
+// room for the legend line.
+TEST(PreviewGridTest, LabelMapsColourClassesAndHatchIgnore) {
+  const int width = 240, height = 60;
+  PreviewSample sample = GreySample(width, height, 0, 0, 0, 0);
+  sample.num_classes = 3;
+  const auto paint = [&](int x0, int x1, uint8_t value) {
+    for (int y = 0; y < height; ++y)
+      for (int x = x0; x < x1; ++x) sample.mask[static_cast<size_t>(y) * width + x] = value;
+  };
+  paint(60, 120, 1);
+  paint(120, 180, 2);
+  paint(180, 240, 255);
+  const PreviewGridLayout layout = PlanPreviewGrid(1, width, height, true);
+  EXPECT_EQ(layout.cell_height, height + kPreviewLabelHeight + kPreviewLegendHeight);
+  const std::vector<uint8_t> grid = RenderPreviewGrid(std::span(&sample, 1), layout);
+  const int ox = kPreviewGap, oy = kPreviewGap;
+  const uint8_t* background = GridPixel(grid, layout, ox + 30, oy + 30);
+  EXPECT_EQ(background[0], 100);
+  for (const auto& [x, label] : {std::pair{90, 1}, std::pair{150, 2}}) {
+    const uint8_t* p = GridPixel(grid, layout, ox + x, oy + 30);
+    const LabelRgb colour = LabelColour(label, 3);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(p[c], (1 - kPreviewLabelOpacity) * 100 + kPreviewLabelOpacity * colour[c], 1.0);
+  }
+  // The hatch: 2x2 blocks of the ignore colour on a checkerboard.
+  const uint8_t* hatched = GridPixel(grid, layout, ox + 180, oy + 0);
+  const uint8_t* plain = GridPixel(grid, layout, ox + 182, oy + 0);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_EQ(hatched[c], kIgnoreColour[c]);
+    EXPECT_EQ(plain[c], 100);
   }
 }
 
