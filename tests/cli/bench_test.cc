@@ -71,6 +71,39 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
   EXPECT_NE(DigestOf(other_seed.output), DigestOf(one.output));
 }
 
+// A multi-class set of palette PNG label maps beside PNG photos: the stream
+// is the same for 1 and 2 threads and from run to run, for int64 and uint8
+// labels, and the scalar kernels give the same bytes.
+TEST(BenchTest, LabelMapDigestIsTheSameForThreadsRunsAndKernels) {
+  TempDir dir;
+  segfeed::tools::DemoOptions demo;
+  demo.count = 9;
+  demo.width = 120;
+  demo.height = 80;
+  demo.classes = 6;
+  demo.image_format = segfeed::tools::DemoImageFormat::kPng;
+  const auto path = dir / "labels";
+  ASSERT_TRUE(segfeed::tools::WriteDemoDataset(path, demo, {}).ok());
+  for (const std::string dtype : {"int64", "uint8"}) {
+    const std::string run = "bench --data '" + path.string() +
+                            "' --mask-mode labels --num-classes 6 --mask-dtype " + dtype +
+                            " --size 75x61 --batch 4 --epochs 2 --digest --rotation 0.4";
+    const auto one = RunSegfeed(run + " --threads 1");
+    const auto two = RunSegfeed(run + " --threads 2");
+    const auto again = RunSegfeed(run + " --threads 2");
+    setenv("SEGFEED_NO_AVX2", "1", 1);
+    const auto scalar = RunSegfeed(run + " --threads 2");
+    unsetenv("SEGFEED_NO_AVX2");
+    ASSERT_EQ(one.exit_code, 0) << one.output;
+    ASSERT_FALSE(DigestOf(one.output).empty()) << one.output;
+    EXPECT_EQ(DigestOf(two.output), DigestOf(one.output)) << dtype;
+    EXPECT_EQ(DigestOf(again.output), DigestOf(one.output)) << dtype;
+    EXPECT_EQ(DigestOf(scalar.output), DigestOf(one.output)) << dtype;
+    EXPECT_NE(one.output.find("loaded 18 pairs, skipped 0, replaced 0\n"), std::string::npos)
+        << one.output;
+  }
+}
+
 // The AVX-512 and AVX2 kernels of the augment stage must give the same
 // bytes as the one-pixel kernels that run on CPUs without them:
 // SEGFEED_NO_AVX512 forces the AVX2 kernels, SEGFEED_NO_AVX2 the one-pixel

@@ -108,3 +108,24 @@ TEST(MemoryPlanTest, CountsWhatTheCompactListingHolds) {
 
 }  // namespace
 }  // namespace segfeed
+
+namespace segfeed {
+namespace {
+
+// PNG photos have no DCT scaling: the plan holds the full-size photo, and a
+// PNG mask's samples beside its values.
+TEST(MemoryPlanTest, CountsPngPhotosAtFullSizeAndPngMaskSamples) {
+  LoaderOptions options;
+  options.threads = 1;
+  const MemoryPlan jpeg = PlanMemory(options, 2048, 1024);
+  const MemoryPlan png = PlanMemory(options, 2048, 1024, SourceFormats{true, 0});
+  const MemoryPlan png_masks = PlanMemory(options, 2048, 1024, SourceFormats{true, 2});
+  const size_t pixels = size_t{2048} * 1024;
+  // 512x512 from 2048x1024: JPEG decodes at 1/2; PNG at full size.
+  EXPECT_GE(png.scratch_bytes_per_thread - jpeg.scratch_bytes_per_thread, pixels * 3 * 3 / 4);
+  EXPECT_EQ(png_masks.scratch_bytes_per_thread - png.scratch_bytes_per_thread, pixels * 2);
+  EXPECT_GT(png.decode_budget_bytes_per_thread, jpeg.decode_budget_bytes_per_thread);
+}
+
+}  // namespace
+}  // namespace segfeed
