@@ -66,7 +66,7 @@ double MiB(double bytes) { return bytes / (1024.0 * 1024.0); }
 struct SourceSize {
   int width = 0;
   int height = 0;
-  std::string from;  // where the size came from, for the report
+  std::string from;       // where the size came from, for the report
   SourceFormats formats;  // PNG photos and masks change the decode scratch
 };
 
@@ -155,12 +155,11 @@ void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
   f->plan = PlanMemory(f->options, f->source.width, f->source.height, f->source.formats);
   if (dataset) AddListingToPlan(*dataset, &f->plan);
   // PNG photos have no DCT scaling: decoded at full size.
-  f->scale = f->source.formats.png_images
-                 ? internal::DctScale{}
-                 : internal::JpegDecoder(f->options.decode)
-                       .ChooseScale(f->source.width, f->source.height,
-                                    f->options.augment.output_width,
-                                    f->options.augment.output_height);
+  f->scale = f->source.formats.png_images ? internal::DctScale{}
+                                          : internal::JpegDecoder(f->options.decode)
+                                                .ChooseScale(f->source.width, f->source.height,
+                                                             f->options.augment.output_width,
+                                                             f->options.augment.output_height);
   f->images_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.image_bytes_per_sample;
   f->masks_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.mask_bytes_per_sample;
   f->gpu_total = static_cast<int64_t>(f->plan.gpu_batch_bytes) + f->model.total_bytes;
@@ -177,8 +176,8 @@ void PrintPlan(const PlanFigures& f) {
               std::string(ElementTypeName(f.options.output.mask_dtype)).c_str(),
               f.plan.pool_buffers, f.plan.threads);
   std::printf("  source      %s%dx%d (%s), decoded at %d/%d scale: %dx%d\n",
-              f.source.formats.png_images ? "PNG " : "", f.source.width,
-              f.source.height, PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
+              f.source.formats.png_images ? "PNG " : "", f.source.width, f.source.height,
+              PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
               f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
   std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n",
               f.plan.pool_bytes, MiB(bytes(f.plan.pool_bytes)), f.plan.pool_buffers,

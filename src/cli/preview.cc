@@ -97,13 +97,12 @@ int RunPreview(std::span<const std::string> args) {
 
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   Loader loader(spec, options);
-  const std::vector<PreviewSample> samples =
-      CollectPreviewSamples(
-          loader, epoch, count,
-          [&](int done) {
-            if (show_progress) std::fprintf(stderr, "\rpreview: %d of %d samples", done, count);
-          },
-          options.decode.mask_mode == MaskMode::kLabels ? options.decode.num_classes : 0);
+  const std::vector<PreviewSample> samples = CollectPreviewSamples(
+      loader, epoch, count,
+      [&](int done) {
+        if (show_progress) std::fprintf(stderr, "\rpreview: %d of %d samples", done, count);
+      },
+      options.decode.mask_mode == MaskMode::kLabels ? options.decode.num_classes : 0);
   if (show_progress) std::fprintf(stderr, "\n");
   if (samples.empty()) {
     std::cerr << "segfeed preview: epoch " << epoch << " has no samples\n";

@@ -150,8 +150,7 @@ PreviewGridLayout PlanPreviewGrid(int samples, int image_width, int image_height
   while (layout.columns * layout.columns < samples) ++layout.columns;
   layout.rows = (samples + layout.columns - 1) / layout.columns;
   layout.cell_width = std::max(image_width, kPreviewMinCellWidth);
-  layout.cell_height =
-      image_height + kPreviewLabelHeight + (legend ? kPreviewLegendHeight : 0);
+  layout.cell_height = image_height + kPreviewLabelHeight + (legend ? kPreviewLegendHeight : 0);
   layout.width = layout.columns * layout.cell_width + (layout.columns + 1) * kPreviewGap;
   layout.height = layout.rows * layout.cell_height + (layout.rows + 1) * kPreviewGap;
   return layout;

@@ -160,10 +160,9 @@ Status PairReader::DecodeMask(std::span<const uint8_t> bytes, const std::string&
   }
   // The samples and the mask values are held together.
   const int64_t pixels = int64_t{header.value().width} * header.value().height;
-  const int64_t needs =
-      std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels) +
-      std::max(static_cast<int64_t>(mask_samples_.bytes.capacity()),
-               PngDecoder::MaskSampleBytes(header.value()));
+  const int64_t needs = std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels) +
+                        std::max(static_cast<int64_t>(mask_samples_.bytes.capacity()),
+                                 PngDecoder::MaskSampleBytes(header.value()));
   if (needs > budget_bytes) {
     return Error{ErrorKind::kTooLarge, path,
                  "PNG needs " + std::to_string(needs) + " bytes to decode (" +
@@ -196,7 +195,8 @@ Status PairReader::MapPngSamples(const std::string& path) {
       int distinct = 0;
       for (int i = 0; i < 256; ++i) distinct += used[static_cast<size_t>(i)];
       bool any_bad = false;
-      for (int i = 0; i < 256; ++i) any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
+      for (int i = 0; i < 256; ++i)
+        any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
       if (any_bad) {
         std::array<uint64_t, 256> counts{};
         for (size_t i = 0; i < count; ++i) ++counts[samples.bytes[i]];
@@ -230,8 +230,10 @@ Status PairReader::MapPngSamples(const std::string& path) {
         if (!is_bad) continue;
         auto it = std::find_if(counts.begin(), counts.end(),
                                [&](const auto& c) { return c.first == values[i]; });
-        if (it == counts.end()) counts.emplace_back(values[i], 1);
-        else ++it->second;
+        if (it == counts.end())
+          counts.emplace_back(values[i], 1);
+        else
+          ++it->second;
       }
       if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, false);
       return {};
@@ -253,10 +255,12 @@ Status PairReader::MapPngSamples(const std::string& path) {
         }
         out[i] = last_value;
         if (!last_bad) continue;
-        auto it =
-            std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == key; });
-        if (it == counts.end()) counts.emplace_back(key, 1);
-        else ++it->second;
+        auto it = std::find_if(counts.begin(), counts.end(),
+                               [&](const auto& c) { return c.first == key; });
+        if (it == counts.end())
+          counts.emplace_back(key, 1);
+        else
+          ++it->second;
       }
       if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, true);
       return {};
@@ -311,14 +315,14 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
 
 void PairReader::Reserve(int source_width, int source_height, int output_width, int output_height,
                          int64_t budget_bytes, const SourceFormats& formats) {
-  const DctScale scale =
-      formats.png_images
-          ? DctScale{}
-          : jpeg_.ChooseScale(source_width, source_height, output_width, output_height);
+  const DctScale scale = formats.png_images ? DctScale{}
+                                            : jpeg_.ChooseScale(source_width, source_height,
+                                                                output_width, output_height);
   planned_image_bytes_ =
       static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
   planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;
-  planned_mask_sample_bytes_ = planned_mask_bytes_ * static_cast<size_t>(formats.png_mask_bytes_per_pixel);
+  planned_mask_sample_bytes_ =
+      planned_mask_bytes_ * static_cast<size_t>(formats.png_mask_bytes_per_pixel);
   image_.pixels.reserve(planned_image_bytes_);
   mask_.pixels.reserve(planned_mask_bytes_);
   mask_samples_.bytes.reserve(planned_mask_sample_bytes_);

@@ -6,11 +6,11 @@
 #include <span>
 
 #include "io/file_reader.h"
+#include "io/format_sniffer.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
 #include "io/mask_values.h"
 #include "io/png_decoder.h"
-#include "io/format_sniffer.h"
 #include "result.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"

@@ -20,8 +20,8 @@ Result<PlannedSource> ReadPhotoHeader(const std::filesystem::path& path,
   PlannedSource source;
   source.example_path = path.string();
   if (SniffFormat(bytes.value()) == SniffedFormat::kPng) {
-    auto header = PngDecoder(decode).ReadHeader(bytes.value(), path.native(),
-                                                ErrorKind::kCorruptImage);
+    auto header =
+        PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptImage);
     if (!header.ok()) return header.error();
     source.width = header.value().width;
     source.height = header.value().height;
@@ -41,7 +41,8 @@ int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& deco
   FileReader file(decode.max_file_bytes);
   auto bytes = file.Read(path);
   if (!bytes.ok() || SniffFormat(bytes.value()) != SniffedFormat::kPng) return 0;
-  auto header = PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptMask);
+  auto header =
+      PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptMask);
   if (!header.ok() || header.value().width < 1 || header.value().height < 1) return 0;
   return static_cast<int>(PngDecoder::MaskSampleBytes(header.value()) /
                           (int64_t{header.value().width} * header.value().height));

@@ -11,9 +11,9 @@ namespace segfeed::internal {
 // The spellings of every enum option, one list per enum: the *Name() and
 // Parse*() functions and the option table are all made from these, so a
 // value is spelled the same way everywhere.
-extern const OptionChoice kElementTypeChoices[5];      // every name, for ElementTypeName()
+extern const OptionChoice kElementTypeChoices[5];              // every name, for ElementTypeName()
 extern const std::span<const OptionChoice> kImageTypeChoices;  // images: no integers
-extern const OptionChoice kMaskTypeChoices[4];         // masks: no float16
+extern const OptionChoice kMaskTypeChoices[4];                 // masks: no float16
 extern const OptionChoice kMaskModeChoices[2];
 extern const OptionChoice kMaskForegroundChoices[2];
 extern const OptionChoice kLayoutChoices[2];

@@ -77,10 +77,10 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   const size_t threads = static_cast<size_t>(plan.threads);
   const internal::JpegDecoder decoder(options.decode);
   const internal::DctScale scale =
-      formats.png_images ? internal::DctScale{}
-                         : decoder.ChooseScale(source_width, source_height,
-                                               options.augment.output_width,
-                                               options.augment.output_height);
+      formats.png_images
+          ? internal::DctScale{}
+          : decoder.ChooseScale(source_width, source_height, options.augment.output_width,
+                                options.augment.output_height);
   const size_t decode_bytes = internal::PairReader::PlannedScratchBytes(
       scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
   plan.scratch_bytes_per_thread =

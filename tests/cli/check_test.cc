@@ -404,8 +404,8 @@ TEST(CheckTest, EmptyFoldersExitOneAndSayWhatWasFound) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const std::string train = (dir / "data" / "train").string(),
                     masks = (dir / "data" / "train_masks").string();
-  const std::string found = "found 0 images (.jpg/.jpeg/.png) in " + train + " and 0 masks (.gif/.png) in " +
-                            masks + "; 0 files ignored";
+  const std::string found = "found 0 images (.jpg/.jpeg/.png) in " + train +
+                            " and 0 masks (.gif/.png) in " + masks + "; 0 files ignored";
   EXPECT_NE(r.output.find("NO PAIRS: " + found + "\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("expected " + train + "/<stem>.jpg with its mask " + masks +
                           "/<stem>_mask.gif"),
@@ -427,10 +427,11 @@ TEST(CheckTest, AllBmpDatasetExitsOneAndCountsTheIgnoredFiles) {
   }
   const auto r = RunSegfeed("check --data " + Quoted(dir / "data"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("found 0 images (.jpg/.jpeg/.png) in " + (dir / "data" / "train").string() +
-                          " and 0 masks (.gif/.png) in " + (dir / "data" / "train_masks").string() +
-                          "; 5 files ignored (.bmp 4, no extension 1)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.output.find("found 0 images (.jpg/.jpeg/.png) in " + (dir / "data" / "train").string() +
+                    " and 0 masks (.gif/.png) in " + (dir / "data" / "train_masks").string() +
+                    "; 5 files ignored (.bmp 4, no extension 1)\n"),
+      std::string::npos)
       << r.output;
 }
 

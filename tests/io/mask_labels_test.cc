@@ -37,8 +37,8 @@ DecodeOptions Labels(int num_classes) {
 SamplePair WritePair(const TempDir& dir, const std::string& stem, const Bytes& mask) {
   SamplePair pair{stem, dir / (stem + ".png"), dir / (stem + "_mask.png")};
   PngPicture photo{kWidth, kHeight, 8, 2, false, {}, {}};
-  photo.samples = testing::PackPngSamples(testing::TestSamples(kWidth, kHeight, 3, 8), kWidth,
-                                          kHeight, 3, 8);
+  photo.samples =
+      testing::PackPngSamples(testing::TestSamples(kWidth, kHeight, 3, 8), kWidth, kHeight, 3, 8);
   testing::WriteFile(pair.image_path, testing::EncodePngWithSpng(photo));
   testing::WriteFile(pair.mask_path, mask);
   return pair;
@@ -108,11 +108,11 @@ TEST(MaskLabelsTest, LabelMapRemapsIdsAndIgnoresTheRest) {
   TempDir dir;
   DecodeOptions options = Labels(3);
   options.label_map = {{7, 0}, {8, 1}, {1000, 2}, {9, 255}};
-  const SamplePair pair = WritePair(
-      dir, "city", GreyPng({7, 8, 1000, 9, 4, 0, 7, 7, 8, 8, 1000, 65535}, 16));
+  const SamplePair pair =
+      WritePair(dir, "city", GreyPng({7, 8, 1000, 9, 4, 0, 7, 7, 8, 8, 1000, 65535}, 16));
   EXPECT_EQ(ReadMask(pair, options),
-            (std::vector<uint8_t>{0, 1, 2, kIgnoreLabel, kIgnoreLabel, kIgnoreLabel, 0, 0, 1, 1,
-                                  2, kIgnoreLabel}));
+            (std::vector<uint8_t>{0, 1, 2, kIgnoreLabel, kIgnoreLabel, kIgnoreLabel, 0, 0, 1, 1, 2,
+                                  kIgnoreLabel}));
 }
 
 TEST(MaskLabelsTest, MaskColorsMapColoursToClasses) {
@@ -141,11 +141,13 @@ TEST(MaskLabelsTest, OutOfRangeValuesNameTheFileValuesAndCounts) {
       WritePair(dir, "good", PalettePng({0, 1, 2, 255, 1, 0, 0, 0, 2, 2, 255, 1}, palette));
   const SamplePair bad =
       WritePair(dir, "bad", PalettePng({0, 1, 21, 37, 37, 0, 0, 0, 2, 2, 255, 1}, palette));
-  const SamplePair grey_bad = WritePair(dir, "grey_bad", GreyPng({0, 1, 2, 300, 300, 300, 0, 0, 0, 0, 0, 0}, 16));
+  const SamplePair grey_bad =
+      WritePair(dir, "grey_bad", GreyPng({0, 1, 2, 300, 300, 300, 0, 0, 0, 0, 0, 0}, 16));
   DecodeOptions colours = Labels(2);
   colours.mask_colors = {{{0, 0, 0}, 0}, {{255, 255, 255}, 1}};
   const Rgb k{0, 0, 0}, w{255, 255, 255}, odd{1, 2, 3};
-  const SamplePair colour_bad = WritePair(dir, "colour_bad", RgbPng({k, w, odd, k, w, w, odd, k, k, k, k, k}));
+  const SamplePair colour_bad =
+      WritePair(dir, "colour_bad", RgbPng({k, w, odd, k, w, w, odd, k, k, k, k, k}));
 
   PairReader reader(Labels(21));
   ASSERT_TRUE(reader.Read(good, 0, 0).ok());
@@ -170,7 +172,8 @@ TEST(MaskLabelsTest, OutOfRangeValuesNameTheFileValuesAndCounts) {
   status = colour_reader.Read(colour_bad, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kLabelOutOfRange);
-  EXPECT_EQ(status.error().detail, "mask has colours mask_colors does not list: #010203 (2 pixels)");
+  EXPECT_EQ(status.error().detail,
+            "mask has colours mask_colors does not list: #010203 (2 pixels)");
 }
 
 // GIF masks in labels mode: the palette indices are the labels, whatever

@@ -271,9 +271,10 @@ TEST(LoaderFailTest, DatasetWithoutPairsSaysWhatWasFoundAndExpected) {
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("dataset has no image with a mask: found 0 images (.jpg/.jpeg/.png) in " +
-                           spec.image_dir.string()),
-              std::string::npos)
+    EXPECT_NE(
+        message.find("dataset has no image with a mask: found 0 images (.jpg/.jpeg/.png) in " +
+                     spec.image_dir.string()),
+        std::string::npos)
         << message;
     EXPECT_NE(message.find("<stem>.jpg pairs with the mask <stem>_mask.gif"), std::string::npos)
         << message;
