@@ -61,6 +61,19 @@ std::string_view SubjectOf(std::string_view message) {
 
 }  // namespace
 
+void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
+                     const std::function<std::string(const OptionSpec&)>& flag_of) {
+  for (const TableFlag& flag : flags) {
+    const std::optional<std::string> text = CommandLine::LastValue(flag.option);
+    if (!text) continue;
+    try {
+      flag.spec->Parse(options, *text);
+    } catch (const ConfigError& e) {
+      throw UsageError(flag_of(*flag.spec) + ": " + e.what());
+    }
+  }
+}
+
 DatasetFlags::DatasetFlags(CommandLine& cli) {
   const std::pair<const char*, std::optional<std::string>*> folders[] = {
       {"--data", &data_}, {"--images", &images_}, {"--masks", &masks_}};
@@ -115,7 +128,7 @@ LoaderFlags::LoaderFlags(CommandLine& cli) {
                          "semantics); auto: from RANK and WORLD_SIZE in the environment",
                          loader);
   shard_->type_name("r/N|auto");
-  for (const Flag& flag : flags_) {
+  for (const TableFlag& flag : flags_) {
     if (flag.spec->name() == "rank" || flag.spec->name() == "world_size")
       shard_->excludes(flag.option);
   }
@@ -138,7 +151,7 @@ std::string LoaderFlags::FlagOf(const OptionSpec& spec) const {
 }
 
 bool LoaderFlags::Given(std::string_view name) const {
-  for (const Flag& flag : flags_) {
+  for (const TableFlag& flag : flags_) {
     if (flag.spec->name() == name) return flag.option->count() > 0;
   }
   return false;
@@ -155,15 +168,7 @@ LoaderOptions LoaderFlags::Options() const {
     augment.flip_lr_probability = augment.flip_ud_probability = 0.0;
     augment.rotation_fraction = 0.0;
   }
-  for (const Flag& flag : flags_) {
-    const std::optional<std::string> text = CommandLine::LastValue(flag.option);
-    if (!text) continue;
-    try {
-      flag.spec->Parse(options, *text);
-    } catch (const ConfigError& e) {
-      throw UsageError(FlagOf(*flag.spec) + ": " + e.what());
-    }
-  }
+  ParseGivenFlags(flags_, options, [this](const OptionSpec& spec) { return FlagOf(spec); });
   if (const std::optional<std::string> shard = CommandLine::LastValue(shard_)) {
     if (*shard == "auto") {
       options.shard_from_environment = true;
@@ -201,7 +206,7 @@ LoaderOptions LoaderFlags::Options() const {
 
 void LoaderFlags::Check(const LoaderOptions& options) const {
   // Each option on its own first, so a message leads with its own flag.
-  for (const Flag& flag : flags_) {
+  for (const TableFlag& flag : flags_) {
     try {
       flag.spec->Check(options);
     } catch (const ConfigError& e) {
@@ -232,15 +237,8 @@ MaskFlags::MaskFlags(CommandLine& cli) {
 DecodeOptions MaskFlags::Apply(const DecodeOptions& decode) const {
   LoaderOptions options;
   options.decode = decode;
-  for (const Flag& flag : flags_) {
-    const std::optional<std::string> text = CommandLine::LastValue(flag.option);
-    if (!text) continue;
-    try {
-      flag.spec->Parse(options, *text);
-    } catch (const ConfigError& e) {
-      throw UsageError("--" + std::string(flag.spec->flag()) + ": " + e.what());
-    }
-  }
+  ParseGivenFlags(flags_, options,
+                  [](const OptionSpec& spec) { return "--" + std::string(spec.flag()); });
   try {
     ValidateDecodeOptions(options.decode);
   } catch (const ConfigError& e) {

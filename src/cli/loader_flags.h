@@ -1,6 +1,8 @@
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,17 @@ class DatasetFlags {
   std::optional<std::string> data_, images_, masks_;
 };
 
+// One option-table entry made into a CLI11 flag.
+struct TableFlag {
+  const OptionSpec* spec;
+  CLI::Option* option;
+};
+
+// Parses every flag of `flags` given on the command line into `options`; a
+// bad value is the UsageError "<flag_of(spec)>: <the table's message>".
+void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
+                     const std::function<std::string(const OptionSpec&)>& flag_of);
+
 // One flag per entry of LoaderOptionTable(), made from the entry: --<flag>
 // (and --<name with dashes> where that differs: --batch-size), for bool
 // options also --no-<flag>, listed under the entry's group (loader:,
@@ -57,14 +70,10 @@ class LoaderFlags {
   void Check(const LoaderOptions& options) const;
 
  private:
-  struct Flag {
-    const OptionSpec* spec;
-    CLI::Option* option;
-  };
   // "--<flag>" of `spec`, or "--shard" for the fields --shard set.
   std::string FlagOf(const OptionSpec& spec) const;
 
-  std::vector<Flag> flags_;
+  std::vector<TableFlag> flags_;
   CLI::Option* shard_ = nullptr;
   bool no_augment_ = false;
   bool no_color_ = false;
@@ -83,11 +92,7 @@ class MaskFlags {
   DecodeOptions Apply(const DecodeOptions& decode) const;
 
  private:
-  struct Flag {
-    const OptionSpec* spec;
-    CLI::Option* option;
-  };
-  std::vector<Flag> flags_;
+  std::vector<TableFlag> flags_;
 };
 
 }  // namespace segfeed::tools

@@ -28,11 +28,22 @@ def cli() -> pathlib.Path:
 
 
 def make_demo(cli: pathlib.Path, folder: pathlib.Path, count: int, width: int, height: int, seed: int = 0,
-              quality: int = 90) -> pathlib.Path:
+              quality: int = 90, classes: int = 0) -> pathlib.Path:
+    """`segfeed make-demo`: binary car masks, or with `classes` VOC-style palette PNG label maps."""
     subprocess.run([str(cli), "make-demo", str(folder), "--count", str(count), "--width", str(width),
-                    "--height", str(height), "--seed", str(seed), "--quality", str(quality)],
+                    "--height", str(height), "--seed", str(seed), "--quality", str(quality)]
+                   + (["--classes", str(classes)] if classes else []),
                    check=True, capture_output=True)
     return folder
+
+
+LABEL_CLASSES = 5
+
+
+@pytest.fixture(scope="session")
+def label_scenes(cli, tmp_path_factory) -> pathlib.Path:
+    """16 multi-object scenes of 96x64 with palette PNG label maps: classes 0-4, 255 on object boundaries."""
+    return make_demo(cli, tmp_path_factory.mktemp("scenes") / "data", 16, 96, 64, seed=3, classes=LABEL_CLASSES)
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,6 @@ batches as they come (int32 labels, 255 on boundaries and rotated-in corners).""
 
 from __future__ import annotations
 
-import subprocess
-
 import keras
 import numpy as np
 import pytest
@@ -12,18 +10,10 @@ import pytest
 import segfeed
 import segfeed.keras
 
-CLASSES = 5
+CLASSES = 5  # conftest's label_scenes
 
 
-@pytest.fixture(scope="module")
-def scenes(cli, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("scenes") / "data"
-    subprocess.run([str(cli), "make-demo", str(folder), "--count", "16", "--width", "96", "--height", "64",
-                    "--seed", "3", "--classes", str(CLASSES)], check=True, capture_output=True)
-    return folder
-
-
-def test_sparse_categorical_crossentropy_with_ignore_class_trains(scenes):
+def test_sparse_categorical_crossentropy_with_ignore_class_trains(label_scenes):
     keras.utils.set_random_seed(0)
     inputs = keras.Input((32, 32, 3))
     x = keras.layers.Conv2D(16, 3, padding="same", activation="relu")(inputs)
@@ -32,7 +22,7 @@ def test_sparse_categorical_crossentropy_with_ignore_class_trains(scenes):
     model = keras.Model(inputs, outputs)
     model.compile(optimizer=keras.optimizers.Adam(0.01),
                   loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=255))
-    with segfeed.Loader(scenes, batch_size=4, size=32, seed=4, threads=2, mask_mode="labels",
+    with segfeed.Loader(label_scenes, batch_size=4, size=32, seed=4, threads=2, mask_mode="labels",
                         num_classes=CLASSES, mask_dtype="int32") as loader:
         first = next(iter(loader.epoch(0)))
         labels = np.asarray(first.masks)

@@ -1,28 +1,17 @@
 """Multi-class label maps into PyTorch: int64 targets that CrossEntropyLoss(ignore_index=255) takes as
 they come, VOC's 255 boundary and the rotated-in corners ignored, and the loss falls."""
 
-import subprocess
-
 import pytest
 import segfeed
 
 torch = pytest.importorskip("torch")
 import segfeed.torch  # noqa: E402  (needs torch)
 
-CLASSES = 5
+CLASSES = 5  # conftest's label_scenes
 
 
-@pytest.fixture(scope="module")
-def scenes(cli, tmp_path_factory):
-    """16 multi-object scenes of 96x64 with VOC-style palette PNG label maps (classes 0-4, 255 on boundaries)."""
-    folder = tmp_path_factory.mktemp("scenes") / "data"
-    subprocess.run([str(cli), "make-demo", str(folder), "--count", "16", "--width", "96", "--height", "64",
-                    "--seed", "3", "--classes", str(CLASSES)], check=True, capture_output=True)
-    return folder
-
-
-def test_label_batches_are_int64_class_ids_and_ignore(scenes):
-    with segfeed.Loader(scenes, batch_size=4, size=64, layout="nchw", mask_mode="labels",
+def test_label_batches_are_int64_class_ids_and_ignore(label_scenes):
+    with segfeed.Loader(label_scenes, batch_size=4, size=64, layout="nchw", mask_mode="labels",
                         num_classes=CLASSES, seed=1, threads=2) as loader:
         assert loader.options["mask_dtype"] == "int64"
         values = set()
@@ -34,14 +23,14 @@ def test_label_batches_are_int64_class_ids_and_ignore(scenes):
         assert 255 in values and len(values & set(range(1, CLASSES))) >= 2, values
 
 
-def test_uint8_labels_hold_the_same_ids(scenes):
+def test_uint8_labels_hold_the_same_ids(label_scenes):
     common = dict(batch_size=4, size=64, layout="nchw", mask_mode="labels", num_classes=CLASSES, seed=1, threads=2)
-    with segfeed.Loader(scenes, **common) as wide, segfeed.Loader(scenes, mask_dtype="uint8", **common) as narrow:
+    with segfeed.Loader(label_scenes, **common) as wide, segfeed.Loader(label_scenes, mask_dtype="uint8", **common) as narrow:
         for a, b in zip(wide.epoch(0), narrow.epoch(0)):
             assert torch.equal(torch.from_dlpack(a.masks), torch.from_dlpack(b.masks).long())
 
 
-def test_cross_entropy_with_ignore_index_trains(scenes):
+def test_cross_entropy_with_ignore_index_trains(label_scenes):
     torch.manual_seed(0)
     model = torch.nn.Sequential(
         torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(),
@@ -50,7 +39,7 @@ def test_cross_entropy_with_ignore_index_trains(scenes):
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     criterion = torch.nn.CrossEntropyLoss(ignore_index=255)
     epoch_losses = []
-    with segfeed.Loader(scenes, batch_size=4, size=64, layout="nchw", mask_mode="labels",
+    with segfeed.Loader(label_scenes, batch_size=4, size=64, layout="nchw", mask_mode="labels",
                         num_classes=CLASSES, seed=2, threads=2) as loader:
         data = torch.utils.data.DataLoader(segfeed.torch.Dataset(loader), batch_size=None)
         for _ in range(6):
@@ -66,23 +55,23 @@ def test_cross_entropy_with_ignore_index_trains(scenes):
     assert epoch_losses[-1] < 0.8 * epoch_losses[0], epoch_losses
 
 
-def test_label_options_are_checked_with_the_tables_words(scenes):
+def test_label_options_are_checked_with_the_tables_words(label_scenes):
     with pytest.raises(ValueError, match=r"num_classes must be in \[1, 255\] with mask_mode='labels' \(got 0\)"):
-        segfeed.Loader(scenes, mask_mode="labels")
+        segfeed.Loader(label_scenes, mask_mode="labels")
     with pytest.raises(ValueError, match=r"ignore_index must not be a class id"):
-        segfeed.Loader(scenes, mask_mode="labels", num_classes=5, ignore_index=3)
+        segfeed.Loader(label_scenes, mask_mode="labels", num_classes=5, ignore_index=3)
     with pytest.raises(ValueError, match=r"num_classes applies to label maps"):
-        segfeed.Loader(scenes, num_classes=5)
+        segfeed.Loader(label_scenes, num_classes=5)
     with pytest.raises(ValueError, match=r"label_map must map to class ids"):
-        segfeed.Loader(scenes, mask_mode="labels", num_classes=5, label_map={7: 9})
-    with segfeed.Loader(scenes, mask_mode="labels", num_classes=5, label_map={0: 0, 1: 1, 255: 255},
+        segfeed.Loader(label_scenes, mask_mode="labels", num_classes=5, label_map={7: 9})
+    with segfeed.Loader(label_scenes, mask_mode="labels", num_classes=5, label_map={0: 0, 1: 1, 255: 255},
                         mask_colors=None, batch_size=2, size=32) as loader:
         assert loader.options["label_map"] == "0:0,1:1,255:255"
 
 
-def test_a_label_out_of_range_names_the_file_or_is_replaced(scenes):
-    # Classes 3 and 4 exist in the scenes: with num_classes=3 they are out of range.
-    with segfeed.Loader(scenes, mask_mode="labels", num_classes=3, batch_size=4, size=32, shuffle=False) as loader:
+def test_a_label_out_of_range_names_the_file_or_is_replaced(label_scenes):
+    # Classes 3 and 4 exist in the label_scenes: with num_classes=3 they are out of range.
+    with segfeed.Loader(label_scenes, mask_mode="labels", num_classes=3, batch_size=4, size=32, shuffle=False) as loader:
         with pytest.raises(segfeed.FileError) as caught:
             for _ in loader.epoch(0):
                 pass
@@ -90,9 +79,9 @@ def test_a_label_out_of_range_names_the_file_or_is_replaced(scenes):
         assert "_mask.png" in caught.value.path
 
 
-def test_under_skip_a_label_out_of_range_is_replaced_and_listed(scenes):
+def test_under_skip_a_label_out_of_range_is_replaced_and_listed(label_scenes):
     # Masks with class 4 are bad for num_classes=4; the others fill their slots.
-    with segfeed.Loader(scenes, mask_mode="labels", num_classes=4, on_bad_file="skip", batch_size=4, size=32,
+    with segfeed.Loader(label_scenes, mask_mode="labels", num_classes=4, on_bad_file="skip", batch_size=4, size=32,
                         seed=5, threads=2) as loader:
         for batch in loader.epoch(0):
             masks = torch.from_dlpack(batch.masks)
