@@ -133,8 +133,10 @@ Error MaskValueRule::OutOfRange(std::string_view path,
     listed += (colours ? ColourText(counts[i].first) : std::to_string(counts[i].first)) + " (" +
               std::to_string(counts[i].second) + " pixels)";
   }
-  if (counts.size() > kListed)
-    listed += " and " + std::to_string(counts.size() - kListed) + " more";
+  if (counts.size() > kListed) {
+    listed += std::string(" and ") + (counts.size() >= kMaxCountedBadValues ? "at least " : "") +
+              std::to_string(counts.size() - kListed) + " more";
+  }
   std::string rule;
   if (colours) {
     rule = "colours mask_colors does not list";

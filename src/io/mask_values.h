@@ -41,6 +41,10 @@ struct MaskImage {
 
 using PaletteColour = std::array<uint8_t, 3>;
 
+// The most distinct bad values a label_out_of_range error counts; with as
+// many, it says "at least" for the ones it does not list.
+inline constexpr size_t kMaxCountedBadValues = 64;
+
 // What each of 256 sample values (palette indices, grey values of up to 8
 // bits) becomes in a MaskImage, and which ones are bad (label_out_of_range).
 struct IndexValues {

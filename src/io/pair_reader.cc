@@ -174,6 +174,24 @@ Status PairReader::DecodeMask(std::span<const uint8_t> bytes, const std::string&
   return MapPngSamples(path);
 }
 
+namespace {
+
+// Adds one pixel of the bad value `value` to `counts`, for the error. A
+// noise image used as a mask can hold millions of distinct values: only
+// the first kMaxCountedBadValues are kept, so this stays a short linear
+// search and a small vector.
+void CountBadValue(uint32_t value, std::vector<std::pair<uint32_t, uint64_t>>* counts) {
+  for (auto& [counted, pixels] : *counts) {
+    if (counted == value) {
+      ++pixels;
+      return;
+    }
+  }
+  if (counts->size() < kMaxCountedBadValues) counts->emplace_back(value, 1);
+}
+
+}  // namespace
+
 Status PairReader::MapPngSamples(const std::string& path) {
   const MaskSamples& samples = mask_samples_;
   const size_t count = static_cast<size_t>(samples.width) * samples.height;
@@ -228,12 +246,7 @@ Status PairReader::MapPngSamples(const std::string& path) {
         bool is_bad = false;
         out[i] = mask_rule_.ForGrey16(values[i], is_bad);
         if (!is_bad) continue;
-        auto it = std::find_if(counts.begin(), counts.end(),
-                               [&](const auto& c) { return c.first == values[i]; });
-        if (it == counts.end())
-          counts.emplace_back(values[i], 1);
-        else
-          ++it->second;
+        CountBadValue(values[i], &counts);
       }
       if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, false);
       return {};
@@ -255,12 +268,7 @@ Status PairReader::MapPngSamples(const std::string& path) {
         }
         out[i] = last_value;
         if (!last_bad) continue;
-        auto it = std::find_if(counts.begin(), counts.end(),
-                               [&](const auto& c) { return c.first == key; });
-        if (it == counts.end())
-          counts.emplace_back(key, 1);
-        else
-          ++it->second;
+        CountBadValue(key, &counts);
       }
       if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, true);
       return {};
