@@ -31,6 +31,10 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "label_out_of_range";
     case ErrorKind::kSuspiciousMask:
       return "suspicious_mask";
+    case ErrorKind::kMissingImage:
+      return "missing_image";
+    case ErrorKind::kDuplicateKey:
+      return "duplicate_key";
   }
   return "unknown";
 }

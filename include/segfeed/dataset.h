@@ -3,8 +3,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "segfeed/errors.h"
@@ -12,42 +14,130 @@
 
 namespace segfeed {
 
-// Where a dataset lives and how its images and masks are paired. An image
-// `image_dir/<stem><ext>` pairs with the mask
-// `mask_dir/<stem><mask_suffix><mask ext>`. Extensions match
-// case-insensitively (".jpg" matches "a.JPG").
+// How a dataset's images and masks are found and paired: one of three rules.
+//
+// Folders: an image `image_dir/<key><image_suffix><ext>` pairs with the mask
+// `mask_dir/<key><mask_suffix><mask ext>`. With `recursive`, both folders
+// are walked and a pair shares its sub-folder too:
+// `leftImg8bit/train/aachen/aachen_000000_000019_leftImg8bit.png` pairs with
+// `gtFine/train/aachen/aachen_000000_000019_gtFine_labelIds.png`; files that
+// do not fit the suffix rule (`_gtFine_color.png`, `.json`) are ignored, not
+// unpaired.
+//
+// List of keys (`list_file` set, every line one key): the keys of the file,
+// in its order, each resolved with the folder rule (a key may name a
+// sub-folder: "aachen/aachen_000000_000019").
+//
+// List of pairs (`list_file` set, every line two columns: image path, mask
+// path, separated by a tab, a comma or white space): the files named,
+// relative to `list_root`, in the file's order.
+//
+// In a list, '#' starts a comment line and blank lines are skipped; a key
+// listed twice is a ConfigError naming both lines, and a listed file that
+// does not exist is an unpaired file (missing_image or missing_mask).
+// Extensions match case-insensitively (".jpg" matches "a.JPG").
 struct SEGFEED_EXPORT DatasetSpec {
+  // The rule's name in reports: "carvana", "voc", "cityscapes", "ade20k"
+  // for the presets, else "folders" or "list".
+  std::string name = "folders";
+  // The folder a preset or a list was given (for messages and for the
+  // two-column list's paths when list_root is empty).
+  std::filesystem::path root;
   // Folder holding the photos.
   std::filesystem::path image_dir;
   // Folder holding the masks; may be the same folder as image_dir.
   std::filesystem::path mask_dir;
-  // Appended to an image's stem to name its mask ("0cdf5b5d_01" ->
+  // Between the key and the extension of an image ("_leftImg8bit"); usually
+  // empty.
+  std::string image_suffix;
+  // Between the key and the extension of a mask ("0cdf5b5d_01" ->
   // "0cdf5b5d_01_mask.gif"). May be empty when the folders differ.
   std::string mask_suffix = "_mask";
   // Extensions (with the dot) that make a file an image: JPEG or PNG.
   std::vector<std::string> image_extensions = {".jpg", ".jpeg", ".png"};
   // Extensions (with the dot) that make a file a mask: GIF or PNG.
   std::vector<std::string> mask_extensions = {".gif", ".png"};
+  // Walk image_dir and mask_dir into their sub-folders.
+  bool recursive = false;
+  // A text file of keys or of (image, mask) paths; empty: the folder rule.
+  std::filesystem::path list_file;
+  // Where a two-column list's relative paths start; empty: `root`, or the
+  // list file's folder when root is empty too.
+  std::filesystem::path list_root;
+  // Options the layout implies (a preset's label options: mask_mode,
+  // num_classes, ignore_index, label_map), as option-table name and CLI
+  // text. The front ends apply them before the user's own options, which
+  // win; a C++ program applies them with ApplyDatasetOptions().
+  std::vector<std::pair<std::string, std::string>> options;
 
   // Kaggle Carvana's layout, what `--data DIR` means: images in DIR/train,
-  // masks in DIR/train_masks named <stem>_mask.gif (or .png, as make-demo
+  // masks in DIR/train_masks named <key>_mask.gif (or .png, as make-demo
   // --classes writes them).
   static DatasetSpec Carvana(const std::filesystem::path& root);
+  // PASCAL VOC 2012: ROOT/JPEGImages/<id>.jpg with the palette PNG
+  // ROOT/SegmentationClass/<id>.png (21 classes, 255 ignored), the ids of
+  // ROOT/ImageSets/Segmentation/<split>.txt (train, val, trainval).
+  static DatasetSpec Voc(const std::filesystem::path& root, std::string_view split);
+  // Cityscapes (gtFine): ROOT/leftImg8bit/<split>/<city>/<key>_leftImg8bit.png
+  // with ROOT/gtFine/<split>/<city>/<key>_gtFine_labelIds.png, label ids
+  // mapped to the 19 training classes by the dataset's table (others 255).
+  static DatasetSpec Cityscapes(const std::filesystem::path& root, std::string_view split);
+  // ADE20K (ADEChallengeData2016): ROOT/images/<split>/<key>.jpg with
+  // ROOT/annotations/<split>/<key>.png, split training or validation (train
+  // and val are accepted); 150 classes, 0 ignored and the others minus one.
+  static DatasetSpec Ade20k(const std::filesystem::path& root, std::string_view split);
 };
+
+// The presets by name ("carvana", "voc", "cityscapes", "ade20k"), what the
+// CLI's --dataset and Python's dataset= accept besides "folders" and "list".
+SEGFEED_EXPORT std::span<const std::string_view> DatasetPresetNames();
+// The preset `name` for `root` and `split` (empty: the preset's default
+// split, "train"). ConfigError for an unknown name or split.
+SEGFEED_EXPORT DatasetSpec DatasetPreset(std::string_view name, const std::filesystem::path& root,
+                                         std::string_view split);
+
+// The dataset's keywords, the one list the CLI's "dataset:" flags and
+// Python's Loader keywords are made from: name (the keyword), flag (without
+// dashes), the placeholder of its value ("" for a switch) and what it does.
+struct DatasetOption {
+  std::string_view name;
+  std::string_view flag;
+  std::string_view value_name;
+  std::string_view doc;
+};
+SEGFEED_EXPORT std::span<const DatasetOption> DatasetOptionTable();
+
+// The DatasetSpec that a front end's dataset keywords describe: `data` (the
+// CLI's --data, Python's first argument) and the values of
+// DatasetOptionTable() entries that were given, as text (a switch "true" or
+// "false", extensions ".jpg,.png"). The rule is `dataset` when given, else
+// "list" with list_file, "folders" with images and masks, "carvana" with
+// only data. A preset takes data as its root and may have its suffixes,
+// extensions and recursion changed, not its folders; for the folder rule,
+// relative images and masks folders are under data when it is given.
+// ConfigError naming the keywords for a contradiction or a missing part.
+SEGFEED_EXPORT DatasetSpec DatasetFromValues(
+    const std::filesystem::path& data, std::span<const std::pair<std::string, std::string>> values);
 
 // One image with its mask, the unit the loader streams.
 struct SamplePair {
-  std::string stem;                  // the image's name without extension
-  std::filesystem::path image_path;  // image_dir / (stem + ext)
-  std::filesystem::path mask_path;   // mask_dir / (stem + mask_suffix + ext)
+  // The pair's key: the image's name without suffix and extension, led by
+  // its sub-folder in a recursive listing ("train/aachen/aachen_000000_000019")
+  // or by the folders a list named it with.
+  std::string stem;
+  std::filesystem::path image_path;
+  std::filesystem::path mask_path;
 };
 
-// The complete pairs of a listing, sorted by stem, stored compactly: one
-// string table of stems and, per pair, where its stem ends and which of a
-// few extension spellings its two files have (12 bytes per pair plus the
-// stem's bytes), so that millions of pairs cost megabytes, not gigabytes.
-// Elements are made on access: operator[] and the iterator return a
-// SamplePair by value. Immutable once listed; safe to read from any thread.
+// The complete pairs of a listing, in the listing's order, stored
+// compactly: one string table of keys, a table of the sub-folders (each
+// stored once) and, per pair, where its key ends, its sub-folder and which of
+// a few extension spellings its two files have (16 bytes per pair plus the
+// key's bytes), so that millions of pairs cost megabytes, not gigabytes. A
+// two-column list keeps both paths in the table instead (16 bytes plus the
+// two paths). Elements are made on access: operator[] and the iterator
+// return a SamplePair by value. Immutable once listed; safe to read from any
+// thread.
 class SEGFEED_EXPORT PairList {
  public:
   class Iterator {
@@ -74,23 +164,29 @@ class SEGFEED_EXPORT PairList {
   };
 
   PairList() = default;
-  // An empty list for files in these folders, named with this suffix.
+  // An empty list of keyed pairs: image_dir / folder / (key + image_suffix +
+  // ext) with mask_dir / folder / (key + mask_suffix + ext).
   PairList(std::filesystem::path image_dir, std::filesystem::path mask_dir,
-           std::string mask_suffix);
+           std::string image_suffix, std::string mask_suffix);
+  // An empty list of pairs named by their paths under `root`.
+  explicit PairList(std::filesystem::path root);
 
-  // Appends the pair `stem` + image_extension / `stem` + suffix +
-  // mask_extension; stems must come in ascending (bytewise) order.
-  void Add(std::string_view stem, std::string_view image_extension,
-           std::string_view mask_extension);
+  // Adds sub-folder `relative` ("" for none; "train/aachen"; each one once)
+  // and returns its index for AddKeyed().
+  uint32_t AddFolder(std::string_view relative);
+  // Appends the keyed pair `key` in sub-folder `folder` (from AddFolder()).
+  void AddKeyed(uint32_t folder, std::string_view key, std::string_view image_extension,
+                std::string_view mask_extension);
+  // Appends the pair root / image, root / mask (relative paths), keyed by
+  // the image's path without its extension.
+  void AddPaths(std::string_view image, std::string_view mask);
 
-  size_t size() const { return stem_ends_.size(); }
-  bool empty() const { return stem_ends_.empty(); }
+  size_t size() const { return key_ends_.size(); }
+  bool empty() const { return key_ends_.empty(); }
   SamplePair operator[](size_t index) const;
   // operator[] that throws std::out_of_range for an index past the end.
   SamplePair at(size_t index) const;
   SamplePair front() const { return (*this)[0]; }
-  // Without building a SamplePair: no allocation.
-  std::string_view stem(size_t index) const;
   Iterator begin() const { return Iterator(this, 0); }
   Iterator end() const { return Iterator(this, size()); }
 
@@ -98,13 +194,19 @@ class SEGFEED_EXPORT PairList {
   size_t memory_bytes() const;
 
  private:
-  std::filesystem::path image_dir_;
+  std::string_view Text(size_t index) const;
+
+  std::filesystem::path image_dir_;  // the root for AddPaths() pairs
   std::filesystem::path mask_dir_;
+  std::string image_suffix_;
   std::string mask_suffix_;
-  std::string stems_;                      // every stem, back to back
-  std::vector<uint64_t> stem_ends_;        // where each pair's stem ends in stems_
+  bool by_paths_ = false;
+  std::string text_;                       // keys (or "image\0mask" paths), back to back
+  std::vector<uint64_t> key_ends_;         // where each pair's text ends in text_
+  std::vector<uint32_t> folder_;           // index into folders_ (keyed pairs)
   std::vector<uint16_t> image_extension_;  // index into extensions_
   std::vector<uint16_t> mask_extension_;
+  std::vector<std::string> folders_;     // "" and the sub-folders seen
   std::vector<std::string> extensions_;  // the spellings seen (".jpg", ".JPG", ".gif")
 };
 
@@ -114,27 +216,32 @@ struct IgnoredFile {
   std::string reason;  // "hidden", "not an image or mask", "duplicate of <name>", ...
 };
 
-// What ListDataset() found. Everything is sorted, so the result is the same
-// whatever order the file system returns its entries in.
+// What ListDataset() found. The same whatever order the file system returns
+// its entries in.
 struct Dataset {
-  // Complete pairs, sorted by stem (bytewise), the only samples the loader
-  // uses.
+  // Complete pairs, the only samples the loader uses: sorted by sub-folder
+  // and key (bytewise) for the folder rule, in the file's order for a list.
   PairList pairs;
-  // missing_mask (path: the image) and orphan_mask (path: the mask) records,
-  // sorted by stem, for the checker.
+  // missing_mask (path: the image), orphan_mask (path: the mask),
+  // missing_image (a list's line without its image) and duplicate_key (a
+  // key with two images or two masks, "a.jpg" and "a.JPG": both named, no
+  // pair made) records, in key order, for the checker and the loader.
   std::vector<Error> problems;
-  // Hidden files, subfolders and files that are neither image nor mask,
-  // sorted by path, for the checker to list if it wants.
+  // Hidden files, sub-folders (when not recursive) and files that are
+  // neither image nor mask by the rule, sorted by path, for the checker to
+  // count and list. A list ignores the files it does not name, silently.
   std::vector<IgnoredFile> ignored;
 };
 
-// Lists `spec.image_dir` and `spec.mask_dir` (not recursively) and pairs
-// images with masks. Symlinks are followed; a dangling symlink with an image
-// or mask name is listed like a file, so reading it later fails with an
-// io_error naming it instead of vanishing silently. Names are compared as raw
-// bytes, so spaces and UTF-8 work. Throws ConfigError for an invalid spec
-// (no extensions, an empty folder path) and FileError (io_error) when a
-// folder cannot be listed.
+// Lists the dataset by `spec`'s rule and pairs images with masks. Symlinks
+// are followed (a folder reached twice is walked once); a dangling symlink
+// with an image or mask name is listed like a file, so reading it later
+// fails with an io_error naming it instead of vanishing silently. Names are
+// compared as raw bytes, so spaces and UTF-8 work. Throws ConfigError for an
+// invalid spec (no extensions, an empty folder path), a list file line that
+// cannot be parsed or repeats a key (naming the lines) and a preset pointed
+// at a folder of another layout (saying what it expected and found), and
+// FileError (io_error) when a folder or the list cannot be read.
 SEGFEED_EXPORT Dataset ListDataset(const DatasetSpec& spec);
 
 }  // namespace segfeed

@@ -28,6 +28,11 @@ enum class ErrorKind {
   // foreground, or a palette whose colours say foreground where the rule
   // says background (an inverted palette).
   kSuspiciousMask,
+  // A list file names a pair whose image does not exist.
+  kMissingImage,
+  // Two files give one key the same role ("a.jpg" and "a.JPG"): no pair is
+  // made for the key, and both are named.
+  kDuplicateKey,
 };
 
 // "missing_mask", "orphan_mask", "corrupt_image", ... (snake_case).

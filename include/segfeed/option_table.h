@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "segfeed/dataset.h"
 #include "segfeed/export.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
@@ -143,6 +144,15 @@ SEGFEED_EXPORT const OptionSpec* FindOption(std::string_view name);
 // environment), then validates the whole (ValidateLoaderOptions).
 SEGFEED_EXPORT LoaderOptions
 OptionsFromValues(std::span<const std::pair<std::string, OptionValue>> values);
+
+// The options a dataset's layout implies (DatasetSpec::options, a preset's
+// label options), parsed by their entries: as values for OptionsFromValues()
+// (a front end puts the user's own values after them), or set on `options`
+// (a C++ program sets its own after). ConfigError for an unknown name or a
+// bad text.
+SEGFEED_EXPORT std::vector<std::pair<std::string, OptionValue>> DatasetOptionValues(
+    const DatasetSpec& dataset);
+SEGFEED_EXPORT void ApplyDatasetOptions(const DatasetSpec& dataset, LoaderOptions& options);
 
 // The stream-changing options of `options` as one canonical line each
 // ("name=text"), and a 64-bit digest of them as 16 hex digits: two options

@@ -305,7 +305,8 @@ int RunBench(std::span<const std::string> args) {
   result.epochs = flags.epochs;
   result.want_digest = flags.digest;
   // Parsed before the demo dataset is made: a typo should not cost minutes.
-  const LoaderOptions options = loader_flags.Options();
+  const LoaderOptions options =
+      loader_flags.Options(dataset_flags.given() ? dataset_flags.Spec() : DatasetSpec{});
   const std::optional<OutputFile> json_file =
       OutputFileFromFlag(flags.json, "--json", dataset_flags);
   auto dataset = BenchDataset(dataset_flags, flags.demo_count);

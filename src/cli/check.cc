@@ -363,8 +363,8 @@ int RunCheck(std::span<const std::string> args) {
   const DatasetFlags dataset(cli);
   const MaskFlags mask_flags(cli);
   if (!cli.Parse(args)) return 0;
-  options.decode = mask_flags.Apply(options.decode);
   const DatasetSpec spec = dataset.Spec();
+  options.decode = mask_flags.Apply(options.decode, spec);
   RequireFolders(dataset);
 
   // Checked before the check, which may take an hour, so a bad path fails

@@ -1,5 +1,6 @@
 #include "cli/loader_flags.h"
 
+#include <cctype>
 #include <utility>
 
 #include "segfeed/errors.h"
@@ -75,39 +76,80 @@ void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
 }
 
 DatasetFlags::DatasetFlags(CommandLine& cli) {
-  const std::pair<const char*, std::optional<std::string>*> folders[] = {
-      {"--data", &data_}, {"--images", &images_}, {"--masks", &masks_}};
-  const char* const descriptions[] = {
-      "Carvana layout: DIR/train/<stem>.jpg, DIR/train_masks/<stem>_mask.gif",
-      "other folders: the images (with --masks)",
-      "the masks, named <stem>_mask.gif (with --images)"};
-  for (size_t i = 0; i < std::size(folders); ++i) {
-    CLI::Option* option = cli.AddOption(folders[i].first, descriptions[i], "dataset");
-    option->type_name("DIR");
-    std::optional<std::string>* target = folders[i].second;
-    cli.AfterMatching([option, target] { *target = CommandLine::LastValue(option); });
+  CLI::Option* data = cli.AddOption(
+      "--data",
+      "the dataset's root: Carvana's layout (ROOT/train/<key>.jpg, "
+      "ROOT/train_masks/<key>_mask.gif) or the --dataset preset's; the folder --images and "
+      "--masks are under",
+      "dataset");
+  data->type_name("ROOT");
+  cli.AfterMatching([this, data] { data_ = CommandLine::LastValue(data); });
+  for (const DatasetOption& entry : DatasetOptionTable()) {
+    const std::string flag = "--" + std::string(entry.flag);
+    CLI::Option* option = entry.value_name.empty()
+                              ? cli.AddSwitch(flag, std::string(entry.doc), "dataset")
+                              : cli.AddOption(flag, std::string(entry.doc), "dataset");
+    if (!entry.value_name.empty()) option->type_name(std::string(entry.value_name));
+    const std::string name(entry.name);
+    cli.AfterMatching([this, option, name, is_switch = entry.value_name.empty()] {
+      if (is_switch) {
+        if (option->count() > 0) values_.emplace_back(name, "true");
+      } else if (std::optional<std::string> text = CommandLine::LastValue(option)) {
+        values_.emplace_back(name, *text);
+      }
+    });
   }
 }
 
-DatasetSpec DatasetFlags::Spec() const {
-  if (data_) {
-    if (images_ || masks_) throw UsageError("--data cannot be combined with --images/--masks");
-    return DatasetSpec::Carvana(*data_);
+namespace {
+
+// A DatasetFromValues() message in the CLI's words: each keyword becomes
+// its flag ("images needs masks" -> "--images needs --masks").
+std::string InFlags(std::string message) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (!is_word(message[i])) {
+      out += message[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() && is_word(message[end])) ++end;
+    std::string word = message.substr(i, end - i);
+    if (word == "data") word = "--data";
+    for (const DatasetOption& entry : DatasetOptionTable()) {
+      if (word == entry.name) word = "--" + std::string(entry.flag);
+    }
+    out += word;
+    i = end;
   }
-  if (images_.has_value() != masks_.has_value())
-    throw UsageError(images_ ? "--images needs --masks" : "--masks needs --images");
-  if (!images_) throw UsageError("no dataset: give --data DIR or --images DIR --masks DIR");
-  DatasetSpec spec;
-  spec.image_dir = *images_;
-  spec.mask_dir = *masks_;
-  return spec;
+  return out;
+}
+
+}  // namespace
+
+DatasetSpec DatasetFlags::Spec() const {
+  try {
+    return DatasetFromValues(data_.value_or(""), values_);
+  } catch (const ConfigError& e) {
+    throw UsageError(InFlags(e.what()));
+  }
 }
 
 std::vector<std::pair<std::string, std::string>> DatasetFlags::Folders() const {
   std::vector<std::pair<std::string, std::string>> folders;
   if (data_) folders.emplace_back("--data", *data_);
-  if (images_) folders.emplace_back("--images", *images_);
-  if (masks_) folders.emplace_back("--masks", *masks_);
+  for (const auto& [name, text] : values_) {
+    if (name == "images" || name == "masks" || name == "root") {
+      for (const DatasetOption& entry : DatasetOptionTable()) {
+        // As DatasetFromValues() reads them: under --data unless absolute.
+        const std::filesystem::path path = name == "root"
+                                               ? std::filesystem::path(text)
+                                               : std::filesystem::path(data_.value_or("")) / text;
+        if (entry.name == name) folders.emplace_back("--" + std::string(entry.flag), path.string());
+      }
+    }
+  }
   return folders;
 }
 
@@ -157,8 +199,9 @@ bool LoaderFlags::Given(std::string_view name) const {
   return false;
 }
 
-LoaderOptions LoaderFlags::Options() const {
+LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
   LoaderOptions options;
+  ApplyDatasetOptions(dataset, options);
   AugmentOptions& augment = options.augment;
   if (no_augment_ || no_color_) {
     augment.contrast_enabled = augment.brightness_enabled = false;
@@ -234,9 +277,10 @@ MaskFlags::MaskFlags(CommandLine& cli) {
   }
 }
 
-DecodeOptions MaskFlags::Apply(const DecodeOptions& decode) const {
+DecodeOptions MaskFlags::Apply(const DecodeOptions& decode, const DatasetSpec& dataset) const {
   LoaderOptions options;
   options.decode = decode;
+  ApplyDatasetOptions(dataset, options);
   ParseGivenFlags(flags_, options,
                   [](const OptionSpec& spec) { return "--" + std::string(spec.flag()); });
   try {

@@ -17,21 +17,24 @@ namespace segfeed::tools {
 // The flags bench, check, preview and plan share, so each spells a dataset
 // and an option the same way.
 
-// --data DIR (Carvana layout), or --images DIR --masks DIR, under "dataset:".
+// --data ROOT and one flag per DatasetOptionTable() entry (--dataset,
+// --split, --images, --masks, --list, ...), under "dataset:".
 class DatasetFlags {
  public:
   explicit DatasetFlags(CommandLine& cli);
 
   // True when the command line names a dataset.
-  bool given() const { return data_ || images_ || masks_; }
-  // The dataset the flags name; UsageError when they are contradictory or
-  // there are none.
+  bool given() const { return data_ || !values_.empty(); }
+  // The dataset the flags name (DatasetFromValues()); UsageError naming the
+  // flags when they are contradictory or there are none.
   DatasetSpec Spec() const;
-  // Each folder flag given, with its value: {"--data", DIR}, ...
+  // Each folder or file flag given, with its value: {"--data", DIR}, ...
   std::vector<std::pair<std::string, std::string>> Folders() const;
 
  private:
-  std::optional<std::string> data_, images_, masks_;
+  std::optional<std::string> data_;
+  // (keyword, text) of each table flag given.
+  std::vector<std::pair<std::string, std::string>> values_;
 };
 
 // One option-table entry made into a CLI11 flag.
@@ -56,10 +59,10 @@ class LoaderFlags {
  public:
   explicit LoaderFlags(CommandLine& cli);
 
-  // The options on the command line, on top of the defaults (--no-augment
-  // and --no-color first, then every option given, then --shard), checked
-  // as the Loader checks them.
-  LoaderOptions Options() const;
+  // The options on the command line, on top of the defaults (the options
+  // `dataset`'s layout implies, --no-augment and --no-color first, then
+  // every option given, then --shard), checked as the Loader checks them.
+  LoaderOptions Options(const DatasetSpec& dataset) const;
   // Whether the option named `name` (its keyword, "batch_size") was given.
   bool Given(std::string_view name) const;
   bool no_augment() const { return no_augment_; }
@@ -87,9 +90,10 @@ class MaskFlags {
  public:
   explicit MaskFlags(CommandLine& cli);
 
-  // `decode` with the flags given set on it, checked as the decoders check
-  // them; a mistake is the UsageError "--<flag>: <the table's message>".
-  DecodeOptions Apply(const DecodeOptions& decode) const;
+  // `decode` with the options `dataset`'s layout implies and then the
+  // flags given set on it, checked as the decoders check them; a mistake is
+  // the UsageError "--<flag>: <the table's message>".
+  DecodeOptions Apply(const DecodeOptions& decode, const DatasetSpec& dataset) const;
 
  private:
   std::vector<TableFlag> flags_;

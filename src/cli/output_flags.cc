@@ -26,8 +26,14 @@ void RefuseInsideTheDataset(const DatasetFlags& dataset, const std::string& opti
                             const fs::path& path) {
   if (!dataset.given()) return;
   const DatasetSpec spec = dataset.Spec();
-  if (internal::Status inside = CheckOutsideFolders(path, {spec.image_dir, spec.mask_dir});
-      !inside.ok()) {
+  std::vector<fs::path> folders;
+  for (const fs::path& folder : {spec.image_dir, spec.mask_dir, spec.list_root}) {
+    if (!folder.empty()) folders.push_back(folder);
+  }
+  // A two-column list's files are anywhere under its root.
+  if (folders.empty())
+    folders.push_back(spec.root.empty() ? spec.list_file.parent_path() : spec.root);
+  if (internal::Status inside = CheckOutsideFolders(path, folders); !inside.ok()) {
     ThrowUsage(option, inside.error());
   }
 }

@@ -133,12 +133,14 @@ internal::Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_
                             PlanFigures* f, std::optional<Dataset>* dataset) {
   if (flags.source_size) {
     if (dataset_flags.given())
-      throw UsageError("--source-size cannot be combined with --data/--images/--masks");
+      throw UsageError(
+          "--source-size cannot be combined with a dataset (--data, --images, --list)");
     f->source = ParseSourceSize(*flags.source_size);
     return {};
   }
   if (!dataset_flags.given())
-    throw UsageError("give --data DIR (or --images/--masks) or --source-size WxH");
+    throw UsageError(
+        "give a dataset (--data ROOT, --images DIR --masks DIR, --list FILE) or --source-size WxH");
   const DatasetSpec spec = dataset_flags.Spec();
   if (isatty(STDERR_FILENO)) {
     std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
@@ -278,7 +280,8 @@ int RunPlan(std::span<const std::string> args) {
   flags.has_model = model_params->count() > 0;
   flags.optimizer_given = optimizer->count() > 0;
   PlanFigures figures;
-  figures.options = loader_flags.Options();
+  figures.options =
+      loader_flags.Options(dataset_flags.given() ? dataset_flags.Spec() : DatasetSpec{});
   ApplyModelFlags(flags, &figures);
   // Checked before anything is read, and never among the files being read.
   const std::optional<OutputFile> json_file =

@@ -87,7 +87,7 @@ int RunPreview(std::span<const std::string> args) {
   const std::optional<OutputFile> out_file = OutputFileFromFlag(out_path, "--out", dataset);
   OutputFolderFromFlag(dump_dir, "--dump", dataset);
 
-  LoaderOptions options = loader_flags.Options();
+  LoaderOptions options = loader_flags.Options(spec);
   options.output.image_dtype = ElementType::kUint8;
   options.output.mask_dtype = ElementType::kUint8;
   options.output.layout = Layout::kNHWC;

@@ -1,3 +1,6 @@
+// The three pairing rules of DatasetSpec: folders (flat or recursive), a list
+// of keys, a list of (image, mask) paths.
+
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -5,12 +8,18 @@
 #include <system_error>
 #include <vector>
 
+#include "io/dataset_layout.h"
+#include "io/folder_walk.h"
+#include "io/list_file.h"
 #include "segfeed/dataset.h"
 
 namespace segfeed {
 namespace {
 
 namespace fs = std::filesystem;
+using internal::FolderNames;
+using internal::FolderWalk;
+using internal::ListFile;
 
 // ASCII lower case only: extensions are ASCII, and the rest of a name is
 // compared bytewise so UTF-8 names are never touched.
@@ -33,54 +42,21 @@ size_t LengthWithoutExtension(std::string_view name, const std::vector<std::stri
   return 0;
 }
 
-// The names in one folder, compactly (one string table, as large memory
-// grows with the dataset) and sorted, so that everything after this is
-// independent of the file system's iteration order.
-class FolderNames {
- public:
-  explicit FolderNames(const fs::path& folder) {
-    std::error_code error;
-    fs::directory_iterator it(folder, error);
-    if (error) Fail(folder, error);
-    for (; it != fs::directory_iterator(); it.increment(error)) {
-      // status() follows symlinks; a dangling one has no status and is kept
-      // as a file, so that reading it later reports it by name.
-      std::error_code status_error;
-      const bool is_folder = it->is_directory(status_error) && !status_error;
-      table_.append(it->path().filename().native());
-      ends_.push_back(table_.size());
-      is_folder_.push_back(is_folder);
-    }
-    if (error) Fail(folder, error);
-    order_.resize(ends_.size());
-    for (size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::sort(order_.begin(), order_.end(), [this](size_t a, size_t b) { return Raw(a) < Raw(b); });
-  }
+// The length of `name` without `suffix` and one of `extensions`; 0 when it
+// does not end that way or no key is left.
+size_t KeyLength(std::string_view name, std::string_view suffix,
+                 const std::vector<std::string>& extensions) {
+  const size_t base = LengthWithoutExtension(name, extensions);
+  if (base <= suffix.size() || name.substr(base - suffix.size(), suffix.size()) != suffix) return 0;
+  return base - suffix.size();
+}
 
-  size_t size() const { return order_.size(); }
-  // The k-th name in sorted order.
-  std::string_view Name(size_t k) const { return Raw(order_[k]); }
-  bool IsFolder(size_t k) const { return is_folder_[order_[k]]; }
-
- private:
-  [[noreturn]] static void Fail(const fs::path& folder, const std::error_code& error) {
-    throw FileError(
-        Error{ErrorKind::kIoError, folder.string(), "cannot list folder: " + error.message()});
-  }
-  std::string_view Raw(size_t i) const {
-    const size_t begin = i == 0 ? 0 : ends_[i - 1];
-    return std::string_view(table_).substr(begin, ends_[i] - begin);
-  }
-
-  std::string table_;
-  std::vector<size_t> ends_;
-  std::vector<bool> is_folder_;
-  std::vector<size_t> order_;
-};
-
-void ValidateSpec(const DatasetSpec& spec) {
+void ValidateFolders(const DatasetSpec& spec) {
   if (spec.image_dir.empty()) throw ConfigError("image_dir must not be empty");
   if (spec.mask_dir.empty()) throw ConfigError("mask_dir must not be empty");
+}
+
+void ValidateSpec(const DatasetSpec& spec) {
   auto check_extensions = [](const char* field, const std::vector<std::string>& extensions) {
     if (extensions.empty()) throw ConfigError(std::string(field) + " must not be empty");
     for (const std::string& extension : extensions) {
@@ -92,143 +68,326 @@ void ValidateSpec(const DatasetSpec& spec) {
   };
   check_extensions("image_extensions", spec.image_extensions);
   check_extensions("mask_extensions", spec.mask_extensions);
+  for (const std::string* suffix : {&spec.image_suffix, &spec.mask_suffix}) {
+    if (suffix->find('/') != std::string::npos) {
+      throw ConfigError(std::string(suffix == &spec.image_suffix ? "image" : "mask") +
+                        "_suffix must not hold a '/' (got \"" + *suffix + "\")");
+    }
+  }
 }
 
-// A file whose name makes it an image or a mask: its name is stem,
-// then (masks) the suffix, then the extension.
-struct Candidate {
-  const FolderNames* folder;
-  size_t name;  // sorted position in `folder`
-  uint32_t stem_length;
-  std::string_view Name() const { return folder->Name(name); }
-  std::string_view Stem() const { return Name().substr(0, stem_length); }
+// The sub-folders of both walks, merged and sorted, so that a pair's two
+// files are matched by the index of their folder.
+class FolderTable {
+ public:
+  FolderTable(const FolderWalk& images, const FolderWalk* masks) {
+    for (const auto& folder : images.folders()) relative_.push_back(folder.relative);
+    if (masks != nullptr) {
+      for (const auto& folder : masks->folders()) relative_.push_back(folder.relative);
+    }
+    std::sort(relative_.begin(), relative_.end());
+    relative_.erase(std::unique(relative_.begin(), relative_.end()), relative_.end());
+  }
+  uint32_t IndexOf(std::string_view relative) const {
+    return static_cast<uint32_t>(std::lower_bound(relative_.begin(), relative_.end(), relative) -
+                                 relative_.begin());
+  }
+  bool Has(std::string_view relative) const {
+    const uint32_t index = IndexOf(relative);
+    return index < relative_.size() && relative_[index] == relative;
+  }
+  std::string_view operator[](uint32_t index) const { return relative_[index]; }
+  size_t size() const { return relative_.size(); }
+
+ private:
+  std::vector<std::string_view> relative_;
 };
 
-// Sorts by stem, keeps the first by name of each stem ("a.jpg" before
-// "a.JPG"; candidates come in name order and the sort is stable) and lists
-// the others as ignored.
-void KeepOnePerStem(std::vector<Candidate>* candidates, const fs::path& folder,
-                    std::vector<IgnoredFile>* ignored) {
-  std::stable_sort(candidates->begin(), candidates->end(),
-                   [](const Candidate& a, const Candidate& b) { return a.Stem() < b.Stem(); });
-  size_t kept = 0;
-  for (size_t i = 0; i < candidates->size(); ++i) {
-    const Candidate& candidate = (*candidates)[i];
-    if (kept > 0 && (*candidates)[kept - 1].Stem() == candidate.Stem()) {
-      ignored->push_back({folder / candidate.Name(),
-                          "duplicate of " + std::string((*candidates)[kept - 1].Name())});
-      continue;
-    }
-    (*candidates)[kept++] = candidate;
+// A file whose name makes it an image or a mask: its name is the key, then
+// the suffix, then the extension.
+struct Candidate {
+  const FolderNames* names;
+  size_t name;      // sorted position in `names`
+  uint32_t folder;  // in the FolderTable
+  uint32_t key_length;
+  // A second file with the same key and role ("a.JPG" beside "a.jpg"):
+  // its position in `names`, else kNoDuplicate.
+  size_t duplicate = kNoDuplicate;
+  static constexpr size_t kNoDuplicate = SIZE_MAX;
+
+  std::string_view Name() const { return names->Name(name); }
+  std::string_view Key() const { return Name().substr(0, key_length); }
+  bool operator<(const Candidate& other) const {
+    return folder != other.folder ? folder < other.folder : Key() < other.Key();
   }
-  candidates->resize(kept);
+};
+
+fs::path Under(const fs::path& top, std::string_view relative, std::string_view name) {
+  return relative.empty() ? top / name : top / relative / name;
 }
 
-}  // namespace
-
-DatasetSpec DatasetSpec::Carvana(const std::filesystem::path& root) {
-  DatasetSpec spec;
-  spec.image_dir = root / "train";
-  spec.mask_dir = root / "train_masks";
-  return spec;
+fs::path Under(const fs::path& top, std::string_view relative) {
+  return relative.empty() ? top : top / relative;
 }
 
-namespace {
+class Listing {
+ public:
+  Listing(const DatasetSpec& spec, Dataset* dataset) : spec_(spec), dataset_(dataset) {}
 
-// Sorts the names of one folder into images, masks and ignored files. A
-// name in the mask folder is a mask if it has a mask extension and ends
-// with the suffix; otherwise, when both folders are one, it may be an
-// image. Checking masks first keeps "a_mask.png" from also being the image
-// "a_mask" when images and masks share folder and extension. Candidates
-// point into `names`, which must outlive them.
-void ClassifyNames(const DatasetSpec& spec, const FolderNames& names, const fs::path& folder,
-                   bool images_here, bool masks_here, std::vector<Candidate>* images,
-                   std::vector<Candidate>* masks, std::vector<IgnoredFile>* ignored) {
-  for (size_t k = 0; k < names.size(); ++k) {
-    const std::string_view name = names.Name(k);
-    if (name.front() == '.') {
-      ignored->push_back({folder / name, "hidden"});
-      continue;
-    }
-    if (names.IsFolder(k)) {
-      ignored->push_back({folder / name, "folder"});
-      continue;
-    }
-    if (masks_here) {
-      const size_t base = LengthWithoutExtension(name, spec.mask_extensions);
-      const std::string_view suffix = spec.mask_suffix;
-      if (base > suffix.size() && name.substr(base - suffix.size(), suffix.size()) == suffix) {
-        masks->push_back({&names, k, static_cast<uint32_t>(base - suffix.size())});
-        continue;
+  // The folder rule, or a list of keys (`list` set) that looks its keys up
+  // in what the folder rule found.
+  void PairFolders(const ListFile* list) {
+    ValidateFolders(spec_);
+    std::error_code ignored_error;
+    const bool same_folder = fs::equivalent(spec_.image_dir, spec_.mask_dir, ignored_error);
+    const FolderWalk image_walk(spec_.image_dir, spec_.recursive);
+    const std::optional<FolderWalk> mask_walk =
+        same_folder ? std::nullopt
+                    : std::optional<FolderWalk>(std::in_place, spec_.mask_dir, spec_.recursive);
+    const FolderTable folders(image_walk, mask_walk ? &*mask_walk : nullptr);
+    folders_ = &folders;
+    dataset_->pairs =
+        PairList(spec_.image_dir, spec_.mask_dir, spec_.image_suffix, spec_.mask_suffix);
+    for (uint32_t i = 0; i < folders.size(); ++i) dataset_->pairs.AddFolder(folders[i]);
+
+    std::vector<Candidate> images, masks;
+    const bool report_files = list == nullptr;  // a list ignores what it does not name
+    Classify(image_walk, spec_.image_dir, true, same_folder, &images, &masks, report_files);
+    if (mask_walk) Classify(*mask_walk, spec_.mask_dir, false, true, &images, &masks, report_files);
+    if (report_files) {
+      for (const FolderWalk* walk : {&image_walk, mask_walk ? &*mask_walk : nullptr}) {
+        if (walk == nullptr) continue;
+        dataset_->ignored.insert(dataset_->ignored.end(), walk->skipped().begin(),
+                                 walk->skipped().end());
       }
     }
-    if (images_here) {
-      if (const size_t stem = LengthWithoutExtension(name, spec.image_extensions); stem > 0) {
-        images->push_back({&names, k, static_cast<uint32_t>(stem)});
-        continue;
-      }
-    }
-    ignored->push_back({folder / name, "not an image or mask name"});
-  }
-}
-
-// Pairs images with masks of the same stem. Both lists are sorted by stem
-// (bytewise: string_view compares as unsigned char), so one merge gives
-// pairs and problems in order.
-void PairByStem(const DatasetSpec& spec, const std::vector<Candidate>& images,
-                const std::vector<Candidate>& masks, Dataset* dataset) {
-  auto image = images.begin();
-  auto mask = masks.begin();
-  const std::string mask_example = spec.mask_suffix + spec.mask_extensions.front();
-  const std::string image_example = spec.image_extensions.front();
-  const size_t suffix_length = spec.mask_suffix.size();
-  while (image != images.end() || mask != masks.end()) {
-    if (mask == masks.end() || (image != images.end() && image->Stem() < mask->Stem())) {
-      dataset->problems.push_back(Error{ErrorKind::kMissingMask,
-                                        (spec.image_dir / image->Name()).string(),
-                                        "no mask " + std::string(image->Stem()) + mask_example +
-                                            " in " + spec.mask_dir.string()});
-      ++image;
-    } else if (image == images.end() || mask->Stem() < image->Stem()) {
-      dataset->problems.push_back(Error{ErrorKind::kOrphanMask,
-                                        (spec.mask_dir / mask->Name()).string(),
-                                        "no image " + std::string(mask->Stem()) + image_example +
-                                            " in " + spec.image_dir.string()});
-      ++mask;
+    MarkDuplicates(&images);
+    MarkDuplicates(&masks);
+    if (list == nullptr) {
+      Merge(images, masks);
     } else {
-      dataset->pairs.Add(image->Stem(), image->Name().substr(image->stem_length),
-                         mask->Name().substr(mask->stem_length + suffix_length));
-      ++image;
-      ++mask;
+      LookUp(*list, images, masks);
+    }
+    std::sort(dataset_->ignored.begin(), dataset_->ignored.end(),
+              [](const IgnoredFile& a, const IgnoredFile& b) { return a.path < b.path; });
+  }
+
+  // A list of (image, mask) paths under the list's root.
+  void PairPaths(const ListFile& list, const fs::path& root) {
+    dataset_->pairs = PairList(root);
+    for (const internal::ListEntry& entry : list.entries()) {
+      const fs::path image = root / entry.first, mask = root / entry.second;
+      const std::string where = Where(entry.line);
+      if (!Exists(image)) {
+        dataset_->problems.push_back(
+            Error{ErrorKind::kMissingImage, image.string(), "no such image, " + where});
+      } else if (!Exists(mask)) {
+        dataset_->problems.push_back(Error{ErrorKind::kMissingMask, image.string(),
+                                           "no mask " + mask.string() + ", " + where});
+      } else {
+        dataset_->pairs.AddPaths(entry.first, entry.second);
+      }
     }
   }
-}
+
+ private:
+  // Whether `path` names a file, or a dangling symlink (kept, so that
+  // reading it reports it by name, as the folder rule does).
+  static bool Exists(const fs::path& path) {
+    std::error_code error;
+    const fs::file_status status = fs::symlink_status(path, error);
+    return !error && fs::exists(status) && !fs::is_directory(fs::status(path, error));
+  }
+
+  std::string Where(int line) const {
+    return "listed on line " + std::to_string(line) + " of " + spec_.list_file.string();
+  }
+
+  // Sorts the names of a walk into images, masks and ignored files. A name
+  // in a mask folder is a mask if it has a mask extension and ends with the
+  // suffix; otherwise, when both folders are one, it may be an image.
+  // Checking masks first keeps "a_mask.png" from also being the image
+  // "a_mask" when images and masks share folder and extension.
+  void Classify(const FolderWalk& walk, const fs::path& top, bool images_here, bool masks_here,
+                std::vector<Candidate>* images, std::vector<Candidate>* masks, bool report) {
+    for (const internal::WalkedFolder& folder : walk.folders()) {
+      const FolderNames& names = folder.names;
+      const uint32_t folder_index = folders_->IndexOf(folder.relative);
+      for (size_t k = 0; k < names.size(); ++k) {
+        const std::string_view name = names.Name(k);
+        const char* why = nullptr;
+        if (name.front() == '.') {
+          why = "hidden";
+        } else if (names.IsFolder(k)) {
+          if (spec_.recursive) continue;  // walked
+          why = "folder";
+        } else if (size_t key = 0; masks_here && (key = KeyLength(name, spec_.mask_suffix,
+                                                                  spec_.mask_extensions)) > 0) {
+          masks->push_back({&names, k, folder_index, static_cast<uint32_t>(key)});
+          continue;
+        } else if (images_here &&
+                   (key = KeyLength(name, spec_.image_suffix, spec_.image_extensions)) > 0) {
+          images->push_back({&names, k, folder_index, static_cast<uint32_t>(key)});
+          continue;
+        } else {
+          why = "not an image or mask name";
+        }
+        if (report) dataset_->ignored.push_back({Under(top, folder.relative, name), why});
+      }
+    }
+  }
+
+  // Sorts by folder and key and marks a key that two files claim: the
+  // first by name is kept as the candidate, the second named as its
+  // duplicate, further ones ignored.
+  static void MarkDuplicates(std::vector<Candidate>* candidates) {
+    std::stable_sort(candidates->begin(), candidates->end());
+    size_t kept = 0;
+    for (size_t i = 0; i < candidates->size(); ++i) {
+      const Candidate& candidate = (*candidates)[i];
+      if (kept > 0 && !((*candidates)[kept - 1] < candidate)) {
+        Candidate& first = (*candidates)[kept - 1];
+        if (first.duplicate == Candidate::kNoDuplicate) first.duplicate = candidate.name;
+        continue;
+      }
+      (*candidates)[kept++] = candidate;
+    }
+    candidates->resize(kept);
+  }
+
+  void AddDuplicate(const Candidate& candidate, const fs::path& top, bool image) {
+    const std::string_view folder = (*folders_)[candidate.folder];
+    dataset_->problems.push_back(Error{
+        ErrorKind::kDuplicateKey, Under(top, folder, candidate.Name()).string(),
+        std::string(image ? "image" : "mask") + " key '" + std::string(candidate.Key()) +
+            "' is also " + Under(top, folder, candidate.names->Name(candidate.duplicate)).string() +
+            ": rename or remove one"});
+  }
+
+  std::string MaskExample(const Candidate& image) const {
+    return std::string(image.Key()) + spec_.mask_suffix + spec_.mask_extensions.front();
+  }
+
+  void AddMissingMask(const Candidate& image, const std::string& where) {
+    const std::string_view folder = (*folders_)[image.folder];
+    dataset_->problems.push_back(Error{
+        ErrorKind::kMissingMask, Under(spec_.image_dir, folder, image.Name()).string(),
+        "no mask " + MaskExample(image) + " in " + Under(spec_.mask_dir, folder).string() + where});
+  }
+
+  // Pairs images with masks of the same folder and key. Both lists are
+  // sorted that way, so one merge gives pairs and problems in order.
+  void Merge(const std::vector<Candidate>& images, const std::vector<Candidate>& masks) {
+    auto image = images.begin();
+    auto mask = masks.begin();
+    while (image != images.end() || mask != masks.end()) {
+      const bool image_first = mask == masks.end() || (image != images.end() && *image < *mask);
+      const bool mask_first = image == images.end() || (mask != masks.end() && *mask < *image);
+      if (image_first) {
+        if (image->duplicate != Candidate::kNoDuplicate) {
+          AddDuplicate(*image, spec_.image_dir, true);
+        } else {
+          AddMissingMask(*image, "");
+        }
+        ++image;
+      } else if (mask_first) {
+        const std::string_view folder = (*folders_)[mask->folder];
+        if (mask->duplicate != Candidate::kNoDuplicate) {
+          AddDuplicate(*mask, spec_.mask_dir, false);
+        } else {
+          dataset_->problems.push_back(
+              Error{ErrorKind::kOrphanMask, Under(spec_.mask_dir, folder, mask->Name()).string(),
+                    "no image " + std::string(mask->Key()) + spec_.image_suffix +
+                        spec_.image_extensions.front() + " in " +
+                        Under(spec_.image_dir, folder).string()});
+        }
+        ++mask;
+      } else {
+        Pair(*image, *mask);
+        ++image;
+        ++mask;
+      }
+    }
+  }
+
+  // Both files of a key, unless one of them is claimed twice.
+  void Pair(const Candidate& image, const Candidate& mask) {
+    if (image.duplicate != Candidate::kNoDuplicate) AddDuplicate(image, spec_.image_dir, true);
+    if (mask.duplicate != Candidate::kNoDuplicate) AddDuplicate(mask, spec_.mask_dir, false);
+    if (image.duplicate != Candidate::kNoDuplicate || mask.duplicate != Candidate::kNoDuplicate)
+      return;
+    dataset_->pairs.AddKeyed(image.folder, image.Key(),
+                             image.Name().substr(image.key_length + spec_.image_suffix.size()),
+                             mask.Name().substr(mask.key_length + spec_.mask_suffix.size()));
+  }
+
+  // Each listed key, in the list's order, looked up among the candidates.
+  void LookUp(const ListFile& list, const std::vector<Candidate>& images,
+              const std::vector<Candidate>& masks) {
+    for (const internal::ListEntry& entry : list.entries()) {
+      const size_t slash = entry.first.rfind('/');
+      const std::string_view folder =
+          slash == std::string_view::npos ? std::string_view() : entry.first.substr(0, slash);
+      const std::string_view key =
+          slash == std::string_view::npos ? entry.first : entry.first.substr(slash + 1);
+      const Candidate* image = nullptr;
+      const Candidate* mask = nullptr;
+      if (folders_->Has(folder)) {
+        const uint32_t index = folders_->IndexOf(folder);
+        image = Find(images, index, key);
+        mask = Find(masks, index, key);
+      }
+      const std::string where = ", " + Where(entry.line);
+      if (image == nullptr) {
+        const fs::path expected = spec_.image_dir / (std::string(entry.first) + spec_.image_suffix +
+                                                     spec_.image_extensions.front());
+        dataset_->problems.push_back(
+            Error{ErrorKind::kMissingImage, expected.string(), "no image with this key" + where});
+      } else if (mask == nullptr && image->duplicate == Candidate::kNoDuplicate) {
+        AddMissingMask(*image, where);
+      } else if (mask == nullptr) {
+        AddDuplicate(*image, spec_.image_dir, true);
+      } else {
+        Pair(*image, *mask);
+      }
+    }
+  }
+
+  static const Candidate* Find(const std::vector<Candidate>& candidates, uint32_t folder,
+                               std::string_view key) {
+    auto it =
+        std::lower_bound(candidates.begin(), candidates.end(), std::pair{folder, key},
+                         [](const Candidate& c, const std::pair<uint32_t, std::string_view>& k) {
+                           return c.folder != k.first ? c.folder < k.first : c.Key() < k.second;
+                         });
+    return it != candidates.end() && it->folder == folder && it->Key() == key ? &*it : nullptr;
+  }
+
+  const DatasetSpec& spec_;
+  Dataset* dataset_;
+  const FolderTable* folders_ = nullptr;
+};
 
 }  // namespace
 
 Dataset ListDataset(const DatasetSpec& spec) {
   ValidateSpec(spec);
+  internal::CheckLayout(spec);
   Dataset dataset;
-  dataset.pairs = PairList(spec.image_dir, spec.mask_dir, spec.mask_suffix);
-  std::vector<Candidate> images;
-  std::vector<Candidate> masks;
-  std::error_code ignored_error;
-  const bool same_folder = fs::equivalent(spec.image_dir, spec.mask_dir, ignored_error);
-  const FolderNames image_names(spec.image_dir);
-  const std::optional<FolderNames> mask_names =
-      same_folder ? std::nullopt : std::optional<FolderNames>(std::in_place, spec.mask_dir);
-  if (same_folder) {
-    ClassifyNames(spec, image_names, spec.image_dir, true, true, &images, &masks, &dataset.ignored);
-  } else {
-    ClassifyNames(spec, image_names, spec.image_dir, true, false, &images, &masks,
-                  &dataset.ignored);
-    ClassifyNames(spec, *mask_names, spec.mask_dir, false, true, &images, &masks, &dataset.ignored);
+  Listing listing(spec, &dataset);
+  if (spec.list_file.empty()) {
+    listing.PairFolders(nullptr);
+    return dataset;
   }
-  KeepOnePerStem(&images, spec.image_dir, &dataset.ignored);
-  KeepOnePerStem(&masks, spec.mask_dir, &dataset.ignored);
-  PairByStem(spec, images, masks, &dataset);
-  std::sort(dataset.ignored.begin(), dataset.ignored.end(),
-            [](const IgnoredFile& a, const IgnoredFile& b) { return a.path < b.path; });
+  const ListFile list(spec.list_file);
+  if (list.two_columns()) {
+    const fs::path root = !spec.list_root.empty() ? spec.list_root
+                          : !spec.root.empty()    ? spec.root
+                                                  : spec.list_file.parent_path();
+    listing.PairPaths(list, root);
+  } else {
+    listing.PairFolders(&list);
+  }
   return dataset;
 }
 

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cassert>
 #include <stdexcept>
 #include <string>
 
@@ -8,14 +7,22 @@
 namespace segfeed {
 
 PairList::PairList(std::filesystem::path image_dir, std::filesystem::path mask_dir,
-                   std::string mask_suffix)
+                   std::string image_suffix, std::string mask_suffix)
     : image_dir_(std::move(image_dir)),
       mask_dir_(std::move(mask_dir)),
+      image_suffix_(std::move(image_suffix)),
       mask_suffix_(std::move(mask_suffix)) {}
 
-void PairList::Add(std::string_view stem, std::string_view image_extension,
-                   std::string_view mask_extension) {
-  assert(empty() || this->stem(size() - 1) < stem);
+PairList::PairList(std::filesystem::path root) : image_dir_(std::move(root)), by_paths_(true) {}
+
+uint32_t PairList::AddFolder(std::string_view relative) {
+  if (folders_.size() == UINT32_MAX) throw std::length_error("more than 2^32 sub-folders");
+  folders_.emplace_back(relative);
+  return static_cast<uint32_t>(folders_.size() - 1);
+}
+
+void PairList::AddKeyed(uint32_t folder, std::string_view key, std::string_view image_extension,
+                        std::string_view mask_extension) {
   // The same few spellings come back for every pair: one small table.
   auto index_of = [this](std::string_view extension) {
     auto it = std::find(extensions_.begin(), extensions_.end(), extension);
@@ -28,21 +35,41 @@ void PairList::Add(std::string_view stem, std::string_view image_extension,
   };
   image_extension_.push_back(index_of(image_extension));
   mask_extension_.push_back(index_of(mask_extension));
-  stems_.append(stem);
-  stem_ends_.push_back(stems_.size());
+  folder_.push_back(folder);
+  text_.append(key);
+  key_ends_.push_back(text_.size());
 }
 
-std::string_view PairList::stem(size_t index) const {
-  const size_t begin = index == 0 ? 0 : stem_ends_[index - 1];
-  return std::string_view(stems_).substr(begin, stem_ends_[index] - begin);
+void PairList::AddPaths(std::string_view image, std::string_view mask) {
+  text_.append(image);
+  text_.push_back('\0');  // no path holds a NUL
+  text_.append(mask);
+  key_ends_.push_back(text_.size());
+}
+
+std::string_view PairList::Text(size_t index) const {
+  const size_t begin = index == 0 ? 0 : key_ends_[index - 1];
+  return std::string_view(text_).substr(begin, key_ends_[index] - begin);
 }
 
 SamplePair PairList::operator[](size_t index) const {
-  const std::string_view name = stem(index);
+  const std::string_view text = Text(index);
   SamplePair pair;
-  pair.stem = name;
-  pair.image_path = image_dir_ / (pair.stem + extensions_[image_extension_[index]]);
-  pair.mask_path = mask_dir_ / (pair.stem + mask_suffix_ + extensions_[mask_extension_[index]]);
+  if (by_paths_) {
+    const size_t split = text.find('\0');
+    const std::filesystem::path image(text.substr(0, split));
+    pair.image_path = image_dir_ / image;
+    pair.mask_path = image_dir_ / std::filesystem::path(text.substr(split + 1));
+    pair.stem = (image.parent_path() / image.stem()).string();
+    return pair;
+  }
+  const std::string& folder = folders_[folder_[index]];
+  const std::string key(text);
+  pair.stem = folder.empty() ? key : folder + "/" + key;
+  const std::filesystem::path image_folder = folder.empty() ? image_dir_ : image_dir_ / folder;
+  const std::filesystem::path mask_folder = folder.empty() ? mask_dir_ : mask_dir_ / folder;
+  pair.image_path = image_folder / (key + image_suffix_ + extensions_[image_extension_[index]]);
+  pair.mask_path = mask_folder / (key + mask_suffix_ + extensions_[mask_extension_[index]]);
   return pair;
 }
 
@@ -55,10 +82,11 @@ SamplePair PairList::at(size_t index) const {
 }
 
 size_t PairList::memory_bytes() const {
-  size_t bytes = stems_.capacity() + stem_ends_.capacity() * sizeof(uint64_t) +
+  size_t bytes = text_.capacity() + key_ends_.capacity() * sizeof(uint64_t) +
+                 folder_.capacity() * sizeof(uint32_t) +
                  (image_extension_.capacity() + mask_extension_.capacity()) * sizeof(uint16_t);
-  for (const std::string& extension : extensions_)
-    bytes += sizeof(std::string) + extension.capacity();
+  for (const std::string& text : folders_) bytes += sizeof(std::string) + text.capacity();
+  for (const std::string& text : extensions_) bytes += sizeof(std::string) + text.capacity();
   return bytes;
 }
 

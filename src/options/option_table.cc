@@ -346,6 +346,24 @@ LoaderOptions OptionsFromValues(std::span<const std::pair<std::string, OptionVal
   return options;
 }
 
+void ApplyDatasetOptions(const DatasetSpec& dataset, LoaderOptions& options) {
+  for (const auto& [name, text] : dataset.options) {
+    const OptionSpec* option = FindOption(name);
+    if (!option)
+      throw ConfigError("the " + dataset.name + " layout sets an unknown option '" + name + "'");
+    option->Parse(options, text);
+  }
+}
+
+std::vector<std::pair<std::string, OptionValue>> DatasetOptionValues(const DatasetSpec& dataset) {
+  LoaderOptions parsed;
+  ApplyDatasetOptions(dataset, parsed);
+  std::vector<std::pair<std::string, OptionValue>> values;
+  for (const auto& entry : dataset.options)
+    values.emplace_back(entry.first, FindOption(entry.first)->Get(parsed));
+  return values;
+}
+
 std::string StreamOptionsText(const LoaderOptions& options) {
   std::string text;
   for (const OptionSpec* option : LoaderOptionTable()) {

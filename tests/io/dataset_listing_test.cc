@@ -135,13 +135,20 @@ TEST(DatasetListingTest, CustomSuffixExtensionsAndSharedFolder) {
   EXPECT_EQ(dataset.problems[1].kind, ErrorKind::kOrphanMask);   // c
 }
 
-TEST(DatasetListingTest, DuplicateStemsKeepFirstName) {
+TEST(DatasetListingTest, AKeyWithTwoImagesIsAProblemNamingBoth) {
   TempDir dir;
-  const auto spec = MakeCarvana(dir, {"a.jpg", "a.JPG", "a.jpeg"}, {"a_mask.gif"});
+  const auto spec = MakeCarvana(dir, {"a.jpg", "a.JPG", "a.jpeg", "b.jpg"},
+                                {"a_mask.gif", "b_mask.gif", "b_mask.png"});
   const Dataset dataset = ListDataset(spec);
-  ASSERT_EQ(dataset.pairs.size(), 1u);
-  EXPECT_EQ(dataset.pairs[0].image_path.filename(), "a.JPG");  // bytewise first
-  EXPECT_EQ(dataset.ignored.size(), 2u);
+  EXPECT_TRUE(dataset.pairs.empty());  // neither key is paired: which file is meant?
+  ASSERT_EQ(dataset.problems.size(), 2u);
+  EXPECT_EQ(dataset.problems[0].kind, ErrorKind::kDuplicateKey);
+  EXPECT_EQ(dataset.problems[0].path, (dir / "train" / "a.JPG").string());  // bytewise first
+  EXPECT_NE(dataset.problems[0].detail.find((dir / "train" / "a.jpeg").string()), std::string::npos)
+      << dataset.problems[0].detail;
+  EXPECT_EQ(dataset.problems[1].path, (dir / "train_masks" / "b_mask.gif").string());
+  EXPECT_NE(dataset.problems[1].detail.find("b_mask.png"), std::string::npos);
+  EXPECT_EQ(ErrorKindName(dataset.problems[1].kind), "duplicate_key");
 }
 
 TEST(DatasetListingTest, MissingFolderThrowsFileError) {

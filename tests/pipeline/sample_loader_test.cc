@@ -104,7 +104,7 @@ class SampleLoaderTest : public ::testing::Test {
   static uint32_t GoodPair(size_t index) {
     const std::string stem = mixed_->good_stems.at(index);
     for (uint32_t id = 0; id < dataset_->pairs.size(); ++id)
-      if (dataset_->pairs.stem(id) == stem) return id;
+      if (dataset_->pairs[id].stem == stem) return id;
     ADD_FAILURE() << "no pair has the stem " << stem;
     return 0;
   }

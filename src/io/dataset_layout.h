@@ -1,0 +1,15 @@
+#pragma once
+
+#include "segfeed/dataset.h"
+
+namespace segfeed::internal {
+
+// For a preset, that `spec.root` holds the preset's layout: the folders
+// its rule reads and, for a list, the split's file. Throws FileError
+// (io_error, naming the root) saying what was expected and what was found
+// there: another preset's layout ("try --dataset carvana"), the layout one
+// folder further down ("try --data ROOT/VOC2012") or the splits that exist.
+// Nothing for the folder and list rules, whose folders report themselves.
+void CheckLayout(const DatasetSpec& spec);
+
+}  // namespace segfeed::internal

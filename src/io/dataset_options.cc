@@ -1,0 +1,130 @@
+// The dataset keywords of the front ends, and the DatasetSpec they mean.
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+
+#include "segfeed/dataset.h"
+#include "segfeed/errors.h"
+
+namespace segfeed {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<DatasetOption, 11> kDatasetOptions = {{
+    {"dataset", "dataset", "NAME",
+     "the layout: carvana, voc, cityscapes, ade20k (presets, under --data ROOT), folders "
+     "(--images, --masks) or list (--list)"},
+    {"split", "split", "NAME", "a preset's split: train, val, trainval (voc), test (cityscapes)"},
+    {"images", "images", "DIR", "the folder of images (folders and list rules)"},
+    {"masks", "masks", "DIR", "the folder of masks (folders and list rules)"},
+    {"image_suffix", "image-suffix", "TEXT",
+     "between an image's key and its extension (\"_leftImg8bit\"); default none"},
+    {"mask_suffix", "mask-suffix", "TEXT",
+     "between a mask's key and its extension; default \"_mask\", \"\" for none"},
+    {"image_extensions", "image-ext", "EXT,...", "image extensions; default .jpg,.jpeg,.png"},
+    {"mask_extensions", "mask-ext", "EXT,...", "mask extensions; default .gif,.png"},
+    {"recursive", "recursive", "",
+     "pair by sub-folder and key through the whole trees of images and masks"},
+    {"list_file", "list", "FILE",
+     "a list of keys (one per line, found in --images/--masks) or of image and mask paths (two "
+     "columns), in its order"},
+    {"root", "list-root", "DIR",
+     "where a two-column list's relative paths start; default --data, else the list's folder"},
+}};
+
+std::vector<std::string> Extensions(std::string_view name, std::string_view text) {
+  std::vector<std::string> extensions;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(',', begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view given = text.substr(begin, end - begin);
+    // ".jpg" or "jpg": the dot is added when missing.
+    std::string extension = !given.empty() && given[0] != '.' ? "." : "";
+    extension.append(given);
+    if (extension.size() < 2)
+      throw ConfigError(std::string(name) + " must be extensions like .jpg,.png (got '" +
+                        std::string(text) + "')");
+    extensions.push_back(std::move(extension));
+    begin = end + 1;
+  }
+  return extensions;
+}
+
+bool Switch(std::string_view name, std::string_view text) {
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  throw ConfigError(std::string(name) + " must be true or false (got '" + std::string(text) + "')");
+}
+
+}  // namespace
+
+std::span<const DatasetOption> DatasetOptionTable() { return kDatasetOptions; }
+
+DatasetSpec DatasetFromValues(const fs::path& data,
+                              std::span<const std::pair<std::string, std::string>> values) {
+  std::map<std::string, std::string, std::less<>> given;
+  for (const auto& [name, text] : values) {
+    const bool known =
+        std::any_of(kDatasetOptions.begin(), kDatasetOptions.end(),
+                    [&](const DatasetOption& option) { return option.name == name; });
+    if (!known) throw ConfigError("unknown dataset keyword '" + name + "'");
+    given[name] = text;
+  }
+  auto has = [&given](std::string_view name) { return given.count(name) > 0; };
+  auto get = [&given](std::string_view name) { return given.find(name)->second; };
+  auto refuse_with = [&](std::string_view rule, std::initializer_list<std::string_view> names) {
+    for (std::string_view name : names) {
+      if (has(name))
+        throw ConfigError(std::string(name) + " does not go with dataset " + std::string(rule) +
+                          (rule == "folders" || rule == "list"
+                               ? ""
+                               : ": the preset sets its folders (use dataset folders or list "
+                                 "for other ones)"));
+    }
+  };
+
+  std::string rule = has("dataset")                  ? get("dataset")
+                     : has("list_file")              ? "list"
+                     : has("images") || has("masks") ? "folders"
+                     : !data.empty()                 ? "carvana"
+                                                     : "";
+  if (rule.empty())
+    throw ConfigError(
+        "no dataset: give data (with a dataset layout), images and masks, or list_file");
+  DatasetSpec spec;
+  if (rule == "folders" || rule == "list") {
+    refuse_with(rule, {"split"});
+    if (rule == "folders") refuse_with(rule, {"list_file", "root"});
+    if (rule == "folders" && (!has("images") || !has("masks")))
+      throw ConfigError(has("images") ? "images needs masks"
+                                      : "the folders rule needs images and masks");
+    if (rule == "list" && !has("list_file")) throw ConfigError("the list rule needs list_file");
+    if (has("images") != has("masks"))
+      throw ConfigError(has("images") ? "images needs masks" : "masks needs images");
+    spec.name = rule;
+    spec.root = data;
+    if (has("images")) {
+      spec.image_dir = data / fs::path(get("images"));  // an absolute one replaces data
+      spec.mask_dir = data / fs::path(get("masks"));
+    }
+    if (has("list_file")) spec.list_file = get("list_file");
+    if (has("root")) spec.list_root = get("root");
+  } else {
+    refuse_with(rule, {"images", "masks", "list_file", "root"});
+    spec = DatasetPreset(rule, data, has("split") ? get("split") : "");
+  }
+  if (has("image_suffix")) spec.image_suffix = get("image_suffix");
+  if (has("mask_suffix")) spec.mask_suffix = get("mask_suffix");
+  if (has("image_extensions"))
+    spec.image_extensions = Extensions("image_extensions", get("image_extensions"));
+  if (has("mask_extensions"))
+    spec.mask_extensions = Extensions("mask_extensions", get("mask_extensions"));
+  if (has("recursive")) spec.recursive = Switch("recursive", get("recursive"));
+  return spec;
+}
+
+}  // namespace segfeed

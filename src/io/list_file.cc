@@ -1,0 +1,101 @@
+#include "io/list_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <unordered_map>
+
+#include "segfeed/errors.h"
+
+namespace segfeed::internal {
+namespace {
+
+// A list names every file of a dataset; 1 GiB of names is far beyond any
+// real one and keeps a wrong path (a video, /dev/zero) from being read whole.
+constexpr std::uintmax_t kMaxListBytes = std::uintmax_t{1} << 30;
+
+std::string_view Trim(std::string_view text) {
+  const size_t begin = text.find_first_not_of(" \t\r\v\f");
+  if (begin == std::string_view::npos) return {};
+  return text.substr(begin, text.find_last_not_of(" \t\r\v\f") - begin + 1);
+}
+
+// Splits a trimmed, non-empty line into its fields.
+std::vector<std::string_view> Fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  const char separator = line.find('\t') != std::string_view::npos  ? '\t'
+                         : line.find(',') != std::string_view::npos ? ','
+                                                                    : ' ';
+  size_t begin = 0;
+  while (begin <= line.size()) {
+    size_t end = line.find(separator, begin);
+    if (end == std::string_view::npos) end = line.size();
+    const std::string_view field = Trim(line.substr(begin, end - begin));
+    // Runs of spaces are one separator; an empty field between tabs or
+    // commas is kept, so "a,,b" is three fields, not two.
+    if (!field.empty() || separator != ' ') fields.push_back(field);
+    begin = end + 1;
+  }
+  return fields;
+}
+
+}  // namespace
+
+ListFile::ListFile(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  auto fail = [&name](const std::string& why) {
+    throw FileError(Error{ErrorKind::kIoError, name, "cannot read list file: " + why});
+  };
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
+  if (error) fail(error.message());
+  if (bytes > kMaxListBytes) fail("larger than 1 GiB (" + std::to_string(bytes) + " bytes)");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(std::strerror(errno));
+  text_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (in.bad()) fail(std::strerror(errno));
+
+  auto bad_line = [&name](int line, const std::string& why) {
+    throw ConfigError(name + ": line " + std::to_string(line) + ": " + why);
+  };
+  std::string_view rest(text_);
+  if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
+  int columns = 0, first_line = 0;
+  // Where each key was first listed, to name both lines of a repeat.
+  std::unordered_map<std::string_view, int> listed;
+  for (int number = 1; !rest.empty(); ++number) {
+    const size_t end = rest.find('\n');
+    const std::string_view line = Trim(rest.substr(0, end));
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string_view> fields = Fields(line);
+    if (fields.size() > 2) {
+      bad_line(number, "expected a key, or an image path and a mask path, but found " +
+                           std::to_string(fields.size()) + " fields");
+    }
+    for (std::string_view field : fields) {
+      if (field.empty()) bad_line(number, "an empty field");
+      if (field.find('\0') != std::string_view::npos) bad_line(number, "a NUL byte in a name");
+    }
+    if (columns == 0) {
+      columns = static_cast<int>(fields.size());
+      first_line = number;
+    } else if (static_cast<int>(fields.size()) != columns) {
+      bad_line(number, std::to_string(fields.size()) + (fields.size() == 1 ? " field" : " fields") +
+                           ", but line " + std::to_string(first_line) + " has " +
+                           std::to_string(columns) +
+                           ": a list is all keys or all (image, mask) pairs");
+    }
+    const auto [it, inserted] = listed.emplace(fields[0], number);
+    if (!inserted) {
+      bad_line(number, "'" + std::string(fields[0]) + "' is listed again (first on line " +
+                           std::to_string(it->second) + ")");
+    }
+    entries_.push_back({number, fields[0], columns == 2 ? fields[1] : std::string_view()});
+  }
+  if (entries_.empty()) throw ConfigError(name + ": the list file names no pair");
+  two_columns_ = columns == 2;
+}
+
+}  // namespace segfeed::internal

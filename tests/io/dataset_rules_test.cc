@@ -1,0 +1,327 @@
+// The pairing rules beyond Carvana's folders: suffixes on both sides,
+// recursive trees, lists of keys and of paths, the presets and the keywords
+// that choose among them.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/fixtures.h"
+#include "segfeed/dataset.h"
+#include "segfeed/option_table.h"
+#include "temp_dir.h"
+
+namespace segfeed {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+void Touch(const fs::path& path) {
+  fs::create_directories(path.parent_path());
+  testing::WriteFile(path, {1, 2, 3});
+}
+
+void WriteText(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::vector<std::string> Stems(const Dataset& dataset) {
+  std::vector<std::string> stems;
+  for (const auto& pair : dataset.pairs) stems.push_back(pair.stem);
+  return stems;
+}
+
+std::vector<std::string> Kinds(const Dataset& dataset) {
+  std::vector<std::string> kinds;
+  for (const auto& problem : dataset.problems) kinds.emplace_back(ErrorKindName(problem.kind));
+  return kinds;
+}
+
+DatasetSpec Folders(const fs::path& images, const fs::path& masks) {
+  DatasetSpec spec;
+  spec.image_dir = images;
+  spec.mask_dir = masks;
+  spec.mask_suffix = "";
+  return spec;
+}
+
+TEST(DatasetRulesTest, FoldersWithoutSuffixPairJpegWithPng) {
+  TempDir dir;
+  for (const char* name : {"abc.jpg", "def.jpg"}) Touch(dir / "images" / name);
+  for (const char* name : {"abc.png", "xyz.png"}) Touch(dir / "labels" / name);
+  const Dataset dataset = ListDataset(Folders(dir / "images", dir / "labels"));
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"abc"}));
+  EXPECT_EQ(dataset.pairs[0].mask_path, dir / "labels" / "abc.png");
+  EXPECT_EQ(Kinds(dataset), (std::vector<std::string>{"missing_mask", "orphan_mask"}));
+}
+
+TEST(DatasetRulesTest, ImageSuffixIsStrippedFromTheKey) {
+  TempDir dir;
+  Touch(dir / "img" / "a_rgb.png");
+  Touch(dir / "img" / "b.png");  // no suffix: not an image by this rule
+  Touch(dir / "lbl" / "a_seg.png");
+  DatasetSpec spec = Folders(dir / "img", dir / "lbl");
+  spec.image_suffix = "_rgb";
+  spec.mask_suffix = "_seg";
+  const Dataset dataset = ListDataset(spec);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(dataset.pairs[0].image_path, dir / "img" / "a_rgb.png");
+  EXPECT_EQ(dataset.pairs[0].mask_path, dir / "lbl" / "a_seg.png");
+  ASSERT_EQ(dataset.ignored.size(), 1u);
+  EXPECT_EQ(dataset.ignored[0].path, dir / "img" / "b.png");
+}
+
+// A Cityscapes-like tree: what the recursive rule pairs and what it ignores.
+void WriteCityTree(const fs::path& root) {
+  for (const char* city : {"aachen", "bochum"}) {
+    for (const char* frame : {"000000_000019", "000001_000019"}) {
+      const std::string key = std::string(city) + "_" + frame;
+      Touch(root / "leftImg8bit" / "train" / city / (key + "_leftImg8bit.png"));
+      for (const char* kind : {"_gtFine_labelIds.png", "_gtFine_color.png",
+                               "_gtFine_instanceIds.png", "_gtFine_polygons.json"})
+        Touch(root / "gtFine" / "train" / city / (key + kind));
+    }
+  }
+}
+
+TEST(DatasetRulesTest, RecursiveTreesPairBySubFolderAndIgnoreOtherFiles) {
+  TempDir dir;
+  WriteCityTree(dir.path());
+  // One photo without its label map, one label map in a city with no photos.
+  Touch(dir / "leftImg8bit" / "train" / "bochum" / "bochum_000002_000019_leftImg8bit.png");
+  Touch(dir / "gtFine" / "train" / "cologne" / "cologne_000000_000019_gtFine_labelIds.png");
+  const Dataset dataset = ListDataset(DatasetSpec::Cityscapes(dir.path(), "train"));
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{
+                                "aachen/aachen_000000_000019", "aachen/aachen_000001_000019",
+                                "bochum/bochum_000000_000019", "bochum/bochum_000001_000019"}));
+  EXPECT_EQ(dataset.pairs[2].image_path,
+            dir / "leftImg8bit/train/bochum/bochum_000000_000019_leftImg8bit.png");
+  EXPECT_EQ(dataset.pairs[2].mask_path,
+            dir / "gtFine/train/bochum/bochum_000000_000019_gtFine_labelIds.png");
+  EXPECT_EQ(Kinds(dataset), (std::vector<std::string>{"missing_mask", "orphan_mask"}));
+  EXPECT_EQ(dataset.problems[0].path,
+            (dir / "leftImg8bit/train/bochum/bochum_000002_000019_leftImg8bit.png").string());
+  EXPECT_EQ(dataset.ignored.size(), 12u);  // 4 x (color, instanceIds, polygons)
+}
+
+TEST(DatasetRulesTest, RecursiveWalkSurvivesASymlinkLoop) {
+  TempDir dir;
+  Touch(dir / "img" / "sub" / "a.jpg");
+  Touch(dir / "lbl" / "sub" / "a.png");
+  fs::create_directory_symlink(dir / "img", dir / "img" / "sub" / "loop");
+  DatasetSpec spec = Folders(dir / "img", dir / "lbl");
+  spec.recursive = true;
+  const Dataset dataset = ListDataset(spec);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"sub/a"}));
+}
+
+TEST(DatasetRulesTest, AListOfKeysKeepsItsOrderAndReportsWhatIsMissing) {
+  TempDir dir;
+  for (const char* key : {"a", "b", "c", "d", "unlisted"})
+    Touch(dir / "JPEGImages" / (std::string(key) + ".jpg"));
+  for (const char* key : {"a", "b", "d", "unlisted"})
+    Touch(dir / "SegmentationClass" / (std::string(key) + ".png"));
+  // CRLF, a comment, a blank line and a byte order mark, as editors write them.
+  WriteText(dir / "ImageSets/Segmentation/train.txt",
+            "\xEF\xBB\xBF"
+            "d\r\n# a comment\r\nb\r\n\r\nc\r\nnope\r\na\r\n");
+  const Dataset dataset = ListDataset(DatasetSpec::Voc(dir.path(), "train"));
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"d", "b", "a"}));  // the file's order
+  EXPECT_EQ(Kinds(dataset), (std::vector<std::string>{"missing_mask", "missing_image"}));
+  EXPECT_NE(dataset.problems[0].detail.find("line 5"), std::string::npos)
+      << dataset.problems[0].detail;
+  EXPECT_NE(dataset.problems[1].detail.find("line 6"), std::string::npos);
+  EXPECT_TRUE(dataset.ignored.empty());  // a list ignores what it does not name, silently
+}
+
+TEST(DatasetRulesTest, AListNamingAKeyTwiceNamesBothLines) {
+  TempDir dir;
+  Touch(dir / "JPEGImages" / "a.jpg");
+  Touch(dir / "SegmentationClass" / "a.png");
+  WriteText(dir / "ImageSets/Segmentation/train.txt", "a\nb\na\n");
+  try {
+    ListDataset(DatasetSpec::Voc(dir.path(), "train"));
+    FAIL() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("line 3: 'a' is listed again (first on line 1)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DatasetRulesTest, AListLineThatCannotBeParsedNamesItsNumber) {
+  TempDir dir;
+  const fs::path list = dir / "list.txt";
+  DatasetSpec spec;
+  spec.name = "list";
+  spec.list_file = list;
+  for (const auto& [text, words] : std::vector<std::pair<std::string, std::string>>{
+           {"a.jpg a.png\nb.jpg b.png extra\n", "line 2: expected a key, or an image path"},
+           {"a.jpg,a.png\nb\n", "line 2: 1 field, but line 1 has 2"},
+           {"a.jpg,,a.png\n", "line 1: expected a key"},
+           {"# only comments\n\n", "names no pair"}}) {
+    WriteText(list, text);
+    try {
+      ListDataset(spec);
+      ADD_FAILURE() << "expected ConfigError for " << text;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(DatasetRulesTest, ATwoColumnListPairsPathsUnderItsRoot) {
+  TempDir dir;
+  Touch(dir / "photos" / "x 1.jpg");
+  Touch(dir / "photos" / "y.jpg");
+  Touch(dir / "photos" / "z.jpg");
+  Touch(dir / "masks" / "m-x.png");
+  Touch(dir / "masks" / "m-z.png");
+  WriteText(dir / "lists" / "pairs.tsv",
+            "photos/z.jpg\tmasks/m-z.png\n"
+            "photos/x 1.jpg\tmasks/m-x.png\n"
+            "photos/y.jpg\tmasks/m-y.png\n"
+            "photos/w.jpg\tmasks/m-w.png\n");
+  DatasetSpec spec;
+  spec.name = "list";
+  spec.list_file = dir / "lists" / "pairs.tsv";
+  spec.list_root = dir.path();
+  const Dataset dataset = ListDataset(spec);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"photos/z", "photos/x 1"}));
+  EXPECT_EQ(dataset.pairs[1].image_path, dir / "photos" / "x 1.jpg");
+  EXPECT_EQ(dataset.pairs[1].mask_path, dir / "masks" / "m-x.png");
+  EXPECT_EQ(Kinds(dataset), (std::vector<std::string>{"missing_mask", "missing_image"}));
+  EXPECT_EQ(dataset.problems[1].path, (dir / "photos" / "w.jpg").string());
+
+  // Commas and white space separate too; the default root is the list's folder.
+  WriteText(dir / "lists" / "pairs.csv", "../photos/z.jpg, ../masks/m-z.png\n");
+  WriteText(dir / "lists" / "pairs.txt", "../photos/z.jpg   ../masks/m-z.png\n");
+  for (const char* name : {"pairs.csv", "pairs.txt"}) {
+    spec.list_file = dir / "lists" / name;
+    spec.list_root.clear();
+    const Dataset other = ListDataset(spec);
+    ASSERT_EQ(other.pairs.size(), 1u) << name;
+    EXPECT_TRUE(fs::exists(other.pairs[0].mask_path)) << other.pairs[0].mask_path;
+  }
+}
+
+TEST(DatasetRulesTest, PresetsSetTheirLabelOptions) {
+  LoaderOptions voc;
+  ApplyDatasetOptions(DatasetSpec::Voc("root", "train"), voc);
+  EXPECT_EQ(voc.decode.mask_mode, MaskMode::kLabels);
+  EXPECT_EQ(voc.decode.num_classes, 21);
+  EXPECT_EQ(voc.decode.ignore_index, 255);
+  LoaderOptions city;
+  ApplyDatasetOptions(DatasetSpec::Cityscapes("root", "train"), city);
+  EXPECT_EQ(city.decode.num_classes, 19);
+  ASSERT_EQ(city.decode.label_map.size(), 19u);
+  EXPECT_EQ(city.decode.label_map.front(), (LabelMapEntry{7, 0}));
+  EXPECT_EQ(city.decode.label_map.back(), (LabelMapEntry{33, 18}));
+  LoaderOptions ade;
+  ApplyDatasetOptions(DatasetSpec::Ade20k("root", "val"), ade);
+  EXPECT_EQ(ade.decode.num_classes, 150);
+  ASSERT_EQ(ade.decode.label_map.size(), 151u);
+  EXPECT_EQ(ade.decode.label_map[0], (LabelMapEntry{0, 255}));
+  EXPECT_EQ(ade.decode.label_map[150], (LabelMapEntry{150, 149}));
+  EXPECT_EQ(DatasetSpec::Ade20k("root", "val").image_dir, fs::path("root/images/validation"));
+  EXPECT_TRUE(DatasetSpec::Carvana("root").options.empty());
+}
+
+std::string LayoutError(const DatasetSpec& spec) {
+  try {
+    ListDataset(spec);
+  } catch (const FileError& e) {
+    return e.error().detail;
+  }
+  return "no error";
+}
+
+TEST(DatasetRulesTest, APresetOnAnotherLayoutSaysWhatItFound) {
+  TempDir dir;
+  Touch(dir / "train" / "a.jpg");
+  Touch(dir / "train_masks" / "a_mask.gif");
+  const std::string voc = LayoutError(DatasetSpec::Voc(dir.path(), "train"));
+  EXPECT_NE(voc.find("no JPEGImages/ here"), std::string::npos) << voc;
+  EXPECT_NE(voc.find("found train/, train_masks/"), std::string::npos) << voc;
+  EXPECT_NE(voc.find("this looks like the carvana layout, try --dataset carvana"),
+            std::string::npos)
+      << voc;
+
+  // VOCdevkit/VOC2012 given as VOCdevkit: one level down.
+  TempDir devkit;
+  Touch(devkit / "VOC2012" / "JPEGImages" / "a.jpg");
+  Touch(devkit / "VOC2012" / "SegmentationClass" / "a.png");
+  const std::string down = LayoutError(DatasetSpec::Voc(devkit.path(), "train"));
+  EXPECT_NE(down.find("one level down, try --data " + (devkit / "VOC2012").string()),
+            std::string::npos)
+      << down;
+
+  // The right layout, a split that is not there.
+  WriteText(devkit / "VOC2012/ImageSets/Segmentation/train.txt", "a\n");
+  const std::string split = LayoutError(DatasetSpec::Voc(devkit / "VOC2012", "test"));
+  EXPECT_NE(split.find("no split 'test'"), std::string::npos) << split;
+  EXPECT_NE(split.find("train.txt"), std::string::npos) << split;
+  WriteCityTree(dir.path());
+  const std::string city = LayoutError(DatasetSpec::Cityscapes(dir.path(), "val"));
+  EXPECT_NE(city.find("no split 'val': leftImg8bit/ has train/"), std::string::npos) << city;
+}
+
+using Values = std::vector<std::pair<std::string, std::string>>;
+
+TEST(DatasetRulesTest, KeywordsChooseTheRule) {
+  EXPECT_EQ(DatasetFromValues("root", {}).name, "carvana");
+  const DatasetSpec voc = DatasetFromValues("root", Values{{"dataset", "voc"}, {"split", "val"}});
+  EXPECT_EQ(voc.list_file, fs::path("root/ImageSets/Segmentation/val.txt"));
+  const DatasetSpec folders = DatasetFromValues("root", Values{{"images", "img"},
+                                                               {"masks", "/abs/lbl"},
+                                                               {"mask_suffix", ""},
+                                                               {"image_extensions", "png,.JPG"}});
+  EXPECT_EQ(folders.name, "folders");
+  EXPECT_EQ(folders.image_dir, fs::path("root/img"));
+  EXPECT_EQ(folders.mask_dir, fs::path("/abs/lbl"));
+  EXPECT_EQ(folders.mask_suffix, "");
+  EXPECT_EQ(folders.image_extensions, (std::vector<std::string>{".png", ".JPG"}));
+  const DatasetSpec list = DatasetFromValues("", Values{{"list_file", "l.txt"}, {"root", "r"}});
+  EXPECT_EQ(list.name, "list");
+  EXPECT_EQ(list.list_root, fs::path("r"));
+  EXPECT_TRUE(DatasetFromValues("", Values{{"images", "i"}, {"masks", "m"}, {"recursive", "true"}})
+                  .recursive);
+
+  for (const auto& [values, words] : std::vector<std::pair<Values, std::string>>{
+           {{}, "no dataset"},
+           {{{"images", "i"}}, "images needs masks"},
+           {{{"dataset", "voc"}, {"images", "i"}}, "images does not go with dataset voc"},
+           {{{"dataset", "pascal"}}, "dataset must be one of carvana, voc"},
+           {{{"split", "train"}}, "the carvana layout has no splits"},
+           {{{"dataset", "voc"}, {"split", "../x"}}, "split must be a name"},
+           {{{"recursive", "yes"}}, "recursive must be true or false"},
+           {{{"colour", "red"}}, "unknown dataset keyword 'colour'"}}) {
+    const fs::path data = words == "no dataset" || words == "images needs masks" ? "" : "root";
+    try {
+      DatasetFromValues(data, values);
+      ADD_FAILURE() << "expected ConfigError: " << words;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(DatasetRulesTest, PairListCostsLittlePerPairAndStoresEachFolderOnce) {
+  PairList keyed("img", "lbl", "_leftImg8bit", "_gtFine_labelIds");
+  const uint32_t folder = keyed.AddFolder("train/aachen");
+  constexpr int kPairs = 1000;
+  for (int i = 0; i < kPairs; ++i)
+    keyed.AddKeyed(folder, "aachen_" + std::to_string(100000 + i), ".png", ".png");
+  EXPECT_EQ(keyed[7].image_path, fs::path("img/train/aachen/aachen_100007_leftImg8bit.png"));
+  EXPECT_EQ(keyed[7].stem, "train/aachen/aachen_100007");
+  // 16 bytes of indices per pair, its 13-byte key, and vector slack.
+  EXPECT_LE(keyed.memory_bytes(), kPairs * (16 + 13) * 2u);
+}
+
+}  // namespace
+}  // namespace segfeed
