@@ -119,6 +119,11 @@ SEGFEED_EXPORT std::span<const DatasetOption> DatasetOptionTable();
 SEGFEED_EXPORT DatasetSpec DatasetFromValues(
     const std::filesystem::path& data, std::span<const std::pair<std::string, std::string>> values);
 
+// The rule `spec` pairs by, in one line for reports: "carvana: DIR/train/<key>.jpg
+// with DIR/train_masks/<key>_mask.gif", "folders (recursive): ...", "list of
+// keys FILE: ...", "list of (image, mask) paths FILE under ROOT".
+SEGFEED_EXPORT std::string DescribeDatasetRule(const DatasetSpec& spec);
+
 // One image with its mask, the unit the loader streams.
 struct SamplePair {
   // The pair's key: the image's name without suffix and extension, led by

@@ -27,7 +27,8 @@
 namespace segfeed::tools {
 namespace {
 
-constexpr const char* kHelp = R"(usage: segfeed bench [--data DIR] [options]
+constexpr const char* kHelp = R"(usage: segfeed bench [DATASET] [options]
+DATASET: --data ROOT [--dataset NAME [--split S]], --images DIR --masks DIR, or --list FILE
 
 Runs the whole pipeline (read, decode, augment, convert into pinned batch
 buffers) for a few epochs with a consumer that does nothing, and reports
@@ -95,7 +96,9 @@ internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const Dataset
                                                                    int demo_count) {
   if (flags.given()) {
     DatasetSpec spec = flags.Spec();
-    std::string label = spec.image_dir.string();
+    std::string label = spec.name == "carvana"   ? spec.image_dir.string()
+                        : spec.list_file.empty() ? spec.name + " " + spec.image_dir.string()
+                                                 : spec.name + " " + spec.list_file.string();
     return std::pair{std::move(spec), std::move(label)};
   }
   DemoOptions demo;
@@ -110,6 +113,12 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
   const LoaderStats initial = loader.stats();
   std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(),
               loader.dataset().pairs.size());
+  // Once, as counts: `segfeed check` names the files.
+  if (const Dataset& listed = loader.dataset();
+      !listed.problems.empty() || !listed.ignored.empty()) {
+    std::printf("  listing: %zu unpaired files left out, %zu other files ignored\n",
+                listed.problems.size(), listed.ignored.size());
+  }
   std::printf(
       "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
       options.batch_size, options.augment.output_width, options.augment.output_height,

@@ -26,18 +26,22 @@ namespace segfeed::tools {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: segfeed check (--data DIR | --images DIR --masks DIR) [options]
+    R"(usage: segfeed check DATASET [options]
+DATASET: --data ROOT [--dataset carvana|voc|cityscapes|ade20k [--split S]],
+         --images DIR --masks DIR [--recursive], or --list FILE
 
 Reads and fully decodes every image and mask of a dataset, on all cores
 (JPEG at full resolution, so a truncated photo is found), and lists every
 problem as '<path>: <detail> [<kind>]', sorted by path. Kinds: missing_mask,
-orphan_mask, corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
+orphan_mask, missing_image (a list names a file that is not there),
+duplicate_key (two files claim one key: a.jpg and a.JPG), corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
 unsupported_format, too_large, empty_file, io_error, label_out_of_range (a
 label map value that is no class nor ignore_index) and suspicious_mask
 (binary masks without any foreground pixel, on the mask folder; a palette
 that may be inverted).
 
-Then a summary: pairs, problems by kind, image and mask sizes, JPEG coding
+Then a summary: the pairing rule and its counts (pairs, unpaired images,
+orphan masks, ignored files), pairs, problems by kind, image and mask sizes, JPEG coding
 (baseline/progressive, entropy coding, subsampling, colour space), the
 per-channel mean and std of the images over ALL their pixels at full
 resolution (exact; for normalisation), the fraction of foreground pixels in
@@ -134,7 +138,8 @@ NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& 
   const std::string first_mask_extension =
       spec.mask_extensions.empty() ? "" : spec.mask_extensions.front();
   explanation.expected =
-      "expected " + (spec.image_dir / ("<stem>" + first_image_extension)).string() +
+      "expected " +
+      (spec.image_dir / ("<stem>" + spec.image_suffix + first_image_extension)).string() +
       " with its mask " +
       (spec.mask_dir / ("<stem>" + spec.mask_suffix + first_mask_extension)).string();
   return explanation;
@@ -164,9 +169,17 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
     std::printf("  %s\n", PrintableText(problem.Message()).c_str());
 
   std::printf("summary:\n");
+  std::printf("  dataset          %s\n", PrintableText(DescribeDatasetRule(spec)).c_str());
   std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
               static_cast<long long>(report.pairs), static_cast<long long>(report.images_checked),
               static_cast<long long>(report.masks_checked));
+  std::printf(
+      "  pairing          %lld pairs, %lld unpaired images, %lld orphan masks, %zu "
+      "ignored files\n",
+      static_cast<long long>(report.pairs),
+      static_cast<long long>(CountProblems(report, ErrorKind::kMissingMask) +
+                             CountProblems(report, ErrorKind::kMissingImage)),
+      static_cast<long long>(CountProblems(report, ErrorKind::kOrphanMask)), report.ignored.size());
   std::string by_kind;
   for (ErrorKind kind : kAllErrorKinds) {
     if (const int64_t n = CountProblems(report, kind)) {
@@ -257,7 +270,12 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
   }
   json["problems"] = ErrorsJson(report.problems);
   Json& summary = json["summary"] = Json::object();
+  SetText(&summary, "dataset", DescribeDatasetRule(spec));
   summary["pairs"] = report.pairs;
+  summary["unpaired_images"] = CountProblems(report, ErrorKind::kMissingMask) +
+                               CountProblems(report, ErrorKind::kMissingImage);
+  summary["orphan_masks"] = CountProblems(report, ErrorKind::kOrphanMask);
+  summary["ignored_files"] = report.ignored.size();
   summary["images_checked"] = report.images_checked;
   summary["masks_checked"] = report.masks_checked;
   summary["problem_count"] = report.problems.size();

@@ -26,7 +26,8 @@
 namespace segfeed::tools {
 namespace {
 
-constexpr const char* kHelp = R"(usage: segfeed plan (--data DIR | --source-size WxH) [options]
+constexpr const char* kHelp = R"(usage: segfeed plan (DATASET | --source-size WxH) [options]
+DATASET: --data ROOT [--dataset NAME [--split S]], --images DIR --masks DIR, or --list FILE
 
 Prints the memory the input stage will use with these options, before
 anything runs. The pool and scratch figures are exactly what a Loader with

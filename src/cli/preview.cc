@@ -27,7 +27,8 @@ namespace segfeed::tools {
 namespace {
 
 constexpr const char* kHelp =
-    R"(usage: segfeed preview --data DIR (--out FILE.png | --dump DIR) [options]
+    R"(usage: segfeed preview DATASET (--out FILE.png | --dump DIR) [options]
+DATASET: --data ROOT [--dataset NAME [--split S]], --images DIR --masks DIR, or --list FILE
 
 Runs the loader (the same code a trainer gets, uint8 NHWC output) for the
 first --count samples of an epoch and shows them as they come out: each

@@ -64,6 +64,33 @@ bool Switch(std::string_view name, std::string_view text) {
 
 std::span<const DatasetOption> DatasetOptionTable() { return kDatasetOptions; }
 
+std::string DescribeDatasetRule(const DatasetSpec& spec) {
+  auto files = [](const fs::path& folder, bool recursive, const std::string& suffix,
+                  const std::vector<std::string>& extensions) {
+    std::string alternatives;
+    for (const std::string& extension : extensions)
+      alternatives += (alternatives.empty() ? "" : "|") + extension;
+    if (extensions.size() > 1) alternatives = "{" + alternatives + "}";
+    return (folder / (recursive ? "**/<key>" : "<key>")).string() + suffix + alternatives;
+  };
+  const std::string pairing =
+      files(spec.image_dir, spec.recursive, spec.image_suffix, spec.image_extensions) + " with " +
+      files(spec.mask_dir, spec.recursive, spec.mask_suffix, spec.mask_extensions);
+  std::string rule = spec.name;
+  if (spec.list_file.empty()) {
+    if (spec.recursive) rule += " (recursive)";
+    return rule + ": " + pairing;
+  }
+  if (spec.image_dir.empty()) {
+    const fs::path root = !spec.list_root.empty() ? spec.list_root
+                          : !spec.root.empty()    ? spec.root
+                                                  : spec.list_file.parent_path();
+    return rule + ": the (image, mask) paths or the keys of " + spec.list_file.string() +
+           ", paths under " + root.string();
+  }
+  return rule + ": the keys of " + spec.list_file.string() + ", " + pairing;
+}
+
 DatasetSpec DatasetFromValues(const fs::path& data,
                               std::span<const std::pair<std::string, std::string>> values) {
   std::map<std::string, std::string, std::less<>> given;

@@ -20,7 +20,7 @@ std::string Plural(size_t count, const std::string& noun) {
 FileError UnpairedImagesError(const std::vector<Error>& missing) {
   Error error = missing.front();
   if (missing.size() > 1) {
-    error.detail += "; " + Plural(missing.size() - 1, "more image") + " without a mask:";
+    error.detail += "; " + Plural(missing.size() - 1, "more unpaired file") + ":";
     for (size_t i = 1; i < missing.size() && i <= kUnpairedListed; ++i)
       error.detail += " " + missing[i].path;
     if (missing.size() > kUnpairedListed + 1) error.detail += " ...";
@@ -32,21 +32,28 @@ FileError UnpairedImagesError(const std::vector<Error>& missing) {
 // Why a listing has no complete pair, with what was found and the layout
 // that was expected.
 std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
-  size_t images = 0, masks = 0;
+  size_t images = 0, masks = 0, missing_images = 0, duplicates = 0;
   for (const Error& problem : dataset.problems) {
-    (problem.kind == ErrorKind::kMissingMask ? images : masks) += 1;
+    switch (problem.kind) {
+      case ErrorKind::kMissingMask:
+        ++images;
+        break;
+      case ErrorKind::kMissingImage:
+        ++missing_images;
+        break;
+      case ErrorKind::kDuplicateKey:
+        ++duplicates;
+        break;
+      default:
+        ++masks;
+    }
   }
-  auto extensions = [](const std::vector<std::string>& list) {
-    std::string joined;
-    for (const std::string& extension : list) joined += (joined.empty() ? "" : "/") + extension;
-    return joined;
-  };
-  return "dataset has no image with a mask: found " + Plural(images, "image") + " (" +
-         extensions(spec.image_extensions) + ") in " + spec.image_dir.string() + ", " +
-         Plural(masks, "mask") + " (" + extensions(spec.mask_extensions) + ") in " +
-         spec.mask_dir.string() + " and " + Plural(dataset.ignored.size(), "other file") +
-         "; an image <stem>" + spec.image_extensions.front() + " pairs with the mask <stem>" +
-         spec.mask_suffix + spec.mask_extensions.front();
+  std::string found = "dataset has no image with a mask: found " + Plural(images, "image") +
+                      " without a mask, " + Plural(masks, "mask") + " without an image";
+  if (missing_images > 0) found += ", " + Plural(missing_images, "listed image") + " missing";
+  if (duplicates > 0) found += ", " + Plural(duplicates, "key") + " with two files";
+  return found + " and " + Plural(dataset.ignored.size(), "other file") +
+         "; the rule: " + DescribeDatasetRule(spec);
 }
 
 }  // namespace segfeed::internal

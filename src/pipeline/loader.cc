@@ -126,7 +126,10 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   if (options_.on_bad_file == OnBadFile::kFail) {
     std::vector<Error> missing;
     for (const Error& problem : dataset_.problems) {
-      if (problem.kind == ErrorKind::kMissingMask) missing.push_back(problem);
+      // An orphan mask trains nothing either way; these lose a sample.
+      if (problem.kind == ErrorKind::kMissingMask || problem.kind == ErrorKind::kMissingImage ||
+          problem.kind == ErrorKind::kDuplicateKey)
+        missing.push_back(problem);
     }
     if (!missing.empty()) throw UnpairedImagesError(missing);
   }
