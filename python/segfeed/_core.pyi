@@ -82,7 +82,7 @@ class EpochIterator(Iterator[Batch]):
 class Loader:
     """The C++ loader behind segfeed.Loader; use segfeed.Loader."""
 
-    def __init__(self, image_dir: bytes, mask_dir: bytes, mask_suffix: str, options: Dict[str, Any]) -> None: ...
+    def __init__(self, data: bytes, dataset: Dict[str, bytes], options: Dict[str, Any]) -> None: ...
     def start_epoch(self, epoch: Optional[int], first_batch: Optional[int]) -> EpochIterator: ...
     def close(self) -> None: ...
     def position(self) -> Tuple[int, int]: ...
@@ -103,7 +103,10 @@ class Loader:
     def stream_options_digest(self) -> str:
         """16 hex digits naming the options that change the stream's bytes."""
 
-def carvana_folders(root: bytes) -> Tuple[bytes, bytes]: ...
+def dataset_spec(data: bytes, values: Dict[str, bytes]) -> Dict[str, Any]:
+    """The rule the dataset keywords name (name, rule) and the options its layout implies."""
+def dataset_option_table() -> List[Dict[str, Any]]:
+    """The dataset keywords of segfeed.Loader and flags of the CLI: name, flag, doc, switch."""
 def build_info() -> Dict[str, Any]:
     """What this copy of segfeed was built with: version, cuda_runtime, library versions."""
 def option_table() -> List[Dict[str, Any]]:

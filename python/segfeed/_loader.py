@@ -55,19 +55,41 @@ except (AttributeError, RuntimeError):
     atexit.register(_close_live_loaders)
 
 
-def _folders(data: Optional[PathLike], images: Optional[PathLike],
-             masks: Optional[PathLike]) -> Tuple[bytes, bytes]:
-    if data is not None and images is not None:
-        raise ConfigError("give data=ROOT (Carvana layout, or the image folder with masks=DIR) or images=DIR "
-                          "with masks=DIR, not both data and images")
-    if data is not None and masks is None:
-        image_dir, mask_dir = _core.carvana_folders(os.fsencode(data))
-        return image_dir, mask_dir
-    image_dir = data if data is not None else images
-    if image_dir is None or masks is None:
-        raise ConfigError("no dataset: give data=ROOT (ROOT/train/<stem>.jpg with ROOT/train_masks/<stem>_mask.gif) "
-                          "or images=DIR and masks=DIR")
-    return os.fsencode(image_dir), os.fsencode(masks)
+# The dataset keywords of Loader(), from the C++ table the CLI's dataset flags come from too.
+_DATASET_KEYWORDS = tuple(entry["name"] for entry in _core.dataset_option_table())
+_PATH_KEYWORDS = frozenset({"images", "masks", "list_file", "root"})
+
+
+def _dataset_text(name: str, value: Any) -> bytes:
+    """One dataset keyword's value as the C++ table takes it: bytes of text."""
+    if name in _PATH_KEYWORDS:
+        if not isinstance(value, (str, bytes, os.PathLike)):
+            raise TypeError(f"{name} must be a path (got {value!r})")
+        return os.fsencode(value)
+    if name == "recursive":
+        if not isinstance(value, bool):
+            raise TypeError(f"recursive must be True or False (got {value!r})")
+        return b"true" if value else b"false"
+    if name.endswith("_extensions"):
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+            raise TypeError(f"{name} must be a string or a sequence of strings like ('.jpg', '.png') (got {value!r})")
+        return ",".join(items).encode()
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string (got {value!r})")
+    return value.encode()
+
+
+def _dataset_values(data: Optional[PathLike], given: Dict[str, Any]) -> Tuple[bytes, Dict[str, bytes]]:
+    """The C++ dataset keywords: data as bytes, and each keyword given as bytes."""
+    if data is not None and not isinstance(data, (str, bytes, os.PathLike)):
+        raise TypeError(f"data must be a path (got {data!r})")
+    given = {name: value for name, value in given.items() if value is not None}
+    # Loader(folder, masks=DIR) has always meant: the images are in folder.
+    if data is not None and "masks" in given and "images" not in given and "dataset" not in given:
+        given["images"], data = data, None
+    return (os.fsencode(data) if data is not None else b""), {
+        name: _dataset_text(name, value) for name, value in given.items()}
 
 
 class Loader:
@@ -91,13 +113,32 @@ class Loader:
     type TypeError. The options below the dataset's are keyword-only.
 
     Args:
-        data: a dataset root in Carvana's layout (``data/train/<stem>.jpg``
-            with ``data/train_masks/<stem>_mask.gif``); or, with ``masks``,
-            the folder of images.
-        images: the folder of images (with ``masks``), instead of ``data``.
-        masks: the folder of masks; ``<stem>.jpg`` pairs with
-            ``<stem><mask_suffix>.gif``.
-        mask_suffix: appended to an image's stem to name its mask.
+        data: the dataset's root: Carvana's layout (``data/train/<key>.jpg``
+            with ``data/train_masks/<key>_mask.gif``) or the ``dataset``
+            preset's; for the folders rule, the folder ``images`` and
+            ``masks`` are under (``Loader(folder, masks=DIR)``: the images
+            are in ``folder``).
+        dataset: the layout: ``"carvana"`` (the default with ``data``),
+            ``"voc"``, ``"cityscapes"``, ``"ade20k"`` (presets, which also
+            set their label options: ``mask_mode``, ``num_classes``,
+            ``ignore_index``, ``label_map``; keywords given win), or
+            ``"folders"`` / ``"list"`` (the defaults with ``images`` and
+            ``masks`` / with ``list_file``).
+        split: a preset's split: ``"train"``, ``"val"``, ``"trainval"``
+            (VOC), ``"test"`` (Cityscapes).
+        images, masks: the folders of images and masks: ``<key><image_suffix>.jpg``
+            pairs with ``<key><mask_suffix>.png``.
+        image_suffix: between an image's key and its extension (``"_leftImg8bit"``).
+        mask_suffix: between a mask's key and its extension (default
+            ``"_mask"``; ``""`` pairs ``labels/abc.png`` with ``images/abc.jpg``).
+        image_extensions, mask_extensions: the extensions that make a file
+            an image or a mask (``(".jpg", ".png")``).
+        recursive: pair by sub-folder and key through both folder trees.
+        list_file: a text file of keys (one per line, looked up in
+            ``images`` and ``masks``) or of image and mask paths (two columns:
+            tab, comma or white space), used in its order.
+        root: where a two-column list's relative paths start (default
+            ``data``, else the list's folder).
         augment: a segfeed.Augment; None means resize only. By default
             ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
             ``"validation"``: a validation loader is one call,
@@ -114,21 +155,30 @@ class Loader:
     own threads, use ``num_workers=0``.
     """
 
-    def __init__(self, data: Optional[PathLike] = None, *, images: Optional[PathLike] = None,
-                 masks: Optional[PathLike] = None, mask_suffix: str = "_mask",
+    def __init__(self, data: Optional[PathLike] = None, *, dataset: Optional[str] = None,
+                 split: Optional[str] = None, images: Optional[PathLike] = None,
+                 masks: Optional[PathLike] = None, image_suffix: Optional[str] = None,
+                 mask_suffix: Optional[str] = None,
+                 image_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
+                 mask_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
+                 recursive: Optional[bool] = None, list_file: Optional[PathLike] = None,
+                 root: Optional[PathLike] = None,
                  augment: Optional[Augment] = _TRAINING_AUGMENT, decode: Optional[Decode] = _DEFAULT_DECODE,
                  **options: Any) -> None:
         # The signature shown (__signature__, below) lists each option of the table.
         unknown = sorted(set(options) - _LOADER_OPTION_NAMES)
         if unknown:
             raise TypeError(f"Loader() got an unexpected keyword argument {unknown[0]!r}")
-        image_dir, mask_dir = _folders(data, images, masks)
-        if not isinstance(mask_suffix, str):
-            raise TypeError(f"mask_suffix must be a string (got {mask_suffix!r})")
-        # Every option goes to the table, defaults included: rank=None and
-        # world_size=None together mean the environment's shard.
-        values = {entry["name"]: options.get(entry["name"], _table.python_default(entry))
-                  for entry in _LOADER_OPTIONS}
+        given = dict(dataset=dataset, split=split, images=images, masks=masks, image_suffix=image_suffix,
+                     mask_suffix=mask_suffix, image_extensions=image_extensions,
+                     mask_extensions=mask_extensions, recursive=recursive, list_file=list_file, root=root)
+        data_bytes, dataset_values = _dataset_values(data, given)
+        layout = _core.dataset_spec(data_bytes, dataset_values)
+        # Every option goes to the table, defaults included (rank=None and
+        # world_size=None together mean the environment's shard); the
+        # layout's label options come between the defaults and the keywords.
+        values = {entry["name"]: options.get(entry["name"], layout["options"].get(
+            entry["name"], _table.python_default(entry))) for entry in _LOADER_OPTIONS}
         if augment is _TRAINING_AUGMENT and _validation_subset(values["subset"]):
             augment = None
         if augment is None:
@@ -141,7 +191,7 @@ class Loader:
             raise TypeError(f"decode must be a segfeed.Decode or None (got {decode!r})")
         values.update(_table.values_of(augment))
         values.update(_table.values_of(decode))
-        self._core = _core.Loader(image_dir, mask_dir, mask_suffix, values)
+        self._core = _core.Loader(data_bytes, dataset_values, values)
         _live_cores.add(self._core)
         options = self._core.options()
         self._options = options
@@ -150,10 +200,9 @@ class Loader:
             self._rank, self._world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         else:
             self._rank, self._world_size = options["rank"], options["world_size"]
-        self._image_dir, self._mask_dir = os.fsdecode(image_dir), os.fsdecode(mask_dir)
-        self._label = (f"{os.fsdecode(os.fspath(data))!r}" if data is not None and masks is None else
-                       f"images={self._image_dir!r}, masks={self._mask_dir!r}")
-        self._mask_suffix = mask_suffix
+        self._label = ", ".join([*([repr(os.fsdecode(data_bytes))] if data_bytes else []),
+                                 *(f"{name}={os.fsdecode(text)!r}" for name, text in dataset_values.items())])
+        self._rule = layout["rule"]
 
     # -- streaming ---------------------------------------------------------
 
@@ -206,8 +255,9 @@ class Loader:
         return self._core.stats()
 
     def pairs(self) -> List[Tuple[str, str, str]]:
-        """The dataset listing, (stem, image path, mask path) per pair, sorted by
-        stem; Batch.sample_ids index it."""
+        """The dataset listing, (key, image path, mask path) per pair, in the listing's
+        order (sorted by sub-folder and key for the folders rule, the file's order
+        for a list); Batch.sample_ids index it."""
         return self._core.pairs()
 
     @property
@@ -218,6 +268,12 @@ class Loader:
         output_width, output_height, contrast_enabled, contrast_factor (and
         the other colour ops' likewise), shard_from_environment."""
         return dict(self._options)
+
+    @property
+    def dataset_rule(self) -> str:
+        """How the pairs were found, in one line: the rule and its folders or list
+        (``segfeed check`` prints the same line)."""
+        return self._rule
 
     @property
     def rank(self) -> int:

@@ -17,9 +17,17 @@ class Loader:
         self,
         data: Optional[PathLike] = None,
         *,
+        dataset: Optional[str] = None,
+        split: Optional[str] = None,
         images: Optional[PathLike] = None,
         masks: Optional[PathLike] = None,
-        mask_suffix: str = '_mask',
+        image_suffix: Optional[str] = None,
+        mask_suffix: Optional[str] = None,
+        image_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
+        mask_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
+        recursive: Optional[bool] = None,
+        list_file: Optional[PathLike] = None,
+        root: Optional[PathLike] = None,
         batch_size: int = 16,
         prefetch_batches: int = 2,
         threads: int = 0,
@@ -59,6 +67,8 @@ class Loader:
     def pairs(self) -> List[Tuple[str, str, str]]: ...
     @property
     def options(self) -> Dict[str, Any]: ...
+    @property
+    def dataset_rule(self) -> str: ...
     @property
     def rank(self) -> int: ...
     @property

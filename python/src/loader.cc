@@ -33,6 +33,17 @@ std::filesystem::path PathFromBytes(const nb::bytes& bytes) {
   return std::filesystem::path(std::string(bytes.c_str(), bytes.size()));
 }
 
+// The DatasetSpec of segfeed.Loader's dataset keywords: `values` maps each
+// keyword given to its text as bytes (paths as os.fsencode() makes them).
+DatasetSpec DatasetSpecFromDict(const nb::bytes& data, const nb::dict& values) {
+  std::vector<std::pair<std::string, std::string>> given;
+  for (const auto& [key, value] : values) {
+    const nb::bytes text = nb::cast<nb::bytes>(value);
+    given.emplace_back(nb::cast<std::string>(key), std::string(text.c_str(), text.size()));
+  }
+  return DatasetFromValues(PathFromBytes(data), given);
+}
+
 // A value of a state_dict, or ConfigError naming the key.
 template <typename T>
 T StateField(const nb::dict& state, const char* key, const char* what) {
@@ -333,16 +344,13 @@ void BindLoader(nb::module_& m) {
                          "The C++ loader behind segfeed.Loader; use segfeed.Loader.")
       .def(
           "__init__",
-          [](CoreLoader* self, const nb::bytes& image_dir, const nb::bytes& mask_dir,
-             const std::string& mask_suffix, const nb::dict& options) {
-            DatasetSpec spec;
-            spec.image_dir = PathFromBytes(image_dir);
-            spec.mask_dir = PathFromBytes(mask_dir);
-            spec.mask_suffix = mask_suffix;
+          [](CoreLoader* self, const nb::bytes& data, const nb::dict& dataset,
+             const nb::dict& options) {
+            const DatasetSpec spec = DatasetSpecFromDict(data, dataset);
             const LoaderOptions loader_options = LoaderOptionsFromDict(options);
             new (self) CoreLoader(spec, loader_options);
           },
-          "image_dir"_a, "mask_dir"_a, "mask_suffix"_a, "options"_a)
+          "data"_a, "dataset"_a, "options"_a)
       .def(
           "start_epoch",
           [](nb::handle self, std::optional<int64_t> epoch, std::optional<int64_t> first_batch) {
@@ -378,14 +386,35 @@ void BindLoader(nb::module_& m) {
       "For the exit hook: waits until threads returning from segfeed calls hold the GIL again.");
 
   m.def(
-      "carvana_folders",
-      [](const nb::bytes& root) {
-        const DatasetSpec spec = DatasetSpec::Carvana(PathFromBytes(root));
-        const std::string images = spec.image_dir.string(), masks = spec.mask_dir.string();
-        return nb::make_tuple(nb::bytes(images.data(), images.size()),
-                              nb::bytes(masks.data(), masks.size()));
+      "dataset_spec",
+      [](const nb::bytes& data, const nb::dict& values) {
+        const DatasetSpec spec = DatasetSpecFromDict(data, values);
+        nb::dict out;
+        out["name"] = spec.name;
+        out["rule"] = FsText(DescribeDatasetRule(spec));
+        nb::dict options;
+        for (const auto& [name, value] : DatasetOptionValues(spec)) options[name.c_str()] = OptionValueToPython(value);
+        out["options"] = options;
+        return out;
       },
-      "root"_a, "The image and mask folders of a dataset root in Carvana's layout.");
+      "data"_a, "values"_a,
+      "The rule the dataset keywords name (name, rule) and the options its layout implies.");
+
+  m.def(
+      "dataset_option_table",
+      [] {
+        nb::list out;
+        for (const DatasetOption& entry : DatasetOptionTable()) {
+          nb::dict item;
+          item["name"] = nb::str(entry.name.data(), entry.name.size());
+          item["flag"] = nb::str(entry.flag.data(), entry.flag.size());
+          item["doc"] = nb::str(entry.doc.data(), entry.doc.size());
+          item["switch"] = entry.value_name.empty();
+          out.append(item);
+        }
+        return out;
+      },
+      "The dataset keywords of segfeed.Loader and flags of the CLI: name, flag, doc, switch.");
 
   nb::class_<EpochIterator>(m, "EpochIterator",
                             "The batches of one epoch, in order: for batch in loader.epoch(e): ...")

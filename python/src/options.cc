@@ -221,6 +221,8 @@ nb::tuple RangeTuple(const UniformRange& range) { return nb::make_tuple(range.mi
 
 }  // namespace
 
+nb::object OptionValueToPython(const OptionValue& value) { return ToPython(value); }
+
 LoaderOptions LoaderOptionsFromDict(const nb::dict& values) {
   std::vector<std::pair<std::string, OptionValue>> converted;
   for (auto [key, value] : values) {

@@ -2,6 +2,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
 namespace segfeed::python {
@@ -21,6 +22,9 @@ LoaderOptions LoaderOptionsFromDict(const nanobind::dict& values);
 // output_height, each colour op's *_enabled and its range,
 // shard_from_environment), which segfeed.Loader.options has always shown.
 nanobind::dict OptionsToDict(const LoaderOptions& options);
+
+// An option's value as the table's Python form (None, a scalar, a tuple).
+nanobind::object OptionValueToPython(const OptionValue& value);
 
 // Registers option_table(), options_from_values() and
 // stream_options_digest() on `module`.

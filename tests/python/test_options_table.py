@@ -16,7 +16,7 @@ from conftest import REPO
 TABLE = _core.option_table()
 NAMES = [entry["name"] for entry in TABLE]
 OPTIONS = dict(batch_size=2, size=(32, 48), threads=2, shuffle=False)
-DATASET_ARGUMENTS = {"self", "data", "images", "masks", "mask_suffix", "augment", "decode"}
+DATASET_ARGUMENTS = {"self", "data", *(entry["name"] for entry in _core.dataset_option_table()), "augment", "decode"}
 
 
 @pytest.fixture(autouse=True)
