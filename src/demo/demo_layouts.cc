@@ -99,8 +99,8 @@ LayoutPlan PlanVoc(const DemoOptions& options) {
 }
 
 // Cityscapes: the training pairs split between two cities, the validation
-// pairs in a third; keys "<city>_<sequence>_000019", frame 19 being the
-// annotated frame of every real sequence.
+// pairs in a third; keys "<city>_<sequence>_000019", the frame number
+// aachen's real keys have (the annotated frame is the 20th of its snippet).
 LayoutPlan PlanCityscapes(const DemoOptions& options) {
   const int pairs = options.count;
   LayoutPlan plan;
