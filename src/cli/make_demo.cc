@@ -1,15 +1,19 @@
-// segfeed make-demo: writes a synthetic Carvana-like dataset.
+// segfeed make-demo: writes a synthetic dataset in Carvana's layout, or in
+// that of PASCAL VOC, Cityscapes or ADE20K.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <initializer_list>
 #include <iostream>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "cli/command_line.h"
 #include "cli/subcommands.h"
 #include "demo/demo_dataset.h"
+#include "demo/demo_layouts.h"
 #include "output/printable.h"
 
 namespace segfeed::tools {
@@ -17,11 +21,11 @@ namespace {
 
 constexpr const char* kHelp = R"(usage: segfeed make-demo OUT_DIR [options]
 
-Writes a synthetic dataset in Carvana's layout: OUT_DIR/train/<stem>.jpg
-(RGB photos of a car in a studio, JPEG 4:2:0) and
-OUT_DIR/train_masks/<stem>_mask.gif (two-colour GIF, 1 = car). The files
-depend only on the options: the same seed gives byte-identical files,
-whatever --threads is.
+Writes a synthetic dataset, by default (--dataset carvana) in Carvana's
+layout: OUT_DIR/train/<stem>.jpg (RGB photos of a car in a studio, JPEG
+4:2:0) and OUT_DIR/train_masks/<stem>_mask.gif (two-colour GIF, 1 = car).
+The files depend only on the options: the same seed gives byte-identical
+files, whatever --threads is.
 
 --classes N (2 to 255) writes scenes of several objects instead, each of a
 class in 1..N-1 (0 is the background; a class keeps its shape and paint in
@@ -32,6 +36,34 @@ every object, to be ignored in training); with --mask-format grey, 8-bit
 grey PNGs whose value is the class id (the form of Cityscapes' and ADE20K's
 label-id maps), without a band. --image-format png writes the photos as
 OUT_DIR/train/<stem>.png (RGB, 8 bits, lossless) instead of JPEGs.
+
+--dataset voc|cityscapes|ade20k writes --count annotated pairs in that
+dataset's public layout instead, a quarter of them (at least one) in the
+validation split; each fixes its own classes and file formats, so
+--classes, --mask-format, --image-format and --mask-rows are refused with
+it, and --count must be at least 2:
+
+  voc: OUT_DIR/JPEGImages/<id>.jpg (ids such as 2007_000032, ascending),
+  OUT_DIR/SegmentationClass/<id>.png (8-bit palette PNGs, VOC's colour map,
+  index = class 0..20, 255 on a band around every object) and
+  OUT_DIR/ImageSets/Segmentation/{train,val,trainval}.txt (one id a line,
+  sorted). As in VOC, JPEGImages also holds photos without segmentation
+  (one per four pairs), listed nowhere.
+
+  cityscapes: OUT_DIR/leftImg8bit/<split>/<city>/<key>_leftImg8bit.png
+  (RGB PNG; train: aachen, bochum; val: frankfurt; <key> as
+  aachen_000000_000019) and beside it under
+  OUT_DIR/gtFine/<split>/<city>/: <key>_gtFine_labelIds.png (8-bit grey,
+  Cityscapes label ids: 7 road, 26 car, 24 person, 21 vegetation, 11
+  building, 20 traffic sign from the 19 training classes, and 0 unlabeled on
+  object outlines, 1 ego vehicle at the bottom, 4 static, 5 dynamic outside
+  them), <key>_gtFine_color.png, <key>_gtFine_instanceIds.png (16-bit grey)
+  and <key>_gtFine_polygons.json (no objects). No list files.
+
+  ade20k: OUT_DIR/images/training/ADE_train_00000001.jpg, ... and
+  OUT_DIR/annotations/training/ADE_train_00000001.png (8-bit grey, 1..150
+  the classes, 0 = other), and the same under validation/ as ADE_val_*,
+  each split numbered from 1.
 
 OUT_DIR must be empty or not exist yet, so that a mistyped path never mixes
 demo files into real data: a folder with anything in it is refused (exit
@@ -72,12 +104,72 @@ void RequireEmptyOrNew(const std::filesystem::path& dir) {
       "); give an empty or new folder, or --force to write the demo files into it anyway");
 }
 
+const char* LayoutName(DemoLayout layout) {
+  switch (layout) {
+    case DemoLayout::kCarvana:
+      return "carvana";
+    case DemoLayout::kVoc:
+      return "voc";
+    case DemoLayout::kCityscapes:
+      return "cityscapes";
+    case DemoLayout::kAde20k:
+      return "ade20k";
+  }
+  return "?";
+}
+
+// The layouts other than Carvana's are their dataset's classes and formats,
+// so a flag that would change those is refused rather than ignored.
+void RefuseFlagsTheLayoutFixes(
+    DemoLayout layout, std::initializer_list<std::pair<const char*, const CLI::Option*>> flags) {
+  for (const auto& [name, option] : flags) {
+    if (option->count() > 0)
+      throw UsageError(std::string(name) + " cannot be combined with --dataset " +
+                       LayoutName(layout) +
+                       ", which writes that dataset's own classes and file formats");
+  }
+}
+
+// The summary line of a layout other than Carvana's: its folders, splits and
+// file kinds.
+void PrintLayoutSummary(DemoLayout layout, const std::string& out_dir, const DemoOptions& options,
+                        const DemoLayoutSummary& s) {
+  const int pairs = s.train_pairs + s.val_pairs;
+  const char* folders = "";
+  const char* image_kind = "JPEG";
+  const char* mask_kind = "";
+  switch (layout) {
+    case DemoLayout::kVoc:
+      folders = "JPEGImages/, SegmentationClass/, ImageSets/Segmentation/{train,val,trainval}.txt";
+      mask_kind = "palette PNG";
+      break;
+    case DemoLayout::kCityscapes:
+      folders = "leftImg8bit/{train,val}/<city>/, gtFine/{train,val}/<city>/";
+      image_kind = "PNG";
+      mask_kind = "labelIds PNG";
+      break;
+    case DemoLayout::kAde20k:
+      folders = "images/{training,validation}/, annotations/{training,validation}/";
+      mask_kind = "grey PNG";
+      break;
+    case DemoLayout::kCarvana:
+      break;
+  }
+  std::printf("wrote %d pairs to %s (%s): %d train, %d val, ", pairs,
+              PrintableText(out_dir).c_str(), folders, s.train_pairs, s.val_pairs);
+  if (s.unannotated_photos > 0) std::printf("%d photos without labels, ", s.unannotated_photos);
+  std::printf("%dx%d, mean %s %.1f KB, mean %s %.1f KB\n", options.width, options.height,
+              image_kind, static_cast<double>(s.image_bytes) / pairs / 1000.0, mask_kind,
+              static_cast<double>(s.mask_bytes) / pairs / 1000.0);
+}
+
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
   CommandLine cli("make-demo", kHelp);
   std::optional<std::string> out_dir_arg;
   DemoOptions options;
+  DemoLayout layout = DemoLayout::kCarvana;
   bool force = false;
   cli.AddPositional("OUT_DIR", &out_dir_arg, "the folder to write, empty or new");
   cli.AddInt("--count", &options.count, 1, 1000000, "pairs to write");
@@ -94,7 +186,15 @@ int RunMakeDemo(std::span<const std::string> args) {
                     "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
                     "masks by default) or mixed (every other mask interlaced)",
                     "sequential");
-  cli.AddInt(
+  cli.AddChoice("--dataset", &layout,
+                {{"carvana", DemoLayout::kCarvana},
+                 {"voc", DemoLayout::kVoc},
+                 {"cityscapes", DemoLayout::kCityscapes},
+                 {"ade20k", DemoLayout::kAde20k}},
+                "the public layout to write: carvana, voc (PASCAL VOC 2012), cityscapes (gtFine) "
+                "or ade20k (ADEChallengeData2016)",
+                "carvana");
+  const CLI::Option* classes = cli.AddInt(
       "--classes", &options.classes, 0, 255,
       "0: binary car masks (GIF); 2 to 255: multi-object scenes with label maps of that many "
       "classes, 0 the background (PNG)");
@@ -104,14 +204,26 @@ int RunMakeDemo(std::span<const std::string> args) {
       "label maps of --classes: palette (VOC: index = class, 255 on object boundaries) or grey "
       "(value = class id, no boundary band)",
       "palette");
-  cli.AddChoice("--image-format", &options.image_format,
-                {{"jpeg", DemoImageFormat::kJpeg}, {"png", DemoImageFormat::kPng}},
-                "photos as <stem>.jpg (JPEG 4:2:0 at --quality) or <stem>.png (RGB, lossless)",
-                "jpeg");
+  const CLI::Option* image_format = cli.AddChoice(
+      "--image-format", &options.image_format,
+      {{"jpeg", DemoImageFormat::kJpeg}, {"png", DemoImageFormat::kPng}},
+      "photos as <stem>.jpg (JPEG 4:2:0 at --quality) or <stem>.png (RGB, lossless)", "jpeg");
   cli.AddInt("--threads", &options.threads, 0, 1024,
              "threads writing files, 0 = one per core; the files do not depend on it");
   cli.AddFlag("--force", &force, "write into OUT_DIR even if it is not empty");
   if (!cli.Parse(args)) return 0;
+  if (layout != DemoLayout::kCarvana) {
+    RefuseFlagsTheLayoutFixes(layout, {{"--classes", classes},
+                                       {"--mask-format", mask_format},
+                                       {"--image-format", image_format},
+                                       {"--mask-rows", mask_rows}});
+    if (layout == DemoLayout::kCityscapes && quality->count() > 0)
+      throw UsageError("--quality applies to JPEG photos, and --dataset cityscapes writes PNGs");
+    if (options.count < 2)
+      throw UsageError("--dataset " + std::string(LayoutName(layout)) +
+                       " needs --count 2 or more, a pair for each of its splits (got " +
+                       std::to_string(options.count) + ")");
+  }
   if (options.classes == 1)
     throw UsageError("--classes must be 0 (binary masks) or in [2, 255] (got 1)");
   if (options.classes == 0 && mask_format->count() > 0)
@@ -124,12 +236,17 @@ int RunMakeDemo(std::span<const std::string> args) {
   const std::string out_dir = *out_dir_arg;
   if (!force) RequireEmptyOrNew(out_dir);
 
-  auto summary = WriteDemoDatasetWithProgress(out_dir, options);
+  auto summary = WriteDemoLayoutWithProgress(out_dir, layout, options);
   if (!summary.ok()) {
     std::cerr << "segfeed make-demo: " << PrintableText(summary.error().Message()) << "\n";
     return 1;
   }
-  const DemoSummary& s = summary.value();
+  if (layout != DemoLayout::kCarvana) {
+    PrintLayoutSummary(layout, out_dir, options, summary.value());
+    return 0;
+  }
+  const DemoSummary s{summary.value().train_pairs, summary.value().image_bytes,
+                      summary.value().mask_bytes};
   const char* image_kind = options.image_format == DemoImageFormat::kPng ? "PNG" : "JPEG";
   const char* mask_kind = options.classes < 2                               ? "GIF"
                           : options.mask_format == DemoMaskFormat::kPalette ? "palette PNG"

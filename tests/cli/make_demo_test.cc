@@ -168,7 +168,9 @@ TEST(MakeDemoTest, HelpListsTheLabelMapFlagsWithTheirDefaults) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* expected :
        {"--classes", "(default 0)", "--mask-format", "one of palette, grey (default palette)",
-        "--image-format", "one of jpeg, png (default jpeg)", "--threads"}) {
+        "--image-format", "one of jpeg, png (default jpeg)", "--threads", "--dataset NAME",
+        "(default carvana)", "OUT_DIR/ImageSets/Segmentation/{train,val,trainval}.txt",
+        "OUT_DIR/gtFine/<split>/<city>/", "OUT_DIR/annotations/training/ADE_train_00000001.png"}) {
     EXPECT_NE(r.output.find(expected), std::string::npos) << expected << "\n" << r.output;
   }
 }
@@ -247,6 +249,58 @@ TEST(MakeDemoTest, LabelMapFlagsThatDoNotApplyAreUsageErrors) {
     EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
     EXPECT_FALSE(std::filesystem::exists(dir / "d")) << flags;
+  }
+}
+
+// A dataset layout fixes its classes and formats: the flags that would
+// change them are refused, not ignored, and nothing is written.
+TEST(MakeDemoTest, DatasetLayoutsRefuseTheFlagsTheyFix) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"--dataset voc --classes 21",
+       "--classes cannot be combined with --dataset voc, which writes that dataset's own classes "
+       "and file formats"},
+      {"--dataset cityscapes --mask-format grey",
+       "--mask-format cannot be combined with --dataset cityscapes"},
+      {"--dataset ade20k --image-format png",
+       "--image-format cannot be combined with --dataset ade20k"},
+      {"--dataset voc --mask-rows interlaced", "--mask-rows cannot be combined with --dataset voc"},
+      {"--dataset cityscapes --quality 80", "--quality applies to JPEG photos"},
+      {"--dataset voc --count 1", "--dataset voc needs --count 2 or more"},
+      {"--dataset coco", "--dataset must be one of carvana, voc, cityscapes, ade20k (got 'coco')"},
+  };
+  for (const auto& [flags, message] : cases) {
+    TempDir dir;
+    const auto r = RunSegfeed("make-demo '" + (dir / "d").string() + "' " + flags);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "d")) << flags;
+  }
+}
+
+// The summary names the layout's folders and splits; carvana's stays as it was.
+TEST(MakeDemoTest, DatasetLayoutsNameTheirFoldersInTheSummary) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"voc",
+       "wrote 8 pairs to %s (JPEGImages/, SegmentationClass/, "
+       "ImageSets/Segmentation/{train,val,trainval}.txt): 6 train, 2 val, 2 photos without labels, "
+       "64x48, mean JPEG"},
+      {"cityscapes",
+       "wrote 8 pairs to %s (leftImg8bit/{train,val}/<city>/, gtFine/{train,val}/<city>/): 6 "
+       "train, 2 val, 64x48, mean PNG"},
+      {"ade20k",
+       "wrote 8 pairs to %s (images/{training,validation}/, annotations/{training,validation}/): 6 "
+       "train, 2 val, 64x48, mean JPEG"},
+      {"carvana", "wrote 8 pairs to %s (train/, train_masks/): 64x48, mean JPEG"},
+  };
+  for (const auto& [layout, pattern] : cases) {
+    TempDir dir;
+    const std::string out = (dir / layout).string();
+    const auto r =
+        RunSegfeed("make-demo '" + out + "' --count 8 --width 64 --height 48 --dataset " + layout);
+    ASSERT_EQ(r.exit_code, 0) << layout << "\n" << r.output;
+    std::string expected = pattern;
+    expected.replace(expected.find("%s"), 2, out);
+    EXPECT_NE(r.output.find(expected), std::string::npos) << expected << "\n" << r.output;
   }
 }
 
