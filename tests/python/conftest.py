@@ -41,6 +41,16 @@ LABEL_CLASSES = 5
 
 
 @pytest.fixture(scope="session")
+def layouts(cli, tmp_path_factory) -> dict:
+    """make-demo's VOC, Cityscapes and ADE20K trees, 12 pairs of 64x48 each (9 train, 3 val)."""
+    root = tmp_path_factory.mktemp("layouts")
+    for name in ("voc", "cityscapes", "ade20k"):
+        subprocess.run([str(cli), "make-demo", str(root / name), "--dataset", name, "--count", "12",
+                        "--width", "64", "--height", "48"], check=True, capture_output=True)
+    return {name: root / name for name in ("voc", "cityscapes", "ade20k")}
+
+
+@pytest.fixture(scope="session")
 def label_scenes(cli, tmp_path_factory) -> pathlib.Path:
     """16 multi-object scenes of 96x64 with palette PNG label maps: classes 0-4, 255 on object boundaries."""
     return make_demo(cli, tmp_path_factory.mktemp("scenes") / "data", 16, 96, 64, seed=3, classes=LABEL_CLASSES)

@@ -109,8 +109,10 @@ def test_images_and_masks_folders(demo):
     with segfeed.Loader(images=demo / "train", masks=demo / "train_masks", **OPTIONS) as a, \
             segfeed.Loader(demo / "train", masks=demo / "train_masks", **OPTIONS) as b:
         assert a.pairs() == b.pairs() == segfeed.Loader(demo, **OPTIONS).pairs()
-    with pytest.raises(segfeed.ConfigError):
-        segfeed.Loader(demo, images=demo / "train", masks=demo / "train_masks")
+        # Relative folders are under data.
+        assert segfeed.Loader(demo, images="train", masks="train_masks", **OPTIONS).pairs() == a.pairs()
+    with pytest.raises(segfeed.ConfigError, match="images needs masks"):
+        segfeed.Loader(demo, images="train")
 
 
 def test_shards_from_arguments_and_from_the_environment(demo, monkeypatch):

@@ -1,0 +1,161 @@
+"""Datasets as they are laid out: the presets on make-demo's VOC, Cityscapes and ADE20K trees,
+the folders rule with suffixes, lists of keys and of paths, and what a wrong layout says."""
+
+import hashlib
+import shutil
+
+import numpy as np
+import pytest
+import segfeed
+
+OPTIONS = dict(batch_size=3, size=(32, 48), shuffle=False)
+# Cityscapes' training ids of the ids make-demo draws, and ADE20K's classes minus one.
+PRESETS = {"voc": 21, "cityscapes": 19, "ade20k": 150}
+
+
+def stream(loader):
+    digest = hashlib.sha256()
+    for batch in loader:
+        with batch:
+            digest.update(np.asarray(batch.images).tobytes())
+            digest.update(np.asarray(batch.masks).tobytes())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_preset_streams_its_label_maps(layouts, name):
+    with segfeed.Loader(layouts[name], dataset=name, split="train", threads=2, **OPTIONS) as loader:
+        assert len(loader.pairs()) == 9
+        assert loader.options["mask_mode"] == "labels"
+        assert loader.options["num_classes"] == PRESETS[name]
+        assert loader.options["ignore_index"] == 255
+        assert loader.dataset_rule.startswith(name)
+        values = set()
+        for batch in loader:
+            with batch:
+                masks = np.asarray(batch.masks)
+                assert masks.dtype == np.int64
+                values |= set(np.unique(masks).tolist())
+        assert values <= set(range(PRESETS[name])) | {255}
+        assert len(values - {255}) >= 2, values
+    with segfeed.Loader(layouts[name], dataset=name, split="val", **OPTIONS) as val:
+        assert len(val.pairs()) == 3
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_preset_streams_the_same_bytes_on_one_and_two_threads(layouts, name):
+    digests = set()
+    for threads in (1, 2, 2):
+        with segfeed.Loader(layouts[name], dataset=name, seed=5, threads=threads, batch_size=2,
+                            size=(24, 40)) as loader:
+            digests.add(stream(loader))
+    assert len(digests) == 1
+
+
+def test_cityscapes_pairs_by_city_and_maps_its_ids(layouts):
+    root = layouts["cityscapes"]
+    with segfeed.Loader(root, dataset="cityscapes", **OPTIONS) as loader:
+        keys = [key for key, _, _ in loader.pairs()]
+        assert keys == sorted(keys) and all(key.split("/")[0] in ("aachen", "bochum") for key in keys)
+        key, image, mask = loader.pairs()[0]
+        assert image == str(root / "leftImg8bit" / "train" / (key + "_leftImg8bit.png"))
+        assert mask == str(root / "gtFine" / "train" / (key + "_gtFine_labelIds.png"))
+    # The ids as they are: 7 (road) and 26 (car) are there, 1 (ego vehicle) too.
+    with segfeed.Loader(root, dataset="cityscapes", label_map=None, num_classes=34, **OPTIONS) as raw:
+        values = set()
+        for batch in raw:
+            with batch:
+                values |= set(np.unique(np.asarray(batch.masks)).tolist())
+        assert {7, 26, 1} <= values
+
+
+def test_voc_keeps_the_order_of_its_list(layouts, tmp_path):
+    root = pathlib_copy(layouts["voc"], tmp_path)
+    listed = (root / "ImageSets/Segmentation/train.txt").read_text().split()
+    with segfeed.Loader(root, dataset="voc", **OPTIONS) as loader:
+        assert [key for key, _, _ in loader.pairs()] == listed
+    shuffled = listed[::-1]
+    (root / "ImageSets/Segmentation/train.txt").write_text("\n".join(shuffled) + "\n")
+    with segfeed.Loader(root, dataset="voc", **OPTIONS) as loader:
+        assert [key for key, _, _ in loader.pairs()] == shuffled
+
+
+def pathlib_copy(folder, tmp_path):
+    return shutil.copytree(folder, tmp_path / folder.name)
+
+
+def test_resume_refuses_a_changed_list_file(layouts, tmp_path):
+    root = pathlib_copy(layouts["voc"], tmp_path)
+    with segfeed.Loader(root, dataset="voc", **OPTIONS) as loader:
+        iterator = iter(loader)
+        next(iterator).release()
+        state = loader.state_dict()
+    with segfeed.Loader(root, dataset="voc", **OPTIONS) as same:
+        same.load_state_dict(state)
+    listed = (root / "ImageSets/Segmentation/train.txt").read_text().split()
+    (root / "ImageSets/Segmentation/train.txt").write_text("\n".join(listed[1:] + listed[:1]) + "\n")
+    with segfeed.Loader(root, dataset="voc", **OPTIONS) as changed:
+        with pytest.raises(segfeed.ConfigError, match="the dataset changed"):
+            changed.load_state_dict(state)
+
+
+def test_the_folders_rule_with_suffixes_and_extensions(layouts):
+    root = layouts["cityscapes"]
+    with segfeed.Loader(root, images="leftImg8bit/train/aachen", masks="gtFine/train/aachen",
+                        image_suffix="_leftImg8bit", mask_suffix="_gtFine_labelIds",
+                        image_extensions=".png", mask_extensions=(".png",), mask_mode="labels",
+                        num_classes=34, **OPTIONS) as loader:
+        assert loader.dataset_rule.startswith("folders:")
+        assert [key for key, _, _ in loader.pairs()] and all(
+            key.startswith("aachen_") for key, _, _ in loader.pairs())
+    # VOC's photos without a label map are unpaired: named, and left out under skip.
+    voc = layouts["voc"]
+    with pytest.raises(segfeed.FileError, match="missing_mask"):
+        segfeed.Loader(images=voc / "JPEGImages", masks=voc / "SegmentationClass", mask_suffix="",
+                       mask_mode="labels", num_classes=21, **OPTIONS)
+    with segfeed.Loader(images=voc / "JPEGImages", masks=voc / "SegmentationClass", mask_suffix="",
+                        mask_mode="labels", num_classes=21, on_bad_file="skip", **OPTIONS) as loader:
+        assert len(loader.pairs()) == 12
+        assert [p["kind"] for p in loader.stats()["unpaired_files"]] == ["missing_mask"] * 3
+
+
+def test_a_two_column_list_under_its_root(layouts, tmp_path):
+    root = layouts["ade20k"]
+    images = sorted((root / "images" / "training").iterdir())[:4]
+    lines = [f"images/training/{p.name}\tannotations/training/{p.stem}.png" for p in reversed(images)]
+    lines.insert(1, "# a comment")
+    list_file = tmp_path / "pairs.tsv"
+    list_file.write_text("\n".join(lines) + "\n")
+    with segfeed.Loader(list_file=list_file, root=root, mask_mode="labels", num_classes=151,
+                        **OPTIONS) as loader:
+        assert [image for _, image, _ in loader.pairs()] == [str(p) for p in reversed(images)]
+        assert loader.dataset_rule.startswith("list:")
+        assert sum(len(batch.sample_ids) for batch in loader) == 4
+
+
+def test_a_wrong_layout_says_what_it_found(layouts):
+    with pytest.raises(segfeed.FileError, match="this looks like the voc layout, try --dataset voc"):
+        segfeed.Loader(layouts["voc"])
+    with pytest.raises(segfeed.FileError, match="no split 'test'"):
+        segfeed.Loader(layouts["cityscapes"], dataset="cityscapes", split="test")
+    with pytest.raises(segfeed.ConfigError, match="dataset must be one of"):
+        segfeed.Loader(layouts["voc"], dataset="pascal")
+    with pytest.raises(TypeError, match="recursive must be True or False"):
+        segfeed.Loader(layouts["voc"], images="a", masks="b", recursive="yes")
+    with pytest.raises(segfeed.ConfigError, match="images does not go with dataset voc"):
+        segfeed.Loader(layouts["voc"], dataset="voc", images="JPEGImages")
+
+
+def test_keywords_given_win_over_the_preset(layouts):
+    # PyTorch's -100 for VOC's 255 boundary: ids not in a label_map become ignore_index.
+    with segfeed.Loader(layouts["voc"], dataset="voc", ignore_index=-100, mask_dtype="int32",
+                        label_map={i: i for i in range(21)}, **OPTIONS) as loader:
+        assert loader.options["ignore_index"] == -100
+        assert loader.options["num_classes"] == 21
+        values = set()
+        for batch in loader:
+            with batch:
+                masks = np.asarray(batch.masks)
+                assert masks.dtype == np.int32
+                values |= set(np.unique(masks).tolist())
+        assert -100 in values and values <= set(range(21)) | {-100}
