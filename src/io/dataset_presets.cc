@@ -195,7 +195,9 @@ DatasetSpec DatasetSpec::Ade20k(const fs::path& root, std::string_view split) {
 std::span<const std::string_view> DatasetPresetNames() { return kPresetNames; }
 
 DatasetSpec DatasetPreset(std::string_view name, const fs::path& root, std::string_view split) {
-  if (root.empty()) throw ConfigError("the " + std::string(name) + " preset needs a root folder");
+  if (root.empty())
+    throw ConfigError("the " + std::string(name) +
+                      " preset needs data, the folder that holds its layout");
   if (split.find('/') != std::string_view::npos || split == "." || split == "..")
     throw ConfigError("split must be a name like train or val (got '" + std::string(split) + "')");
   if (name == "carvana") {

@@ -1,0 +1,144 @@
+// The dataset flags of the commands against the real binary: every preset
+// on make-demo's tree of its layout through check, bench and preview, the
+// list and folder rules, and what a wrong layout or a contradiction says.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "cli/run_segfeed.h"
+#include "temp_dir.h"
+
+namespace segfeed {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::Quoted;
+using testing::RunSegfeed;
+using testing::TempDir;
+
+// make-demo's trees, 12 pairs each (9 train, 3 val), made once.
+class DatasetFlagsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    for (const char* name : {"voc", "cityscapes", "ade20k"}) {
+      const CommandResult made = RunSegfeed("make-demo " + Quoted(*dir_ / name) + " --dataset " +
+                                            name + " --count 12 --width 64 --height 48");
+      ASSERT_EQ(made.exit_code, 0) << made.output;
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static fs::path Root(const std::string& name) { return *dir_ / name; }
+  static std::string Data(const std::string& name) {
+    return "--data " + Quoted(Root(name)) + " --dataset " + name;
+  }
+
+  static TempDir* dir_;
+};
+TempDir* DatasetFlagsTest::dir_ = nullptr;
+
+bool Has(const CommandResult& r, const std::string& text) {
+  return r.output.find(text) != std::string::npos;
+}
+
+TEST_F(DatasetFlagsTest, CheckNamesTheRuleAndCountsEveryPreset) {
+  // Cityscapes' colour maps, instance maps and polygons are ignored, not unpaired.
+  const std::map<std::string, int> ignored = {{"voc", 0}, {"cityscapes", 27}, {"ade20k", 0}};
+  for (const auto& [name, files] : ignored) {
+    const CommandResult r = RunSegfeed("check " + Data(name));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(Has(r, "  dataset          " + name)) << r.output;
+    EXPECT_TRUE(Has(r, "  pairing          9 pairs, 0 unpaired images, 0 orphan masks, " +
+                           std::to_string(files) + " ignored files\n"))
+        << r.output;
+    EXPECT_TRUE(Has(r, "clean: 0 problems in 9 pairs")) << r.output;
+  }
+  const CommandResult val = RunSegfeed("check " + Data("voc") + " --split val");
+  EXPECT_TRUE(Has(val, "pairing          3 pairs")) << val.output;
+  EXPECT_TRUE(Has(val, "ImageSets/Segmentation/val.txt")) << val.output;
+}
+
+TEST_F(DatasetFlagsTest, BenchAndPreviewRunOnEveryPresetTheSameOnOneAndTwoThreads) {
+  for (const char* name : {"voc", "cityscapes", "ade20k"}) {
+    std::string digests[2];
+    for (int threads : {1, 2}) {
+      const CommandResult r = RunSegfeed("bench " + Data(name) +
+                                         " --epochs 1 --batch 3 --size 32x48 --digest --threads " +
+                                         std::to_string(threads));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      const size_t at = r.output.find("digest");
+      ASSERT_NE(at, std::string::npos) << r.output;
+      digests[threads - 1] = r.output.substr(at, r.output.find('\n', at) - at);
+    }
+    EXPECT_EQ(digests[0], digests[1]) << name;
+    TempDir out;
+    const CommandResult preview =
+        RunSegfeed("preview " + Data(name) + " --count 4 --out " + Quoted(out / "grid.png"));
+    EXPECT_EQ(preview.exit_code, 0) << preview.output;
+    EXPECT_TRUE(fs::exists(out / "grid.png")) << name;
+  }
+}
+
+TEST_F(DatasetFlagsTest, ListsOfKeysAndOfPaths) {
+  TempDir dir;
+  const fs::path voc = Root("voc");
+  std::ifstream train(voc / "ImageSets" / "Segmentation" / "train.txt");
+  std::string first, second;
+  train >> first >> second;
+  std::ofstream(dir / "keys.txt") << second << "\n# a comment\n" << first << "\nnope\n";
+  const CommandResult keys =
+      RunSegfeed("check --list " + Quoted(dir / "keys.txt") + " --images " +
+                 Quoted(voc / "JPEGImages") + " --masks " + Quoted(voc / "SegmentationClass") +
+                 " --mask-suffix '' --mask-mode labels " + "--num-classes 21");
+  EXPECT_EQ(keys.exit_code, 1) << keys.output;  // "nope" is not there
+  EXPECT_TRUE(Has(keys, "pairing          2 pairs, 1 unpaired images")) << keys.output;
+  EXPECT_TRUE(Has(keys, "no image with this key, listed on line 4 of")) << keys.output;
+  EXPECT_TRUE(Has(keys, "[missing_image]")) << keys.output;
+
+  std::ofstream(dir / "pairs.csv")
+      << "JPEGImages/" << first << ".jpg,SegmentationClass/" << first << ".png\n";
+  const CommandResult paths =
+      RunSegfeed("bench --list " + Quoted(dir / "pairs.csv") + " --data " + Quoted(voc) +
+                 " --epochs 1 --batch 1 --size 16 " + "--mask-mode labels --num-classes 21");
+  EXPECT_EQ(paths.exit_code, 0) << paths.output;
+  EXPECT_TRUE(Has(paths, "(1 pairs)")) << paths.output;
+}
+
+TEST_F(DatasetFlagsTest, AWrongLayoutExitsOneSayingWhatItFound) {
+  const CommandResult carvana = RunSegfeed("check --data " + Quoted(Root("voc")));
+  EXPECT_EQ(carvana.exit_code, 1) << carvana.output;
+  EXPECT_TRUE(Has(carvana,
+                  "found ImageSets/, JPEGImages/, SegmentationClass/: this looks like "
+                  "the voc layout, try --dataset voc"))
+      << carvana.output;
+  const CommandResult split = RunSegfeed("bench " + Data("cityscapes") + " --split test");
+  EXPECT_EQ(split.exit_code, 1) << split.output;
+  EXPECT_TRUE(Has(split, "no split 'test': leftImg8bit/ has train/, val/")) << split.output;
+}
+
+TEST_F(DatasetFlagsTest, ContradictionsAreUsageErrorsInTheFlagsWords) {
+  for (const auto& [arguments, message] : std::map<std::string, std::string>{
+           {"--images x", "--images needs --masks"},
+           {"--data x --dataset voc --images y", "--images does not go with --dataset voc"},
+           {"--dataset voc", "the voc preset needs --data, the folder that holds its layout"},
+           {"--data x --dataset pascal", "dataset must be one of carvana, voc, cityscapes, ade20k"},
+           {"--data x --split val", "the carvana layout has no splits"}}) {
+    const CommandResult r = RunSegfeed("check " + arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << "\n" << r.output;
+    EXPECT_TRUE(Has(r, message)) << arguments << "\n" << r.output;
+  }
+  const CommandResult help = RunSegfeed("bench --help");
+  for (const char* flag :
+       {"--dataset", "--split", "--images", "--masks", "--image-suffix", "--mask-suffix",
+        "--image-ext", "--mask-ext", "--recursive", "--list", "--list-root"}) {
+    EXPECT_TRUE(Has(help, flag)) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace segfeed
