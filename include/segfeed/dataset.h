@@ -235,7 +235,10 @@ struct Dataset {
   // Hidden files, sub-folders (when not recursive) and files that are
   // neither image nor mask by the rule, sorted by path, for the checker to
   // count and list. A list ignores the files it does not name, silently.
+  // A Loader keeps only their count: a Cityscapes tree ignores three files
+  // per pair, whose paths would cost more than the pairs.
   std::vector<IgnoredFile> ignored;
+  size_t ignored_count = 0;  // ignored.size() as listed
 };
 
 // Lists the dataset by `spec`'s rule and pairs images with masks. Symlinks

@@ -115,9 +115,9 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
               loader.dataset().pairs.size());
   // Once, as counts: `segfeed check` names the files.
   if (const Dataset& listed = loader.dataset();
-      !listed.problems.empty() || !listed.ignored.empty()) {
+      !listed.problems.empty() || listed.ignored_count > 0) {
     std::printf("  listing: %zu unpaired files left out, %zu other files ignored\n",
-                listed.problems.size(), listed.ignored.size());
+                listed.problems.size(), listed.ignored_count);
   }
   std::printf(
       "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",

@@ -132,8 +132,19 @@ void CommandLine::AddPositional(const std::string& name, std::optional<std::stri
 }
 
 bool CommandLine::Parse(std::span<const std::string> args) {
-  // CLI11 takes the arguments last first.
-  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  // CLI11 takes the arguments last first. It reads "--flag=" (an empty
+  // value, --mask-suffix= for no suffix) as "--flag" and takes the next
+  // argument as its value; "--flag" "" is what the user meant.
+  std::vector<std::string> reversed;
+  for (auto it = args.rbegin(); it != args.rend(); ++it) {
+    if (it->size() > 3 && it->starts_with("--") && it->ends_with("=") &&
+        it->find('=') == it->size() - 1) {
+      reversed.emplace_back();
+      reversed.push_back(it->substr(0, it->size() - 1));
+    } else {
+      reversed.push_back(*it);
+    }
+  }
   try {
     app_.parse(reversed);
   } catch (const CLI::CallForHelp&) {

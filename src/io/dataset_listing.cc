@@ -377,6 +377,7 @@ Dataset ListDataset(const DatasetSpec& spec) {
   Listing listing(spec, &dataset);
   if (spec.list_file.empty()) {
     listing.PairFolders(nullptr);
+    dataset.ignored_count = dataset.ignored.size();
     return dataset;
   }
   const ListFile list(spec.list_file);

@@ -52,7 +52,7 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
                       " without a mask, " + Plural(masks, "mask") + " without an image";
   if (missing_images > 0) found += ", " + Plural(missing_images, "listed image") + " missing";
   if (duplicates > 0) found += ", " + Plural(duplicates, "key") + " with two files";
-  return found + " and " + Plural(dataset.ignored.size(), "other file") +
+  return found + " and " + Plural(dataset.ignored_count, "other file") +
          "; the rule: " + DescribeDatasetRule(spec);
 }
 

@@ -123,6 +123,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   dataset_ = ListDataset(spec);
   if (dataset_.pairs.empty()) throw ConfigError(NoPairsMessage(spec, dataset_));
   unpaired_files_ = dataset_.problems;
+  dataset_.ignored = {};  // counted in ignored_count; check names them
   if (options_.on_bad_file == OnBadFile::kFail) {
     std::vector<Error> missing;
     for (const Error& problem : dataset_.problems) {

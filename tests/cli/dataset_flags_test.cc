@@ -94,7 +94,7 @@ TEST_F(DatasetFlagsTest, ListsOfKeysAndOfPaths) {
   const CommandResult keys =
       RunSegfeed("check --list " + Quoted(dir / "keys.txt") + " --images " +
                  Quoted(voc / "JPEGImages") + " --masks " + Quoted(voc / "SegmentationClass") +
-                 " --mask-suffix '' --mask-mode labels " + "--num-classes 21");
+                 " --mask-suffix= --mask-mode labels " + "--num-classes 21");
   EXPECT_EQ(keys.exit_code, 1) << keys.output;  // "nope" is not there
   EXPECT_TRUE(Has(keys, "pairing          2 pairs, 1 unpaired images")) << keys.output;
   EXPECT_TRUE(Has(keys, "no image with this key, listed on line 4 of")) << keys.output;
