@@ -113,11 +113,13 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
   const LoaderStats initial = loader.stats();
   std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(),
               loader.dataset().pairs.size());
-  // Once, as counts: `segfeed check` names the files.
-  if (const Dataset& listed = loader.dataset();
-      !listed.problems.empty() || listed.ignored_count > 0) {
-    std::printf("  listing: %zu unpaired files left out, %zu other files ignored\n",
-                listed.problems.size(), listed.ignored_count);
+  // Once, as a count (the unpaired files are named below): a Cityscapes
+  // tree has three other files beside every label map.
+  if (const size_t ignored = loader.dataset().ignored_count; ignored > 0) {
+    std::printf(
+        "  listing: %zu other files ignored, not images or masks by the rule (segfeed "
+        "check names them)\n",
+        ignored);
   }
   std::printf(
       "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
