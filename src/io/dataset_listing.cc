@@ -387,6 +387,12 @@ Dataset ListDataset(const DatasetSpec& spec) {
                                                   : spec.list_file.parent_path();
     listing.PairPaths(list, root);
   } else {
+    if (spec.image_dir.empty() || spec.mask_dir.empty()) {
+      throw ConfigError(spec.list_file.string() + " lists keys (line " +
+                        std::to_string(list.entries().front().line) +
+                        " has one field), which are looked up in the image and mask folders: "
+                        "give them (--images and --masks, images= and masks=)");
+    }
     listing.PairFolders(&list);
   }
   return dataset;

@@ -76,7 +76,8 @@ std::string DescribeDatasetRule(const DatasetSpec& spec) {
   const std::string pairing =
       files(spec.image_dir, spec.recursive, spec.image_suffix, spec.image_extensions) + " with " +
       files(spec.mask_dir, spec.recursive, spec.mask_suffix, spec.mask_extensions);
-  std::string rule = spec.name;
+  // A spec filled in by hand keeps the default name.
+  std::string rule = spec.name == "folders" && !spec.list_file.empty() ? "list" : spec.name;
   if (spec.list_file.empty()) {
     if (spec.recursive) rule += " (recursive)";
     return rule + ": " + pairing;
