@@ -393,7 +393,8 @@ void BindLoader(nb::module_& m) {
         out["name"] = spec.name;
         out["rule"] = FsText(DescribeDatasetRule(spec));
         nb::dict options;
-        for (const auto& [name, value] : DatasetOptionValues(spec)) options[name.c_str()] = OptionValueToPython(value);
+        for (const auto& [name, value] : DatasetOptionValues(spec))
+          options[name.c_str()] = OptionValueToPython(value);
         out["options"] = options;
         return out;
       },

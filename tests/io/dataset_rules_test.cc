@@ -165,8 +165,9 @@ TEST(DatasetRulesTest, AListLineThatCannotBeParsedNamesItsNumber) {
            {"a.jpg,a.png\nb\n", "line 2: 1 field, but line 1 has 2"},
            {"a.jpg,,a.png\n", "line 1: expected a key"},
            {"# only comments\n\n", "names no pair"},
-           {"key\n", "lists keys (line 1 has one field), which are looked up in the image and "
-                     "mask folders"},
+           {"key\n",
+            "lists keys (line 1 has one field), which are looked up in the image and "
+            "mask folders"},
            {std::string("a\0b\n", 4), "line 1: a NUL byte in a name"}}) {
     WriteText(list, text);
     try {
