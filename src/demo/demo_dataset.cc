@@ -15,15 +15,33 @@
 #include "output/label_palette.h"
 
 namespace segfeed::tools {
-namespace {
 
-uint64_t FileBytes(const std::filesystem::path& path) {
+internal::Status WriteEachSample(int count, int threads,
+                                 const std::function<internal::Status(int, DemoScratch&)>& write) {
+  tbb::enumerable_thread_specific<DemoScratch> scratch;
+  std::mutex first_error_mu;
+  std::optional<Error> first_error;  // guarded by first_error_mu
+  std::atomic<bool> failed{false};
+  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
+  arena.execute([&] {
+    tbb::parallel_for(0, count, [&](int index) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      internal::Status status = write(index, scratch.local());
+      if (status.ok()) return;
+      std::lock_guard lock(first_error_mu);
+      if (!first_error) first_error = status.error();
+      failed = true;
+    });
+  });
+  if (first_error) return *first_error;
+  return {};
+}
+
+uint64_t WrittenBytes(const std::filesystem::path& path) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(path, ec);
   return ec ? 0 : bytes;
 }
-
-}  // namespace
 
 std::string DemoImageName(const DemoOptions& options, const std::string& stem) {
   return stem + (options.image_format == DemoImageFormat::kPng ? ".png" : ".jpg");
@@ -58,16 +76,8 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
       return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + ec.message()};
   }
 
-  struct Scratch {
-    std::vector<float> texture;
-    DemoRaster raster;
-  };
-  tbb::enumerable_thread_specific<Scratch> scratch;
   std::atomic<uint64_t> image_bytes{0}, mask_bytes{0};
   std::atomic<int> done{0};
-  std::mutex first_error_mu;
-  std::optional<Error> first_error;  // guarded by first_error_mu
-  std::atomic<bool> failed{false};
 
   auto write_image = [&](const std::filesystem::path& path, const DemoRaster& raster) {
     if (options.image_format == DemoImageFormat::kPng)
@@ -86,9 +96,7 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
                         interlaced ? GifRowOrder::kInterlaced : GifRowOrder::kSequential);
   };
 
-  auto write_pair = [&](int index) {
-    if (failed.load(std::memory_order_relaxed)) return;
-    Scratch& s = scratch.local();
+  auto write_pair = [&](int index, DemoScratch& s) -> internal::Status {
     RenderDemoSampleWith(options, index, &s.texture, &s.raster);
     const std::string stem = DemoStem(options.seed, index);
     const auto image_path = image_dir / DemoImageName(options, stem);
@@ -97,23 +105,16 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
     // absent, with the same permissions.
     internal::Status status = write_image(image_path, s.raster);
     if (status.ok()) status = write_mask(mask_path, s.raster, index);
-    if (!status.ok()) {
-      std::lock_guard lock(first_error_mu);
-      if (!first_error) first_error = status.error();
-      failed = true;
-      return;
-    }
-    image_bytes += FileBytes(image_path);
-    mask_bytes += FileBytes(mask_path);
+    if (!status.ok()) return status;
+    image_bytes += WrittenBytes(image_path);
+    mask_bytes += WrittenBytes(mask_path);
     const int finished = ++done;
     if (progress) progress(finished);
+    return {};
   };
-  // Every file is a function of its index alone, so the threads only change
-  // how fast they come.
-  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
-  arena.execute([&] { tbb::parallel_for(0, options.count, write_pair); });
-
-  if (first_error) return *first_error;
+  if (internal::Status written = WriteEachSample(options.count, options.threads, write_pair);
+      !written.ok())
+    return written.error();
   return DemoSummary{options.count, image_bytes.load(), mask_bytes.load()};
 }
 

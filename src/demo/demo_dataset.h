@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "demo/demo_scene.h"
 #include "result.h"
@@ -15,6 +16,24 @@ struct DemoSummary {
   uint64_t image_bytes = 0;  // all photos together
   uint64_t mask_bytes = 0;   // all masks together
 };
+
+// What one thread renders a sample into, reused from sample to sample.
+struct DemoScratch {
+  std::vector<float> texture;
+  DemoRaster raster;
+};
+
+// Calls `write(index, scratch)` for every index in [0, count), in parallel on
+// `threads` threads (0 = one per core), each thread with its own scratch.
+// After the first error no further index is started; that error is returned.
+// The files must be a function of the index alone, so the threads only
+// change how fast they come.
+internal::Status WriteEachSample(int count, int threads,
+                                 const std::function<internal::Status(int, DemoScratch&)>& write);
+
+// The size of a file just written, 0 when it cannot be read (for the mean
+// sizes a summary reports).
+uint64_t WrittenBytes(const std::filesystem::path& path);
 
 // The file names of sample `stem`'s photo and mask for `options`:
 // "<stem>.jpg" or "<stem>.png"; "<stem>_mask.gif" (classes 0) or

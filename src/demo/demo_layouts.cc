@@ -1,15 +1,11 @@
 #include "demo/demo_layouts.h"
 
-#include <oneapi/tbb/enumerable_thread_specific.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/task_arena.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -233,12 +229,6 @@ internal::Status WriteCityscapesAnnotation(const fs::path& label_ids_path,
   return status;
 }
 
-uint64_t FileBytes(const fs::path& path) {
-  std::error_code ec;
-  const auto bytes = fs::file_size(path, ec);
-  return ec ? 0 : bytes;
-}
-
 internal::Status WriteTextFile(const fs::path& path, const std::string& text) {
   auto file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
@@ -308,16 +298,8 @@ internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, Dem
                    "cannot create directory: " + ec.message()};
   }
 
-  struct Scratch {
-    std::vector<float> texture;
-    DemoRaster raster;
-  };
-  tbb::enumerable_thread_specific<Scratch> scratch;
   std::atomic<uint64_t> image_bytes{0}, mask_bytes{0};
   std::atomic<int> done{0};
-  std::mutex first_error_mu;
-  std::optional<Error> first_error;  // guarded by first_error_mu
-  std::atomic<bool> failed{false};
 
   auto write_mask = [&](const fs::path& path, const DemoRaster& raster) {
     switch (layout) {
@@ -332,10 +314,8 @@ internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, Dem
     }
     return WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
   };
-  auto write_sample = [&](int sample_index) {
-    if (failed.load(std::memory_order_relaxed)) return;
+  auto write_sample = [&](int sample_index, DemoScratch& s) -> internal::Status {
     const SampleFiles& sample = plan.samples[static_cast<size_t>(sample_index)];
-    Scratch& s = scratch.local();
     RenderDemoSampleWith(scene, sample.scene_index, &s.texture, &s.raster);
     const fs::path image_path = out_dir / sample.image;
     internal::Status status =
@@ -344,25 +324,20 @@ internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, Dem
             : WriteJpeg(image_path, s.raster.rgb.data(), s.raster.width, s.raster.height,
                         scene.quality);
     if (status.ok() && !sample.mask.empty()) status = write_mask(out_dir / sample.mask, s.raster);
-    if (!status.ok()) {
-      std::lock_guard lock(first_error_mu);
-      if (!first_error) first_error = status.error();
-      failed = true;
-      return;
-    }
+    if (!status.ok()) return status;
     // Only the annotated pairs' files count towards the means reported.
     if (!sample.mask.empty()) {
-      image_bytes += FileBytes(image_path);
-      mask_bytes += FileBytes(out_dir / sample.mask);
+      image_bytes += WrittenBytes(image_path);
+      mask_bytes += WrittenBytes(out_dir / sample.mask);
     }
     const int finished = ++done;
     if (progress) progress(finished);
+    return {};
   };
-  // Every file is a function of its sample alone, so the threads only change
-  // how fast they come.
-  tbb::task_arena arena(options.threads > 0 ? options.threads : tbb::task_arena::automatic);
-  arena.execute([&] { tbb::parallel_for(0, static_cast<int>(plan.samples.size()), write_sample); });
-  if (first_error) return *first_error;
+  if (internal::Status written =
+          WriteEachSample(static_cast<int>(plan.samples.size()), options.threads, write_sample);
+      !written.ok())
+    return written.error();
 
   for (const ListFile& list : plan.lists) {
     const internal::Status status = WriteTextFile(out_dir / list.path, list.text);

@@ -25,6 +25,18 @@ namespace {
 using segfeed::testing::RunSegfeed;
 using segfeed::testing::TempDir;
 
+// Each (flags, message): make-demo exits 2 with the message and writes nothing.
+template <size_t N>
+void ExpectRefused(const std::pair<const char*, const char*> (&cases)[N]) {
+  for (const auto& [flags, message] : cases) {
+    TempDir dir;
+    const auto r = RunSegfeed("make-demo '" + (dir / "d").string() + "' " + flags);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir / "d")) << flags;
+  }
+}
+
 TEST(MakeDemoTest, WritesPairsAndPrintsMeanSize) {
   TempDir dir;
   const auto r =
@@ -243,13 +255,7 @@ TEST(MakeDemoTest, LabelMapFlagsThatDoNotApplyAreUsageErrors) {
       {"--image-format png --quality 80", "--quality applies to JPEG photos"},
       {"--classes 4 --mask-format rgb", "--mask-format must be one of palette, grey (got 'rgb')"},
   };
-  for (const auto& [flags, message] : cases) {
-    TempDir dir;
-    const auto r = RunSegfeed("make-demo '" + (dir / "d").string() + "' " + flags);
-    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
-    EXPECT_FALSE(std::filesystem::exists(dir / "d")) << flags;
-  }
+  ExpectRefused(cases);
 }
 
 // A dataset layout fixes its classes and formats: the flags that would
@@ -268,13 +274,7 @@ TEST(MakeDemoTest, DatasetLayoutsRefuseTheFlagsTheyFix) {
       {"--dataset voc --count 1", "--dataset voc needs --count 2 or more"},
       {"--dataset coco", "--dataset must be one of carvana, voc, cityscapes, ade20k (got 'coco')"},
   };
-  for (const auto& [flags, message] : cases) {
-    TempDir dir;
-    const auto r = RunSegfeed("make-demo '" + (dir / "d").string() + "' " + flags);
-    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
-    EXPECT_FALSE(std::filesystem::exists(dir / "d")) << flags;
-  }
+  ExpectRefused(cases);
 }
 
 // The summary names the layout's folders and splits; carvana's stays as it was.
