@@ -13,6 +13,17 @@ OPTIONS = dict(batch_size=3, size=(32, 48), shuffle=False)
 PRESETS = {"voc": 21, "cityscapes": 19, "ade20k": 150}
 
 
+def label_values(loader, dtype=np.int64):
+    """Every value the loader's label batches hold, checking their dtype."""
+    values = set()
+    for batch in loader:
+        with batch:
+            masks = np.asarray(batch.masks)
+            assert masks.dtype == dtype
+            values |= set(np.unique(masks).tolist())
+    return values
+
+
 def stream(loader):
     digest = hashlib.sha256()
     for batch in loader:
@@ -30,12 +41,7 @@ def test_a_preset_streams_its_label_maps(layouts, name):
         assert loader.options["num_classes"] == PRESETS[name]
         assert loader.options["ignore_index"] == 255
         assert loader.dataset_rule.startswith(name)
-        values = set()
-        for batch in loader:
-            with batch:
-                masks = np.asarray(batch.masks)
-                assert masks.dtype == np.int64
-                values |= set(np.unique(masks).tolist())
+        values = label_values(loader)
         assert values <= set(range(PRESETS[name])) | {255}
         assert len(values - {255}) >= 2, values
     with segfeed.Loader(layouts[name], dataset=name, split="val", **OPTIONS) as val:
@@ -62,11 +68,7 @@ def test_cityscapes_pairs_by_city_and_maps_its_ids(layouts):
         assert mask == str(root / "gtFine" / "train" / (key + "_gtFine_labelIds.png"))
     # The ids as they are: 7 (road) and 26 (car) are there, 1 (ego vehicle) too.
     with segfeed.Loader(root, dataset="cityscapes", label_map=None, num_classes=34, **OPTIONS) as raw:
-        values = set()
-        for batch in raw:
-            with batch:
-                values |= set(np.unique(np.asarray(batch.masks)).tolist())
-        assert {7, 26, 1} <= values
+        assert {7, 26, 1} <= label_values(raw)
 
 
 def test_voc_keeps_the_order_of_its_list(layouts, tmp_path):
@@ -152,10 +154,5 @@ def test_keywords_given_win_over_the_preset(layouts):
                         label_map={i: i for i in range(21)}, **OPTIONS) as loader:
         assert loader.options["ignore_index"] == -100
         assert loader.options["num_classes"] == 21
-        values = set()
-        for batch in loader:
-            with batch:
-                masks = np.asarray(batch.masks)
-                assert masks.dtype == np.int32
-                values |= set(np.unique(masks).tolist())
+        values = label_values(loader, np.int32)
         assert -100 in values and values <= set(range(21)) | {-100}
