@@ -95,12 +95,13 @@ std::string DescribeDatasetRule(const DatasetSpec& spec) {
 DatasetSpec DatasetFromValues(const fs::path& data,
                               std::span<const std::pair<std::string, std::string>> values) {
   std::map<std::string, std::string, std::less<>> given;
-  for (const auto& [name, text] : values) {
+  for (const auto& value : values) {
+    const std::string& name = value.first;
     const bool known =
         std::any_of(kDatasetOptions.begin(), kDatasetOptions.end(),
-                    [&](const DatasetOption& option) { return option.name == name; });
+                    [&name](const DatasetOption& option) { return option.name == name; });
     if (!known) throw ConfigError("unknown dataset keyword '" + name + "'");
-    given[name] = text;
+    given[name] = value.second;
   }
   auto has = [&given](std::string_view name) { return given.count(name) > 0; };
   auto get = [&given](std::string_view name) { return given.find(name)->second; };
