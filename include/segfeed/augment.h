@@ -17,6 +17,14 @@ struct AugmentParams {
   // Rotation about the output centre in degrees, counter-clockwise as seen on
   // screen (y axis pointing down).
   double angle_deg = 0.0;
+  // The random scale on top of the resize (AugmentOptions::scale_factor).
+  double scale_factor = 1.0;
+  // Where the output window lies on the scaled photo along x and y, as a
+  // fraction of the room there is: 0 at the left (top) end, 1 at the right
+  // (bottom), 0.5 centred. Where the photo is smaller than the window the
+  // room is padding, and 0 puts the photo at the window's left (top).
+  double crop_x = 0.5;
+  double crop_y = 0.5;
   // Colour ops on the image, in this order (see AugmentOptions for formulas).
   double contrast_factor = 1.0;
   double brightness_delta = 0.0;
@@ -34,6 +42,9 @@ void ForEachField(const AugmentParams& p, Fn&& fn) {
   fn("flip_lr", p.flip_lr);
   fn("flip_ud", p.flip_ud);
   fn("angle_deg", p.angle_deg);
+  fn("scale_factor", p.scale_factor);
+  fn("crop_x", p.crop_x);
+  fn("crop_y", p.crop_y);
   fn("contrast_factor", p.contrast_factor);
   fn("brightness_delta", p.brightness_delta);
   fn("saturation_factor", p.saturation_factor);

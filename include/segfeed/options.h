@@ -25,6 +25,32 @@ struct UniformRange {
   double max = 0.0;
 };
 
+// How a photo is scaled before the output window is cut from it (see
+// docs/design.md, "Geometry").
+enum class ResizeMode {
+  // Each axis to the output size: the whole photo fills the output, its
+  // aspect changed (Carvana's 1918x1280 squeezed into a square). The
+  // rotation turns the squeezed picture.
+  kStretch,
+  // One factor for both axes so the whole photo fits the output; the rest
+  // is padding (letterbox).
+  kKeepRatio,
+  // One factor so the photo's shorter side is the output's shorter side
+  // (the window then crops the longer one).
+  kShortSide,
+  // One factor so the photo's longer side is the output's longer side.
+  kLongSide,
+};
+
+// Where the output window lies on the scaled photo when they differ in size.
+enum class CropPlacement {
+  // Uniformly over every position (where the photo is larger) and every
+  // padding split (where it is smaller), drawn per sample.
+  kRandom,
+  // Centred: the same window for every sample (validation).
+  kCenter,
+};
+
 // What the warp writes where the rotated output looks outside the source.
 enum class FillMode {
   // Image pixels become `fill_value` in every channel, mask pixels become 0
@@ -42,10 +68,21 @@ enum class FillMode {
 // clamping to the valid range. Set an op's `*_enabled` to false (or its
 // probability/fraction to 0) to switch it off.
 struct AugmentOptions {
-  // Output size in pixels. The source is resized to exactly this size, so a
-  // different aspect ratio stretches it (as the Keras reference does).
+  // Output size in pixels: the window every sample is cut to. With
+  // resize kStretch and no scale, the whole source is resized to exactly
+  // this size, so a different aspect ratio stretches it (as the Keras
+  // reference does).
   int output_width = 512;
   int output_height = 512;
+
+  // Geometry: the photo is scaled by `resize`, then by a factor drawn from
+  // `scale_factor` (when scale_enabled), and the output window is cut from
+  // it at `crop`; where the window leaves the photo, the image gets
+  // fill_value and the mask 0 (binary) or ignore_index (labels).
+  ResizeMode resize = ResizeMode::kStretch;
+  bool scale_enabled = false;
+  UniformRange scale_factor{0.5, 2.0};
+  CropPlacement crop = CropPlacement::kRandom;
 
   // Probability of a left-right (mirror) flip, in [0, 1].
   double flip_lr_probability = 0.5;

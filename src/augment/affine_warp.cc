@@ -47,10 +47,10 @@ cv::Mat WritableMat(const MutableRasterView& view) {
 }
 
 void Warp(const cv::Mat& source, double extent_width, double extent_height,
-          const AugmentParams& params, int interpolation, const AugmentOptions& options,
-          double constant_fill, cv::Mat& out) {
+          const AugmentParams& params, const WindowPlacement& placement, int interpolation,
+          const AugmentOptions& options, double constant_fill, cv::Mat& out) {
   const AffineMatrix m =
-      OutputToSourceMatrix(params, extent_width, extent_height, out.cols, out.rows);
+      OutputToSourceMatrix(params, placement, extent_width, extent_height, out.cols, out.rows);
   const cv::Mat matrix(2, 3, CV_64F, const_cast<double*>(m.data()));
   const int border =
       options.fill_mode == FillMode::kReflect ? cv::BORDER_REFLECT : cv::BORDER_CONSTANT;
@@ -64,14 +64,14 @@ void Warp(const cv::Mat& source, double extent_width, double extent_height,
 
 // The mask's warp into `out`'s elements (see WarpNearestMask).
 template <typename T>
-void WarpMask(const AugmentOptions& options, const AugmentParams& params, const RasterView& mask,
-              uint8_t fill, T* out, int output_width, int output_height,
-              ptrdiff_t out_stride_bytes) {
+void WarpMask(const AugmentOptions& options, const AugmentParams& params,
+              const WindowPlacement& placement, const RasterView& mask, uint8_t fill, T* out,
+              int output_width, int output_height, ptrdiff_t out_stride_bytes) {
   // Nearest neighbour: masks must stay exactly 0 or 1, labels exactly
   // labels. A constant fill is background (or a label map's ignore value),
   // whatever the image's fill value.
   const AffineMatrix mask_matrix =
-      OutputToSourceMatrix(params, mask.width, mask.height, output_width, output_height);
+      OutputToSourceMatrix(params, placement, mask.width, mask.height, output_width, output_height);
   if (FitsFixedPoint(mask_matrix, output_width, output_height, mask)) {
     WarpNearestMask(mask, mask_matrix, options.fill_mode, fill, out, output_width, output_height,
                     out_stride_bytes);
@@ -83,7 +83,8 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params, const 
         cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
     warped.create(output_height, output_width, CV_8UC1);
-  Warp(ConstMat(mask), mask.width, mask.height, params, cv::INTER_NEAREST, options, fill, warped);
+  Warp(ConstMat(mask), mask.width, mask.height, params, placement, cv::INTER_NEAREST, options, fill,
+       warped);
   if constexpr (std::is_same_v<T, float>) {
     // Only sources too large for the fixed-point kernels come here.
     for (int y = 0; y < output_height; ++y) {
@@ -97,32 +98,82 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params, const 
 
 AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_width,
                                   double source_height, int output_width, int output_height) {
+  return OutputToSourceMatrix(
+      params,
+      WindowPlacement{static_cast<double>(output_width), static_cast<double>(output_height)},
+      source_width, source_height, output_width, output_height);
+}
+
+WindowPlacement PlaceWindow(const AugmentOptions& options, const AugmentParams& params,
+                            double photo_width, double photo_height) {
+  const double output_width = options.output_width;
+  const double output_height = options.output_height;
+  double factor_x = output_width / photo_width;
+  double factor_y = output_height / photo_height;
+  switch (options.resize) {
+    case ResizeMode::kStretch:
+      break;
+    case ResizeMode::kKeepRatio:
+      factor_x = factor_y = std::min(factor_x, factor_y);
+      break;
+    case ResizeMode::kShortSide:
+      factor_x = factor_y =
+          std::min(output_width, output_height) / std::min(photo_width, photo_height);
+      break;
+    case ResizeMode::kLongSide:
+      factor_x = factor_y =
+          std::max(output_width, output_height) / std::max(photo_width, photo_height);
+      break;
+  }
+  WindowPlacement placement;
+  // Stretch at scale 1 is the output size exactly, not a product rounded.
+  const bool exact = options.resize == ResizeMode::kStretch && params.scale_factor == 1.0;
+  placement.scaled_width = exact ? output_width : photo_width * factor_x * params.scale_factor;
+  placement.scaled_height = exact ? output_height : photo_height * factor_y * params.scale_factor;
+  // The window's left edge moves over [0, scaled - output] (a negative room
+  // is padding); its centre, as a fraction of the photo, follows.
+  auto centre = [](double fraction, double scaled, double output) {
+    if (scaled == output) return 0.5;
+    return (fraction * (scaled - output) + output / 2.0) / scaled;
+  };
+  placement.centre_x = centre(params.crop_x, placement.scaled_width, output_width);
+  placement.centre_y = centre(params.crop_y, placement.scaled_height, output_height);
+  return placement;
+}
+
+AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlacement& placement,
+                                  double extent_width, double extent_height, int output_width,
+                                  int output_height) {
   double sin_a = 0;
   double cos_a = 1;
   SinCosDegrees(params.angle_deg, &sin_a, &cos_a);
-  const double scale_x = source_width / output_width;
-  const double scale_y = source_height / output_height;
+  // Source pixels per output pixel along each axis.
+  const double scale_x = extent_width / placement.scaled_width;
+  const double scale_y = extent_height / placement.scaled_height;
   const double flip_x = params.flip_lr ? -1.0 : 1.0;
   const double flip_y = params.flip_ud ? -1.0 : 1.0;
   // Output pixel index x has continuous position x + 0.5; relative to the
   // centre that is x + 0.5 - W/2. Undo the rotation (rotate by -angle), undo
-  // the flips (mirror about the centre), scale to the source extent, and
-  // return to a pixel index by subtracting 0.5.
+  // the flips (mirror about the centre), scale to the source extent, move
+  // to the window's centre on the source and return to a pixel index by
+  // subtracting 0.5.
   const double u0 = 0.5 - output_width / 2.0;
   const double v0 = 0.5 - output_height / 2.0;
   const double sx = scale_x * flip_x;
   const double sy = scale_y * flip_y;
-  return {sx * cos_a, -sx * sin_a, source_width / 2.0 - 0.5 + sx * (cos_a * u0 - sin_a * v0),
-          sy * sin_a, sy * cos_a,  source_height / 2.0 - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
+  const double centre_x = extent_width * placement.centre_x;
+  const double centre_y = extent_height * placement.centre_y;
+  return {sx * cos_a, -sx * sin_a, centre_x - 0.5 + sx * (cos_a * u0 - sin_a * v0),
+          sy * sin_a, sy * cos_a,  centre_y - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
 }
 
 ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
-                           double extent_width, double extent_height, int output_width,
-                           int output_height) {
+                           double extent_width, double extent_height, double scaled_width,
+                           double scaled_height) {
   const int factor_x =
-      options.antialias ? PreReduceFactor(extent_width / output_width, image_width) : 1;
+      options.antialias ? PreReduceFactor(extent_width / scaled_width, image_width) : 1;
   const int factor_y =
-      options.antialias ? PreReduceFactor(extent_height / output_height, image_height) : 1;
+      options.antialias ? PreReduceFactor(extent_height / scaled_height, image_height) : 1;
   if (factor_x == 1 && factor_y == 1) return {};
   return {std::max(1, (image_width + factor_x / 2) / factor_x),
           std::max(1, (image_height + factor_y / 2) / factor_y)};
@@ -139,7 +190,8 @@ int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
 
 namespace {
 
-void WarpImage(const AugmentOptions& options, const AugmentParams& params, const WarpSource& source,
+void WarpImage(const AugmentOptions& options, const AugmentParams& params,
+               const WindowPlacement& placement, const WarpSource& source,
                const MutableRasterView& image_out, WarpScratch* scratch,
                std::optional<ChannelSums>* image_sums) {
   assert(source.image.channels == 3 && source.mask.channels == 1);
@@ -159,7 +211,7 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params, const
   cv::Mat image = ConstMat(source.image);
   const ReducedSize reduced_size =
       PreReducedSize(options, source.image.width, source.image.height, extent_width, extent_height,
-                     image_out.width, image_out.height);
+                     placement.scaled_width, placement.scaled_height);
   if (reduced_size.width > 0) {
     const int reduced_width = reduced_size.width;
     const int reduced_height = reduced_size.height;
@@ -174,8 +226,8 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params, const
     image = reduced;
   }
 
-  const AffineMatrix image_matrix =
-      OutputToSourceMatrix(params, extent_width, extent_height, image_out.width, image_out.height);
+  const AffineMatrix image_matrix = OutputToSourceMatrix(
+      params, placement, extent_width, extent_height, image_out.width, image_out.height);
   const RasterView image_view{image.data, image.cols, image.rows, 3,
                               static_cast<ptrdiff_t>(image.step)};
   if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
@@ -186,8 +238,8 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params, const
   } else {
     if (image_sums != nullptr) image_sums->reset();
     cv::Mat image_dst = WritableMat(image_out);
-    Warp(image, extent_width, extent_height, params, cv::INTER_LINEAR, options, options.fill_value,
-         image_dst);
+    Warp(image, extent_width, extent_height, params, placement, cv::INTER_LINEAR, options,
+         options.fill_value, image_dst);
   }
 }
 
@@ -198,8 +250,10 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const MutableRasterView& mask_out, WarpScratch* scratch,
                       std::optional<ChannelSums>* image_sums) {
   assert(mask_out.channels == 1);
-  WarpImage(options, params, source, image_out, scratch, image_sums);
-  WarpMask(options, params, source.mask, source.mask_fill, mask_out.data, mask_out.width,
+  const WindowPlacement placement =
+      PlaceWindow(options, params, source.mask.width, source.mask.height);
+  WarpImage(options, params, placement, source, image_out, scratch, image_sums);
+  WarpMask(options, params, placement, source.mask, source.mask_fill, mask_out.data, mask_out.width,
            mask_out.height, mask_out.stride_bytes);
 }
 
@@ -207,8 +261,10 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const WarpSource& source, const MutableRasterView& image_out,
                       const FloatMaskView& mask_out, WarpScratch* scratch,
                       std::optional<ChannelSums>* image_sums) {
-  WarpImage(options, params, source, image_out, scratch, image_sums);
-  WarpMask(options, params, source.mask, source.mask_fill, mask_out.data, mask_out.width,
+  const WindowPlacement placement =
+      PlaceWindow(options, params, source.mask.width, source.mask.height);
+  WarpImage(options, params, placement, source, image_out, scratch, image_sums);
+  WarpMask(options, params, placement, source.mask, source.mask_fill, mask_out.data, mask_out.width,
            mask_out.height, mask_out.stride_bytes);
 }
 

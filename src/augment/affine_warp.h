@@ -35,6 +35,36 @@ using AffineMatrix = std::array<double, 6>;
 AffineMatrix OutputToSourceMatrix(const AugmentParams& params, double source_width,
                                   double source_height, int output_width, int output_height);
 
+// Where one sample's output window lies on its photo, whatever raster of the
+// photo (a DCT-reduced decode, the full-size mask) it is applied to: the
+// photo scaled (resize mode, then the random scale) measures
+// scaled_width x scaled_height output pixels, and the window's centre lies
+// at (centre_x, centre_y) as fractions of the photo's extent.
+struct WindowPlacement {
+  double scaled_width = 0;
+  double scaled_height = 0;
+  double centre_x = 0.5;
+  double centre_y = 0.5;
+};
+
+// The placement for a photo of photo_width x photo_height pixels (its full
+// resolution, the mask's) under `options` and `params`. Stretch without a
+// random scale is exactly the output size, centred, so its matrices are
+// today's to the last bit.
+WindowPlacement PlaceWindow(const AugmentOptions& options, const AugmentParams& params,
+                            double photo_width, double photo_height);
+
+// The output -> source matrix of a raster covering the photo's extent with
+// extent_width x extent_height of its own pixels, for `placement`. The
+// forward chain: scale the photo to scaled_width x scaled_height, cut the
+// window around the placement's centre, flip and rotate about the window's
+// centre. With keep_ratio, short_side and long_side the scale is the same
+// on both axes, so angles are angles on the photo; with stretch the
+// rotation turns the stretched picture.
+AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlacement& placement,
+                                  double extent_width, double extent_height, int output_width,
+                                  int output_height);
+
 // One sample's decoded rasters.
 struct WarpSource {
   // RGB, 3 channels; may be a reduced (DCT-scaled) decode of the photo.
@@ -69,14 +99,16 @@ int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels);
 
 // Size of the area-reduced image the warp makes first, or 0 x 0 when it
 // warps the decoded image directly. `extent_*` is the source extent in
-// image pixels (see OutputToSourceMatrix).
+// image pixels (see OutputToSourceMatrix), `scaled_*` what the photo
+// measures in output pixels (WindowPlacement; the output size for a
+// stretch).
 struct ReducedSize {
   int width = 0;
   int height = 0;
 };
 ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
-                           double extent_width, double extent_height, int output_width,
-                           int output_height);
+                           double extent_width, double extent_height, double scaled_width,
+                           double scaled_height);
 
 // Warps image (bilinear, weights in 1/128 pixel, integer arithmetic:
 // bit-exact and independent of the thread count) and mask (nearest neighbour: output values are

@@ -18,6 +18,10 @@ enum Slot : uint64_t {
   kBrightness,
   kSaturation,
   kHue,
+  // Appended, so the slots above keep the values they always had.
+  kScale,
+  kCropX,
+  kCropY,
 };
 
 double Uniform01At(const internal::CounterRng& rng, uint64_t slot) {
@@ -47,6 +51,13 @@ AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed, ui
   if (options.saturation_enabled)
     params.saturation_factor = UniformAt(rng, kSaturation, options.saturation_factor);
   if (options.hue_enabled) params.hue_delta = UniformAt(rng, kHue, options.hue_delta);
+  if (options.scale_enabled) params.scale_factor = UniformAt(rng, kScale, options.scale_factor);
+  // A stretch without a random scale fills the window exactly: nothing to place.
+  const bool window_can_move = options.resize != ResizeMode::kStretch || options.scale_enabled;
+  if (options.crop == CropPlacement::kRandom && window_can_move) {
+    params.crop_x = Uniform01At(rng, kCropX);
+    params.crop_y = Uniform01At(rng, kCropY);
+  }
   return params;
 }
 

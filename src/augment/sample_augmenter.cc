@@ -87,7 +87,7 @@ size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int d
   // pre-reduce factor across an integer for real photos).
   const ReducedSize reduced =
       PreReducedSize(options, decoded_width, decoded_height, decoded_width, decoded_height,
-                     options.output_width, options.output_height);
+                     options.output_width, options.output_height);  // the stretch's
   return pixels * 3 + pixels + static_cast<size_t>(reduced.width) * reduced.height * 3;
 }
 

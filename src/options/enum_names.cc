@@ -26,6 +26,14 @@ const OptionChoice kLayoutChoices[2] = {{"nhwc", static_cast<int>(Layout::kNHWC)
                                         {"nchw", static_cast<int>(Layout::kNCHW)}};
 const OptionChoice kFillModeChoices[2] = {{"constant", static_cast<int>(FillMode::kConstant)},
                                           {"reflect", static_cast<int>(FillMode::kReflect)}};
+const OptionChoice kResizeModeChoices[4] = {
+    {"stretch", static_cast<int>(ResizeMode::kStretch)},
+    {"keep_ratio", static_cast<int>(ResizeMode::kKeepRatio)},
+    {"short_side", static_cast<int>(ResizeMode::kShortSide)},
+    {"long_side", static_cast<int>(ResizeMode::kLongSide)}};
+const OptionChoice kCropPlacementChoices[2] = {
+    {"random", static_cast<int>(CropPlacement::kRandom)},
+    {"center", static_cast<int>(CropPlacement::kCenter), "centre"}};
 const OptionChoice kJpegWarningsChoices[2] = {
     {"error", static_cast<int>(JpegWarnings::kAreErrors)},
     {"ignore", static_cast<int>(JpegWarnings::kAreIgnored)}};

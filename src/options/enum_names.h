@@ -18,6 +18,8 @@ extern const OptionChoice kMaskModeChoices[2];
 extern const OptionChoice kMaskForegroundChoices[2];
 extern const OptionChoice kLayoutChoices[2];
 extern const OptionChoice kFillModeChoices[2];
+extern const OptionChoice kResizeModeChoices[4];
+extern const OptionChoice kCropPlacementChoices[2];
 extern const OptionChoice kJpegWarningsChoices[2];
 extern const OptionChoice kOnBadFileChoices[2];
 extern const OptionChoice kSubsetChoices[3];

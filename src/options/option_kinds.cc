@@ -180,6 +180,8 @@ void ChoiceOption<Enum>::Check(const LoaderOptions& options) const {
 template class ChoiceOption<ElementType>;
 template class ChoiceOption<Layout>;
 template class ChoiceOption<FillMode>;
+template class ChoiceOption<ResizeMode>;
+template class ChoiceOption<CropPlacement>;
 template class ChoiceOption<JpegWarnings>;
 template class ChoiceOption<OnBadFile>;
 template class ChoiceOption<Subset>;

@@ -157,6 +157,25 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "ImageNet's, used only with normalize"},
       SEGFEED_FIELD(output.std), SEGFEED_FIELD(output.normalize), true));
   // Augmentation: one affine warp (flips, rotation, resize), then colour.
+  t.push_back(std::make_unique<ChoiceOption<ResizeMode>>(
+      OptionSpec::Declaration{"resize", "resize", kAugment, K::kChoice,
+                              "how the photo is scaled before the output window is cut: stretch "
+                              "(each axis to size), keep_ratio (all of it fits, padded), "
+                              "short_side / long_side (that side to size's, one factor)"},
+      SEGFEED_FIELD(augment.resize), internal::kResizeModeChoices, internal::kResizeModeChoices));
+  t.push_back(std::make_unique<RangeOption>(
+      OptionSpec::Declaration{"scale_range", "scale", kAugment, K::kRange,
+                              "a random scale factor per sample on top of resize (0.5,2.0 as "
+                              "mmsegmentation's ratio_range)",
+                              true, "no random scale"},
+      SEGFEED_FIELD(augment.scale_factor), SEGFEED_FIELD(augment.scale_enabled), "scale_factor",
+      0.05, 20.0));
+  t.push_back(std::make_unique<ChoiceOption<CropPlacement>>(
+      OptionSpec::Declaration{"crop", "crop", kAugment, K::kChoice,
+                              "where the output window lies on the scaled photo: random (uniform "
+                              "over every position) or center"},
+      SEGFEED_FIELD(augment.crop), internal::kCropPlacementChoices,
+      internal::kCropPlacementChoices));
   t.push_back(std::make_unique<NumberOption>(
       OptionSpec::Declaration{"flip_lr_probability", "flip-lr", kAugment, K::kNumber,
                               "probability of a left-right flip"},

@@ -118,7 +118,7 @@ TEST(ReportJsonTest, EveryFieldOfTheReportedStructsIsOneKey) {
   EXPECT_EQ(FieldNames(LoaderStats{}).size(), 20u);
   EXPECT_EQ(FieldNames(StageSeconds{}).size(), 7u);
   EXPECT_EQ(FieldNames(MemoryPlan{}).size(), 15u);
-  EXPECT_EQ(FieldNames(AugmentParams{}).size(), 7u);
+  EXPECT_EQ(FieldNames(AugmentParams{}).size(), 10u);
 }
 
 TEST(ReportJsonTest, FieldsKeepTheirValuesNestedStructsAndErrors) {

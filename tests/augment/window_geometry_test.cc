@@ -1,0 +1,189 @@
+// The geometry of resize modes, random scale and crop: where the output
+// window lies on the photo, the matrices' exact corners, padding values,
+// and that a stretch without them is today's matrix to the last bit.
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "augment/affine_warp.h"
+#include "test_rasters.h"
+
+namespace segfeed::internal {
+namespace {
+
+using segfeed::testing::MutableView;
+using segfeed::testing::View;
+
+AugmentOptions Options(ResizeMode resize, int width, int height) {
+  AugmentOptions options;
+  options.resize = resize;
+  options.output_width = width;
+  options.output_height = height;
+  return options;
+}
+
+// Where source pixel index (x, y) lands in output pixel indices: the
+// inverse of the output -> source matrix.
+std::array<double, 2> SourceToOutput(const AffineMatrix& m, double x, double y) {
+  const double det = m[0] * m[4] - m[1] * m[3];
+  const double dx = x - m[2], dy = y - m[5];
+  return {(m[4] * dx - m[1] * dy) / det, (-m[3] * dx + m[0] * dy) / det};
+}
+
+// The output position (continuous: pixel i spans [i, i + 1]) of the photo's
+// continuous point (x, y) under `options` and `params`.
+std::array<double, 2> Lands(const AugmentOptions& options, const AugmentParams& params,
+                            double photo_width, double photo_height, double x, double y) {
+  const WindowPlacement placement = PlaceWindow(options, params, photo_width, photo_height);
+  const AffineMatrix m = OutputToSourceMatrix(params, placement, photo_width, photo_height,
+                                              options.output_width, options.output_height);
+  const auto index = SourceToOutput(m, x - 0.5, y - 0.5);
+  return {index[0] + 0.5, index[1] + 0.5};
+}
+
+void ExpectNear(const std::array<double, 2>& got, double x, double y) {
+  EXPECT_NEAR(got[0], x, 1e-9) << got[0] << ", " << got[1];
+  EXPECT_NEAR(got[1], y, 1e-9) << got[0] << ", " << got[1];
+}
+
+TEST(WindowGeometryTest, StretchAtScaleOneIsTodaysMatrixBitForBit) {
+  const AugmentOptions options = Options(ResizeMode::kStretch, 512, 384);
+  for (double angle : {0.0, 17.5, 90.0, -33.0}) {
+    for (bool flip : {false, true}) {
+      AugmentParams params;
+      params.angle_deg = angle;
+      params.flip_lr = flip;
+      params.crop_x = 0.9;  // no room: ignored
+      const WindowPlacement placement = PlaceWindow(options, params, 1918, 1280);
+      EXPECT_EQ(placement.scaled_width, 512.0);
+      EXPECT_EQ(placement.centre_x, 0.5);
+      for (double extent : {1918.0, 959.0, 239.75}) {
+        EXPECT_EQ(OutputToSourceMatrix(params, placement, extent, extent * 2 / 3, 512, 384),
+                  OutputToSourceMatrix(params, extent, extent * 2 / 3, 512, 384));
+      }
+    }
+  }
+}
+
+TEST(WindowGeometryTest, KeepRatioFitsThePhotoAndPadsTheRest) {
+  const AugmentOptions options = Options(ResizeMode::kKeepRatio, 512, 512);
+  AugmentParams centred;
+  const double height = 1280.0 * 512 / 1918;  // 341.7
+  ExpectNear(Lands(options, centred, 1918, 1280, 0, 0), 0, (512 - height) / 2);
+  ExpectNear(Lands(options, centred, 1918, 1280, 1918, 1280), 512, (512 + height) / 2);
+  AugmentParams top;
+  top.crop_y = 0;  // the photo at the window's top, the padding below (mmseg's Pad)
+  ExpectNear(Lands(options, top, 1918, 1280, 0, 0), 0, 0);
+  ExpectNear(Lands(options, top, 1918, 1280, 1918, 1280), 512, height);
+}
+
+TEST(WindowGeometryTest, ShortSideCropsTheLongSideWhereTheWindowIs) {
+  const AugmentOptions options = Options(ResizeMode::kShortSide, 512, 512);
+  AugmentParams left;
+  left.crop_x = 0;
+  ExpectNear(Lands(options, left, 1918, 1280, 0, 0), 0, 0);
+  ExpectNear(Lands(options, left, 1918, 1280, 1280, 1280), 512, 512);
+  AugmentParams right;
+  right.crop_x = 1;
+  ExpectNear(Lands(options, right, 1918, 1280, 1918, 1280), 512, 512);
+  ExpectNear(Lands(options, right, 1918, 1280, 638, 0), 0, 0);
+}
+
+TEST(WindowGeometryTest, LongSideScalesTheLongerSideToTheOutputs) {
+  const AugmentOptions options = Options(ResizeMode::kLongSide, 640, 480);
+  AugmentParams params;
+  params.crop_y = 0;
+  // 1280x1918 portrait: its long side (1918) becomes 640, x is padded.
+  const double width = 1280.0 * 640 / 1918;
+  ExpectNear(Lands(options, params, 1280, 1918, 1280, 1918), (640 + width) / 2, 640);
+}
+
+TEST(WindowGeometryTest, ACropOfAScaledUpPhotoStaysInsideIt) {
+  AugmentOptions options = Options(ResizeMode::kKeepRatio, 512, 512);
+  options.scale_enabled = true;
+  for (double scale : {1.6, 2.0, 3.0}) {
+    for (double fraction : {0.0, 0.3, 0.999, 1.0}) {
+      AugmentParams params;
+      params.scale_factor = scale;
+      params.crop_x = fraction;
+      params.crop_y = 1 - fraction;
+      const WindowPlacement placement = PlaceWindow(options, params, 1918, 1280);
+      const AffineMatrix m = OutputToSourceMatrix(params, placement, 1918, 1280, 512, 512);
+      for (const auto& [x, y] : std::vector<std::array<double, 2>>{
+               {-0.5, -0.5}, {511.5, -0.5}, {-0.5, 511.5}, {511.5, 511.5}}) {
+        const double sx = m[0] * x + m[1] * y + m[2] + 0.5;
+        const double sy = m[3] * x + m[4] * y + m[5] + 0.5;
+        EXPECT_GE(sx, -1e-9) << scale << " " << fraction;
+        EXPECT_LE(sx, 1918 + 1e-9) << scale << " " << fraction;
+        EXPECT_GE(sy, -1e-9) << scale << " " << fraction;
+        EXPECT_LE(sy, 1280 + 1e-9) << scale << " " << fraction;
+      }
+    }
+  }
+}
+
+TEST(WindowGeometryTest, OneFactorModesRotateInThePhotosMetric) {
+  // The linear part of a rotation after a uniform scale is conformal:
+  // orthogonal columns of equal length, whatever the photo's aspect.
+  for (ResizeMode mode : {ResizeMode::kKeepRatio, ResizeMode::kShortSide, ResizeMode::kLongSide}) {
+    const AugmentOptions options = Options(mode, 512, 256);
+    AugmentParams params;
+    params.angle_deg = 30;
+    const WindowPlacement placement = PlaceWindow(options, params, 1918, 1280);
+    const AffineMatrix m = OutputToSourceMatrix(params, placement, 1918, 1280, 512, 256);
+    EXPECT_NEAR(m[0] * m[1] + m[3] * m[4], 0, 1e-12);
+    EXPECT_NEAR(std::hypot(m[0], m[3]), std::hypot(m[1], m[4]), 1e-12);
+  }
+}
+
+TEST(WindowGeometryTest, PaddingIsFillValueForImagesAndTheMaskFill) {
+  // A 64x32 photo, all 200, with an all-1 mask, fitted into 64x64: rows
+  // 0-15 and 48-63 are padding.
+  const cv::Mat image(32, 64, CV_8UC3, cv::Scalar::all(200));
+  const cv::Mat mask(32, 64, CV_8UC1, cv::Scalar(1));
+  AugmentOptions options = Options(ResizeMode::kKeepRatio, 64, 64);
+  options.fill_value = 7;
+  for (uint8_t fill : {uint8_t{0}, uint8_t{255}}) {  // binary background, a label map's ignore
+    cv::Mat image_out(64, 64, CV_8UC3), mask_out(64, 64, CV_8UC1);
+    WarpScratch scratch;
+    WarpSource source{View(image), View(mask)};
+    source.mask_fill = fill;
+    WarpImageAndMask(options, AugmentParams{}, source, MutableView(image_out),
+                     MutableView(mask_out), &scratch);
+    for (int y : {0, 15, 48, 63}) {
+      EXPECT_EQ(image_out.at<cv::Vec3b>(y, 30), cv::Vec3b(7, 7, 7)) << y;
+      EXPECT_EQ(mask_out.at<uint8_t>(y, 30), fill) << y;
+    }
+    for (int y : {16, 32, 47}) {
+      EXPECT_EQ(image_out.at<cv::Vec3b>(y, 30), cv::Vec3b(200, 200, 200)) << y;
+      EXPECT_EQ(mask_out.at<uint8_t>(y, 30), 1) << y;
+    }
+  }
+}
+
+TEST(WindowGeometryTest, TheWindowIsDrawnOnlyWhenItCanMove) {
+  AugmentOptions options;
+  const AugmentParams stretched = DrawAugmentParams(options, 1, 2, 3);
+  EXPECT_EQ(stretched.crop_x, 0.5);
+  EXPECT_EQ(stretched.scale_factor, 1.0);
+  options.resize = ResizeMode::kShortSide;
+  options.scale_enabled = true;
+  const AugmentParams drawn = DrawAugmentParams(options, 1, 2, 3);
+  EXPECT_EQ(drawn, DrawAugmentParams(options, 1, 2, 3));
+  EXPECT_NE(drawn.crop_x, 0.5);
+  EXPECT_GE(drawn.scale_factor, 0.5);
+  EXPECT_LE(drawn.scale_factor, 2.0);
+  // The other parameters keep their stream positions.
+  EXPECT_EQ(drawn.angle_deg, stretched.angle_deg);
+  EXPECT_EQ(drawn.hue_delta, stretched.hue_delta);
+  options.crop = CropPlacement::kCenter;
+  EXPECT_EQ(DrawAugmentParams(options, 1, 2, 3).crop_x, 0.5);
+}
+
+}  // namespace
+}  // namespace segfeed::internal
