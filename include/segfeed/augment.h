@@ -1,11 +1,32 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "segfeed/export.h"
 #include "segfeed/options.h"
 
 namespace segfeed {
+
+// A 2x3 affine map in pixel indices (OpenCV's convention: pixel (i, j) is
+// centred at (i, j)): (x, y) -> (xx*x + xy*y + x0, yx*x + yy*y + y0). As a
+// row-major matrix [[xx, xy, x0], [yx, yy, y0]] it is what cv2.warpAffine
+// takes.
+struct Affine2x3 {
+  double xx = 1.0, xy = 0.0, x0 = 0.0;
+  double yx = 0.0, yy = 1.0, y0 = 0.0;
+  friend bool operator==(const Affine2x3&, const Affine2x3&) = default;
+};
+
+template <typename Fn>
+void ForEachField(const Affine2x3& m, Fn&& fn) {
+  fn("xx", m.xx);
+  fn("xy", m.xy);
+  fn("x0", m.x0);
+  fn("yx", m.yx);
+  fn("yy", m.yy);
+  fn("y0", m.y0);
+}
 
 // The augmentation applied to one sample. Plain data: a batch carries one per
 // sample so a trainer (or a test) can see exactly what was done. Fields of a
@@ -31,6 +52,20 @@ struct AugmentParams {
   double saturation_factor = 1.0;
   double hue_delta = 0.0;
 
+  // The sample's geometry as it was applied, set once its photo is decoded
+  // (DrawAugmentParams leaves the identity): the photo's size, the map from
+  // photo pixels to output pixels and back (the mask's matrices: the photo
+  // at full resolution), and the output window on the photo before flips
+  // and rotation, in photo pixels (it may reach past the photo: padding).
+  double source_width = 0.0;
+  double source_height = 0.0;
+  Affine2x3 source_to_output;
+  Affine2x3 output_to_source;
+  double window_x = 0.0;
+  double window_y = 0.0;
+  double window_width = 0.0;
+  double window_height = 0.0;
+
   friend bool operator==(const AugmentParams&, const AugmentParams&) = default;
 };
 
@@ -49,6 +84,14 @@ void ForEachField(const AugmentParams& p, Fn&& fn) {
   fn("brightness_delta", p.brightness_delta);
   fn("saturation_factor", p.saturation_factor);
   fn("hue_delta", p.hue_delta);
+  fn("source_width", p.source_width);
+  fn("source_height", p.source_height);
+  fn("source_to_output", p.source_to_output);
+  fn("output_to_source", p.output_to_source);
+  fn("window_x", p.window_x);
+  fn("window_y", p.window_y);
+  fn("window_width", p.window_width);
+  fn("window_height", p.window_height);
 }
 
 // Draws sample `sample_id`'s parameters for `epoch`. A pure function of its
@@ -59,5 +102,10 @@ void ForEachField(const AugmentParams& p, Fn&& fn) {
 // `options` must be valid (ValidateAugmentOptions); thread-safe.
 SEGFEED_EXPORT AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed,
                                                uint64_t epoch, uint64_t sample_id);
+
+// Sets the geometry fields of `params` (source size, matrices, window) for
+// a photo of photo_width x photo_height pixels, as the warp applies them.
+SEGFEED_EXPORT void SetAppliedGeometry(const AugmentOptions& options, int photo_width,
+                                       int photo_height, AugmentParams* params);
 
 }  // namespace segfeed

@@ -18,6 +18,8 @@ constexpr const char* kRecordName<LoaderStats> = "LoaderStats";
 template <>
 constexpr const char* kRecordName<MemoryPlan> = "MemoryPlan";
 template <>
+constexpr const char* kRecordName<Affine2x3> = "Affine2x3";
+template <>
 constexpr const char* kRecordName<AugmentParams> = "AugmentParams";
 
 // The annotation of a value FieldsDict makes of a `Value`.
@@ -60,6 +62,7 @@ void BindReportFields(nb::module_& m) {
         AddRecord<StageSeconds>(&records);
         AddRecord<LoaderStats>(&records);
         AddRecord<MemoryPlan>(&records);
+        AddRecord<Affine2x3>(&records);
         AddRecord<AugmentParams>(&records);
         return records;
       },

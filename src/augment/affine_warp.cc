@@ -269,3 +269,29 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
 }
 
 }  // namespace segfeed::internal
+
+namespace segfeed {
+
+void SetAppliedGeometry(const AugmentOptions& options, int photo_width, int photo_height,
+                        AugmentParams* params) {
+  using internal::AffineMatrix;
+  using internal::WindowPlacement;
+  const WindowPlacement placement =
+      internal::PlaceWindow(options, *params, photo_width, photo_height);
+  const AffineMatrix m = internal::OutputToSourceMatrix(
+      *params, placement, photo_width, photo_height, options.output_width, options.output_height);
+  params->source_width = photo_width;
+  params->source_height = photo_height;
+  params->output_to_source = {m[0], m[1], m[2], m[3], m[4], m[5]};
+  const double det = m[0] * m[4] - m[1] * m[3];
+  params->source_to_output = {m[4] / det,  -m[1] / det, (m[1] * m[5] - m[4] * m[2]) / det,
+                              -m[3] / det, m[0] / det,  (m[3] * m[2] - m[0] * m[5]) / det};
+  // The window before flips and rotation: output_width x output_height
+  // output pixels around the placement's centre, in photo pixels.
+  params->window_width = options.output_width * photo_width / placement.scaled_width;
+  params->window_height = options.output_height * photo_height / placement.scaled_height;
+  params->window_x = placement.centre_x * photo_width - params->window_width / 2;
+  params->window_y = placement.centre_y * photo_height - params->window_height / 2;
+}
+
+}  // namespace segfeed

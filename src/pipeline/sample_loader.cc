@@ -88,10 +88,11 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
 
-  const AugmentParams params =
+  AugmentParams params =
       DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
   const RgbImage& image = worker.reader.image();
   const MaskImage& mask = worker.reader.mask();
+  SetAppliedGeometry(options_.augment, mask.width, mask.height, &params);
   WarpSource source;
   source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};

@@ -185,5 +185,34 @@ TEST(WindowGeometryTest, TheWindowIsDrawnOnlyWhenItCanMove) {
   EXPECT_EQ(DrawAugmentParams(options, 1, 2, 3).crop_x, 0.5);
 }
 
+TEST(WindowGeometryTest, TheAppliedGeometryIsTheWarpsMatrixAndItsInverse) {
+  AugmentOptions options = Options(ResizeMode::kShortSide, 512, 256);
+  options.scale_enabled = true;
+  AugmentParams params;
+  params.scale_factor = 1.5;
+  params.crop_x = 0.25;
+  params.angle_deg = 20;
+  params.flip_lr = true;
+  SetAppliedGeometry(options, 1918, 1280, &params);
+  EXPECT_EQ(params.source_width, 1918);
+  const WindowPlacement placement = PlaceWindow(options, params, 1918, 1280);
+  const AffineMatrix m = OutputToSourceMatrix(params, placement, 1918, 1280, 512, 256);
+  const Affine2x3& to_source = params.output_to_source;
+  EXPECT_EQ((AffineMatrix{to_source.xx, to_source.xy, to_source.x0, to_source.yx, to_source.yy,
+                          to_source.y0}),
+            m);
+  // Forward then back is the identity.
+  const Affine2x3& f = params.source_to_output;
+  for (const auto& [x, y] : std::vector<std::array<double, 2>>{{0, 0}, {700, 300}, {1917, 1279}}) {
+    const double ox = f.xx * x + f.xy * y + f.x0, oy = f.yx * x + f.yy * y + f.y0;
+    EXPECT_NEAR(to_source.xx * ox + to_source.xy * oy + to_source.x0, x, 1e-9);
+    EXPECT_NEAR(to_source.yx * ox + to_source.yy * oy + to_source.y0, y, 1e-9);
+  }
+  // The window: 256 output rows are 256 / (1280 * 0.2 * 1.5) of the photo's height.
+  EXPECT_NEAR(params.window_height, 1280.0 * 256 / (256 * 1.5), 1e-9);
+  EXPECT_NEAR(params.window_width, 2 * params.window_height, 1e-9);
+  EXPECT_NEAR(params.window_x, 0.25 * (1918 - params.window_width), 1e-9);
+}
+
 }  // namespace
 }  // namespace segfeed::internal

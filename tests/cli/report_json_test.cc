@@ -115,10 +115,12 @@ TEST(ReportJsonTest, EveryFieldOfTheReportedStructsIsOneKey) {
   ExpectOneKeyPerField(StageSeconds{});
   ExpectOneKeyPerField(MemoryPlan{});
   ExpectOneKeyPerField(AugmentParams{});
+  ExpectOneKeyPerField(Affine2x3{});
   EXPECT_EQ(FieldNames(LoaderStats{}).size(), 20u);
   EXPECT_EQ(FieldNames(StageSeconds{}).size(), 7u);
   EXPECT_EQ(FieldNames(MemoryPlan{}).size(), 15u);
-  EXPECT_EQ(FieldNames(AugmentParams{}).size(), 10u);
+  EXPECT_EQ(FieldNames(AugmentParams{}).size(), 18u);
+  EXPECT_EQ(FieldNames(Affine2x3{}).size(), 6u);
 }
 
 TEST(ReportJsonTest, FieldsKeepTheirValuesNestedStructsAndErrors) {

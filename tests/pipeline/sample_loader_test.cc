@@ -125,7 +125,7 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
   ASSERT_TRUE(status.ok()) << status.error().Message();
 
   // What reading the pair and augmenting it with its parameters gives.
-  const AugmentParams params = DrawAugmentParams(options.augment, options.seed, kEpoch, id);
+  AugmentParams params = DrawAugmentParams(options.augment, options.seed, kEpoch, id);
   PairReader reader(options.decode);
   const Status read =
       reader.Read(dataset_->pairs[id], options.augment.output_width, options.augment.output_height);
@@ -133,6 +133,9 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
   WarpSource source;
   const RgbImage& image = reader.image();
   const MaskImage& mask = reader.mask();
+  // The batch's parameters say what geometry was applied to this photo.
+  SetAppliedGeometry(options.augment, mask.width, mask.height, &params);
+  EXPECT_EQ(params.source_width, mask.width);
   source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
   source.image_scale = static_cast<double>(reader.image_scale().num) / reader.image_scale().denom;
