@@ -26,6 +26,7 @@ from ._core import Batch, EpochIterator, Tensor, build_info
 from ._errors import ConfigError, Error, FileError, PoolExhaustedError
 from ._loader import Loader
 from ._options import Augment, Decode
+from ._unwarp import unwarp, unwarp_matrix
 
 __version__: str = build_info()["version"]
 
@@ -38,6 +39,8 @@ __all__ = [
     "Error",
     "FileError",
     "Loader",
+    "unwarp",
+    "unwarp_matrix",
     "PoolExhaustedError",
     "Tensor",
     "build_info",

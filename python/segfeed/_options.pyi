@@ -8,6 +8,9 @@ __all__ = ["Augment", "Decode"]
 
 @dataclass(frozen=True)
 class Augment:
+    resize: str = 'stretch'
+    scale_range: Optional[Tuple[float, float]] = None
+    crop: str = 'random'
     flip_lr_probability: float = 0.5
     flip_ud_probability: float = 0.5
     rotation_fraction: float = 0.2

@@ -3,7 +3,7 @@
 
 from typing import Dict, List, TypedDict
 
-__all__ = ["StageSeconds", "LoaderStats", "MemoryPlan", "AugmentParams"]
+__all__ = ["StageSeconds", "LoaderStats", "MemoryPlan", "Affine2x3", "AugmentParams"]
 
 class StageSeconds(TypedDict):
     read: float
@@ -53,11 +53,30 @@ class MemoryPlan(TypedDict):
     listing_bytes: int
     total_bytes: int
 
+class Affine2x3(TypedDict):
+    xx: float
+    xy: float
+    x0: float
+    yx: float
+    yy: float
+    y0: float
+
 class AugmentParams(TypedDict):
     flip_lr: bool
     flip_ud: bool
     angle_deg: float
+    scale_factor: float
+    crop_x: float
+    crop_y: float
     contrast_factor: float
     brightness_delta: float
     saturation_factor: float
     hue_delta: float
+    source_width: float
+    source_height: float
+    source_to_output: Affine2x3
+    output_to_source: Affine2x3
+    window_x: float
+    window_y: float
+    window_width: float
+    window_height: float

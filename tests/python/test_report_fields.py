@@ -27,7 +27,8 @@ def run(cli, *args: str) -> None:
 
 
 def test_report_fields_are_the_stub_typed_dicts():
-    assert list(_core.report_fields()) == ["StageSeconds", "LoaderStats", "MemoryPlan", "AugmentParams"]
+    assert list(_core.report_fields()) == ["StageSeconds", "LoaderStats", "MemoryPlan", "Affine2x3",
+                                           "AugmentParams"]
     assert ("samples_loaded", "int") in _core.report_fields()["LoaderStats"]
     assert ("listing_bytes", "int") in _core.report_fields()["MemoryPlan"]
 

@@ -6,8 +6,10 @@ import segfeed
 torch = pytest.importorskip("torch")
 import segfeed.torch  # noqa: E402  (needs torch)
 
-IDENTITY = {"flip_lr": False, "flip_ud": False, "angle_deg": 0.0, "contrast_factor": 1.0, "brightness_delta": 0.0,
-            "saturation_factor": 1.0, "hue_delta": 0.0}
+# The drawn parameters of no augmentation (the applied geometry beside them depends on the photo).
+IDENTITY = {"flip_lr": False, "flip_ud": False, "angle_deg": 0.0, "scale_factor": 1.0, "crop_x": 0.5,
+            "crop_y": 0.5, "contrast_factor": 1.0, "brightness_delta": 0.0, "saturation_factor": 1.0,
+            "hue_delta": 0.0}
 OPTIONS = dict(batch_size=2, size=(32, 48), threads=2, seed=7, validation_fraction=0.3)
 
 
@@ -18,7 +20,7 @@ def epochs(loader, count):
         ids, params, images = [], [], []
         for x, _, info in segfeed.torch.batches(loader, epoch, info=True):
             ids += info["sample_ids"]
-            params += info["params"]
+            params += [{key: p[key] for key in IDENTITY} for p in info["params"]]
             images.append(x.clone())
         out.append((ids, params, torch.cat(images)))
     return out
