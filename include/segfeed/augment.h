@@ -103,6 +103,13 @@ void ForEachField(const AugmentParams& p, Fn&& fn) {
 SEGFEED_EXPORT AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed,
                                                uint64_t epoch, uint64_t sample_id);
 
+// The window of draw `attempt` (1 .. kCropRedraws - 1) of crop_max_class_ratio
+// for the same sample: sets crop_x and crop_y from positions of the
+// sample's stream of their own, so every draw is a function of (seed,
+// epoch, sample_id, attempt) alone.
+SEGFEED_EXPORT void RedrawCrop(uint64_t seed, uint64_t epoch, uint64_t sample_id, int attempt,
+                               AugmentParams* params);
+
 // Sets the geometry fields of `params` (source size, matrices, window) for
 // a photo of photo_width x photo_height pixels, as the warp applies them.
 SEGFEED_EXPORT void SetAppliedGeometry(const AugmentOptions& options, int photo_width,

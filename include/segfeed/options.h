@@ -42,6 +42,9 @@ enum class ResizeMode {
   kLongSide,
 };
 
+// How many windows crop_max_class_ratio draws at most, the first included.
+inline constexpr int kCropRedraws = 10;
+
 // Where the output window lies on the scaled photo when they differ in size.
 enum class CropPlacement {
   // Uniformly over every position (where the photo is larger) and every
@@ -83,6 +86,11 @@ struct AugmentOptions {
   bool scale_enabled = false;
   UniformRange scale_factor{0.5, 2.0};
   CropPlacement crop = CropPlacement::kRandom;
+  // Label maps, random crops: while one class covers more than this share
+  // of the window's labelled pixels (ignore pixels not counted), the window
+  // is drawn again, up to kCropRedraws times (mmsegmentation's
+  // cat_max_ratio); the last draw stays. 1 switches it off.
+  double crop_max_class_ratio = 1.0;
 
   // Probability of a left-right (mirror) flip, in [0, 1].
   double flip_lr_probability = 0.5;

@@ -245,6 +245,13 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
 
 }  // namespace
 
+void WarpMaskOnly(const AugmentOptions& options, const AugmentParams& params,
+                  const RasterView& mask, uint8_t fill, const MutableRasterView& mask_out) {
+  const WindowPlacement placement = PlaceWindow(options, params, mask.width, mask.height);
+  WarpMask(options, params, placement, mask, fill, mask_out.data, mask_out.width, mask_out.height,
+           mask_out.stride_bytes);
+}
+
 void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params,
                       const WarpSource& source, const MutableRasterView& image_out,
                       const MutableRasterView& mask_out, WarpScratch* scratch,

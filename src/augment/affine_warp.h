@@ -127,6 +127,11 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const MutableRasterView& mask_out, WarpScratch* scratch,
                       std::optional<ChannelSums>* image_sums = nullptr);
 
+// The mask's part of WarpImageAndMask alone, into `mask_out` (output size,
+// one channel), with `fill` outside the source under FillMode::kConstant.
+void WarpMaskOnly(const AugmentOptions& options, const AugmentParams& params,
+                  const RasterView& mask, uint8_t fill, const MutableRasterView& mask_out);
+
 // A float32 mask raster: `height` rows of `width` elements, rows
 // `stride_bytes` apart (a batch slot's mask).
 struct FloatMaskView {

@@ -22,6 +22,8 @@ enum Slot : uint64_t {
   kScale,
   kCropX,
   kCropY,
+  // Two slots per redraw of crop_max_class_ratio.
+  kCropRedrawBase,
 };
 
 double Uniform01At(const internal::CounterRng& rng, uint64_t slot) {
@@ -59,6 +61,14 @@ AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed, ui
     params.crop_y = Uniform01At(rng, kCropY);
   }
   return params;
+}
+
+void RedrawCrop(uint64_t seed, uint64_t epoch, uint64_t sample_id, int attempt,
+                AugmentParams* params) {
+  const internal::CounterRng rng(seed, epoch, sample_id);
+  const uint64_t slot = kCropRedrawBase + 2 * static_cast<uint64_t>(attempt);
+  params->crop_x = Uniform01At(rng, slot);
+  params->crop_y = Uniform01At(rng, slot + 1);
 }
 
 }  // namespace segfeed

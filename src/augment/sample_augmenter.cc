@@ -1,5 +1,8 @@
 #include "augment/sample_augmenter.h"
 
+#include <algorithm>
+#include <array>
+
 #include "augment/color_jitter.h"
 #include "stage_clock.h"
 
@@ -72,6 +75,36 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   // Without jitter, the call that found nothing to do counts as conversion.
   timings_.jitter_ns = image_written ? NanosBetween(warped, jittered) : 0;
   timings_.convert_ns = NanosBetween(image_written ? jittered : warped, StageClock::now());
+}
+
+int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* params,
+                                  const std::function<void(int, AugmentParams*)>& redraw) {
+  const MaskEncoding& encoding = converter_.mask_encoding();
+  if (!encoding.labels || augment_options_.crop_max_class_ratio >= 1.0 ||
+      augment_options_.crop != CropPlacement::kRandom)
+    return 1;
+  const int width = augment_options_.output_width;
+  const int height = augment_options_.output_height;
+  const MutableRasterView window{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
+  const uint8_t ignore = encoding.fill();
+  for (int attempt = 0;; ++attempt) {
+    WarpMaskOnly(augment_options_, *params, source.mask, ignore, window);
+    std::array<int64_t, 256> counts{};
+    for (int y = 0; y < height; ++y) {
+      const uint8_t* row = mask_scratch_.data() + static_cast<size_t>(y) * width;
+      for (int x = 0; x < width; ++x) ++counts[row[x]];
+    }
+    counts[ignore] = 0;  // ignore pixels, padding included, are not counted
+    int64_t labelled = 0, largest = 0;
+    for (int64_t count : counts) {
+      labelled += count;
+      largest = std::max(largest, count);
+    }
+    const bool passes = static_cast<double>(largest) <=
+                        augment_options_.crop_max_class_ratio * static_cast<double>(labelled);
+    if (passes || attempt + 1 == kCropRedraws) return attempt + 1;
+    redraw(attempt + 1, params);
+  }
 }
 
 size_t SampleAugmenter::scratch_bytes() const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "augment/affine_warp.h"
@@ -36,6 +37,14 @@ class SampleAugmenter {
   // `mask_dst`.
   void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
            const StridedMask& mask_dst);
+
+  // For crop_max_class_ratio (labels mode, random crops): warps the mask of
+  // `params`' window and, while one class covers more than the ratio of
+  // its labelled pixels, calls redraw(attempt, params) for another window,
+  // at most kCropRedraws windows in all. Returns how many were drawn (1
+  // when the first one passed or the option is off).
+  int ChooseWindow(const WarpSource& source, AugmentParams* params,
+                   const std::function<void(int, AugmentParams*)>& redraw);
 
   // Where the last Run() spent its time.
   struct Timings {

@@ -177,6 +177,11 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       SEGFEED_FIELD(augment.crop), internal::kCropPlacementChoices,
       internal::kCropPlacementChoices));
   t.push_back(std::make_unique<NumberOption>(
+      OptionSpec::Declaration{"crop_max_class_ratio", "crop-max-class-ratio", kAugment, K::kNumber,
+                              "label maps, random crops: redraw the window (up to 10 draws) while "
+                              "one class covers more than this share of it; 1 = off"},
+      SEGFEED_FIELD(augment.crop_max_class_ratio), 0.0, 1.0));
+  t.push_back(std::make_unique<NumberOption>(
       OptionSpec::Declaration{"flip_lr_probability", "flip-lr", kAugment, K::kNumber,
                               "probability of a left-right flip"},
       SEGFEED_FIELD(augment.flip_lr_probability), 0.0, 1.0));

@@ -92,12 +92,15 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
       DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
   const RgbImage& image = worker.reader.image();
   const MaskImage& mask = worker.reader.mask();
-  SetAppliedGeometry(options_.augment, mask.width, mask.height, &params);
   WarpSource source;
   source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
   const DctScale scale = worker.reader.image_scale();
   source.image_scale = static_cast<double>(scale.num) / scale.denom;
+  worker.augmenter.ChooseWindow(source, &params, [&](int attempt, AugmentParams* redrawn) {
+    RedrawCrop(options_.seed, static_cast<uint64_t>(epoch_), params_key, attempt, redrawn);
+  });
+  SetAppliedGeometry(options_.augment, mask.width, mask.height, &params);
   const OutputConverter& converter = worker.augmenter.converter();
   worker.augmenter.Run(
       params, source,

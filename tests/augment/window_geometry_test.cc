@@ -11,6 +11,7 @@
 #include <opencv2/core.hpp>
 
 #include "augment/affine_warp.h"
+#include "augment/sample_augmenter.h"
 #include "test_rasters.h"
 
 namespace segfeed::internal {
@@ -212,6 +213,50 @@ TEST(WindowGeometryTest, TheAppliedGeometryIsTheWarpsMatrixAndItsInverse) {
   EXPECT_NEAR(params.window_height, 1280.0 * 256 / (256 * 1.5), 1e-9);
   EXPECT_NEAR(params.window_width, 2 * params.window_height, 1e-9);
   EXPECT_NEAR(params.window_x, 0.25 * (1918 - params.window_width), 1e-9);
+}
+
+// A 200x50 label map: class 1 on columns 0-149, classes 2 and 3 in
+// alternate columns on 150-199. A 50x50 window at offset ox (short_side:
+// scale 1, room 150 along x) keeps class 1 at or under 75% of its pixels
+// exactly when ox >= 112.5, crop_x >= 0.75: a quarter of the draws.
+TEST(WindowGeometryTest, CropMaxClassRatioRedrawsUntilNoClassDominates) {
+  cv::Mat mask(50, 200, CV_8UC1, cv::Scalar(1));
+  for (int x = 150; x < 200; ++x) mask.col(x).setTo(x % 2 == 0 ? 2 : 3);
+  const cv::Mat image(50, 200, CV_8UC3, cv::Scalar::all(90));
+  AugmentOptions options = Options(ResizeMode::kShortSide, 50, 50);
+  options.crop_max_class_ratio = 0.75;
+  options.rotation_fraction = 0;
+  options.flip_lr_probability = options.flip_ud_probability = 0;
+  SampleAugmenter augmenter(options, OutputOptions{}, MaskEncoding{true, 255, 255});
+  WarpSource source{View(image), View(mask)};
+  int fallbacks = 0;
+  constexpr int kSamples = 400;
+  for (uint64_t id = 0; id < kSamples; ++id) {
+    AugmentParams params = DrawAugmentParams(options, 11, 0, id);
+    std::vector<double> draws = {params.crop_x};
+    const int drawn = augmenter.ChooseWindow(source, &params, [&](int attempt, AugmentParams* p) {
+      RedrawCrop(11, 0, id, attempt, p);
+      draws.push_back(p->crop_x);
+    });
+    ASSERT_EQ(drawn, static_cast<int>(draws.size()));
+    ASSERT_LE(drawn, kCropRedraws);
+    // Every rejected window was one that class 1 dominates.
+    for (size_t k = 0; k + 1 < draws.size(); ++k) EXPECT_LT(draws[k], 0.75 + 1e-9) << id;
+    if (params.crop_x >= 0.75 + 1e-9) continue;  // passed
+    EXPECT_EQ(drawn, kCropRedraws) << id;        // the tenth window stays when none passed
+    ++fallbacks;
+    // The same draws again: a function of (seed, epoch, sample, attempt).
+    AugmentParams again = DrawAugmentParams(options, 11, 0, id);
+    augmenter.ChooseWindow(
+        source, &again, [&](int attempt, AugmentParams* p) { RedrawCrop(11, 0, id, attempt, p); });
+    EXPECT_EQ(again.crop_x, params.crop_x);
+  }
+  // 0.75^10 = 5.6% of the samples find no window; far fewer than without redraws (75%).
+  EXPECT_LT(fallbacks, kSamples / 8);
+  // Binary masks and crop_max_class_ratio 1 draw once.
+  SampleAugmenter binary(options, OutputOptions{});
+  AugmentParams params = DrawAugmentParams(options, 11, 0, 1);
+  EXPECT_EQ(binary.ChooseWindow(source, &params, [](int, AugmentParams*) { FAIL(); }), 1);
 }
 
 }  // namespace

@@ -42,8 +42,15 @@ def test_params_describe_each_sample(demo):
     with segfeed.Loader(demo, augment=segfeed.Augment.none(), **OPTIONS) as loader:
         with next(iter(loader)) as batch:
             assert len(batch.params) == batch.size
-            assert batch.params[0] == {"flip_lr": False, "flip_ud": False, "angle_deg": 0.0, "contrast_factor": 1.0,
-                                       "brightness_delta": 0.0, "saturation_factor": 1.0, "hue_delta": 0.0}
+            params = batch.params[0]
+            assert {key: params[key] for key in list(params)[:10]} == {
+                "flip_lr": False, "flip_ud": False, "angle_deg": 0.0, "scale_factor": 1.0, "crop_x": 0.5,
+                "crop_y": 0.5, "contrast_factor": 1.0, "brightness_delta": 0.0, "saturation_factor": 1.0,
+                "hue_delta": 0.0}
+            # The geometry as applied: demo's 96x64 photos stretched to the output size.
+            assert (params["source_width"], params["source_height"]) == (96.0, 64.0)
+            assert (params["window_x"], params["window_y"], params["window_width"], params["window_height"]) == (
+                0.0, 0.0, 96.0, 64.0)
     with segfeed.Loader(demo, augment=segfeed.Augment(flip_lr_probability=1.0), **OPTIONS) as loader:
         with next(iter(loader)) as batch:
             assert all(p["flip_lr"] for p in batch.params)
