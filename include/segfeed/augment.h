@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "segfeed/export.h"
 #include "segfeed/options.h"
@@ -109,6 +110,19 @@ SEGFEED_EXPORT AugmentParams DrawAugmentParams(const AugmentOptions& options, ui
 // epoch, sample_id, attempt) alone.
 SEGFEED_EXPORT void RedrawCrop(uint64_t seed, uint64_t epoch, uint64_t sample_id, int attempt,
                                AugmentParams* params);
+
+// The size a photo of photo_width x photo_height must be decoded to at
+// least for `params`' window to keep one decoded pixel per output pixel:
+// the photo scaled as the window sees it, rounded up (the output size for
+// a stretch at scale 1).
+SEGFEED_EXPORT std::pair<int, int> DecodeTargetFor(const AugmentOptions& options,
+                                                   const AugmentParams& params, int photo_width,
+                                                   int photo_height);
+
+// The finest DecodeTargetFor() any sample of `options` can ask of such a
+// photo (the largest random scale): what a memory plan decodes for.
+SEGFEED_EXPORT std::pair<int, int> FinestDecodeTarget(const AugmentOptions& options,
+                                                      int photo_width, int photo_height);
 
 // Sets the geometry fields of `params` (source size, matrices, window) for
 // a photo of photo_width x photo_height pixels, as the warp applies them.

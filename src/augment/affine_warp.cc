@@ -279,6 +279,22 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
 
 namespace segfeed {
 
+std::pair<int, int> DecodeTargetFor(const AugmentOptions& options, const AugmentParams& params,
+                                    int photo_width, int photo_height) {
+  const internal::WindowPlacement placement =
+      internal::PlaceWindow(options, params, photo_width, photo_height);
+  // A hair under the next integer stays: 767.2000001 from rounding is 768, not 769.
+  auto up = [](double pixels) { return static_cast<int>(std::ceil(pixels - 1e-6)); };
+  return {up(placement.scaled_width), up(placement.scaled_height)};
+}
+
+std::pair<int, int> FinestDecodeTarget(const AugmentOptions& options, int photo_width,
+                                       int photo_height) {
+  AugmentParams largest;
+  if (options.scale_enabled) largest.scale_factor = options.scale_factor.max;
+  return DecodeTargetFor(options, largest, photo_width, photo_height);
+}
+
 void SetAppliedGeometry(const AugmentOptions& options, int photo_width, int photo_height,
                         AugmentParams* params) {
   using internal::AffineMatrix;

@@ -20,6 +20,7 @@
 #include "io/jpeg_decoder.h"
 #include "io/planned_source.h"
 #include "output/printable.h"
+#include "segfeed/augment.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 
@@ -158,11 +159,12 @@ void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
   f->plan = PlanMemory(f->options, f->source.width, f->source.height, f->source.formats);
   if (dataset) AddListingToPlan(*dataset, &f->plan);
   // PNG photos have no DCT scaling: decoded at full size.
-  f->scale = f->source.formats.png_images ? internal::DctScale{}
-                                          : internal::JpegDecoder(f->options.decode)
-                                                .ChooseScale(f->source.width, f->source.height,
-                                                             f->options.augment.output_width,
-                                                             f->options.augment.output_height);
+  const auto [target_width, target_height] =
+      FinestDecodeTarget(f->options.augment, f->source.width, f->source.height);
+  f->scale = f->source.formats.png_images
+                 ? internal::DctScale{}
+                 : internal::JpegDecoder(f->options.decode)
+                       .ChooseScale(f->source.width, f->source.height, target_width, target_height);
   f->images_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.image_bytes_per_sample;
   f->masks_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.mask_bytes_per_sample;
   f->gpu_total = static_cast<int64_t>(f->plan.gpu_batch_bytes) + f->model.total_bytes;

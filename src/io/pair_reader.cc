@@ -18,7 +18,13 @@ PairReader::PairReader(const DecodeOptions& options)
       mask_rule_(options) {}
 
 Status PairReader::Read(const SamplePair& pair, int output_width, int output_height) {
-  return Guarded([&] { return ReadAndDecode(pair, output_width, output_height); });
+  return Read(pair, [output_width, output_height](int, int) {
+    return std::pair{output_width, output_height};
+  });
+}
+
+Status PairReader::Read(const SamplePair& pair, const DecodeTarget& target) {
+  return Guarded([&] { return ReadAndDecode(pair, target); });
 }
 
 Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
@@ -31,7 +37,10 @@ Status PairReader::ReadImage(const std::filesystem::path& path, int output_width
     if (!bytes.ok()) return bytes.error();
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
-    auto needs = ReadImageHeader(file_bytes_, path.native(), output_width, output_height);
+    auto needs =
+        ReadImageHeader(file_bytes_, path.native(), [output_width, output_height](int, int) {
+          return std::pair{output_width, output_height};
+        });
     if (!needs.ok()) return needs.error();
     return DecodeImage(file_bytes_, path.native());
   });
@@ -104,7 +113,7 @@ void PairReader::ShrinkToPlan() {
   mask_file_.Shrink(kKeptReadBufferBytes);
 }
 
-Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int output_height) {
+Status PairReader::ReadAndDecode(const SamplePair& pair, const DecodeTarget& target) {
   // native() is a reference on POSIX: no string copy per sample.
   const std::string& image_path = pair.image_path.native();
   const std::string& mask_path = pair.mask_path.native();
@@ -115,7 +124,7 @@ Status PairReader::ReadAndDecode(const SamplePair& pair, int output_width, int o
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
-  auto image_needs = ReadImageHeader(image_bytes.value(), image_path, output_width, output_height);
+  auto image_needs = ReadImageHeader(image_bytes.value(), image_path, target);
   if (!image_needs.ok()) return image_needs.error();
 
   // The mask is decoded before the image because it is ~20x cheaper: a
@@ -278,7 +287,7 @@ Status PairReader::MapPngSamples(const std::string& path) {
 }
 
 Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
-                                            int output_width, int output_height) {
+                                            const DecodeTarget& target) {
   if (SniffFormat(bytes) == SniffedFormat::kPng) {
     // PNG has no DCT scaling: the photo is decoded at full size.
     auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptImage);
@@ -295,8 +304,9 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
     image_format_ = SniffedFormat::kJpeg;
     image_header_ = header.value();
     image_header_read_ = true;
+    const auto [target_width, target_height] = target(image_header_.width, image_header_.height);
     image_scale_ =
-        jpeg_.ChooseScale(image_header_.width, image_header_.height, output_width, output_height);
+        jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
   }
   // Checked on the header, before the mask or the pixels take any memory.
   const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} *

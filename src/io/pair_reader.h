@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
+#include <utility>
 
 #include "io/file_reader.h"
 #include "io/format_sniffer.h"
@@ -38,6 +40,12 @@ class PairReader {
   // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is
   // that file's too_large error.
   Status Read(const SamplePair& pair, int output_width, int output_height);
+  // The same, for a target that depends on the photo: `target(width,
+  // height)` of the full-resolution photo (from its header) is the size the
+  // decoded image must reach (a sample's scaled photo: a zoomed-in crop
+  // decodes finer, a zoomed-out one coarser).
+  using DecodeTarget = std::function<std::pair<int, int>(int photo_width, int photo_height)>;
+  Status Read(const SamplePair& pair, const DecodeTarget& target);
 
   // One file on its own, under the same budget and memory policy as Read()
   // (the dataset checker decodes every listed file, paired or not): the
@@ -104,11 +112,11 @@ class PairReader {
   // too_large error of the file being read, and records the peaks.
   template <typename Body>
   Status Guarded(Body body);
-  Status ReadAndDecode(const SamplePair& pair, int output_width, int output_height);
+  Status ReadAndDecode(const SamplePair& pair, const DecodeTarget& target);
   // The photo's header and scale, checked against the decode budget before
   // anything is allocated for its pixels; returns the bytes decoding needs.
   Result<int64_t> ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
-                                  int output_width, int output_height);
+                                  const DecodeTarget& target);
   // The photo whose header ReadImageHeader() read.
   Status DecodeImage(std::span<const uint8_t> bytes, const std::string& path);
   // A GIF or PNG mask into mask_, within `budget_bytes`.

@@ -76,11 +76,14 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   plan.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const size_t threads = static_cast<size_t>(plan.threads);
   const internal::JpegDecoder decoder(options.decode);
+  // The finest scale a sample of these options can ask for: a zoomed-in
+  // window decodes finer than the output size alone would need.
+  const auto [target_width, target_height] =
+      FinestDecodeTarget(options.augment, source_width, source_height);
   const internal::DctScale scale =
       formats.png_images
           ? internal::DctScale{}
-          : decoder.ChooseScale(source_width, source_height, options.augment.output_width,
-                                options.augment.output_height);
+          : decoder.ChooseScale(source_width, source_height, target_width, target_height);
   const size_t decode_bytes = internal::PairReader::PlannedScratchBytes(
       scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
   plan.scratch_bytes_per_thread =

@@ -29,8 +29,10 @@ SampleLoader::SampleLoader(const LoaderOptions& options, const Dataset& dataset,
   workers_.reserve(workers);
   for (int i = 0; i < workers; ++i) {
     workers_.push_back(std::make_unique<Worker>(options_));
-    workers_.back()->reader.Reserve(source_width, source_height, options_.augment.output_width,
-                                    options_.augment.output_height, decode_budget_bytes, formats);
+    const auto [target_width, target_height] =
+        FinestDecodeTarget(options_.augment, source_width, source_height);
+    workers_.back()->reader.Reserve(source_width, source_height, target_width, target_height,
+                                    decode_budget_bytes, formats);
     workers_.back()->PublishMemory();
   }
 }
@@ -80,7 +82,12 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
                               Worker& worker) {
   const int output_width = options_.augment.output_width;
   const int output_height = options_.augment.output_height;
-  Status status = worker.reader.Read(dataset_.pairs[id], output_width, output_height);
+  // Drawn first: the window's scale decides the DCT scale the photo needs.
+  AugmentParams params =
+      DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
+  Status status = worker.reader.Read(dataset_.pairs[id], [&](int photo_width, int photo_height) {
+    return DecodeTargetFor(options_.augment, params, photo_width, photo_height);
+  });
   const PairReader::Timings& read = worker.reader.last_timings();
   read_ns_ += read.read_ns;
   image_decode_ns_ += read.image_decode_ns;
@@ -88,8 +95,6 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
 
-  AugmentParams params =
-      DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
   const RgbImage& image = worker.reader.image();
   const MaskImage& mask = worker.reader.mask();
   WarpSource source;
