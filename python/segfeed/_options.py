@@ -22,9 +22,11 @@ def _settings_class(name: str, group_name: str, summary: str, methods: Dict[str,
 
 
 def _no_augmentation(cls) -> "Augment":
-    """No flips, rotation or colour jitter: resize only (``segfeed bench --no-augment``)."""
-    return cls(flip_lr_probability=0.0, flip_ud_probability=0.0, rotation_fraction=0.0,
-               contrast=None, brightness=None, saturation=None, hue=None)
+    """No flips, rotation, random scale or colour jitter, the window centred: the resize only
+    (``segfeed bench --no-augment``), as a validation loader uses. Another resize:
+    ``dataclasses.replace(Augment.none(), resize="keep_ratio")``."""
+    return cls(flip_lr_probability=0.0, flip_ud_probability=0.0, rotation_fraction=0.0, scale_range=None,
+               crop="center", contrast=None, brightness=None, saturation=None, hue=None)
 
 
 def _geometry_only(cls) -> "Augment":

@@ -210,6 +210,9 @@ LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
   if (no_augment_) {
     augment.flip_lr_probability = augment.flip_ud_probability = 0.0;
     augment.rotation_fraction = 0.0;
+    // Deterministic geometry: no random scale, the window centred.
+    augment.scale_enabled = false;
+    augment.crop = CropPlacement::kCenter;
   }
   ParseGivenFlags(flags_, options, [this](const OptionSpec& spec) { return FlagOf(spec); });
   if (const std::optional<std::string> shard = CommandLine::LastValue(shard_)) {

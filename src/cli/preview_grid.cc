@@ -169,7 +169,15 @@ std::vector<std::string> PreviewLabelLines(const PreviewSample& sample) {
   char id_line[96], geometry_line[64], colour_line[64];
   std::snprintf(id_line, sizeof id_line, "#%u %s", static_cast<unsigned>(sample.sample_id),
                 sample.stem.c_str());
-  std::snprintf(geometry_line, sizeof geometry_line, "flip %s, rot %+.1f deg", flips, p.angle_deg);
+  // The random scale only when the window was drawn: a stretch's caption
+  // stays as it was (the window's place is in --dump's params.json).
+  if (p.scale_factor != 1.0 || p.crop_x != 0.5 || p.crop_y != 0.5) {
+    std::snprintf(geometry_line, sizeof geometry_line, "flip %s, rot %+.1f, scale %.2f", flips,
+                  p.angle_deg, p.scale_factor);
+  } else {
+    std::snprintf(geometry_line, sizeof geometry_line, "flip %s, rot %+.1f deg", flips,
+                  p.angle_deg);
+  }
   if (colour) {
     std::snprintf(colour_line, sizeof colour_line, "c %.2f b %+.2f s %.2f h %+.2f",
                   p.contrast_factor, p.brightness_delta, p.saturation_factor, p.hue_delta);
