@@ -11,6 +11,7 @@ class Augment:
     resize: str = 'stretch'
     scale_range: Optional[Tuple[float, float]] = None
     crop: str = 'random'
+    crop_max_class_ratio: float = 1.0
     flip_lr_probability: float = 0.5
     flip_ud_probability: float = 0.5
     rotation_fraction: float = 0.2

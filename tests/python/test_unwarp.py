@@ -57,3 +57,23 @@ def test_the_matrix_goes_to_opencv_and_floats_are_bilinear(label_scenes):
             assert 0 <= up.min() and up.max() <= 1
     with pytest.raises(ValueError, match="H x W"):
         segfeed.unwarp(np.zeros(4), params)
+
+
+def test_the_mmseg_recipe_is_the_same_stream_on_one_and_two_threads(label_scenes):
+    augment = segfeed.Augment(resize="keep_ratio", scale_range=(0.5, 2.0), crop_max_class_ratio=0.75,
+                              rotation_fraction=0.0)
+    digests = set()
+    for threads in (1, 2):
+        with segfeed.Loader(label_scenes, batch_size=4, size=(40, 40), seed=9, threads=threads, augment=augment,
+                            mask_mode="labels", num_classes=5) as loader:
+            seen = []
+            for batch in loader:
+                with batch:
+                    seen.append(np.asarray(batch.images).tobytes() + np.asarray(batch.masks).tobytes())
+                    seen.append(repr([(p["scale_factor"], p["crop_x"], p["crop_y"]) for p in batch.params]))
+            digests.add(hash(tuple(seen)))
+    assert len(digests) == 1
+    validation = segfeed.Loader(label_scenes, batch_size=4, size=(40, 40), subset="validation",
+                                validation_fraction=0.5, mask_mode="labels", num_classes=5)
+    with validation, next(iter(validation)) as batch:
+        assert all((p["scale_factor"], p["crop_x"], p["crop_y"]) == (1.0, 0.5, 0.5) for p in batch.params)
