@@ -40,6 +40,7 @@ enum class OptionKind {
   kChoice,    // one of a few names (an enum)
   kRange,     // a (min, max) pair, or None: the op is off
   kTriple,    // three numbers, one per channel (R, G, B)
+  kColor,     // a level (0-255) for every channel, or three: R, G, B
   kSize,      // output size: one int (a square) or (height, width); CLI N or WxH
   kIdMap,     // source id -> training id: a dict or list; CLI "7:0,8:1"
   kColorMap,  // colour -> class id: a dict or list of colours; CLI "#800000:1,#008000:2"

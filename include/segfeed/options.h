@@ -54,10 +54,21 @@ enum class CropPlacement {
   kCenter,
 };
 
+// An image colour in levels: the same in every channel, or R, G, B.
+struct FillColor {
+  // Implicit: `fill_value = 7` is 7 in every channel.
+  constexpr FillColor(int level = 0)
+      : rgb{level, level, level} {}  // NOLINT(google-explicit-constructor)
+  constexpr FillColor(int red, int green, int blue) : rgb{red, green, blue} {}
+  bool uniform() const { return rgb[0] == rgb[1] && rgb[1] == rgb[2]; }
+  bool operator==(const FillColor&) const = default;
+  std::array<int, 3> rgb;
+};
+
 // What the warp writes where the rotated output looks outside the source.
 enum class FillMode {
-  // Image pixels become `fill_value` in every channel, mask pixels become 0
-  // (background), so filled areas never count as foreground.
+  // Image pixels become `fill_value`, mask pixels become 0 (background) or
+  // a label map's ignore_index, so filled areas never count as foreground.
   kConstant,
   // Image and mask are mirrored about the source's edge (edge pixel repeated,
   // "fedcba|abcdef"). Mirroring about the edge rather than about the edge
@@ -123,8 +134,10 @@ struct AugmentOptions {
 
   // Areas rotated in from outside the source.
   FillMode fill_mode = FillMode::kConstant;
-  // Image value for FillMode::kConstant, in [0, 255], same in all channels.
-  int fill_value = 0;
+  // Image colour for FillMode::kConstant and for padding: one level for
+  // every channel (`fill_value = 128`) or R, G, B (`{124, 116, 104}`, the
+  // ImageNet mean), each in [0, 255].
+  FillColor fill_value;
 
   // When the image must shrink by more than 2x along an axis after decoding,
   // first reduce it by an integer factor with area averaging, so the bilinear

@@ -27,6 +27,7 @@ _KIND_TYPES: Dict[str, Any] = {
     "choice": str,
     "range": Tuple[float, float],
     "triple": Tuple[float, float, float],
+    "color": Union[int, Tuple[int, int, int]],
     "size": Union[int, Tuple[int, int]],
     "id_map": Union[Dict[int, int], List[int], str],
     "color_map": Union[Dict[Tuple[int, int, int], int], List[Tuple[int, int, int]], str],

@@ -185,6 +185,8 @@ const char* KindName(OptionKind kind) {
       return "range";
     case OptionKind::kTriple:
       return "triple";
+    case OptionKind::kColor:
+      return "color";
     case OptionKind::kSize:
       return "size";
     case OptionKind::kIdMap:

@@ -46,11 +46,8 @@ cv::Mat WritableMat(const MutableRasterView& view) {
                  static_cast<size_t>(view.stride_bytes));
 }
 
-void Warp(const cv::Mat& source, double extent_width, double extent_height,
-          const AugmentParams& params, const WindowPlacement& placement, int interpolation,
-          const AugmentOptions& options, double constant_fill, cv::Mat& out) {
-  const AffineMatrix m =
-      OutputToSourceMatrix(params, placement, extent_width, extent_height, out.cols, out.rows);
+void Warp(const cv::Mat& source, const AffineMatrix& m, int interpolation,
+          const AugmentOptions& options, const cv::Scalar& constant_fill, cv::Mat& out) {
   const cv::Mat matrix(2, 3, CV_64F, const_cast<double*>(m.data()));
   const int border =
       options.fill_mode == FillMode::kReflect ? cv::BORDER_REFLECT : cv::BORDER_CONSTANT;
@@ -58,7 +55,7 @@ void Warp(const cv::Mat& source, double extent_width, double extent_height,
   // warpAffine writes in place and never reallocates.
   [[maybe_unused]] const uchar* caller_memory = out.data;
   cv::warpAffine(source, out, matrix, out.size(), interpolation | cv::WARP_INVERSE_MAP, border,
-                 cv::Scalar::all(constant_fill));
+                 constant_fill);
   assert(out.data == caller_memory);
 }
 
@@ -83,8 +80,7 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params,
         cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
     warped.create(output_height, output_width, CV_8UC1);
-  Warp(ConstMat(mask), mask.width, mask.height, params, placement, cv::INTER_NEAREST, options, fill,
-       warped);
+  Warp(ConstMat(mask), mask_matrix, cv::INTER_NEAREST, options, cv::Scalar::all(fill), warped);
   if constexpr (std::is_same_v<T, float>) {
     // Only sources too large for the fixed-point kernels come here.
     for (int y = 0; y < output_height; ++y) {
@@ -167,16 +163,70 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlace
           sy * sin_a, sy * cos_a,  centre_y - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
 }
 
-ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
-                           double extent_width, double extent_height, double scaled_width,
-                           double scaled_height) {
-  const int factor_x =
-      options.antialias ? PreReduceFactor(extent_width / scaled_width, image_width) : 1;
-  const int factor_y =
-      options.antialias ? PreReduceFactor(extent_height / scaled_height, image_height) : 1;
+PreReduction PlanPreReduction(const AugmentOptions& options, const WindowPlacement& placement,
+                              const AffineMatrix& image_matrix, int image_width, int image_height,
+                              double extent_width, double extent_height) {
+  if (!options.antialias) return {};
+  const int factor_x = PreReduceFactor(extent_width / placement.scaled_width, image_width);
+  const int factor_y = PreReduceFactor(extent_height / placement.scaled_height, image_height);
   if (factor_x == 1 && factor_y == 1) return {};
-  return {std::max(1, (image_width + factor_x / 2) / factor_x),
-          std::max(1, (image_height + factor_y / 2) / factor_y)};
+  // The image positions of the output's corner pixels bound those of all
+  // its pixels (the map is affine).
+  const int corner_x[] = {0, options.output_width - 1};
+  const int corner_y[] = {0, options.output_height - 1};
+  double low_x = INFINITY, high_x = -INFINITY, low_y = INFINITY, high_y = -INFINITY;
+  for (int u : corner_x) {
+    for (int v : corner_y) {
+      const double px = image_matrix[0] * u + image_matrix[1] * v + image_matrix[2];
+      const double py = image_matrix[3] * u + image_matrix[4] * v + image_matrix[5];
+      low_x = std::min(low_x, px), high_x = std::max(high_x, px);
+      low_y = std::min(low_y, py), high_y = std::max(high_y, py);
+    }
+  }
+  // One axis's block: the pixels the bilinear taps touch, two reduced
+  // pixels more on each side, aligned to the factor, within the image. A
+  // reflected border reads pixels mirrored from inside: the whole axis.
+  auto span = [&](double low, double high, int factor, int pixels, int* start, int* length) {
+    if (options.fill_mode == FillMode::kReflect && (low < 0 || high > pixels - 1)) {
+      *start = 0, *length = pixels;
+      return;
+    }
+    const double first = std::floor(low) - 2.0 * factor;
+    const double last = std::floor(high) + 2.0 + 2.0 * factor;  // one past
+    const double aligned_first = std::floor(first / factor) * factor;
+    const double aligned_last = std::ceil(last / factor) * factor;
+    const int begin = static_cast<int>(std::clamp(aligned_first, 0.0, pixels - 1.0));
+    const int end = static_cast<int>(std::clamp(aligned_last, begin + 1.0, double(pixels)));
+    *start = begin, *length = end - begin;
+  };
+  PreReduction block;
+  span(low_x, high_x, factor_x, image_width, &block.x, &block.width);
+  span(low_y, high_y, factor_y, image_height, &block.y, &block.height);
+  block.reduced_width = std::max(1, (block.width + factor_x / 2) / factor_x);
+  block.reduced_height = std::max(1, (block.height + factor_y / 2) / factor_y);
+  block.whole = block.width == image_width && block.height == image_height;
+  return block;
+}
+
+size_t MaxPreReducedBytes(const AugmentOptions& options) {
+  const double width = options.output_width;
+  const double height = options.output_height;
+  // What the taps span, in output pixels: the window, or its diagonal on
+  // both axes once it may turn.
+  const bool turns = options.rotation_fraction > 0;
+  const double diagonal = std::hypot(width, height);
+  const double span_x = turns ? diagonal : width;
+  const double span_y = turns ? diagonal : height;
+  // The block's margin and alignment add at most 7 reduced pixels an axis.
+  double reduced_x = 2 * span_x + 7;
+  double reduced_y = 2 * span_y + 7;
+  if (options.resize == ResizeMode::kStretch || options.resize == ResizeMode::kKeepRatio) {
+    // The scaled photo is at most the output size times the largest scale.
+    const double scale = options.scale_enabled ? std::max(1.0, options.scale_factor.max) : 1.0;
+    reduced_x = std::min(reduced_x, 2 * width * scale + 2);
+    reduced_y = std::min(reduced_y, 2 * height * scale + 2);
+  }
+  return static_cast<size_t>(std::ceil(reduced_x)) * static_cast<size_t>(std::ceil(reduced_y)) * 3;
 }
 
 int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
@@ -209,37 +259,52 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   double extent_height = source.mask.height * scale_y;
 
   cv::Mat image = ConstMat(source.image);
-  const ReducedSize reduced_size =
-      PreReducedSize(options, source.image.width, source.image.height, extent_width, extent_height,
-                     placement.scaled_width, placement.scaled_height);
-  if (reduced_size.width > 0) {
-    const int reduced_width = reduced_size.width;
-    const int reduced_height = reduced_size.height;
-    scratch->reduced_image.resize(static_cast<size_t>(reduced_width) * reduced_height * 3);
-    cv::Mat reduced(reduced_height, reduced_width, CV_8UC3, scratch->reduced_image.data());
-    // Area averaging maps the whole source extent onto the reduced raster
+  AffineMatrix image_matrix = OutputToSourceMatrix(params, placement, extent_width, extent_height,
+                                                   image_out.width, image_out.height);
+  const PreReduction block = PlanPreReduction(options, placement, image_matrix, source.image.width,
+                                              source.image.height, extent_width, extent_height);
+  if (block.reduced_width > 0) {
+    scratch->reduced_image.resize(block.bytes());
+    cv::Mat reduced(block.reduced_height, block.reduced_width, CV_8UC3,
+                    scratch->reduced_image.data());
+    // Area averaging maps the block's extent onto the reduced raster
     // (OpenCV's fast integer path when the sizes divide exactly), so the
     // reduced pixels keep the extent convention above.
-    cv::resize(image, reduced, reduced.size(), 0, 0, cv::INTER_AREA);
-    extent_width *= static_cast<double>(reduced_width) / source.image.width;
-    extent_height *= static_cast<double>(reduced_height) / source.image.height;
+    cv::resize(image(cv::Rect(block.x, block.y, block.width, block.height)), reduced,
+               reduced.size(), 0, 0, cv::INTER_AREA);
+    const double ratio_x = static_cast<double>(block.reduced_width) / block.width;
+    const double ratio_y = static_cast<double>(block.reduced_height) / block.height;
+    if (block.whole) {
+      // The whole image: the matrix of the reduced extent, as it always was.
+      image_matrix =
+          OutputToSourceMatrix(params, placement, extent_width * ratio_x, extent_height * ratio_y,
+                               image_out.width, image_out.height);
+    } else {
+      // A block: image position p is reduced position (p + 0.5 - x) * ratio - 0.5.
+      for (int i = 0; i < 3; ++i) image_matrix[i] *= ratio_x;
+      for (int i = 3; i < 6; ++i) image_matrix[i] *= ratio_y;
+      image_matrix[2] += (0.5 - block.x) * ratio_x - 0.5;
+      image_matrix[5] += (0.5 - block.y) * ratio_y - 0.5;
+    }
     image = reduced;
   }
 
-  const AffineMatrix image_matrix = OutputToSourceMatrix(
-      params, placement, extent_width, extent_height, image_out.width, image_out.height);
   const RasterView image_view{image.data, image.cols, image.rows, 3,
                               static_cast<ptrdiff_t>(image.step)};
   if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
     ChannelSums sums{0, 0, 0};
+    const std::array<int, 3>& fill = options.fill_value.rgb;
     WarpBilinearRgb(image_view, image_matrix, options.fill_mode,
-                    static_cast<uint8_t>(options.fill_value), image_out, &sums);
+                    {static_cast<uint8_t>(fill[0]), static_cast<uint8_t>(fill[1]),
+                     static_cast<uint8_t>(fill[2])},
+                    image_out, &sums);
     if (image_sums != nullptr) *image_sums = sums;
   } else {
     if (image_sums != nullptr) image_sums->reset();
     cv::Mat image_dst = WritableMat(image_out);
-    Warp(image, extent_width, extent_height, params, placement, cv::INTER_LINEAR, options,
-         options.fill_value, image_dst);
+    const std::array<int, 3>& fill = options.fill_value.rgb;
+    Warp(image, image_matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[0], fill[1], fill[2]),
+         image_dst);
   }
 }
 

@@ -97,18 +97,35 @@ struct WarpScratch {
 // (1918 -> 959, not 1918 -> 639); if none divides, floor(downscale).
 int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels);
 
-// Size of the area-reduced image the warp makes first, or 0 x 0 when it
-// warps the decoded image directly. `extent_*` is the source extent in
-// image pixels (see OutputToSourceMatrix), `scaled_*` what the photo
-// measures in output pixels (WindowPlacement; the output size for a
-// stretch).
-struct ReducedSize {
-  int width = 0;
-  int height = 0;
+// What the warp area-reduces before it samples, when the image shrinks by
+// more than 2x on an axis: a block of the decoded image, reduced to
+// reduced_width x reduced_height (0 x 0: nothing, the image is warped as it
+// is). The block is the whole image when the window's taps reach all of it
+// (a stretch), else only the part they reach plus a margin, aligned to the
+// factors: a crop of a panorama scaled by its short side reduces a window's
+// worth, not the panorama, so the scratch stays within
+// MaxPreReducedBytes() whatever the photo's aspect.
+struct PreReduction {
+  int x = 0, y = 0, width = 0, height = 0;  // the block, in image pixels
+  int reduced_width = 0;
+  int reduced_height = 0;
+  bool whole = false;  // the block is the whole image
+  size_t bytes() const { return static_cast<size_t>(reduced_width) * reduced_height * 3; }
 };
-ReducedSize PreReducedSize(const AugmentOptions& options, int image_width, int image_height,
-                           double extent_width, double extent_height, double scaled_width,
-                           double scaled_height);
+
+// The pre-reduction for an image of image_width x image_height pixels
+// covering extent_width x extent_height of the photo (see
+// OutputToSourceMatrix), sampled through `image_matrix` (output -> image)
+// for `placement`.
+PreReduction PlanPreReduction(const AugmentOptions& options, const WindowPlacement& placement,
+                              const AffineMatrix& image_matrix, int image_width, int image_height,
+                              double extent_width, double extent_height);
+
+// The most bytes a pre-reduced block can take under `options`, for any
+// photo: each axis is at most twice what the window's taps span in output
+// pixels (the factor is at least half the downscale) plus the margin, and
+// under stretch and keep_ratio at most twice the scaled photo.
+size_t MaxPreReducedBytes(const AugmentOptions& options);
 
 // Warps image (bilinear, weights in 1/128 pixel, integer arithmetic:
 // bit-exact and independent of the thread count) and mask (nearest neighbour: output values are

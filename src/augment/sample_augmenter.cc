@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "augment/color_jitter.h"
 #include "stage_clock.h"
@@ -115,22 +116,33 @@ size_t SampleAugmenter::scratch_bytes() const {
 size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
                                             int decoded_height) {
   const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
-  // The decoded image covers the mask's extent, so its extent in its own
-  // pixels is its size (up to libjpeg-turbo's rounding, which never moves a
-  // pre-reduce factor across an integer for real photos).
-  const ReducedSize reduced =
-      PreReducedSize(options, decoded_width, decoded_height, decoded_width, decoded_height,
-                     options.output_width, options.output_height);  // the stretch's
-  return pixels * 3 + pixels + static_cast<size_t>(reduced.width) * reduced.height * 3;
+  // The planned photo's pre-reduction for a centred, unturned window at the
+  // smallest, unit and largest random scale (the block's size is not
+  // monotonic in the scale: a larger factor may start to divide). The
+  // decoded image covers the mask's extent, so its extent in its own pixels
+  // is its size (up to libjpeg-turbo's rounding, which never moves a factor
+  // across an integer for real photos).
+  std::vector<double> scales = {1.0};
+  if (options.scale_enabled) scales = {options.scale_factor.min, 1.0, options.scale_factor.max};
+  size_t reduced_bytes = 0;
+  for (double scale : scales) {
+    AugmentParams params;
+    params.scale_factor = scale;
+    const WindowPlacement placement = PlaceWindow(options, params, decoded_width, decoded_height);
+    const AffineMatrix matrix =
+        OutputToSourceMatrix(params, placement, decoded_width, decoded_height, options.output_width,
+                             options.output_height);
+    reduced_bytes =
+        std::max(reduced_bytes, PlanPreReduction(options, placement, matrix, decoded_width,
+                                                 decoded_height, decoded_width, decoded_height)
+                                    .bytes());
+  }
+  return pixels * 3 + pixels + reduced_bytes;
 }
 
 size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options) {
   const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
-  // A pre-reduce factor is at least half the source-to-output ratio, so the
-  // reduced image is at most about twice the output in each dimension.
-  const size_t reduced = (2 * static_cast<size_t>(options.output_width) + 2) *
-                         (2 * static_cast<size_t>(options.output_height) + 2) * 3;
-  return pixels * 3 + pixels + reduced;
+  return pixels * 3 + pixels + MaxPreReducedBytes(options);
 }
 
 }  // namespace segfeed::internal

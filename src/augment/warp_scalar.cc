@@ -86,18 +86,17 @@ inline int Bilinear(int p00, int p01, int p10, int p11, int fx, int fy) {
 }
 
 // One pixel whose taps may lie outside the source.
-void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode mode, uint8_t fill,
-                         uint8_t* out) {
+void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode mode,
+                         const Rgb& fill, uint8_t* out) {
   const int ix = x >> kFracBits, iy = y >> kFracBits;
   const int fx = WeightX(x), fy = WeightX(y);
-  const uint8_t fill_pixel[3] = {fill, fill, fill};
   const uint8_t* taps[2][2];
   for (int dy = 0; dy < 2; ++dy) {
     for (int dx = 0; dx < 2; ++dx) {
       int sx = ix + dx, sy = iy + dy;
       const bool inside = sx >= 0 && sx < src.width && sy >= 0 && sy < src.height;
       if (!inside && mode == FillMode::kConstant) {
-        taps[dy][dx] = fill_pixel;
+        taps[dy][dx] = fill.data();
         continue;
       }
       if (!inside) {
@@ -212,8 +211,21 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
 
 // Also adds every written level to `sums`: the vector kernels from their
 // registers, the rest from the row just written, the fill by count.
-void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                     const MutableRasterView& out, ChannelSums* sums) {
+namespace {
+
+// `count` pixels of `fill` from `dst` on.
+void FillPixels(uint8_t* dst, int count, const Rgb& fill) {
+  if (fill[0] == fill[1] && fill[1] == fill[2]) {
+    std::memset(dst, fill[0], 3 * static_cast<size_t>(count));
+    return;
+  }
+  for (int x = 0; x < count; ++x) std::memcpy(dst + 3 * x, fill.data(), 3);
+}
+
+}  // namespace
+
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
+                     const Rgb& fill, const MutableRasterView& out, ChannelSums* sums) {
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
   const bool avx2 = CpuHasAvx2();
@@ -232,11 +244,10 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
       touching = Intersect(
           SolveSpan(row.x, row.x_step, -kOne, int64_t{source.width} << kFracBits, out.width),
           SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
-      std::memset(dst, fill, 3 * static_cast<size_t>(touching.first));
-      std::memset(dst + 3 * touching.last, fill,
-                  3 * static_cast<size_t>(out.width - touching.last));
+      FillPixels(dst, touching.first, fill);
+      FillPixels(dst + 3 * touching.last, out.width - touching.last, fill);
       const uint64_t filled = touching.first + (out.width - touching.last);
-      for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill;
+      for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill[c];
     }
     const int inner_first = std::clamp(interior.first, touching.first, touching.last);
     const int inner_last = std::clamp(interior.last, inner_first, touching.last);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -18,6 +19,9 @@ namespace segfeed::internal {
 // the CPU has them. `m` maps output pixel indices to source pixel indices
 // (OutputToSourceMatrix). Thread-safe: no state.
 
+// One RGB pixel's levels: a constant fill.
+using Rgb = std::array<uint8_t, 3>;
+
 // True when every output pixel's position (and the steps summed along a row)
 // stays well inside int32 in 16.16, for sources small enough to index with
 // int32 byte offsets.
@@ -27,8 +31,8 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
 // Bilinear RGB (weights in 1/128 pixel) into `out`, and adds every written
 // level to `sums`. Taps outside the source take `fill` or the reflected
 // pixel, as `mode` says.
-void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                     const MutableRasterView& out, ChannelSums* sums);
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
+                     const Rgb& fill, const MutableRasterView& out, ChannelSums* sums);
 
 // Nearest neighbour for a 1-channel mask into `out`'s elements: output_height
 // rows of output_width elements, rows `out_stride_bytes` apart. uint8 keeps the

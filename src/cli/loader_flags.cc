@@ -23,6 +23,8 @@ std::string ValueName(OptionKind kind) {
       return "MIN,MAX";
     case OptionKind::kTriple:
       return "R,G,B";
+    case OptionKind::kColor:
+      return "V|R,G,B";
     case OptionKind::kSize:
       return "N|WxH";
     case OptionKind::kIdMap:

@@ -180,10 +180,17 @@ void PrintPlan(const PlanFigures& f) {
               f.options.output.normalize ? " normalized" : "",
               std::string(ElementTypeName(f.options.output.mask_dtype)).c_str(),
               f.plan.pool_buffers, f.plan.threads);
-  std::printf("  source      %s%dx%d (%s), decoded at %d/%d scale: %dx%d\n",
+  // With a random scale the samples decode at different DCT scales; the
+  // plan is made for the finest, the largest scale's.
+  const AugmentOptions& augment = f.options.augment;
+  char finest[96] = "";
+  if (augment.scale_enabled && !f.source.formats.png_images)
+    std::snprintf(finest, sizeof finest, " (the finest a sample asks for: random scale up to %g)",
+                  augment.scale_factor.max);
+  std::printf("  source      %s%dx%d (%s), decoded at %d/%d scale: %dx%d%s\n",
               f.source.formats.png_images ? "PNG " : "", f.source.width, f.source.height,
               PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
-              f.scale.Apply(f.source.width), f.scale.Apply(f.source.height));
+              f.scale.Apply(f.source.width), f.scale.Apply(f.source.height), finest);
   std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n",
               f.plan.pool_bytes, MiB(bytes(f.plan.pool_bytes)), f.plan.pool_buffers,
               MiB(bytes(f.plan.batch_bytes)));

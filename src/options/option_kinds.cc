@@ -269,6 +269,62 @@ void TripleOption::Check(const LoaderOptions& options) const {
   }
 }
 
+// --- FillColorOption -----------------------------------------------------
+
+void FillColorOption::Set(LoaderOptions& options, const OptionValue& value) const {
+  const auto wrong = [&] {
+    WrongType(name(), "an integer, or 3 integers (R, G, B)", Describe(value));
+  };
+  FillColor color;
+  if (const OptionScalar* scalar = AsScalar(value)) {
+    int level = 0;
+    if (!ToInt(name(), *scalar, level)) wrong();
+    color = FillColor(level);
+  } else if (const auto* items = std::get_if<std::vector<OptionScalar>>(&value);
+             items && items->size() == 3) {
+    for (int c = 0; c < 3; ++c)
+      if (!ToInt(name(), (*items)[c], color.rgb[c])) wrong();
+  } else {
+    wrong();
+  }
+  field_(options) = color;
+  Check(options);
+}
+
+void FillColorOption::Parse(LoaderOptions& options, std::string_view text) const {
+  const std::vector<std::string_view> parts = SplitList(text);
+  if (parts.size() == 1) return Set(options, IntegerScalar(name(), text));
+  std::vector<OptionScalar> levels;
+  for (std::string_view part : parts) levels.push_back(IntegerScalar(name(), part));
+  Set(options, levels);  // refuses any count but 3
+}
+
+OptionValue FillColorOption::Get(const LoaderOptions& options) const {
+  const FillColor& color = Read(field_, options);
+  if (color.uniform()) return OptionValue(std::in_place_type<OptionScalar>, int64_t{color.rgb[0]});
+  return std::vector<OptionScalar>{int64_t{color.rgb[0]}, int64_t{color.rgb[1]},
+                                   int64_t{color.rgb[2]}};
+}
+
+std::string FillColorOption::Text(const LoaderOptions& options) const {
+  const FillColor& color = Read(field_, options);
+  if (color.uniform()) return std::to_string(color.rgb[0]);
+  std::string text = std::to_string(color.rgb[0]);
+  for (int c = 1; c < 3; ++c) text.append(",").append(std::to_string(color.rgb[c]));
+  return text;
+}
+
+void FillColorOption::Check(const LoaderOptions& options) const {
+  const FillColor& color = Read(field_, options);
+  for (int c = 0; c < 3; ++c) {
+    if (color.rgb[c] >= 0 && color.rgb[c] <= 255) continue;
+    // One level names the option; a channel of three names its index.
+    const std::string field =
+        color.uniform() ? std::string(name()) : std::string(name()) + "[" + std::to_string(c) + "]";
+    FailCheck(field, "in [0, 255]", std::to_string(color.rgb[c]));
+  }
+}
+
 // --- SizeOption ----------------------------------------------------------
 
 void SizeOption::Set(LoaderOptions& options, const OptionValue& value) const {

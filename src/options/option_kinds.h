@@ -155,6 +155,23 @@ class TripleOption final : public OptionSpec {
   bool must_be_positive_;
 };
 
+// An image colour (fill_value): one level for every channel, or R, G, B.
+class FillColorOption final : public OptionSpec {
+ public:
+  FillColorOption(const Declaration& declaration, Field<FillColor> field)
+      : OptionSpec(declaration), field_(field) {}
+
+  void Set(LoaderOptions& options, const OptionValue& value) const override;
+  void Parse(LoaderOptions& options, std::string_view text) const override;
+  OptionValue Get(const LoaderOptions& options) const override;
+  std::string Text(const LoaderOptions& options) const override;
+  std::string Accepts() const override { return "a level in [0, 255], or three levels R,G,B"; }
+  void Check(const LoaderOptions& options) const override;
+
+ private:
+  Field<FillColor> field_;
+};
+
 // The output size: output_width and output_height.
 class SizeOption final : public OptionSpec {
  public:

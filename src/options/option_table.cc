@@ -20,6 +20,7 @@ namespace {
 
 using internal::BoolOption;
 using internal::ChoiceOption;
+using internal::FillColorOption;
 using internal::IntOption;
 using internal::LabelMapOption;
 using internal::MaskColorsOption;
@@ -222,10 +223,11 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "what rotation brings in from outside: constant (image fill_value, "
                               "mask 0) or reflect"},
       SEGFEED_FIELD(augment.fill_mode), internal::kFillModeChoices, internal::kFillModeChoices));
-  t.push_back(std::make_unique<IntOption<int>>(
-      OptionSpec::Declaration{"fill_value", "fill-value", kAugment, K::kInt,
-                              "image value for fill_mode constant"},
-      SEGFEED_FIELD(augment.fill_value), 0, 255));
+  t.push_back(std::make_unique<FillColorOption>(
+      OptionSpec::Declaration{"fill_value", "fill-value", kAugment, K::kColor,
+                              "image colour where the window leaves the photo (padding, and "
+                              "rotation under fill_mode constant): one level or R,G,B"},
+      SEGFEED_FIELD(augment.fill_value)));
   t.push_back(std::make_unique<BoolOption>(
       OptionSpec::Declaration{"antialias", "antialias", kAugment, K::kBool,
                               "area-average an image that shrinks by more than 2x before the warp"},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "augment/affine_warp.h"
 #include "augment/sample_augmenter.h"
@@ -144,25 +145,103 @@ TEST(WindowGeometryTest, OneFactorModesRotateInThePhotosMetric) {
 
 TEST(WindowGeometryTest, PaddingIsFillValueForImagesAndTheMaskFill) {
   // A 64x32 photo, all 200, with an all-1 mask, fitted into 64x64: rows
-  // 0-15 and 48-63 are padding.
+  // 0-15 and 48-63 are padding. Turned by 10 degrees, the border pixels
+  // blend the fill with the photo, channel by channel.
   const cv::Mat image(32, 64, CV_8UC3, cv::Scalar::all(200));
   const cv::Mat mask(32, 64, CV_8UC1, cv::Scalar(1));
-  AugmentOptions options = Options(ResizeMode::kKeepRatio, 64, 64);
-  options.fill_value = 7;
-  for (uint8_t fill : {uint8_t{0}, uint8_t{255}}) {  // binary background, a label map's ignore
-    cv::Mat image_out(64, 64, CV_8UC3), mask_out(64, 64, CV_8UC1);
-    WarpScratch scratch;
-    WarpSource source{View(image), View(mask)};
-    source.mask_fill = fill;
-    WarpImageAndMask(options, AugmentParams{}, source, MutableView(image_out),
-                     MutableView(mask_out), &scratch);
-    for (int y : {0, 15, 48, 63}) {
-      EXPECT_EQ(image_out.at<cv::Vec3b>(y, 30), cv::Vec3b(7, 7, 7)) << y;
-      EXPECT_EQ(mask_out.at<uint8_t>(y, 30), fill) << y;
+  for (const FillColor& fill_value : {FillColor(7), FillColor(124, 116, 104)}) {
+    AugmentOptions options = Options(ResizeMode::kKeepRatio, 64, 64);
+    options.fill_value = fill_value;
+    const cv::Vec3b fill_pixel(fill_value.rgb[0], fill_value.rgb[1], fill_value.rgb[2]);
+    for (uint8_t fill : {uint8_t{0}, uint8_t{255}}) {  // binary background, a label map's ignore
+      cv::Mat image_out(64, 64, CV_8UC3), mask_out(64, 64, CV_8UC1);
+      WarpScratch scratch;
+      WarpSource source{View(image), View(mask)};
+      source.mask_fill = fill;
+      WarpImageAndMask(options, AugmentParams{}, source, MutableView(image_out),
+                       MutableView(mask_out), &scratch);
+      for (int y : {0, 15, 48, 63}) {
+        EXPECT_EQ(image_out.at<cv::Vec3b>(y, 30), fill_pixel) << y;
+        EXPECT_EQ(mask_out.at<uint8_t>(y, 30), fill) << y;
+      }
+      for (int y : {16, 32, 47}) {
+        EXPECT_EQ(image_out.at<cv::Vec3b>(y, 30), cv::Vec3b(200, 200, 200)) << y;
+        EXPECT_EQ(mask_out.at<uint8_t>(y, 30), 1) << y;
+      }
+      AugmentParams turned;
+      turned.angle_deg = 10;
+      WarpImageAndMask(options, turned, source, MutableView(image_out), MutableView(mask_out),
+                       &scratch);
+      int blended = 0;
+      for (int y = 0; y < 64; ++y) {
+        for (int x = 0; x < 64; ++x) {
+          const cv::Vec3b pixel = image_out.at<cv::Vec3b>(y, x);
+          // Every channel lies between the fill and the photo, in the
+          // same proportion (up to the rounding of each, and of the share).
+          const double share = (pixel[0] - 200.0) / (fill_pixel[0] - 200.0);
+          for (int c = 0; c < 3; ++c)
+            EXPECT_NEAR(pixel[c], 200.0 + share * (fill_pixel[c] - 200.0), 1.5) << x << "," << y;
+          blended += share > 0.01 && share < 0.99;
+        }
+      }
+      EXPECT_GT(blended, 64);  // the turned edges
     }
-    for (int y : {16, 32, 47}) {
-      EXPECT_EQ(image_out.at<cv::Vec3b>(y, 30), cv::Vec3b(200, 200, 200)) << y;
-      EXPECT_EQ(mask_out.at<uint8_t>(y, 30), 1) << y;
+  }
+}
+
+// A crop of a panorama scaled by its short side: the warp area-reduces the
+// block the window reaches, not the panorama, within the ceiling the plan
+// states, and the picture is the one a reduction of the whole photo gives.
+TEST(WindowGeometryTest, APanoramasCropPreReducesOnlyTheWindowsBlock) {
+  // 6000x600, a smooth pattern the reduction keeps, into 128x128 at scale
+  // 0.5: the photo measures 640x64 output pixels (9.4 photo pixels per
+  // output pixel), the window 128 of them.
+  cv::Mat image(600, 6000, CV_8UC3);
+  for (int y = 0; y < image.rows; ++y)
+    for (int x = 0; x < image.cols; ++x)
+      image.at<cv::Vec3b>(y, x) =
+          cv::Vec3b(static_cast<uint8_t>(x / 24), static_cast<uint8_t>(y / 3),
+                    static_cast<uint8_t>((x + y) / 30));
+  const cv::Mat mask(600, 6000, CV_8UC1, cv::Scalar(1));
+  AugmentOptions options = Options(ResizeMode::kShortSide, 128, 128);
+  options.scale_enabled = true;
+  options.scale_factor = {0.5, 0.5};
+  options.rotation_fraction = 0.1;
+  for (double crop_x : {0.0, 0.37, 1.0}) {
+    for (double angle : {0.0, 30.0}) {
+      AugmentParams params;
+      params.scale_factor = 0.5;
+      params.crop_x = crop_x;
+      params.angle_deg = angle;
+      cv::Mat image_out(128, 128, CV_8UC3), mask_out(128, 128, CV_8UC1);
+      WarpScratch scratch;
+      WarpImageAndMask(options, params, WarpSource{View(image), View(mask)}, MutableView(image_out),
+                       MutableView(mask_out), &scratch);
+      // The factor is 5 on both axes (the smallest >= 9.375 / 2 that
+      // divides): reducing the whole panorama would take 1200x120x3 bytes.
+      const int factor = PreReduceFactor(6000.0 / 640, 6000);
+      ASSERT_EQ(factor, 5);
+      const size_t whole_bytes = size_t{6000 / 5} * (600 / 5) * 3;
+      EXPECT_GT(scratch.reduced_image.size(), 0u);
+      EXPECT_LE(scratch.reduced_image.size(), MaxPreReducedBytes(options));
+      EXPECT_LT(scratch.reduced_image.size(), whole_bytes / 3);
+
+      // The reference: the whole photo area-reduced by the same factor,
+      // warped without a pre-reduction.
+      cv::Mat whole;
+      cv::resize(image, whole, cv::Size(6000 / factor, 600 / factor), 0, 0, cv::INTER_AREA);
+      AugmentOptions direct = options;
+      direct.antialias = false;
+      cv::Mat reference(128, 128, CV_8UC3), reference_mask(128, 128, CV_8UC1);
+      WarpSource reduced_source{View(whole), View(mask)};
+      reduced_source.image_scale = 1.0 / factor;
+      WarpImageAndMask(direct, params, reduced_source, MutableView(reference),
+                       MutableView(reference_mask), &scratch);
+      cv::Mat difference;
+      cv::absdiff(image_out, reference, difference);
+      double largest = 0;
+      cv::minMaxLoc(difference.reshape(1), nullptr, &largest);
+      EXPECT_LE(largest, 1.0) << "crop_x " << crop_x << ", angle " << angle;
     }
   }
 }

@@ -122,6 +122,8 @@ std::optional<std::string> WrongArgument(const OptionSpec& spec) {
       return std::nullopt;
     case OptionKind::kTriple:
       return with_value("0.5,0.5");
+    case OptionKind::kColor:
+      return with_value("0,256,0");
     case OptionKind::kSize:
       return with_value("0");
     case OptionKind::kIdMap:

@@ -60,6 +60,8 @@ TEST(OptionsValidationTest, AugmentMessagesNameFieldAndValue) {
             "hue_delta.min must be in [-0.5, 0.5] (got -0.75)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.fill_value = 300; }),
             "fill_value must be in [0, 255] (got 300)");
+  EXPECT_EQ(AugmentMessage([](auto& o) { o.fill_value = FillColor(0, -1, 0); }),
+            "fill_value[1] must be in [0, 255] (got -1)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.rotation_fraction = std::nan(""); }),
             "rotation_fraction must be finite (got nan)");
 }
