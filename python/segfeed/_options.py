@@ -16,7 +16,8 @@ def _settings_class(name: str, group_name: str, summary: str, methods: Dict[str,
     fields = [(entry["name"], annotation(entry), dataclasses.field(default=python_default(entry)))
               for entry in entries]
     for method_name, method in methods.items():
-        method.__func__.__name__, method.__func__.__qualname__ = method_name, f"{name}.{method_name}"
+        function = getattr(method, "__func__", method)
+        function.__name__, function.__qualname__ = method_name, f"{name}.{method_name}"
     namespace = {"__module__": __name__, "__doc__": doc, **methods}
     return dataclasses.make_dataclass(name, fields, namespace=namespace, frozen=True)
 
@@ -34,6 +35,25 @@ def _geometry_only(cls) -> "Augment":
     return cls(contrast=None, brightness=None, saturation=None, hue=None)
 
 
+def _mmseg_like(cls) -> "Augment":
+    """The training recipe of mmsegmentation's 512x512 configs: the aspect kept
+    (``resize="keep_ratio"``), a random scale in [0.5, 2.0], a random window of
+    ``Loader(size=...)`` redrawn while one class covers more than 75% of a label
+    map's window (``cat_max_ratio``), left-right flips and the colour jitter; no
+    rotation, no up-down flip. Padding is ``fill_value`` in the image and the
+    ignore value in a label map. Its validation side is ``for_validation()``:
+    the whole photo fitted and padded."""
+    return cls(resize="keep_ratio", scale_range=(0.5, 2.0), crop="random", crop_max_class_ratio=0.75,
+               flip_ud_probability=0.0, rotation_fraction=0.0)
+
+
+def _for_validation(self) -> "Augment":
+    """This augmentation's validation side: ``Augment.none()`` with the same
+    ``resize`` and ``fill_value``, so validation sees the photos as training
+    does before its random steps (fitted and padded for ``keep_ratio``)."""
+    return dataclasses.replace(type(self).none(), resize=self.resize, fill_value=self.fill_value)
+
+
 Augment = _settings_class("Augment", "augment", """How each sample is augmented (the C++ ``AugmentOptions``).
 
 Flips, rotation and the resize to ``Loader(size=...)`` are one affine
@@ -43,7 +63,8 @@ ops touch the image only, in the order contrast, brightness, saturation,
 hue; a range of ``None`` switches that op off. Every parameter is drawn
 from ``(seed, epoch, sample)``, so it is the same for any thread count.
 A value is checked when a Loader is made with it (ConfigError, TypeError).""",
-                          {"none": classmethod(_no_augmentation), "geometry_only": classmethod(_geometry_only)})
+                          {"none": classmethod(_no_augmentation), "geometry_only": classmethod(_geometry_only),
+                           "mmseg_like": classmethod(_mmseg_like), "for_validation": _for_validation})
 
 Decode = _settings_class("Decode", "decode", """Limits of the decode stage (the C++ ``DecodeOptions``); the defaults suit photos.
 

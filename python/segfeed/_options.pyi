@@ -20,12 +20,15 @@ class Augment:
     saturation: Optional[Tuple[float, float]] = (0.4, 0.6)
     hue: Optional[Tuple[float, float]] = (-0.2, 0.2)
     fill_mode: str = 'constant'
-    fill_value: int = 0
+    fill_value: Union[int, Tuple[int, int, int]] = 0
     antialias: bool = True
     @classmethod
     def none(cls) -> 'Augment': ...
     @classmethod
     def geometry_only(cls) -> 'Augment': ...
+    @classmethod
+    def mmseg_like(cls) -> 'Augment': ...
+    def for_validation(self) -> 'Augment': ...
 
 @dataclass(frozen=True)
 class Decode:

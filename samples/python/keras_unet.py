@@ -6,6 +6,7 @@ augmentation, and an input stage whose memory is known before it starts.
 
     segfeed make-demo data --count 200            # or a real Carvana folder
     python keras_unet.py --data data --size 512 --batch-size 16 --epochs 3
+    python keras_unet.py --data data --size 512 --recipe mmseg-like   # aspect kept, random scale + crop
 
 Per epoch it prints the loss, the validation loss, how long the input
 thread waited for segfeed's batches, and the input stage's memory: what
@@ -100,6 +101,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", required=True, help="dataset root in Carvana's layout (train/, train_masks/)")
     parser.add_argument("--size", type=int, default=512, help="square output size (default 512)")
+    parser.add_argument("--recipe", choices=("stretch", "mmseg-like"), default="stretch",
+                        help="stretch: each photo stretched to the square (default); mmseg-like: aspect kept, "
+                             "random scale 0.5-2.0 and crop, padded (validation: fitted and padded)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--width", type=int, default=16, help="filters of the U-Net's first level")
@@ -114,8 +118,10 @@ def main() -> None:
                   validation_fraction=0.05, on_bad_file="skip")
     # Whole batches only: a short last batch would make TensorFlow trace the step again.
     rss_before, _ = rss_mib()
-    train = segfeed.Loader(args.data, subset="train", drop_last=True, **common)
-    validation = segfeed.Loader(args.data, subset="validation", shuffle=False, **common)  # no augmentation
+    augment = segfeed.Augment.mmseg_like() if args.recipe == "mmseg-like" else segfeed.Augment()
+    train = segfeed.Loader(args.data, subset="train", drop_last=True, augment=augment, **common)
+    validation = segfeed.Loader(args.data, subset="validation", shuffle=False, augment=augment.for_validation(),
+                                **common)  # no augmentation
     print(f"train: {train}\nvalidation: {validation}")
     rss_after, _ = rss_mib()
     print(f"input plan: train {train.plan()['total_bytes'] / MiB:.1f} MiB + validation "

@@ -18,6 +18,7 @@ compares every batch's bytes, every loss and the final weights.
 
     python samples/python/torch_unet.py --data DATA --size 512 --batch-size 16 --epochs 5
     python samples/python/torch_unet.py --size 64 --width 8 --resume-check      # a small demo, made here
+    python samples/python/torch_unet.py --data DATA --recipe mmseg-like         # aspect kept, random scale + crop
 
 Without ``--data`` (or with a ``--data`` folder that does not exist) a demo
 dataset is generated with ``segfeed make-demo`` (``--segfeed-cli``, else
@@ -148,13 +149,22 @@ def ensure_dataset(args: argparse.Namespace, temporary: str) -> pathlib.Path:
     return root
 
 
+def recipe_augments(recipe: str) -> Tuple[segfeed.Augment, segfeed.Augment]:
+    """The training and validation augmentation of a --recipe: ``stretch`` (each photo
+    stretched to the square, flips, rotation, colour), or ``mmseg-like`` (aspect kept,
+    random scale 0.5-2.0 and crop, left-right flips, colour; validation fitted and padded)."""
+    train = segfeed.Augment.mmseg_like() if recipe == "mmseg-like" else segfeed.Augment()
+    return train, train.for_validation()
+
+
 def make_loaders(args: argparse.Namespace, data: pathlib.Path) -> Tuple[segfeed.Loader, segfeed.Loader]:
     """The training subset, augmented, and the validation subset, without augmentation,
     split by the seed (the same split for both, so they never overlap)."""
     common = dict(batch_size=args.batch_size, size=args.size, layout=args.layout, seed=args.seed,
                   threads=args.threads, prefetch_batches=args.prefetch, validation_fraction=args.validation_fraction)
-    train = segfeed.Loader(data, subset="train", **common)
-    validation = segfeed.Loader(data, subset="validation", shuffle=False, **common)
+    train_augment, validation_augment = recipe_augments(args.recipe)
+    train = segfeed.Loader(data, subset="train", augment=train_augment, **common)
+    validation = segfeed.Loader(data, subset="validation", shuffle=False, augment=validation_augment, **common)
     return train, validation
 
 
@@ -333,6 +343,9 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser.add_argument("--demo-size", default="480x320", help="WIDTHxHEIGHT of a generated demo's photos")
     parser.add_argument("--segfeed-cli", help="the segfeed command, to make a demo")
     parser.add_argument("--size", type=int, default=512, help="training size in pixels (square)")
+    parser.add_argument("--recipe", choices=("stretch", "mmseg-like"), default="stretch",
+                        help="stretch: each photo stretched to the square; mmseg-like: aspect kept, random scale "
+                             "0.5-2.0 and crop, padded (validation: fitted and padded)")
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--steps", type=int, default=0, help="at most this many training steps per epoch (0: all)")
@@ -371,8 +384,9 @@ def train(args: argparse.Namespace, data: pathlib.Path) -> int:
         return resume_check(args, data)
     run = Run(args, data)
     parameters = sum(p.numel() for p in run.model.parameters())
-    print(f"U-Net {parameters / 1e6:.2f}M parameters on {run.device}; {run.train_loader}; validation: "
-          f"{run.validation_loader.samples_per_epoch} samples, no augmentation", flush=True)
+    print(f"U-Net {parameters / 1e6:.2f}M parameters on {run.device}; recipe {args.recipe}; {run.train_loader}; "
+          f"validation: {run.validation_loader.samples_per_epoch} samples, no augmentation "
+          f"(resize {run.validation_loader.options['resize']})", flush=True)
     if args.resume:
         run.resume(args.resume)
     run.train(checkpoint=args.checkpoint)

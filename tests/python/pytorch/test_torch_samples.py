@@ -47,6 +47,18 @@ def test_torch_unet_prints_loss_input_wait_and_memory_and_resumes_byte_identical
     assert 0 < pools <= plan
 
 
+def test_torch_unet_trains_the_mmseg_like_recipe_and_resumes_it_byte_identically(cli, tmp_path):
+    data = make_demo(cli, tmp_path / "data", 10, 96, 64)
+    common = [SAMPLES / "torch_unet.py", "--data", data, *TINY, "--batch-size", "2", "--epochs", "1",
+              "--validation-fraction", "0.2", "--recipe", "mmseg-like"]
+    trained = run(common, cli)
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    assert "recipe mmseg-like;" in trained.stdout and "no augmentation (resize keep_ratio)" in trained.stdout
+    checked = run([*common, "--resume-check"], cli)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "batches identical, losses identical, final weights identical" in checked.stdout, checked.stdout
+
+
 def test_torch_unet_checkpoint_in_one_process_resumes_in_another(cli, tmp_path):
     data = make_demo(cli, tmp_path / "data", 10, 96, 64)
     checkpoint = tmp_path / "checkpoint.pt"
