@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "counter_rng.h"
+#include "stage_clock.h"
 
 namespace segfeed::internal {
 namespace {
@@ -102,9 +103,13 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
   const DctScale scale = worker.reader.image_scale();
   source.image_scale = static_cast<double>(scale.num) / scale.denom;
+  // The window's redraws (crop_max_class_ratio) warp the mask up to ten
+  // times: warp time.
+  const StageClock::time_point choosing = StageClock::now();
   worker.augmenter.ChooseWindow(source, &params, [&](int attempt, AugmentParams* redrawn) {
     RedrawCrop(options_.seed, static_cast<uint64_t>(epoch_), params_key, attempt, redrawn);
   });
+  warp_ns_ += NanosBetween(choosing, StageClock::now());
   SetAppliedGeometry(options_.augment, mask.width, mask.height, &params);
   const OutputConverter& converter = worker.augmenter.converter();
   worker.augmenter.Run(
