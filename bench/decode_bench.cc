@@ -4,6 +4,8 @@
 // and 2048x1024 (Cityscapes' size), and the same PNGs through OpenCV's
 // imdecode (libpng). Single thread: the numbers are per core.
 //
+// Also: decoding only a window of the photo (libjpeg's partial decode).
+//
 //   build/release/bench/decode_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one command line)
 
@@ -20,6 +22,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <string>
 #include <vector>
+
+// After <cstdio>: jpeglib.h uses FILE without including it.
+#include <jpeglib.h>
 
 #include "demo/demo_dataset.h"
 #include "fuzz/giflib_reference.h"
@@ -109,6 +114,67 @@ void BM_JpegDecode(benchmark::State& state) {
   state.SetLabel("scale " + std::to_string(scale.num) + "/" + std::to_string(scale.denom) + " -> " +
                  std::to_string(image.width) + "x" + std::to_string(image.height));
 }
+// Decoding only a window of the photo with libjpeg's partial decode
+// (jpeg_crop_scanline for the columns, jpeg_skip_scanlines for the rows
+// above, abort below), against the whole photo at the same DCT scale: what a
+// random crop of a scaled-up photo would save. The window is 1/2^k of each
+// side (Arg 0: the whole photo), at a place that moves from sample to sample
+// (top to bottom), widened by one column on each side so the chroma
+// upsampling of its edge columns sees their neighbours (without it a 4:2:0
+// window's edges differ from the whole decode's). Args: window divisor,
+// scale denominator.
+void BM_JpegWindowDecode(benchmark::State& state) {
+  const EncodedDemo& demo = Demo();
+  const int divisor = static_cast<int>(state.range(0));
+  const int denominator = static_cast<int>(state.range(1));
+  std::vector<uint8_t> row;
+  size_t i = 0;
+  int decoded_rows = 0, decoded_width = 0;
+  for (auto _ : state) {
+    const std::vector<uint8_t>& jpeg = demo.jpegs[i % kSamples];
+    jpeg_decompress_struct decompress;
+    jpeg_error_mgr errors;
+    decompress.err = jpeg_std_error(&errors);  // make-demo's files are valid: exit on error
+    jpeg_create_decompress(&decompress);
+    jpeg_mem_src(&decompress, jpeg.data(), jpeg.size());
+    jpeg_read_header(&decompress, TRUE);
+    decompress.out_color_space = JCS_RGB;
+    decompress.scale_num = 1;
+    decompress.scale_denom = static_cast<unsigned>(denominator);
+    jpeg_start_decompress(&decompress);
+    const int width = static_cast<int>(decompress.output_width);
+    const int height = static_cast<int>(decompress.output_height);
+    int top = 0, rows = height;
+    if (divisor > 1) {
+      const int window_width = width / divisor;
+      rows = height / divisor;
+      const int phase = static_cast<int>(i % 5);  // left/top .. right/bottom
+      const int left = (width - window_width) * phase / 4;
+      top = (height - rows) * phase / 4;
+      JDIMENSION x = static_cast<JDIMENSION>(std::max(0, left - 1));
+      JDIMENSION cropped = static_cast<JDIMENSION>(std::min(width, left + window_width + 1)) - x;
+      jpeg_crop_scanline(&decompress, &x, &cropped);
+      if (top > 0) jpeg_skip_scanlines(&decompress, static_cast<JDIMENSION>(top));
+    }
+    decoded_width = static_cast<int>(decompress.output_width);
+    row.resize(static_cast<size_t>(decoded_width) * 3);
+    JSAMPROW rows_out[] = {row.data()};
+    for (int y = 0; y < rows; ++y) jpeg_read_scanlines(&decompress, rows_out, 1);
+    benchmark::DoNotOptimize(row.data());
+    jpeg_abort_decompress(&decompress);  // the rows below are not needed
+    jpeg_destroy_decompress(&decompress);
+    decoded_rows = rows;
+    ++i;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel("1/" + std::to_string(denominator) + " scale, " + std::to_string(decoded_width) +
+                 "x" + std::to_string(decoded_rows) + " decoded");
+}
+BENCHMARK(BM_JpegWindowDecode)
+    ->ArgNames({"window_divisor", "scale_denom"})
+    ->ArgsProduct({{1, 2, 4}, {1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_JpegDecode)
     ->ArgName("target")
     ->Arg(0)
