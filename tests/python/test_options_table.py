@@ -115,6 +115,8 @@ def out_of_range(entry):
         return (float(bounds.group(2)), float(bounds.group(1))), segfeed.ConfigError
     if kind == "triple":
         return (0.5, 0.5), TypeError
+    if kind == "color":
+        return (0, 256, 0), segfeed.ConfigError  # levels are 0-255
     if kind == "size":
         return int(bounds.group(1)) - 1, segfeed.ConfigError
     if kind == "bool":
