@@ -209,8 +209,6 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
   return true;
 }
 
-// Also adds every written level to `sums`: the vector kernels from their
-// registers, the rest from the row just written, the fill by count.
 namespace {
 
 // `count` pixels of `fill` from `dst` on.
@@ -224,6 +222,8 @@ void FillPixels(uint8_t* dst, int count, const Rgb& fill) {
 
 }  // namespace
 
+// Also adds every written level to `sums`: the vector kernels from their
+// registers, the rest from the row just written, the fill by count.
 void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
                      const Rgb& fill, const MutableRasterView& out, ChannelSums* sums) {
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
