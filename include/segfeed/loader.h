@@ -126,10 +126,14 @@ void ForEachField(const LoaderStats& s, Fn&& fn) {
 }
 
 // Where a loader's stream is: an epoch and the first batch of it not yet
-// handed out.
+// handed out, and where that epoch's sharding began.
 struct LoaderPosition {
   int64_t epoch = 0;
   int64_t next_batch = 0;
+  // Samples of the epoch (in its order) that ranks of another world size
+  // consumed before a Restore() re-sharded the rest among this loader's
+  // ranks; its batches are then those of the rest. 0 otherwise.
+  int64_t shard_start = 0;
   bool operator==(const LoaderPosition&) const = default;
 };
 
@@ -139,18 +143,32 @@ struct LoaderPosition {
 // interrupted run would have had is refused. Plain data; Serialize() and
 // Parse() turn it into a few lines of text and back.
 struct SEGFEED_EXPORT LoaderState {
-  // The version this segfeed writes and resumes. Version 1 was the Python
-  // state_dict() of earlier releases, with digests computed in Python.
-  static constexpr int kVersion = 2;
+  // The version this segfeed writes. It resumes version 2 too (the same
+  // digests, without the global position: a version 2 state has shard_start
+  // 0 and the global position its next_batch implies). Version 1 was the
+  // Python state_dict() of earlier releases, with digests computed in Python.
+  static constexpr int kVersion = 3;
+  static constexpr int kOldestResumable = 2;
 
   int version = kVersion;
   int64_t epoch = 0;
   int64_t next_batch = 0;
   uint64_t seed = 0;
   // The shard, as the loader resolved it (from RANK and WORLD_SIZE with
-  // shard_from_environment).
+  // shard_from_environment). A state resumes any rank: ranks checkpoint in
+  // step (after the same number of batches each, as DDP trains), so every
+  // rank's state holds the same global position.
   int rank = 0;
   int world_size = 1;
+  // LoaderPosition::shard_start: where the sharding of the epoch began.
+  int64_t shard_start = 0;
+  // How many samples of the epoch all world_size ranks together consumed:
+  // shard_start + next_batch x batch_size x world_size, at most the epoch's
+  // samples. A loader of another world size resumes from here: it shards
+  // the rest of the epoch among its own ranks, so that over the old ranks
+  // and the new every sample of the epoch is delivered once (plus the
+  // padding that makes the rest a multiple of the new world size).
+  int64_t global_position = 0;
   // For whoever reads a checkpoint; a resume does not check it (the options
   // and the listing decide it).
   int64_t batches_per_epoch = 0;
@@ -263,17 +281,25 @@ class SEGFEED_EXPORT Loader {
   LoaderState State() const;
   // Continues from `state`: stops the epoch being streamed (its Next()
   // returns nothing), and the next StartNextEpoch() starts the state's epoch
-  // from its next batch. Throws ConfigError, changing nothing, when the
-  // state is of another version, was made with other stream options (naming
-  // them), of another shard, or of another listing (other files, names or
-  // sizes), or when its position is outside this loader's epochs: resuming
-  // would not give the batches the interrupted run would have had. Options
-  // that do not change the stream (threads, prefetch_batches, pinned) may
-  // differ.
+  // from its next batch. A state of the same world size continues its epoch
+  // byte for byte; one of another world size continues from its
+  // global_position, the rest of the epoch re-sharded among this loader's
+  // ranks (batches_in_epoch() then counts fewer batches). Throws
+  // ConfigError, changing nothing, when the state is of another version,
+  // was made with other stream options (naming them) or of another listing
+  // (other files, names or sizes), or when its position is outside this
+  // loader's epochs or, resumed on another world size, its global_position
+  // disagrees with its next_batch: resuming would not give the
+  // batches the interrupted run would have had. Options that do not change
+  // the stream (threads, prefetch_batches, pinned) may differ.
   void Restore(const LoaderState& state);
 
   // Batches and samples one epoch of this loader's subset and shard has.
   int64_t batches_per_epoch() const;
+  // Batches of the epoch last started, from its batch 0: batches_per_epoch(),
+  // or fewer for an epoch whose rest a Restore() re-sharded (begun at
+  // another world size). batches_per_epoch() before the first start.
+  int64_t batches_in_epoch() const;
   int64_t samples_per_epoch() const;
   // The pairs that sample ids index, and the listing's problems.
   const Dataset& dataset() const;

@@ -295,8 +295,11 @@ class Loader:
         the epoch being iterated, or the next epoch at 0 once that epoch
         finished or its iterator was dropped (a ``break``: take the
         checkpoint inside the loop to resume mid-epoch); ``rank``,
-        ``world_size``, ``batches_per_epoch``, ``options`` (those that change
-        the bytes of a batch, as text), ``options_digest`` and
+        ``world_size``; ``global_position``, how many samples of the epoch
+        all ranks together have consumed, and ``shard_start``, where the
+        epoch's sharding began (0 unless it was resumed from another world
+        size); ``batches_per_epoch``, ``options`` (those that change the
+        bytes of a batch, as text), ``options_digest`` and
         ``listing_digest`` (the pairs' names and file sizes; the first
         state_dict() reads the size of every file).
         """
@@ -304,14 +307,26 @@ class Loader:
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """Continues from a ``state_dict()``: the next ``iter(loader)`` runs its epoch
-        from its ``next_batch`` (``loader.epoch(state["epoch"], state["next_batch"])``
-        gives the same batches).
+        from its ``next_batch``.
 
-        Raises ConfigError when the state is of another version, comes from
-        other options (naming them), another shard or another dataset
-        listing: resuming would not give the batches the interrupted run
-        would have had. ``threads``, ``prefetch_batches`` and ``pinned`` may
-        differ.
+        A state of this world size, of any rank (ranks checkpoint in step, as
+        DDP trains), continues byte for byte: ``loader.epoch(state["epoch"],
+        state["next_batch"])`` gives the same batches. A state of another
+        world size continues from its ``global_position``: the rest of the
+        epoch is re-sharded among this job's ranks, so that over the old
+        ranks and the new every sample of the epoch is delivered once (plus
+        the padding that makes the rest a multiple of the new world size, as
+        DistributedSampler pads; with ``drop_last`` the rest's last samples
+        may be dropped instead). That epoch has fewer batches
+        (``len(iter(loader))``); iterate it with ``iter(loader)``, not
+        ``loader.epoch()``. The epochs after it are the new world size's own.
+
+        Raises ConfigError when the state is of a version this segfeed does
+        not resume, comes from other options (naming them) or another
+        dataset listing, or (on another world size) its ``global_position``
+        disagrees with its ``next_batch``: resuming would not give the
+        batches the interrupted run would have had. ``threads``,
+        ``prefetch_batches`` and ``pinned`` may differ.
         """
         self._core.restore(state)
 

@@ -93,11 +93,12 @@ def dataset(loader: Loader, epochs: Optional[int] = None, *, copy: bool = True) 
 def _check_at_epoch_start(loader: Loader) -> None:
     """A pass is whole epochs (its cardinality says so): refuse a loader that
     would continue an epoch part way, as after load_state_dict mid-epoch."""
-    epoch, next_batch = loader._core.position()  # what state_dict() would say, without the digests
-    if next_batch != 0:
-        raise ConfigError(f"segfeed.tf.dataset runs whole epochs, but the loader continues epoch {epoch} at batch "
-                          f"{next_batch} (a load_state_dict() mid-epoch, or an epoch under way): finish that epoch "
-                          f"with loader.epoch({epoch}, {next_batch}) first, or resume tf.data at an epoch boundary")
+    epoch, next_batch, shard_start = loader._core.position()  # what state_dict() says, without the digests
+    if next_batch != 0 or shard_start != 0:
+        where = f"at batch {next_batch}" + (f" of the rest after sample {shard_start}, re-sharded" if shard_start else "")
+        raise ConfigError(f"segfeed.tf.dataset runs whole epochs, but the loader continues epoch {epoch} {where} (a "
+                          f"load_state_dict() mid-epoch, or an epoch under way): finish that epoch with "
+                          f"`for batch in loader` first, or resume tf.data at an epoch boundary")
 
 
 def signature(loader: Loader) -> Tuple[tf.TensorSpec, tf.TensorSpec]:

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any, Deque, Dict, Tuple, Union
+from typing import Any, Deque, Dict, Optional, Tuple, Union
 
 try:
     import torch
@@ -60,6 +60,7 @@ except ImportError as error:  # pragma: no cover - only without PyTorch
     raise ImportError("segfeed.torch needs PyTorch (import torch failed); segfeed itself works without it") from error
 
 from . import _core
+from ._errors import ConfigError
 from ._loader import Loader
 
 __all__ = ["Batches", "Dataset", "batches", "synchronize", "to_device"]
@@ -118,11 +119,13 @@ class Batches:
         return f"segfeed.torch.Batches(epoch {self.epoch}, from batch {self.first_batch}, {len(self)} batches)"
 
 
-def batches(loader: Loader, epoch: int, first_batch: int = 0, *, info: bool = False) -> Batches:
+def batches(loader: Loader, epoch: Optional[int] = None, first_batch: int = 0, *, info: bool = False) -> Batches:
     """The batches of ``epoch``, from ``first_batch`` on, as ``(images, masks)`` torch tensors.
 
-    Exactly ``loader.epoch(epoch, first_batch)``'s batches, in order, without
-    a copy: images N x 3 x H x W of the loader's ``image_dtype`` (contiguous
+    Exactly ``loader.epoch(epoch, first_batch)``'s batches (with ``epoch``
+    None: ``iter(loader)``'s, the next epoch or the one ``load_state_dict()``
+    restored, which is how to continue a checkpoint of another world size),
+    in order, without a copy: images N x 3 x H x W of the loader's ``image_dtype`` (contiguous
     from ``layout="nchw"``, a ``channels_last`` view from ``"nhwc"``; see the
     module's docstring for the trade-off), masks N x 1 x H x W of its
     ``mask_dtype``. N is ``batch_size``, or fewer for a short last batch.
@@ -135,9 +138,10 @@ def batches(loader: Loader, epoch: int, first_batch: int = 0, *, info: bool = Fa
     Args:
         loader: the segfeed.Loader to stream from.
         epoch: the epoch; its order and augmentation come from (seed, epoch).
+            None: where the loader stands (``iter(loader)``).
         first_batch: resume the epoch at this batch (a checkpoint's
-            ``next_batch``): the pairs are those the uninterrupted epoch has
-            from there.
+            ``next_batch`` at the same world size): the pairs are those the
+            uninterrupted epoch has from there. Only with an ``epoch``.
         info: yield ``(images, masks, info)`` instead, where ``info`` is a
             dict with the batch's ``epoch``, ``index``, ``sample_ids`` (per
             sample, the index of its pair in ``loader.pairs()``) and
@@ -146,6 +150,11 @@ def batches(loader: Loader, epoch: int, first_batch: int = 0, *, info: bool = Fa
     Returns:
         An iterator of the pairs with ``len()``, the number it yields.
     """
+    if epoch is None:
+        if first_batch:
+            raise ConfigError(f"first_batch={first_batch} needs an epoch: with epoch=None the batches continue "
+                              f"where the loader stands")
+        return Batches(iter(loader), info)
     return Batches(loader.epoch(epoch, first_batch), info)
 
 
@@ -203,8 +212,9 @@ class Dataset(torch.utils.data.IterableDataset):
 
     def load_state_dict(self, state: Dict[str, Any]) -> None:
         """``loader.load_state_dict(state)``: the next ``iter()`` continues that epoch
-        from its next batch. Raises segfeed.ConfigError when the state is of
-        other options, another shard or another dataset listing."""
+        from its next batch (a state of another world size: the rest of that
+        epoch, re-sharded). Raises segfeed.ConfigError when the state is of
+        other options or another dataset listing."""
         self.loader.load_state_dict(state)
 
     def __repr__(self) -> str:

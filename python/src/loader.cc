@@ -69,6 +69,8 @@ nb::dict StateDict(const LoaderState& state) {
   d["next_batch"] = state.next_batch;
   d["rank"] = state.rank;
   d["world_size"] = state.world_size;
+  d["shard_start"] = state.shard_start;
+  d["global_position"] = state.global_position;
   d["batches_per_epoch"] = state.batches_per_epoch;
   nb::dict options;
   for (const auto& [name, text] : state.options) options[name.c_str()] = text;
@@ -78,8 +80,9 @@ nb::dict StateDict(const LoaderState& state) {
   return d;
 }
 
-// StateDict() read back. A state of another version is returned with only
-// its version, which Loader::Restore() refuses, saying so.
+// StateDict() read back. A state of a version this segfeed does not resume
+// is returned with only its version, which Loader::Restore() refuses, saying
+// so.
 LoaderState StateFromDict(nb::handle object) {
   if (!nb::isinstance<nb::dict>(object)) {
     throw ConfigError(std::string("not a segfeed.Loader state_dict: a dict was expected (got ") +
@@ -88,12 +91,18 @@ LoaderState StateFromDict(nb::handle object) {
   const nb::dict d = nb::borrow<nb::dict>(object);
   LoaderState state;
   state.version = StateField<int>(d, "version", "an int");
-  if (state.version != LoaderState::kVersion) return state;
+  if (state.version < LoaderState::kOldestResumable || state.version > LoaderState::kVersion) {
+    return state;
+  }
   state.seed = StateField<uint64_t>(d, "seed", "an int in [0, 2**64)");
   state.epoch = StateField<int64_t>(d, "epoch", "an int");
   state.next_batch = StateField<int64_t>(d, "next_batch", "an int");
   state.rank = StateField<int>(d, "rank", "an int");
   state.world_size = StateField<int>(d, "world_size", "an int");
+  if (state.version >= 3) {
+    state.shard_start = StateField<int64_t>(d, "shard_start", "an int");
+    state.global_position = StateField<int64_t>(d, "global_position", "an int");
+  }
   state.batches_per_epoch = StateField<int64_t>(d, "batches_per_epoch", "an int");
   for (const auto& [name, text] : StateField<nb::dict>(d, "options", "a dict")) {
     std::string name_text, value_text;
@@ -118,7 +127,9 @@ struct EpochIterator {
   int64_t token = 0;
   int64_t epoch = 0;
   int64_t first_batch = 0;
-  int64_t batches = 0;  // this iterator's total: batches_per_epoch - first_batch
+  // This iterator's total: the epoch's batches (batches_per_epoch, or fewer
+  // for an epoch re-sharded by a resume on another world size) - first_batch.
+  int64_t batches = 0;
 
   EpochIterator() = default;
   EpochIterator(EpochIterator&&) = default;
@@ -177,6 +188,7 @@ nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int
   // the GIL again (see ReleasedGil).
   if (closing_.load()) throw BindingError("the loader is closed");
   int64_t token = 0;
+  int64_t batches = 0;
   LoaderPosition start;
   {
     ReleasedGil nogil;
@@ -193,8 +205,9 @@ nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int
       start = loader_->StartNextEpoch();
     }
     token = ++token_;
+    batches = loader_->batches_in_epoch();
   }
-  return nb::make_tuple(token, start.epoch, start.next_batch);
+  return nb::make_tuple(token, start.epoch, start.next_batch, batches);
 }
 
 nb::object CoreLoader::Next(int64_t token) {
@@ -256,7 +269,7 @@ nb::tuple CoreLoader::Position() {
     LoaderLock lock(&mu_, kWaitSlice);
     position = loader_->position();
   }
-  return nb::make_tuple(position.epoch, position.next_batch);
+  return nb::make_tuple(position.epoch, position.next_batch, position.shard_start);
 }
 
 void CoreLoader::Abandon(int64_t token) {
@@ -361,7 +374,7 @@ void BindLoader(nb::module_& m) {
             it.token = nb::cast<int64_t>(started[0]);
             it.epoch = nb::cast<int64_t>(started[1]);
             it.first_batch = nb::cast<int64_t>(started[2]);
-            it.batches = loader.batches_per_epoch() - it.first_batch;
+            it.batches = nb::cast<int64_t>(started[3]) - it.first_batch;
             return it;
           },
           "epoch"_a.none(), "first_batch"_a.none())
@@ -428,7 +441,8 @@ void BindLoader(nb::module_& m) {
            })
       .def(
           "__len__", [](const EpochIterator& it) { return it.batches; },
-          "Batches this iterator yields: batches_per_epoch - first_batch.")
+          "Batches this iterator yields: the epoch's batches - first_batch (the epoch's are "
+          "batches_per_epoch, or fewer for an epoch re-sharded by a resume on another world size).")
       .def_ro("epoch", &EpochIterator::epoch, "The epoch being streamed.")
       .def_ro("first_batch", &EpochIterator::first_batch, "The batch it started at.")
       .def("__repr__", [](const EpochIterator& it) {

@@ -49,7 +49,7 @@ class CoreLoader {
   nanobind::object Next(int64_t token);
   void Close();
 
-  // Loader::position() as (epoch, next_batch): where iter() goes next.
+  // Loader::position() as (epoch, next_batch, shard_start): where iter() goes next.
   nanobind::tuple Position();
   // The epoch iterator `token` is gone; if it is the current one, its epoch
   // is abandoned (Loader::AbandonEpoch): iter() and Position() move on to

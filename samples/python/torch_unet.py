@@ -188,6 +188,7 @@ class Run:
         self.input_rss: Optional[int] = None  # what loading added, measured before the first training step
         self.train_loader, self.validation_loader = make_loaders(args, data)
         self.start_epoch, self.start_batch = 0, 0
+        self.resumed = False  # by resume(): the first epoch continues where the loader stands
         self.steps: List[Tuple[int, int, str, float]] = []  # (epoch, batch, digest, loss), with --resume-check
 
     def warm_up(self) -> None:
@@ -219,10 +220,16 @@ class Run:
         self.model.load_state_dict(checkpoint["model"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
         torch.set_rng_state(checkpoint["torch_rng"])
-        # Refuses a checkpoint of other options, another shard or another dataset listing.
-        self.train_loader.load_state_dict(checkpoint["loader"])
-        self.start_epoch, self.start_batch = checkpoint["loader"]["epoch"], checkpoint["loader"]["next_batch"]
-        self.say(f"resumed from {path}: epoch {self.start_epoch + 1} at batch {self.start_batch}")
+        # Refuses a checkpoint of other options or another dataset listing. One of
+        # another world size (a DDP job's) continues with the rest of its epoch.
+        saved = checkpoint["loader"]
+        self.train_loader.load_state_dict(saved)
+        here = self.train_loader.state_dict()  # where iter(loader) goes now
+        self.start_epoch, self.start_batch = here["epoch"], here["next_batch"]
+        self.resumed = True
+        resharded = (f" of the rest after the {here['shard_start']} samples that world size {saved['world_size']} "
+                     f"trained" if here["shard_start"] else "")
+        self.say(f"resumed from {path}: epoch {self.start_epoch + 1} at batch {self.start_batch}{resharded}")
 
     def steps_per_epoch(self) -> int:
         batches = self.train_loader.batches_per_epoch
@@ -234,14 +241,16 @@ class Run:
         keep_digests = args.resume_check
         middle = max(1, self.steps_per_epoch() // 2)
         for epoch in range(self.start_epoch, args.epochs):
-            first = self.start_batch if epoch == self.start_epoch else 0
+            resuming = self.resumed and epoch == self.start_epoch
+            first = self.start_batch if resuming else 0
             self.model.train()
             started = time.perf_counter()
             wait = loss_sum = 0.0
             steps = 0
             images = masks = None
-            pairs = iter(segfeed.torch.batches(self.train_loader, epoch, first))
-            for batch_index in range(first, self.steps_per_epoch()):
+            # A resumed epoch continues where load_state_dict() put the loader.
+            pairs = iter(segfeed.torch.batches(self.train_loader, None if resuming else epoch))
+            for batch_index in range(first, min(first + len(pairs), self.steps_per_epoch())):
                 waiting = time.perf_counter()
                 images, masks = next(pairs)
                 images, masks = segfeed.torch.to_device(images, masks, self.device)

@@ -30,14 +30,33 @@ int EpochPlan::BatchSamples(int64_t batch) const {
   return static_cast<int>(std::min<int64_t>(batch_size, remaining));
 }
 
-EpochPlan MakeEpochPlan(const EpochPlanSpec& spec) {
+int64_t EpochPlan::GlobalPosition(int64_t next_batch) const {
+  assert(next_batch >= 0 && next_batch <= batch_count);
+  const int64_t consumed = next_batch * batch_size * world_size;
+  return std::min(epoch_samples, shard_start + consumed);
+}
+
+EpochPlan MakeEpochShape(const EpochPlanSpec& spec) {
   assert(spec.world_size >= 1 && spec.rank >= 0 && spec.rank < spec.world_size);
   assert(spec.batch_size >= 1);
-  std::vector<uint32_t> global = spec.sample_ids;
-  if (spec.shuffle) Shuffle(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
-
+  assert(spec.shard_start >= 0 && spec.shard_start <= std::ssize(spec.sample_ids));
   EpochPlan plan;
   plan.batch_size = spec.batch_size;
+  plan.world_size = spec.world_size;
+  plan.shard_start = spec.shard_start;
+  plan.epoch_samples = std::ssize(spec.sample_ids);
+  const int64_t rest = plan.epoch_samples - spec.shard_start;
+  const int64_t per_rank = (rest + spec.world_size - 1) / spec.world_size;
+  plan.batch_count = spec.drop_last ? per_rank / spec.batch_size
+                                    : (per_rank + spec.batch_size - 1) / spec.batch_size;
+  return plan;
+}
+
+EpochPlan MakeEpochPlan(const EpochPlanSpec& spec) {
+  EpochPlan plan = MakeEpochShape(spec);
+  std::vector<uint32_t> global = spec.sample_ids;
+  if (spec.shuffle) Shuffle(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
+  global.erase(global.begin(), global.begin() + spec.shard_start);
   if (!global.empty()) {
     const size_t world = static_cast<size_t>(spec.world_size);
     const size_t per_rank = (global.size() + world - 1) / world;
@@ -47,9 +66,6 @@ EpochPlan MakeEpochPlan(const EpochPlanSpec& spec) {
       plan.order.push_back(global[(k * world + spec.rank) % global.size()]);
     }
   }
-  const int64_t samples = static_cast<int64_t>(plan.order.size());
-  plan.batch_count = spec.drop_last ? samples / spec.batch_size
-                                    : (samples + spec.batch_size - 1) / spec.batch_size;
   if (spec.drop_last) plan.order.resize(plan.batch_count * spec.batch_size);
   return plan;
 }

@@ -18,6 +18,10 @@ struct EpochPlanSpec {
   int world_size = 1;  // processes sharing the epoch
   int batch_size = 1;
   bool drop_last = false;
+  // How many samples at the start of the epoch's permutation ranks of an
+  // earlier world size consumed before a resume: the plan shards the rest.
+  // 0 for an epoch streamed from its start.
+  int64_t shard_start = 0;
 };
 
 struct EpochPlan {
@@ -26,16 +30,27 @@ struct EpochPlan {
   std::vector<uint32_t> order;
   int64_t batch_count = 0;
   int batch_size = 1;
+  int world_size = 1;
+  int64_t shard_start = 0;
+  int64_t epoch_samples = 0;  // the whole permutation, every rank's together
 
   // Samples in batch `batch` (batch_size, or fewer for a short last batch).
   int BatchSamples(int64_t batch) const;
+  // How many samples of the permutation all ranks together have consumed
+  // once every rank took its batches before `next_batch`: a prefix of the
+  // permutation, because rank r takes positions r, r + world_size, ...
+  int64_t GlobalPosition(int64_t next_batch) const;
 };
 
 // PyTorch DistributedSampler semantics: one permutation of all sample ids
-// per (seed, epoch), padded by repeating its beginning up to a multiple of
-// world_size, of which rank r takes positions r, r + world_size, ... Then
-// batches of batch_size, the last one short unless drop_last.
+// per (seed, epoch); its samples from shard_start on, padded by repeating
+// their beginning up to a multiple of world_size, of which rank r takes
+// positions r, r + world_size, ... Then batches of batch_size, the last one
+// short unless drop_last.
 EpochPlan MakeEpochPlan(const EpochPlanSpec& spec);
+// The same plan without its order (no permutation is drawn): its counts and
+// GlobalPosition(), for what a resume checks.
+EpochPlan MakeEpochShape(const EpochPlanSpec& spec);
 
 // Splits ids [0, count) into a validation part of round(fraction x count)
 // ids chosen by the seed and a training part with the rest, each ascending.

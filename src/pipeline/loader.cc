@@ -52,7 +52,7 @@ class LoaderRuntime {
   LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& options);
   ~LoaderRuntime() { Close(); }
 
-  void StartEpoch(int64_t epoch, int64_t first_batch);
+  void StartEpoch(int64_t epoch, int64_t first_batch, int64_t shard_start = 0);
   LoaderPosition StartNextEpoch();
   void AbandonEpoch();
   // The buffer of the next batch, nothing at the end; throws FileError,
@@ -69,8 +69,13 @@ class LoaderRuntime {
   const MemoryPlan& memory_plan() const { return memory_plan_; }
   int64_t batches_per_epoch() const { return batches_per_epoch_; }
   int64_t samples_per_epoch() const { return samples_per_epoch_; }
+  int64_t BatchesInEpoch() const;
 
  private:
+  // Batches of an epoch whose sharding began at `shard_start`.
+  int64_t BatchesFrom(int64_t shard_start) const;
+  // LoaderState::global_position at `position`.
+  int64_t GlobalPosition(const LoaderPosition& position) const;
   void Publish(FilledBatch filled);
   void StopGraph();
 
@@ -216,23 +221,25 @@ void LoaderRuntime::StopGraph() {
   for (FilledBatch& filled : ready_.Drain()) buffers_->pool.Release(filled.buffer);
 }
 
-void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
+void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch, int64_t shard_start) {
   if (closed_) throw std::logic_error("Loader::StartEpoch() on a closed loader");
   if (epoch < 0) throw ConfigError("epoch must be >= 0 (got " + std::to_string(epoch) + ")");
-  if (first_batch < 0 || first_batch > batches_per_epoch_) {
-    throw ConfigError("first_batch must be in [0, " + std::to_string(batches_per_epoch_) +
-                      "] (got " + std::to_string(first_batch) + ")");
+  const int64_t batches = BatchesFrom(shard_start);
+  if (first_batch < 0 || first_batch > batches) {
+    throw ConfigError("first_batch must be in [0, " + std::to_string(batches) + "] (got " +
+                      std::to_string(first_batch) + ")");
   }
   StopGraph();
   ready_.Reopen();
   epoch_ = epoch;
   epoch_plan_spec_.epoch = epoch;
+  epoch_plan_spec_.shard_start = shard_start;
   epoch_plan_ = MakeEpochPlan(epoch_plan_spec_);
   samples_->StartEpoch(epoch, &epoch_plan_.order);
   next_batch_ = first_batch;
   epoch_started_ = true;
   streaming_ = true;
-  next_start_ = {epoch + 1, 0};
+  next_start_ = {epoch + 1, 0, 0};
   if (first_batch == epoch_plan_.batch_count) return;
 
   BatchGraph::Shape shape;
@@ -252,8 +259,18 @@ void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch) {
 
 LoaderPosition LoaderRuntime::StartNextEpoch() {
   const LoaderPosition start = next_start_;
-  StartEpoch(start.epoch, start.next_batch);
+  StartEpoch(start.epoch, start.next_batch, start.shard_start);
   return start;
+}
+
+int64_t LoaderRuntime::BatchesFrom(int64_t shard_start) const {
+  EpochPlanSpec spec = epoch_plan_spec_;
+  spec.shard_start = shard_start;
+  return MakeEpochShape(spec).batch_count;
+}
+
+int64_t LoaderRuntime::BatchesInEpoch() const {
+  return epoch_started_ ? epoch_plan_.batch_count : batches_per_epoch_;
 }
 
 void LoaderRuntime::AbandonEpoch() {
@@ -263,7 +280,9 @@ void LoaderRuntime::AbandonEpoch() {
 }
 
 LoaderPosition LoaderRuntime::Position() const {
-  if (streaming_ && next_batch_ < epoch_plan_.batch_count) return {epoch_, next_batch_};
+  if (streaming_ && next_batch_ < epoch_plan_.batch_count) {
+    return {epoch_, next_batch_, epoch_plan_.shard_start};
+  }
   return next_start_;
 }
 
@@ -276,6 +295,8 @@ LoaderState LoaderRuntime::State() {
   state.seed = options_.seed;
   state.rank = epoch_plan_spec_.rank;
   state.world_size = epoch_plan_spec_.world_size;
+  state.shard_start = position.shard_start;
+  state.global_position = GlobalPosition(position);
   state.batches_per_epoch = batches_per_epoch_;
   state.options = StreamOptionList(options_);
   state.options_digest = StreamOptionsDigest(options_);
@@ -283,18 +304,56 @@ LoaderState LoaderRuntime::State() {
   return state;
 }
 
+int64_t LoaderRuntime::GlobalPosition(const LoaderPosition& position) const {
+  if (streaming_ && position.epoch == epoch_ && position.shard_start == epoch_plan_.shard_start) {
+    return epoch_plan_.GlobalPosition(position.next_batch);
+  }
+  EpochPlanSpec spec = epoch_plan_spec_;
+  spec.shard_start = position.shard_start;
+  return MakeEpochShape(spec).GlobalPosition(position.next_batch);
+}
+
 void LoaderRuntime::Restore(const LoaderState& state) {
   CheckResumes(state, State(), spec_);
   if (state.epoch < 0) {
     throw ConfigError("epoch must be >= 0 (got " + std::to_string(state.epoch) + ")");
   }
-  if (state.next_batch < 0 || state.next_batch > batches_per_epoch_) {
-    throw ConfigError("next_batch must be in [0, " + std::to_string(batches_per_epoch_) +
+  const int64_t epoch_samples = std::ssize(epoch_plan_spec_.sample_ids);
+  if (state.shard_start < 0 || state.shard_start >= std::max<int64_t>(epoch_samples, 1)) {
+    throw ConfigError("shard_start must be in [0, " + std::to_string(epoch_samples) + ") (got " +
+                      std::to_string(state.shard_start) + ")");
+  }
+  // The state's own shard: the batches its ranks streamed, and where they got to.
+  EpochPlanSpec saved = epoch_plan_spec_;
+  saved.world_size = state.world_size;
+  saved.rank = 0;  // every rank's plan has the same counts
+  saved.shard_start = state.shard_start;
+  const EpochPlan saved_plan = MakeEpochShape(saved);
+  if (state.next_batch < 0 || state.next_batch > saved_plan.batch_count) {
+    throw ConfigError("next_batch must be in [0, " + std::to_string(saved_plan.batch_count) +
                       "] (got " + std::to_string(state.next_batch) + ")");
+  }
+  // At the same world size the position is next_batch of the state's own
+  // sharding, as before version 3; at another it is the global position,
+  // which must then agree with it.
+  const bool same_world_size = state.world_size == epoch_plan_spec_.world_size;
+  const int64_t global_position = saved_plan.GlobalPosition(state.next_batch);
+  if (!same_world_size && state.version >= 3 && state.global_position != global_position) {
+    throw ConfigError("the state's global_position " + std::to_string(state.global_position) +
+                      " is not where its shard_start " + std::to_string(state.shard_start) +
+                      ", next_batch " + std::to_string(state.next_batch) + " and world_size " +
+                      std::to_string(state.world_size) + " lead (" +
+                      std::to_string(global_position) + "): it was edited");
   }
   StopGraph();
   streaming_ = false;
-  next_start_ = {state.epoch, state.next_batch};
+  if (same_world_size) {
+    next_start_ = {state.epoch, state.next_batch, state.shard_start};
+  } else if (state.next_batch == saved_plan.batch_count || global_position == epoch_samples) {
+    next_start_ = {state.epoch + 1, 0, 0};  // that epoch was over at the old world size
+  } else {
+    next_start_ = {state.epoch, 0, global_position};
+  }
 }
 
 void LoaderRuntime::Publish(FilledBatch filled) {
@@ -409,6 +468,7 @@ std::optional<Lease> Loader::Next(std::chrono::milliseconds timeout) {
 void Loader::Close() { runtime_->Close(); }
 int64_t Loader::batches_per_epoch() const { return runtime_->batches_per_epoch(); }
 int64_t Loader::samples_per_epoch() const { return runtime_->samples_per_epoch(); }
+int64_t Loader::batches_in_epoch() const { return runtime_->BatchesInEpoch(); }
 const Dataset& Loader::dataset() const { return runtime_->dataset(); }
 const MemoryPlan& Loader::plan() const { return runtime_->memory_plan(); }
 LoaderStats Loader::stats() const { return runtime_->Stats(); }

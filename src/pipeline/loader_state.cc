@@ -22,9 +22,18 @@ constexpr std::string_view kMagic = "segfeed-loader-state";
 // The key of one stream option's line: "option <name>=<text>".
 constexpr std::string_view kOptionKey = "option";
 // The "key value" lines of a serialized state, besides the option lines.
-constexpr std::string_view kFields[] = {"epoch",          "next_batch",    "seed",
-                                        "rank",           "world_size",    "batches_per_epoch",
-                                        "options_digest", "listing_digest"};
+constexpr std::string_view kFields[] = {"epoch",
+                                        "next_batch",
+                                        "seed",
+                                        "rank",
+                                        "world_size",
+                                        "shard_start",
+                                        "global_position",
+                                        "batches_per_epoch",
+                                        "options_digest",
+                                        "listing_digest"};
+// The fields a version 2 state does not have.
+constexpr std::string_view kSinceVersion3[] = {"shard_start", "global_position"};
 // An excerpt of a malformed line in a message, at most this long.
 constexpr size_t kQuotedChars = 40;
 
@@ -34,11 +43,15 @@ std::string Quoted(std::string_view text) {
   return quoted + "'";
 }
 
+bool Resumable(int version) {
+  return version >= LoaderState::kOldestResumable && version <= LoaderState::kVersion;
+}
+
 ConfigError VersionError(int version) {
-  std::string message = "not a segfeed loader state of version " +
-                        std::to_string(LoaderState::kVersion) + " (got version " +
-                        std::to_string(version);
-  if (version >= 1 && version < LoaderState::kVersion) {
+  std::string message =
+      "not a segfeed loader state of version " + std::to_string(LoaderState::kOldestResumable) +
+      " to " + std::to_string(LoaderState::kVersion) + " (got version " + std::to_string(version);
+  if (version >= 1 && version < LoaderState::kOldestResumable) {
     message +=
         ": a state of an earlier segfeed, whose digests this version computes differently; "
         "resume it with that segfeed, or start the epoch again";
@@ -130,6 +143,10 @@ std::string LoaderState::Serialize() const {
   line("seed", std::to_string(seed));
   line("rank", std::to_string(rank));
   line("world_size", std::to_string(world_size));
+  if (version >= 3) {
+    line("shard_start", std::to_string(shard_start));
+    line("global_position", std::to_string(global_position));
+  }
   line("batches_per_epoch", std::to_string(batches_per_epoch));
   line("options_digest", options_digest);
   line("listing_digest", listing_digest);
@@ -155,7 +172,7 @@ LoaderState LoaderState::Parse(std::string_view text) {
   }
   LoaderState state;
   state.version = ParseInteger<int>("version", lines[0].substr(magic.size()));
-  if (state.version != kVersion) throw VersionError(state.version);
+  if (!Resumable(state.version)) throw VersionError(state.version);
 
   std::map<std::string, std::string_view, std::less<>> fields;
   for (size_t i = 1; i < lines.size(); ++i) {
@@ -186,8 +203,13 @@ LoaderState LoaderState::Parse(std::string_view text) {
     }
   }
   for (const auto& field : fields) {
-    if (std::find(std::begin(kFields), std::end(kFields), field.first) == std::end(kFields)) {
-      throw ConfigError("loader state: unknown field " + field.first);
+    const bool known =
+        std::find(std::begin(kFields), std::end(kFields), field.first) != std::end(kFields);
+    const bool newer = std::find(std::begin(kSinceVersion3), std::end(kSinceVersion3),
+                                 field.first) != std::end(kSinceVersion3);
+    if (!known || (newer && state.version < 3)) {
+      throw ConfigError("loader state: unknown field " + field.first + " (in a version " +
+                        std::to_string(state.version) + " state)");
     }
   }
   const auto take = [&fields](std::string_view key) {
@@ -202,6 +224,10 @@ LoaderState LoaderState::Parse(std::string_view text) {
   state.seed = ParseInteger<uint64_t>("seed", take("seed"));
   state.rank = ParseAtLeast<int>("rank", take("rank"), 0);
   state.world_size = ParseAtLeast<int>("world_size", take("world_size"), 1);
+  if (state.version >= 3) {
+    state.shard_start = ParseAtLeast<int64_t>("shard_start", take("shard_start"), 0);
+    state.global_position = ParseAtLeast<int64_t>("global_position", take("global_position"), 0);
+  }
   state.batches_per_epoch =
       ParseAtLeast<int64_t>("batches_per_epoch", take("batches_per_epoch"), 0);
   state.options_digest = ParseDigest("options_digest", take("options_digest"));
@@ -246,17 +272,12 @@ std::string ListingDigest(const PairList& pairs) {
 }
 
 void CheckResumes(const LoaderState& saved, const LoaderState& current, const DatasetSpec& spec) {
-  if (saved.version != LoaderState::kVersion) throw VersionError(saved.version);
+  if (!Resumable(saved.version)) throw VersionError(saved.version);
   if (saved.options_digest != current.options_digest) {
     const std::string changed = ChangedOptions(saved, current);
     throw ConfigError("the checkpoint was made with other options (" +
                       (changed.empty() ? "digest differs" : changed) +
                       "): resuming would not give the same batches");
-  }
-  if (saved.rank != current.rank || saved.world_size != current.world_size) {
-    throw ConfigError("the checkpoint is of shard " + std::to_string(saved.rank) + "/" +
-                      std::to_string(saved.world_size) + ", this loader streams shard " +
-                      std::to_string(current.rank) + "/" + std::to_string(current.world_size));
   }
   if (saved.listing_digest != current.listing_digest) {
     throw ConfigError("the dataset changed since the checkpoint (listing digest " +

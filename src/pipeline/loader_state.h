@@ -23,9 +23,10 @@ std::vector<std::pair<std::string, std::string>> StreamOptionList(const LoaderOp
 std::string ListingDigest(const PairList& pairs);
 
 // Throws ConfigError unless `saved` continues the stream that `current`
-// describes (positions aside): the same version, stream options (naming
-// those that differ), shard and listing, checked in that order. `spec`
-// names the folders in the message about the listing.
+// describes (positions and shards aside: any rank and world size resume):
+// a version this segfeed resumes, the same stream options (naming those
+// that differ) and listing, checked in that order. `spec` names the
+// folders in the message about the listing.
 void CheckResumes(const LoaderState& saved, const LoaderState& current, const DatasetSpec& spec);
 
 }  // namespace segfeed::internal

@@ -84,6 +84,44 @@ TEST(EpochPlanTest, ShardsAreDisjointAndCoverTheEpoch) {
   }
 }
 
+// After a resume on another world size: the plan shards what is left of
+// the permutation, and its shape is the plan's without drawing the order.
+TEST(EpochPlanTest, TheRestAfterShardStartIsShardedAmongTheNewRanks) {
+  EpochPlanSpec spec;
+  spec.sample_ids = Iota(23);
+  spec.seed = 4;
+  spec.batch_size = 3;
+  const std::vector<uint32_t> whole = MakeEpochPlan(spec).order;
+  for (int64_t shard_start : {0, 5, 22}) {
+    for (int world = 1; world <= 3; ++world) {
+      for (bool drop_last : {false, true}) {
+        spec.shard_start = shard_start;
+        spec.world_size = world;
+        spec.drop_last = drop_last;
+        std::multiset<uint32_t> delivered;
+        for (int rank = 0; rank < world; ++rank) {
+          spec.rank = rank;
+          const EpochPlan plan = MakeEpochPlan(spec);
+          const EpochPlan shape = MakeEpochShape(spec);
+          EXPECT_EQ(shape.batch_count, plan.batch_count);
+          EXPECT_TRUE(shape.order.empty());
+          EXPECT_EQ(plan.GlobalPosition(0), shard_start);
+          EXPECT_EQ(
+              plan.GlobalPosition(plan.batch_count),
+              drop_last ? std::min<int64_t>(23, shard_start + plan.batch_count * 3 * world) : 23);
+          delivered.insert(plan.order.begin(), plan.order.end());
+        }
+        const std::set<uint32_t> rest(whole.begin() + shard_start, whole.end());
+        const std::set<uint32_t> distinct(delivered.begin(), delivered.end());
+        if (!drop_last) {
+          EXPECT_EQ(distinct, rest) << shard_start << " " << world;
+        }
+        for (uint32_t id : distinct) EXPECT_TRUE(rest.count(id)) << id;
+      }
+    }
+  }
+}
+
 TEST(EpochPlanTest, SubsetSplitIsDisjointCompleteAndStable) {
   const SubsetSplit split = SplitSubset(1000, 0.2, 42);
   EXPECT_EQ(split.validation.size(), 200u);

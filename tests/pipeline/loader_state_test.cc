@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -190,14 +191,210 @@ TEST_F(LoaderStateTest, OtherStreamOptionsAreRefusedNamingThem) {
             "batches");
 }
 
-TEST_F(LoaderStateTest, AnotherShardIsRefused) {
-  const LoaderState state = Loader(Spec(), SmallOptions()).State();
-  LoaderOptions options = SmallOptions();
-  options.rank = 1;
-  options.world_size = 2;
-  Loader shard(Spec(), options);
-  EXPECT_EQ(ConfigErrorOf([&] { shard.Restore(state); }),
-            "the checkpoint is of shard 0/1, this loader streams shard 1/2");
+// One delivered sample: its id and every byte of its image and mask.
+struct Sample {
+  uint32_t id = 0;
+  std::string bytes;
+};
+
+// The samples of up to `batches` more batches (all that are left with -1).
+std::vector<Sample> TakeSamples(Loader& loader, int batches = -1) {
+  std::vector<Sample> samples;
+  for (int taken = 0; batches < 0 || taken < batches; ++taken) {
+    std::optional<Lease> lease = loader.Next();
+    if (!lease) break;
+    const size_t count = lease->sample_ids().size();
+    const size_t image_bytes = lease->images().bytes() / count;
+    const size_t mask_bytes = lease->masks().bytes() / count;
+    for (size_t i = 0; i < count; ++i) {
+      Sample sample{lease->sample_ids()[i], ""};
+      sample.bytes.assign(static_cast<const char*>(lease->images().data) + i * image_bytes,
+                          image_bytes);
+      sample.bytes.append(static_cast<const char*>(lease->masks().data) + i * mask_bytes,
+                          mask_bytes);
+      samples.push_back(std::move(sample));
+    }
+  }
+  return samples;
+}
+
+LoaderOptions ShardOptions(int rank, int world_size) {
+  LoaderOptions options = LoaderStateTest::SmallOptions();
+  options.batch_size = 2;
+  options.rank = rank;
+  options.world_size = world_size;
+  return options;
+}
+
+// Each sample's bytes in epoch 0 of an unsharded loader: a sample's
+// augmentation depends on its id, not on the shard that loads it.
+std::map<uint32_t, std::string> ReferenceBytes() {
+  Loader loader(LoaderStateTest::Spec(), ShardOptions(0, 1));
+  loader.StartEpoch(0);
+  std::map<uint32_t, std::string> bytes;
+  for (Sample& sample : TakeSamples(loader)) bytes[sample.id] = std::move(sample.bytes);
+  return bytes;
+}
+
+// The rest of epoch 0 at world size `world_size`, every rank restored from
+// `state`: what the new ranks deliver, all together.
+std::vector<Sample> RestOfTheEpoch(const LoaderState& state, int world_size,
+                                   int64_t expected_global_position) {
+  std::vector<Sample> delivered;
+  for (int rank = 0; rank < world_size; ++rank) {
+    Loader loader(LoaderStateTest::Spec(), ShardOptions(rank, world_size));
+    loader.Restore(state);
+    EXPECT_EQ(loader.position(), (LoaderPosition{0, 0, expected_global_position}));
+    EXPECT_EQ(loader.StartNextEpoch(), (LoaderPosition{0, 0, expected_global_position}));
+    const int64_t rest = 13 - expected_global_position;
+    const int64_t per_rank = (rest + world_size - 1) / world_size;
+    EXPECT_EQ(loader.batches_in_epoch(), (per_rank + 1) / 2) << "world size " << world_size;
+    for (Sample& sample : TakeSamples(loader)) delivered.push_back(std::move(sample));
+    EXPECT_EQ(loader.position(), (LoaderPosition{1, 0, 0}));
+    EXPECT_EQ(loader.batches_in_epoch(), (per_rank + 1) / 2);
+  }
+  return delivered;
+}
+
+// Over the old ranks and the new, each sample of the epoch once, with the
+// bytes it has in an uninterrupted run; the new ranks' padding (the first
+// samples of the rest, repeated up to a multiple of their world size) aside.
+void ExpectEachSampleOnce(const std::vector<Sample>& before, const std::vector<Sample>& after,
+                          int new_world_size) {
+  static const std::map<uint32_t, std::string> reference = ReferenceBytes();
+  ASSERT_EQ(reference.size(), 13u);
+  std::map<uint32_t, int> before_count, after_count;
+  for (const Sample& sample : before) ++before_count[sample.id];
+  for (const Sample& sample : after) ++after_count[sample.id];
+  for (const auto& [id, count] : before_count) {
+    EXPECT_EQ(count, 1) << "sample " << id << " before the resume";
+    EXPECT_EQ(after_count.count(id), 0u) << "sample " << id << " delivered again after the resume";
+  }
+  const size_t rest = 13 - before.size();
+  const size_t padded = (rest + new_world_size - 1) / new_world_size * new_world_size;
+  EXPECT_EQ(after_count.size(), rest);
+  EXPECT_EQ(after.size(), padded);
+  EXPECT_EQ(before_count.size() + after_count.size(), 13u);
+  for (const std::vector<Sample>* part : {&before, &after}) {
+    for (const Sample& sample : *part) {
+      EXPECT_TRUE(sample.bytes == reference.at(sample.id)) << "sample " << sample.id;
+    }
+  }
+}
+
+// World size 2 (13 samples, batches of 2: 7 per rank in 4 batches) stops
+// after 2 batches a rank, 8 samples in all; its state resumes at world size
+// 1 (the 5 left, 3 batches) and 3 (2 each, one of them padding).
+TEST_F(LoaderStateTest, AStateResumesOnAnotherWorldSizeWithTheRestOfTheEpochOnce) {
+  std::vector<Sample> before;
+  std::vector<LoaderState> states;
+  for (int rank = 0; rank < 2; ++rank) {
+    Loader loader(Spec(), ShardOptions(rank, 2));
+    loader.StartEpoch(0);
+    for (Sample& sample : TakeSamples(loader, 2)) before.push_back(std::move(sample));
+    states.push_back(loader.State());
+    EXPECT_EQ(states.back().global_position, 8);
+    EXPECT_EQ(states.back().shard_start, 0);
+  }
+  // Through the text a checkpoint holds; either rank's state will do.
+  const LoaderState from_rank0 = LoaderState::Parse(states[0].Serialize());
+  const LoaderState from_rank1 = LoaderState::Parse(states[1].Serialize());
+  ExpectEachSampleOnce(before, RestOfTheEpoch(from_rank0, 1, 8), 1);
+  ExpectEachSampleOnce(before, RestOfTheEpoch(from_rank1, 3, 8), 3);
+
+  // The epoch after the resumed one is the new world size's own, in full.
+  Loader resumed(Spec(), ShardOptions(1, 3));
+  resumed.Restore(from_rank0);
+  resumed.StartNextEpoch();
+  TakeSamples(resumed);
+  EXPECT_EQ(resumed.StartNextEpoch(), (LoaderPosition{1, 0, 0}));
+  Loader fresh(Spec(), ShardOptions(1, 3));
+  fresh.StartEpoch(1);
+  EXPECT_TRUE(Remaining(resumed) == Remaining(fresh));
+}
+
+// 2 ranks take 1 batch each (4 samples), then 3 ranks 1 batch each of the
+// 9 left (6 more: 10 in all), then 1 rank the last 3.
+TEST_F(LoaderStateTest, AnEpochReshardedTwiceStillDeliversEachSampleOnce) {
+  std::vector<Sample> before;
+  LoaderState state;
+  for (int rank = 0; rank < 2; ++rank) {
+    Loader loader(Spec(), ShardOptions(rank, 2));
+    loader.StartEpoch(0);
+    for (Sample& sample : TakeSamples(loader, 1)) before.push_back(std::move(sample));
+    state = loader.State();
+  }
+  for (int rank = 0; rank < 3; ++rank) {
+    Loader loader(Spec(), ShardOptions(rank, 3));
+    loader.Restore(state);
+    loader.StartNextEpoch();
+    EXPECT_EQ(loader.batches_in_epoch(), 2);  // 3 samples a rank: 2 and 1
+    for (Sample& sample : TakeSamples(loader, 1)) before.push_back(std::move(sample));
+    const LoaderState at_three = loader.State();
+    EXPECT_EQ(
+        (std::vector<int64_t>{at_three.next_batch, at_three.shard_start, at_three.global_position}),
+        (std::vector<int64_t>{1, 4, 10}));
+    if (rank == 2) state = at_three;
+  }
+  ExpectEachSampleOnce(before, RestOfTheEpoch(LoaderState::Parse(state.Serialize()), 1, 10), 1);
+}
+
+// Ranks checkpoint in step, so at the same world size any rank's state
+// continues this rank's own stream, byte for byte.
+TEST_F(LoaderStateTest, AStateOfTheSameWorldSizeContinuesAnyRankByteForByte) {
+  Loader other_rank(Spec(), ShardOptions(1, 2));
+  other_rank.StartEpoch(0);
+  TakeSamples(other_rank, 1);
+  const LoaderState state = other_rank.State();
+
+  Loader uninterrupted(Spec(), ShardOptions(0, 2));
+  uninterrupted.StartEpoch(0);
+  ASSERT_TRUE(uninterrupted.Next().has_value());
+  Loader resumed(Spec(), ShardOptions(0, 2));
+  resumed.Restore(state);
+  EXPECT_EQ(resumed.StartNextEpoch(), (LoaderPosition{0, 1, 0}));
+  EXPECT_TRUE(Remaining(resumed) == Remaining(uninterrupted));
+}
+
+// A version 2 state (segfeed before the global position) resumes: at the
+// same world size as before, at another from the position its next_batch
+// implies.
+TEST_F(LoaderStateTest, AVersion2StateResumes) {
+  Loader loader(Spec(), ShardOptions(0, 2));
+  loader.StartEpoch(0);
+  TakeSamples(loader, 2);
+  std::string text = loader.State().Serialize();
+  text.replace(text.find("state 3"), 7, "state 2");
+  for (const std::string field : {"shard_start 0\n", "global_position 8\n"}) {
+    ASSERT_NE(text.find(field), std::string::npos) << text;
+    text.erase(text.find(field), field.size());
+  }
+  const LoaderState old = LoaderState::Parse(text);
+  EXPECT_EQ(old.version, 2);
+  EXPECT_EQ(old.Serialize(), text);
+  Loader same(Spec(), ShardOptions(0, 2));
+  same.Restore(old);
+  EXPECT_EQ(same.position(), (LoaderPosition{0, 2, 0}));
+  Loader other(Spec(), ShardOptions(0, 1));
+  other.Restore(old);
+  EXPECT_EQ(other.position(), (LoaderPosition{0, 0, 8}));
+}
+
+TEST_F(LoaderStateTest, AStateWhosePositionContradictsItselfIsRefused) {
+  Loader loader(Spec(), ShardOptions(0, 2));
+  loader.StartEpoch(0);
+  TakeSamples(loader, 1);
+  LoaderState state = loader.State();
+  state.global_position = 6;
+  Loader resumed(Spec(), ShardOptions(0, 1));
+  EXPECT_EQ(ConfigErrorOf([&] { resumed.Restore(state); }),
+            "the state's global_position 6 is not where its shard_start 0, next_batch 1 and "
+            "world_size 2 lead (4): it was edited");
+  state.global_position = 4;
+  state.shard_start = 13;
+  EXPECT_EQ(ConfigErrorOf([&] { resumed.Restore(state); }),
+            "shard_start must be in [0, 13) (got 13)");
+  EXPECT_EQ(resumed.position(), (LoaderPosition{0, 0, 0}));  // nothing changed
 }
 
 TEST_F(LoaderStateTest, AChangedDatasetIsRefused) {
@@ -242,8 +439,9 @@ TEST_F(LoaderStateTest, ARefusedRestoreChangesNothing) {
   state.next_batch = 5;
   EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }), "next_batch must be in [0, 4] (got 5)");
   state.version = 1;
-  EXPECT_NE(ConfigErrorOf([&] { loader.Restore(state); }).find("of version 2 (got version 1: "),
-            std::string::npos);
+  EXPECT_NE(
+      ConfigErrorOf([&] { loader.Restore(state); }).find("of version 2 to 3 (got version 1: "),
+      std::string::npos);
   EXPECT_EQ(loader.position(), (LoaderPosition{1, 1}));
   const std::vector<std::string> rest = Remaining(loader);
   const std::vector<std::string> epoch1 = Uninterrupted(1);
@@ -255,7 +453,7 @@ TEST_F(LoaderStateTest, SerializeAndParseRoundTrip) {
   loader.StartEpoch(7, 3);
   const LoaderState state = loader.State();
   const std::string text = state.Serialize();
-  EXPECT_EQ(text.rfind("segfeed-loader-state 2\nepoch 7\nnext_batch 3\nseed 11\n", 0), 0u) << text;
+  EXPECT_EQ(text.rfind("segfeed-loader-state 3\nepoch 7\nnext_batch 3\nseed 11\n", 0), 0u) << text;
   EXPECT_LT(text.size(), 2048u);
   EXPECT_EQ(LoaderState::Parse(text), state);
   // Windows line ends and blank lines are read too.
@@ -282,9 +480,13 @@ TEST_F(LoaderStateTest, ParseRefusesMalformedTextNamingWhatIsWrong) {
   } cases[] = {
       {"", "not a segfeed loader state: it starts with '', not 'segfeed-loader-state <version>'"},
       {"{\"version\": 2}", "not a segfeed loader state: it starts with '{\"version\": 2}'"},
-      {replaced("state 2", "state 1"), "not a segfeed loader state of version 2 (got version 1: "},
-      {replaced("state 2", "state 99"), "not a segfeed loader state of version 2 (got version 99)"},
-      {replaced("state 2", "state two"), "loader state: version must be an integer"},
+      {replaced("state 3", "state 1"),
+       "not a segfeed loader state of version 2 to 3 (got version 1: "},
+      {replaced("state 3", "state 99"),
+       "not a segfeed loader state of version 2 to 3 (got version 99)"},
+      {replaced("state 3", "state 2"),
+       "loader state: unknown field global_position (in a version 2 state)"},
+      {replaced("state 3", "state two"), "loader state: version must be an integer"},
       {replaced("epoch 0\n", ""), "loader state: no epoch"},
       {replaced("epoch 0\n", "epoch 0\nepoch 1\n"), "loader state: epoch is given twice"},
       {replaced("epoch 0", "epoch zero"),
@@ -292,12 +494,15 @@ TEST_F(LoaderStateTest, ParseRefusesMalformedTextNamingWhatIsWrong) {
       {replaced("epoch 0", "epoch -1"), "loader state: epoch must be >= 0 (got -1)"},
       {replaced("seed 11", "seed 18446744073709551616"), "loader state: seed must be an integer"},
       {replaced("world_size 1", "world_size 0"), "loader state: world_size must be >= 1 (got 0)"},
+      {replaced("shard_start 0", "shard_start -1"),
+       "loader state: shard_start must be >= 0 (got -1)"},
+      {replaced("global_position 0\n", ""), "loader state: no global_position"},
       {replaced("epoch 0", "epoch"), "loader state: line 2 'epoch' is not '<field> <value>'"},
       {replaced("epoch 0", "colour blue"), "loader state: unknown field colour"},
       {replaced("options_digest ", "options_digest x"),
        "loader state: options_digest must be 16 hex"},
       {replaced("option batch_size=4", "option batch_size"),
-       "loader state: line 10 'option batch_size' is not 'option <name>=<value>'"},
+       "loader state: line 12 'option batch_size' is not 'option <name>=<value>'"},
       {replaced("option batch_size=4\n", "option batch_size=4\noption batch_size=5\n"),
        "loader state: option batch_size is given twice"},
       {replaced(options_start, ""), "loader state: no option lines"},
