@@ -26,8 +26,10 @@ Importing this module imports Keras.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
+import weakref
 from typing import Any, List, Optional, Tuple
 
 import keras
@@ -37,6 +39,11 @@ from ._errors import Error
 from ._loader import Loader
 
 __all__ = ["Dataset"]
+
+# Orders the Datasets' creations and batches: see Dataset._check_sole_server.
+_EVENTS = itertools.count()
+# The Datasets made over each loader, while both live.
+_DATASETS: "weakref.WeakKeyDictionary[Loader, weakref.WeakSet[Dataset]]" = weakref.WeakKeyDictionary()
 
 
 class Dataset(keras.utils.PyDataset):
@@ -67,6 +74,10 @@ class Dataset(keras.utils.PyDataset):
       steps Keras carries its iterator across its epochs, and with a number
       that does not divide the epoch it warns that the input ran out of data
       and trains fewer steps.
+    - One Dataset per loader: a second Dataset that serves the same loader
+      while the first one does (``fit(Dataset(loader),
+      validation_data=Dataset(loader))``) raises segfeed.Error at its first
+      batch; give validation a loader of its own (``subset="validation"``).
     - Keras resumes at epoch boundaries: ``Dataset(loader, epoch=E)`` with
       ``fit(initial_epoch=E)``. ``loader.load_state_dict`` mid-epoch is not
       used by this class.
@@ -125,6 +136,9 @@ class Dataset(keras.utils.PyDataset):
         self._record = record
         self.served: List[Tuple[int, int, Tuple[int, ...]]] = []
         self.input_seconds = 0.0
+        self._created = next(_EVENTS)
+        self._last_served = -1
+        _DATASETS.setdefault(loader, weakref.WeakSet()).add(self)
 
     def __len__(self) -> int:
         return self._batches
@@ -149,6 +163,7 @@ class Dataset(keras.utils.PyDataset):
         with self._lock:
             if not 0 <= index < self._batches:
                 raise IndexError(f"batch {index} of an epoch of {self._batches} batches")
+            self._check_sole_server()
             if index == 0 and self._iterator is not None:
                 if self._pass_counts and self._next_index == self._batches:
                     self._epoch += 1
@@ -168,8 +183,25 @@ class Dataset(keras.utils.PyDataset):
                 if self._record:
                     self.served.append((batch.epoch, batch.index, batch.sample_ids))
             self._next_index = index + 1
+            self._last_served = next(_EVENTS)
         self.input_seconds += time.perf_counter() - start
         return images, masks
+
+    def _check_sole_server(self) -> None:
+        """Refuses to serve while another Dataset serves the same loader.
+
+        ``fit(Dataset(loader), validation_data=Dataset(loader))`` would run
+        validation on the training loader's batches. A Dataset that replaced
+        an earlier one (a second ``fit`` with fresh wrappers, a notebook cell
+        run again) is fine, although Keras may keep the earlier one alive:
+        that one no longer serves. So the sign of two at once is another
+        Dataset of this loader that served after this one was made.
+        """
+        for other in list(_DATASETS.get(self._loader, ())):
+            if other is not self and other._last_served > self._created:
+                raise Error(f"two segfeed.keras.Dataset objects serve one loader ({self._loader!r}): validation "
+                            f"would run on the training batches. Give each its own segfeed.Loader, e.g. "
+                            f"segfeed.Loader(..., subset='validation') for validation_data")
 
     def _out_of_order(self, index: int) -> Error:
         expected = f"batch {self._next_index} or 0" if self._iterator is not None else "batch 0"

@@ -79,6 +79,27 @@ def test_validation_data_is_the_validation_subset_every_epoch(demo16):
     assert not trained & by_epoch[0]
 
 
+def test_validation_data_over_the_training_loader_is_refused(demo16):
+    model = _model()
+    with _loader(demo16) as loader:
+        with pytest.raises(segfeed.Error, match=r"two segfeed.keras.Dataset objects serve one loader .* "
+                                                r"subset='validation'"):
+            model.fit(segfeed.keras.Dataset(loader), validation_data=segfeed.keras.Dataset(loader), epochs=1,
+                      shuffle=False, verbose=0)
+
+
+def test_fresh_datasets_for_a_second_fit_are_fine(demo16):
+    # Keras keeps the first fit's validation Dataset alive on the model; it no longer serves.
+    model = _model()
+    with _loader(demo16, subset="train", validation_fraction=0.25) as train, \
+            _loader(demo16, subset="validation", validation_fraction=0.25) as validation:
+        for _ in range(2):
+            segfeed.keras.Dataset(train)  # made and dropped, as a notebook cell run twice does
+            model.fit(segfeed.keras.Dataset(train), validation_data=segfeed.keras.Dataset(validation), epochs=1,
+                      shuffle=False, verbose=0)
+    assert len(model.seen) == 2 * 3
+
+
 def test_fit_with_shuffle_says_to_pass_shuffle_false(demo16):
     random.seed(1)  # Keras shuffles a PyDataset's batch indices with `random`
     model = _model()
