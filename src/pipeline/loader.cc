@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <opencv2/core/utility.hpp>
 #include <stdexcept>
@@ -43,6 +44,15 @@ int EnvironmentInt(const char* name) {
     throw ConfigError(std::string(name) + " must be a non-negative integer (got '" + text + "')");
   }
   return static_cast<int>(value);
+}
+
+// The epoch after the last one must exist too: position() moves on to it.
+void CheckEpoch(int64_t epoch) {
+  constexpr int64_t kLastEpoch = std::numeric_limits<int64_t>::max() - 1;
+  if (epoch < 0 || epoch > kLastEpoch) {
+    throw ConfigError("epoch must be in [0, " + std::to_string(kLastEpoch) + "] (got " +
+                      std::to_string(epoch) + ")");
+  }
 }
 
 }  // namespace
@@ -223,7 +233,7 @@ void LoaderRuntime::StopGraph() {
 
 void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch, int64_t shard_start) {
   if (closed_) throw std::logic_error("Loader::StartEpoch() on a closed loader");
-  if (epoch < 0) throw ConfigError("epoch must be >= 0 (got " + std::to_string(epoch) + ")");
+  CheckEpoch(epoch);
   const int64_t batches = BatchesFrom(shard_start);
   if (first_batch < 0 || first_batch > batches) {
     throw ConfigError("first_batch must be in [0, " + std::to_string(batches) + "] (got " +
@@ -315,9 +325,7 @@ int64_t LoaderRuntime::GlobalPosition(const LoaderPosition& position) const {
 
 void LoaderRuntime::Restore(const LoaderState& state) {
   CheckResumes(state, State(), spec_);
-  if (state.epoch < 0) {
-    throw ConfigError("epoch must be >= 0 (got " + std::to_string(state.epoch) + ")");
-  }
+  CheckEpoch(state.epoch);
   const int64_t epoch_samples = std::ssize(epoch_plan_spec_.sample_ids);
   if (state.shard_start < 0 || state.shard_start >= std::max<int64_t>(epoch_samples, 1)) {
     throw ConfigError("shard_start must be in [0, " + std::to_string(epoch_samples) + ") (got " +

@@ -448,6 +448,21 @@ TEST_F(LoaderStateTest, ARefusedRestoreChangesNothing) {
   EXPECT_TRUE(rest == std::vector<std::string>(epoch1.begin() + 1, epoch1.end()));
 }
 
+// The last epoch is the one before INT64_MAX: position() moves on to the
+// epoch after it, which must not wrap around to a negative one.
+TEST_F(LoaderStateTest, AnEpochWithoutANextOneIsRefused) {
+  Loader loader(Spec(), SmallOptions());
+  const std::string message = "epoch must be in [0, 9223372036854775806] (got ";
+  EXPECT_EQ(ConfigErrorOf([&] { loader.StartEpoch(INT64_MAX); }), message + "9223372036854775807)");
+  EXPECT_EQ(ConfigErrorOf([&] { loader.StartEpoch(-1); }), message + "-1)");
+  LoaderState state = loader.State();
+  state.epoch = INT64_MAX;
+  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }), message + "9223372036854775807)");
+  loader.StartEpoch(INT64_MAX - 1, 3);
+  ASSERT_TRUE(loader.Next().has_value());
+  EXPECT_EQ(loader.position(), (LoaderPosition{INT64_MAX, 0}));
+}
+
 TEST_F(LoaderStateTest, SerializeAndParseRoundTrip) {
   Loader loader(Spec(), SmallOptions());
   loader.StartEpoch(7, 3);

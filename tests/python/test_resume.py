@@ -161,3 +161,13 @@ def test_a_state_dict_of_an_earlier_version_is_refused_saying_so(demo):
             loader.load_state_dict({key: value for key, value in state.items() if key != "listing_digest"})
         with pytest.raises(segfeed.ConfigError, match=r"state_dict\['epoch'\] must be an int \(got '0'\)"):
             loader.load_state_dict({**state, "epoch": "0"})
+
+
+def test_the_last_epoch_is_refused_before_it_wraps(demo):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        state = loader.state_dict()
+        with pytest.raises(segfeed.ConfigError, match=r"epoch must be in \[0, 9223372036854775806\] "
+                                                      r"\(got 9223372036854775807\)"):
+            loader.load_state_dict({**state, "epoch": 2**63 - 1})
+        with pytest.raises(segfeed.ConfigError, match="epoch must be in"):
+            loader.epoch(2**63 - 1)
