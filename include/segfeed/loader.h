@@ -252,6 +252,19 @@ class SEGFEED_EXPORT Loader {
   // returns nothing until an epoch starts, and position() moves on to the
   // next epoch. Nothing happens once the epoch was delivered to its end.
   void AbandonEpoch();
+  // Stops the epoch being streamed where it is: loading stops, Next()
+  // returns nothing until an epoch starts, and position() stays at the first
+  // batch not handed out, where StartNextEpoch() continues it (as a restored
+  // State() would). For a consumer stopped by an error rather than by choice
+  // (a Python exception leaving the loop). Nothing happens once the epoch
+  // was delivered to its end.
+  void PauseEpoch();
+  // Takes back, unused, the batch Next() handed out last: the consumer was
+  // interrupted before it could take it (a signal that won the race with the
+  // batch). position() points at that batch again and the next Next() hands
+  // it out again, from the same buffer. Throws std::logic_error for any
+  // other lease (which is then released as usual).
+  void GiveBack(Lease lease);
 
   // The next batch of the epoch, in order; nothing at the end of the epoch.
   // Blocks while the batch is being loaded. With OnBadFile::kFail, throws

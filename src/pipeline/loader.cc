@@ -10,6 +10,7 @@
 #include <limits>
 #include <mutex>
 #include <opencv2/core/utility.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -65,6 +66,9 @@ class LoaderRuntime {
   void StartEpoch(int64_t epoch, int64_t first_batch, int64_t shard_start = 0);
   LoaderPosition StartNextEpoch();
   void AbandonEpoch();
+  void PauseEpoch();
+  // Takes back the pool buffer of the batch handed out last.
+  void GiveBack(int buffer);
   // The buffer of the next batch, nothing at the end; throws FileError,
   // PoolExhausted and, past `timeout`, NextTimeout.
   std::optional<int> NextBuffer(std::optional<std::chrono::milliseconds> timeout);
@@ -109,7 +113,9 @@ class LoaderRuntime {
   int64_t epoch_ = 0;
   // The epoch being streamed: its order and batches.
   EpochPlan epoch_plan_;
-  int64_t next_batch_ = 0;      // of epoch_, the first batch not handed out
+  int64_t next_batch_ = 0;  // of epoch_, the first batch not handed out
+  // The buffer of batch next_batch_, handed out once and given back.
+  std::optional<int> given_back_;
   bool epoch_started_ = false;  // StartEpoch() was called
   // Batches of epoch_ are being handed out: it started and was neither
   // abandoned nor replaced by a Restore().
@@ -227,8 +233,9 @@ void LoaderRuntime::StopGraph() {
     peak_in_flight_ = std::max(peak_in_flight_, graph_->peak_in_flight());
     graph_.reset();
   }
-  // Batches loaded but never handed out go back to the pool.
+  // Batches loaded but never handed out (or given back) go back to the pool.
   for (FilledBatch& filled : ready_.Drain()) buffers_->pool.Release(filled.buffer);
+  if (given_back_) buffers_->pool.Release(*std::exchange(given_back_, std::nullopt));
 }
 
 void LoaderRuntime::StartEpoch(int64_t epoch, int64_t first_batch, int64_t shard_start) {
@@ -287,6 +294,25 @@ void LoaderRuntime::AbandonEpoch() {
   if (!streaming_ || next_batch_ >= epoch_plan_.batch_count) return;
   StopGraph();
   streaming_ = false;
+}
+
+void LoaderRuntime::PauseEpoch() {
+  if (!streaming_ || next_batch_ >= epoch_plan_.batch_count) return;
+  StopGraph();
+  streaming_ = false;
+  next_start_ = {epoch_, next_batch_, epoch_plan_.shard_start};
+}
+
+void LoaderRuntime::GiveBack(int buffer) {
+  const BatchMeta& meta = buffers_->meta[buffer];
+  if (!streaming_ || given_back_ || meta.epoch != epoch_ || meta.batch_index != next_batch_ - 1) {
+    // The lease is released as usual: only the last batch handed out can go back.
+    buffers_->pool.Release(buffer);
+    throw std::logic_error("Loader::GiveBack(): only the batch Next() handed out last goes back");
+  }
+  given_back_ = buffer;
+  --next_batch_;
+  --batches_delivered_;
 }
 
 LoaderPosition LoaderRuntime::Position() const {
@@ -387,6 +413,11 @@ std::optional<int> LoaderRuntime::NextBuffer(std::optional<std::chrono::millisec
   if (closed_) return std::nullopt;
   if (!epoch_started_) throw std::logic_error("Loader::Next() before StartEpoch()");
   if (!streaming_ || next_batch_ >= epoch_plan_.batch_count) return std::nullopt;
+  if (given_back_) {
+    ++next_batch_;
+    ++batches_delivered_;
+    return *std::exchange(given_back_, std::nullopt);
+  }
   const StageClock::time_point start = StageClock::now();
   const int buffer_count = buffers_->pool.buffer_count();
   ReadyQueue::Popped popped =
@@ -460,6 +491,15 @@ void Loader::StartEpoch(int64_t epoch, int64_t first_batch) {
 
 LoaderPosition Loader::StartNextEpoch() { return runtime_->StartNextEpoch(); }
 void Loader::AbandonEpoch() { runtime_->AbandonEpoch(); }
+void Loader::PauseEpoch() { runtime_->PauseEpoch(); }
+
+void Loader::GiveBack(Lease lease) {
+  if (lease.buffers_ != runtime_->buffers() || lease.buffer_ < 0) {
+    throw std::logic_error("Loader::GiveBack(): a lease of another loader, or an empty one");
+  }
+  --lease.buffers_->outstanding_leases;
+  runtime_->GiveBack(std::exchange(lease.buffer_, -1));
+}
 
 std::optional<Lease> Loader::Next() {
   std::optional<int> buffer = runtime_->NextBuffer(std::nullopt);

@@ -144,6 +144,46 @@ TEST_F(LoaderStateTest, PositionIsWhereAResumedLoaderContinues) {
   EXPECT_EQ(loader.position(), (LoaderPosition{7, 0}));
 }
 
+TEST_F(LoaderStateTest, APausedEpochContinuesFromItsNextBatch) {
+  const std::vector<std::string> epoch2 = Uninterrupted(2);
+  Loader loader(Spec(), SmallOptions());
+  loader.StartEpoch(2);
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(loader.Next().has_value());
+  loader.PauseEpoch();
+  EXPECT_EQ(loader.position(), (LoaderPosition{2, 2}));
+  EXPECT_FALSE(loader.Next().has_value());
+  EXPECT_EQ(loader.State().next_batch, 2);
+  EXPECT_EQ(loader.StartNextEpoch(), (LoaderPosition{2, 2}));
+  EXPECT_TRUE(Remaining(loader) == std::vector<std::string>(epoch2.begin() + 2, epoch2.end()));
+  loader.PauseEpoch();  // after the end: nothing to pause
+  EXPECT_EQ(loader.position(), (LoaderPosition{3, 0}));
+}
+
+TEST_F(LoaderStateTest, ABatchGivenBackIsHandedOutAgainAndNotCounted) {
+  const std::vector<std::string> epoch0 = Uninterrupted(0);
+  Loader loader(Spec(), SmallOptions());
+  loader.StartEpoch(0);
+  std::optional<Lease> first = loader.Next();
+  std::optional<Lease> second = loader.Next();
+  ASSERT_TRUE(first && second);
+  EXPECT_THROW(loader.GiveBack(std::move(*first)), std::logic_error);  // not the last one
+  EXPECT_EQ(loader.stats().outstanding_leases, 1);
+  loader.GiveBack(std::move(*second));
+  EXPECT_EQ(loader.stats().outstanding_leases, 0);
+  EXPECT_EQ(loader.stats().batches_delivered, 1);
+  EXPECT_EQ(loader.position(), (LoaderPosition{0, 1}));
+  EXPECT_EQ(loader.State().next_batch, 1);
+  std::optional<Lease> again = loader.Next();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->batch_index(), 1);
+  EXPECT_TRUE(BatchBytes(*again) == epoch0[1]);
+  loader.GiveBack(std::move(*again));
+  loader.PauseEpoch();  // the given-back buffer goes back to the pool
+  EXPECT_EQ(loader.position(), (LoaderPosition{0, 1}));
+  EXPECT_EQ(loader.StartNextEpoch(), (LoaderPosition{0, 1}));
+  EXPECT_TRUE(Remaining(loader) == std::vector<std::string>(epoch0.begin() + 1, epoch0.end()));
+}
+
 TEST_F(LoaderStateTest, RestoreEndsTheEpochBeingStreamed) {
   Loader loader(Spec(), SmallOptions());
   loader.StartEpoch(0);
