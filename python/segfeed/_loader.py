@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import inspect
 import os
-import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
@@ -45,14 +44,11 @@ def _close_live_loaders() -> None:
     _core._let_threads_leave(2000)
 
 
-# Runs at the start of interpreter shutdown, before threading joins the
-# non-daemon threads, so a thread waiting in an epoch iterator ends (its
-# epoch ends) instead of blocking the join forever. threading's hook exists
-# since Python 3.9; plain atexit runs after the joins.
-try:
-    threading._register_atexit(_close_live_loaders)  # type: ignore[attr-defined]
-except (AttributeError, RuntimeError):
-    atexit.register(_close_live_loaders)
+# Runs at interpreter shutdown after threading joined the non-daemon
+# threads: a training thread that outlives the main thread trains to its end,
+# as non-daemon threads do, instead of finding its loader closed under it.
+# Daemon threads still waiting in a loader then see its epoch end.
+atexit.register(_close_live_loaders)
 
 
 # The dataset keywords of Loader(), from the C++ table the CLI's dataset flags come from too.

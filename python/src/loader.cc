@@ -121,7 +121,8 @@ LoaderState StateFromDict(nb::handle object) {
 // The Python side of an epoch: iterates the epoch `token` started. When the
 // last reference goes before the epoch ended (a `break`, a dropped
 // generator), the epoch is abandoned: a checkpoint taken after that points
-// where iter(loader) goes next, the following epoch.
+// where iter(loader) goes next, the following epoch. When an exception takes
+// it away, the epoch pauses instead (see ~EpochIterator).
 struct EpochIterator {
   nb::object loader;  // the _core.Loader; null once moved from
   int64_t token = 0;
@@ -137,8 +138,14 @@ struct EpochIterator {
   EpochIterator(const EpochIterator&) = delete;
   ~EpochIterator() {
     if (!loader.is_valid()) return;
+    // An exception that leaves the loop (its body raised, or next() did:
+    // Ctrl-C, SIGTERM turned into sys.exit) drops the iterator while it
+    // propagates: the epoch pauses where it is, so that a checkpoint written
+    // in except: or finally: continues it. Without one (a break) the epoch
+    // is abandoned and iter() goes on to the next.
+    const bool by_exception = PyErr_Occurred() != nullptr;
     try {
-      nb::cast<CoreLoader&>(loader).Abandon(token);
+      nb::cast<CoreLoader&>(loader).Leave(token, by_exception);
     } catch (...) {
       // A signal while waiting for the lock, a forked child: nothing to undo.
     }
@@ -244,6 +251,17 @@ nb::object CoreLoader::Next(int64_t token) {
       if (token != token_) throw BindingError("this epoch iterator was superseded while it waited");
       ended = closed_;
     }
+    if (lease) {
+      // A signal that came while this call took the batch would raise in
+      // the caller as soon as the batch is returned, and the batch would be
+      // lost with it: run the handler now, and give the batch back when it
+      // raises (the next next() returns it).
+      HeldGil gil;
+      if (PyErr_CheckSignals() != 0) {
+        if (token == token_ && !closed_ && !closing_.load()) loader_->GiveBack(std::move(*lease));
+        throw nb::python_error();
+      }
+    }
   }
   if (!lease) return nb::none();
   return nb::cast(Batch(std::move(*lease)), nb::rv_policy::move);
@@ -272,11 +290,16 @@ nb::tuple CoreLoader::Position() {
   return nb::make_tuple(position.epoch, position.next_batch, position.shard_start);
 }
 
-void CoreLoader::Abandon(int64_t token) {
+void CoreLoader::Leave(int64_t token, bool by_exception) {
   if (getpid() != pid_ || InterpreterFinalizing() || closing_.load()) return;
   ReleasedGil nogil;
   LoaderLock lock(&mu_, kWaitSlice);
-  if (token == token_) loader_->AbandonEpoch();
+  if (token != token_) return;
+  if (by_exception) {
+    loader_->PauseEpoch();
+  } else {
+    loader_->AbandonEpoch();
+  }
 }
 
 nb::dict CoreLoader::State() {

@@ -52,9 +52,10 @@ class CoreLoader {
   // Loader::position() as (epoch, next_batch, shard_start): where iter() goes next.
   nanobind::tuple Position();
   // The epoch iterator `token` is gone; if it is the current one, its epoch
-  // is abandoned (Loader::AbandonEpoch): iter() and Position() move on to
-  // the next epoch unless it had ended.
-  void Abandon(int64_t token);
+  // is paused where it is (Loader::PauseEpoch) when an exception took the
+  // iterator away, and else abandoned (Loader::AbandonEpoch): iter() and
+  // Position() then move on to the next epoch unless it had ended.
+  void Leave(int64_t token, bool by_exception);
   // Loader::State() as the dict segfeed.Loader.state_dict() returns.
   nanobind::dict State();
   // Loader::Restore() from such a dict (ConfigError naming a missing or

@@ -67,7 +67,29 @@ def test_exit_status_is_zero(case, demo, slow):
     result = run_python(textwrap.dedent(PRELUDE) + textwrap.dedent(CASES[case]), str(demo), str(slow), timeout=60)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "leaked" not in result.stderr and "terminate" not in result.stderr, result.stderr[-3000:]
+    assert "Exception in thread" not in result.stderr, result.stderr[-3000:]
     assert time.monotonic() - start < 20
+
+
+def test_a_training_thread_that_outlives_the_main_thread_trains_to_its_end(demo):
+    # Non-daemon threads are joined before the loaders close at exit: the
+    # thread's loop sees its whole epoch, not one that ends where main did.
+    result = run_python(textwrap.dedent(PRELUDE) + textwrap.dedent("""
+        import time
+        loader = segfeed.Loader(data, batch_size=2, size=(32, 48), threads=2)
+        def train():
+            batches = 0
+            for epoch in range(2):
+                for batch in loader:
+                    batch.release()
+                    time.sleep(0.05)
+                    batches += 1
+            print("trained", batches, flush=True)
+        threading.Thread(target=train).start()
+    """), str(demo), timeout=60)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.split() == ["trained", "10"]
+    assert "Exception in thread" not in result.stderr, result.stderr[-3000:]
 
 
 def test_an_uncaught_exception_mid_epoch_exits_with_its_status_not_a_crash(demo):

@@ -9,6 +9,8 @@ import time
 
 import segfeed
 
+from conftest import make_demo, run_python
+
 WAITING = """
     import sys, time
     import segfeed
@@ -63,3 +65,46 @@ def test_other_threads_run_while_next_waits(slow):
             spinner.join()
     assert waited > 0.5
     assert spun > 10_000 * waited  # a held GIL would leave the spinner all but idle
+
+
+# Batches of about 15 ms each: each is ready within next()'s 50 ms wait
+# slice, so a Ctrl-C that comes while next() waits is noticed only once the
+# batch is taken.
+CAUGHT = """
+    import signal, sys, threading, time
+    import segfeed
+    loader = segfeed.Loader(sys.argv[1], batch_size=1, size=(960, 1280), threads=1, prefetch_batches=2)
+    main = threading.main_thread().ident
+    def interrupt():
+        for _ in range(8):
+            time.sleep(0.05)
+            signal.pthread_kill(main, signal.SIGINT)
+    it = iter(loader)
+    threading.Thread(target=interrupt, daemon=True).start()
+    got, interrupts = [], 0
+    while True:
+        try:
+            batch = next(it)
+            got.append(batch.index)
+            batch.release()
+        except StopIteration:
+            break
+        except KeyboardInterrupt:
+            interrupts += 1
+    during_epoch = interrupts
+    while interrupts < 8:  # the rest, if the epoch was quicker
+        try:
+            time.sleep(0.01)
+        except KeyboardInterrupt:
+            interrupts += 1
+    print(during_epoch, " ".join(map(str, got)), flush=True)
+"""
+
+
+def test_a_ctrl_c_caught_around_next_loses_no_batch(cli, tmp_path):
+    data = make_demo(cli, tmp_path / "data", 40, 1280, 960)
+    result = run_python(CAUGHT, str(data), timeout=120)
+    assert result.returncode == 0, result.stderr
+    during_epoch, *got = result.stdout.split()
+    assert int(during_epoch) >= 1
+    assert list(map(int, got)) == list(range(40))

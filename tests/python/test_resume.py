@@ -3,6 +3,10 @@
 import json
 import os
 import shutil
+import signal
+import subprocess
+import sys
+import textwrap
 
 import pytest
 import segfeed
@@ -171,3 +175,59 @@ def test_the_last_epoch_is_refused_before_it_wraps(demo):
             loader.load_state_dict({**state, "epoch": 2**63 - 1})
         with pytest.raises(segfeed.ConfigError, match="epoch must be in"):
             loader.epoch(2**63 - 1)
+
+
+def test_an_exception_leaving_the_loop_keeps_the_epoch_where_it_stopped(demo):
+    # A break abandons the epoch (above); an exception must not: a checkpoint
+    # in except: or finally: continues the epoch at the first batch not delivered.
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        try:
+            for batch in loader:
+                index = batch.index
+                batch.release()
+                if index == 1:
+                    raise RuntimeError("the trainer failed")
+        except RuntimeError:
+            state = loader.state_dict()
+        assert (state["epoch"], state["next_batch"]) == (0, 2)
+        assert [[b.epoch, b.index, batch_digest(b)] for b in loader] == uninterrupted(demo, 0)[2:]
+    with segfeed.Loader(demo, **OPTIONS) as fresh:
+        fresh.load_state_dict(state)
+        assert [b.index for b in fresh] == [2, 3, 4]
+
+
+# Preemption as clusters do it: SIGTERM, a handler that exits, a checkpoint in finally:.
+PREEMPTED = """
+    import json, signal, sys
+    import segfeed
+    data, state_file = sys.argv[1:3]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(3))
+    loader = segfeed.Loader(data, **{options!r})
+    delivered = []
+    try:
+        for batch in loader:
+            delivered.append(batch.index)
+            batch.release()
+            if len(delivered) == 2:
+                print("training", flush=True)
+                signal.pause()  # the trainer's step, when SIGTERM comes
+    finally:
+        with open(state_file, "w") as f:
+            json.dump({{"state": loader.state_dict(), "delivered": delivered}}, f)
+"""
+
+
+def test_a_checkpoint_written_in_finally_after_sigterm_continues_the_epoch(demo, tmp_path):
+    state_file = tmp_path / "state.json"
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(PREEMPTED.format(options=OPTIONS)), str(demo),
+                              str(state_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "training"
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 3, err
+    saved = json.loads(state_file.read_text())
+    assert saved["delivered"] == [0, 1]
+    assert (saved["state"]["epoch"], saved["state"]["next_batch"]) == (0, 2)

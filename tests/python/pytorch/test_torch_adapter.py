@@ -162,6 +162,24 @@ def test_dataset_state_dict_resumes_mid_epoch_byte_identically(demo, tmp_path):
             segfeed.torch.Dataset(other).load_state_dict(torch.load(checkpoint)["data"])
 
 
+def test_an_exception_leaving_a_dataloader_loop_keeps_the_epoch_where_it_stopped(demo):
+    # The preemption pattern: the loop raises (SIGTERM -> sys.exit, an error)
+    # and the checkpoint is written in finally:. It must continue the epoch.
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        dataset = segfeed.torch.Dataset(loader)
+        with pytest.raises(SystemExit):
+            try:
+                for step, (images, masks) in enumerate(torch.utils.data.DataLoader(dataset, batch_size=None)):
+                    if step == 1:
+                        raise SystemExit(3)
+            finally:
+                state = dataset.state_dict()
+        del images, masks
+        assert (state["epoch"], state["next_batch"]) == (0, 2)
+        rest = [x.shape[0] for x, _ in torch.utils.data.DataLoader(dataset, batch_size=None)]
+        assert rest == [2]  # the short last batch: the rest of epoch 0, not epoch 1
+
+
 WORKERS = """
     import sys
     import torch, segfeed, segfeed.torch
