@@ -20,4 +20,11 @@ void InstallForkedChildExit();
 // Called when a Loader is built: from now on forked children exit as above.
 void NoteLoaderCreated();
 
+// Called when a Loader starts an epoch, and with it oneTBB's worker threads.
+// A child forked after that inherits oneTBB's bookkeeping of workers that
+// stayed in the parent: a Loader made there would wait forever for them, so
+// ForkedAfterLoaderThreads() tells CoreLoader to refuse it.
+void NoteLoaderThreadsStarted();
+bool ForkedAfterLoaderThreads();
+
 }  // namespace segfeed::python

@@ -156,6 +156,16 @@ struct EpochIterator {
 
 CoreLoader::CoreLoader(const DatasetSpec& spec, const LoaderOptions& options)
     : pid_(getpid()), options_(options) {
+  if (ForkedAfterLoaderThreads()) {
+    throw BindingError(
+        "segfeed.Loader made in a forked child (pid " + std::to_string(pid_) +
+        ") of a process whose loaders had started their threads: oneTBB's worker threads "
+        "stayed in the parent, and a loader here would wait for them forever. Make loaders in "
+        "processes started with the spawn or forkserver method "
+        "(multiprocessing.get_context('spawn'), DataLoader(..., multiprocessing_context='spawn')) "
+        "or before the parent's first epoch; or use one loader in the main process: "
+        "torch.utils.data.DataLoader(..., num_workers=0)");
+  }
   NoteLoaderCreated();  // before the threads exist: a fork from now on needs it
   ReleasedGil nogil;
   loader_ = std::make_unique<Loader>(spec, options);
@@ -186,7 +196,8 @@ void CoreLoader::CheckProcess() const {
       "; it was created in pid " + std::to_string(pid_) +
       "): its threads stayed in the parent. segfeed decodes on its own threads, so use it "
       "from the main process: torch.utils.data.DataLoader(..., num_workers=0), or create "
-      "the Loader in the child");
+      "a Loader in a child started with the spawn method "
+      "(DataLoader(..., multiprocessing_context='spawn'))");
 }
 
 nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int64_t> first_batch) {
@@ -205,6 +216,7 @@ nb::tuple CoreLoader::StartEpoch(std::optional<int64_t> epoch, std::optional<int
                              ? "the loader is closed"
                              : "the loader is closed: it stopped at " + closed_reason_);
     }
+    NoteLoaderThreadsStarted();
     if (epoch) {
       start = {*epoch, first_batch.value_or(0)};
       loader_->StartEpoch(start.epoch, start.next_batch);  // ConfigError for a bad epoch or batch
