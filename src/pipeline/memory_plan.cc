@@ -21,8 +21,9 @@ namespace {
 size_t Times(size_t a, size_t b, const char* what) {
   size_t product = 0;
   if (__builtin_mul_overflow(a, b, &product)) {
-    throw ConfigError(std::string(what) +
-                      " overflows 64 bits: the configuration asks for more memory than exists");
+    throw ConfigError(
+        "the size of " + std::string(what) +
+        " does not fit in 64 bits: the configuration asks for more memory than exists");
   }
   return product;
 }
@@ -30,8 +31,9 @@ size_t Times(size_t a, size_t b, const char* what) {
 size_t Plus(size_t a, size_t b, const char* what) {
   size_t sum = 0;
   if (__builtin_add_overflow(a, b, &sum)) {
-    throw ConfigError(std::string(what) +
-                      " overflows 64 bits: the configuration asks for more memory than exists");
+    throw ConfigError(
+        "the size of " + std::string(what) +
+        " does not fit in 64 bits: the configuration asks for more memory than exists");
   }
   return sum;
 }
