@@ -172,15 +172,19 @@ void RunEpochs(Loader& loader, BenchResult* result) {
 
 // Throughput over the epochs after the warm-up: the first pays for page
 // cache misses and the first touch of the scratch memory. Rates are of what
-// was delivered, so an epoch cut short by a bad file counts as short.
+// was delivered, so an epoch cut short by a bad file counts as short; one
+// that delivered nothing measured nothing, and with no such epoch the
+// throughput is not measured (timed_epochs 0).
 void ComputeRates(const Loader& loader, BenchResult* result) {
   const size_t first_timed = result->epoch_seconds.size() > 1 ? 1 : 0;
   std::vector<double> samples_per_s_by_epoch;
   for (size_t i = first_timed; i < result->epoch_seconds.size(); ++i) {
+    if (result->epoch_samples[i] == 0) continue;
     samples_per_s_by_epoch.push_back(static_cast<double>(result->epoch_samples[i]) /
                                      result->epoch_seconds[i]);
   }
-  result->timed_epochs = result->epoch_seconds.size() - first_timed;
+  result->timed_epochs = samples_per_s_by_epoch.size();
+  if (result->timed_epochs == 0) return;
   result->samples_per_s = Median(samples_per_s_by_epoch);
   const double samples_per_batch =
       static_cast<double>(loader.samples_per_epoch()) / loader.batches_per_epoch();
@@ -198,9 +202,17 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
   const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp +
                       stage.jitter + stage.convert;
   auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
-  std::printf(
-      "  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epochs)\n",
-      result.samples_per_s, result.batches_per_s, result.input_mb_per_s, result.timed_epochs);
+  if (result.timed_epochs == 0) {
+    std::printf(
+        "  throughput: not measured: no timed epoch delivered a batch (the run stopped after %lld "
+        "batches; the pairs loaded for the batch it stopped in count as loaded below)\n",
+        static_cast<long long>(result.batches));
+  } else {
+    std::printf(
+        "  throughput: %.1f samples/s, %.2f batches/s, %.1f MB/s input (median of %zu epoch%s)\n",
+        result.samples_per_s, result.batches_per_s, result.input_mb_per_s, result.timed_epochs,
+        result.timed_epochs == 1 ? "" : "s");
+  }
   std::printf(
       "  stages (thread-seconds, all epochs): read %.2f (%.0f%%), JPEG %.2f (%.0f%%), GIF %.2f "
       "(%.0f%%), "
@@ -233,18 +245,23 @@ void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderO
     const double decode_only =
         DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, result->stats.threads);
     result->decode_only = decode_only;
-    std::printf(
-        "  decode-only: %.1f pairs/s on %d threads; segfeed runs at %.2f of the decode bound\n",
-        decode_only, result->stats.threads, result->samples_per_s / decode_only);
+    std::printf("  decode-only: %.1f pairs/s on %d threads", decode_only, result->stats.threads);
+    if (result->timed_epochs > 0) {
+      std::printf("; segfeed runs at %.2f of the decode bound",
+                  result->samples_per_s / decode_only);
+    }
+    std::printf("\n");
   }
   if (flags.baseline) {
     const internal::Result<double> measured =
         NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
     if (measured.ok()) {
       result->baseline = measured.value();
-      std::printf(
-          "  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s; segfeed is %.1fx faster\n",
-          measured.value(), result->samples_per_s / measured.value());
+      std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s", measured.value());
+      if (result->timed_epochs > 0) {
+        std::printf("; segfeed is %.1fx faster", result->samples_per_s / measured.value());
+      }
+      std::printf("\n");
     } else {
       result->baseline = NAN;  // null in the JSON: no number rather than a wrong one
       result->baseline_error = measured.error();
@@ -280,9 +297,11 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
   json["pairs"] = loader.dataset().pairs.size();
   json["epochs"] = result.epochs;
   json["batch_size"] = options.batch_size;
-  json["samples_per_s"] = result.samples_per_s;
-  json["batches_per_s"] = result.batches_per_s;
-  json["input_mb_per_s"] = result.input_mb_per_s;
+  // No number rather than a wrong one when no timed epoch delivered a batch.
+  const bool measured = result.timed_epochs > 0;
+  json["samples_per_s"] = measured ? Json(result.samples_per_s) : Json(nullptr);
+  json["batches_per_s"] = measured ? Json(result.batches_per_s) : Json(nullptr);
+  json["input_mb_per_s"] = measured ? Json(result.input_mb_per_s) : Json(nullptr);
   json["epoch_seconds"] = result.epoch_seconds;
   json["peak_rss_bytes"] = PeakRssBytes();
   json["plan_total_bytes"] = loader.plan().total_bytes;

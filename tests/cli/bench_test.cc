@@ -296,6 +296,28 @@ TEST_F(BenchMixedDatasetTest, FailStopsNamingTheFiles) {
   EXPECT_NEAR(samples_per_s * seconds, delivered, 0.01 * delivered + 1e-9) << json;
 }
 
+// A bad pair in the first batch: no batch was delivered, so there is no
+// throughput to report (it used to say 0.0 samples/s beside pairs loaded).
+TEST_F(BenchMixedDatasetTest, AStopInTheFirstBatchMeasuresNoThroughput) {
+  TempDir dir;
+  const auto mixed = segfeed::testing::WriteMixedDataset(dir.path(), 40);
+  for (const auto& file : mixed.unpaired_images) std::filesystem::remove(file.path);
+  const auto json_path = dir.path() / "report.json";
+  const auto r = RunSegfeed("bench --data '" + dir.path().string() +
+                            "' --size 32 --batch 64 --epochs 2 --no-shuffle --json '" +
+                            json_path.string() + "'");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("  throughput: not measured: no timed epoch delivered a batch (the run "
+                          "stopped after 0 batches;"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("samples/s"), std::string::npos) << r.output;
+  std::ifstream in(json_path);
+  const auto report = segfeed::tools::Json::parse(in);
+  EXPECT_TRUE(report.at("samples_per_s").is_null()) << report.dump();
+  EXPECT_TRUE(report.at("batches_per_s").is_null()) << report.dump();
+}
+
 // A run that could load nothing is an error, not an empty success.
 TEST_F(BenchMixedDatasetTest, DropLastWithoutAFullBatchIsAnError) {
   const auto r = RunSegfeed(Run("--on-error skip --drop-last --batch 1000"));
