@@ -39,6 +39,13 @@ std::string_view ErrorKindName(ErrorKind kind) {
   return "unknown";
 }
 
+std::optional<ErrorKind> ErrorKindFromName(std::string_view name) {
+  for (int kind = 0; kind <= static_cast<int>(ErrorKind::kDuplicateKey); ++kind) {
+    if (ErrorKindName(static_cast<ErrorKind>(kind)) == name) return static_cast<ErrorKind>(kind);
+  }
+  return std::nullopt;
+}
+
 std::string Error::Message() const {
   return path + ": " + detail + " [" + std::string(ErrorKindName(kind)) + "]";
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -37,6 +38,8 @@ enum class ErrorKind {
 
 // "missing_mask", "orphan_mask", "corrupt_image", ... (snake_case).
 SEGFEED_EXPORT std::string_view ErrorKindName(ErrorKind kind);
+// The kind ErrorKindName() names `name`, if one does.
+SEGFEED_EXPORT std::optional<ErrorKind> ErrorKindFromName(std::string_view name);
 
 // A problem with one file: which file, what kind of problem, and a detail a
 // person can act on ("truncated GIF (read 812 of 4096 bytes)").

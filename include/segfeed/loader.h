@@ -169,6 +169,12 @@ struct SEGFEED_EXPORT LoaderState {
   // and the new every sample of the epoch is delivered once (plus the
   // padding that makes the rest a multiple of the new world size).
   int64_t global_position = 0;
+  // The pairs (ids into the listing) the loader had found bad, with the
+  // kind of their error: a resumed loader does not read them either, so a
+  // file that was bad for a while (a partial write, an I/O error) stays out
+  // of the resumed stream as it stayed out of the interrupted one. Empty
+  // unless OnBadFile::kSkip met a bad file.
+  std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
   // For whoever reads a checkpoint; a resume does not check it (the options
   // and the listing decide it).
   int64_t batches_per_epoch = 0;

@@ -294,10 +294,13 @@ class Loader:
         ``world_size``; ``global_position``, how many samples of the epoch
         all ranks together have consumed, and ``shard_start``, where the
         epoch's sharding began (0 unless it was resumed from another world
-        size); ``batches_per_epoch``, ``options`` (those that change the
-        bytes of a batch, as text), ``options_digest`` and
-        ``listing_digest`` (the pairs' names and file sizes; the first
-        state_dict() reads the size of every file).
+        size); ``known_bad``, the pairs found bad under
+        ``on_bad_file="skip"`` as ``[pair index, error kind]`` (a resumed
+        loader does not read them either, so a file that was bad for a while
+        stays out as it did in the interrupted run); ``batches_per_epoch``,
+        ``options`` (those that change the bytes of a batch, as text),
+        ``options_digest`` and ``listing_digest`` (the pairs' names and file
+        sizes; the first state_dict() reads the size of every file).
         """
         return self._core.state()
 

@@ -59,6 +59,29 @@ T StateField(const nb::dict& state, const char* key, const char* what) {
   return result;
 }
 
+// state_dict()['known_bad'] read back: [pair id, error kind name] items.
+std::vector<std::pair<uint32_t, ErrorKind>> KnownBadFromList(nb::handle value) {
+  const auto refuse = [&value] {
+    return ConfigError(
+        std::string("state_dict['known_bad'] must be a list of [pair id, error kind] (got ") +
+        nb::repr(value).c_str() + ")");
+  };
+  if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) throw refuse();
+  std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
+  for (nb::handle item : value) {
+    uint32_t id = 0;
+    std::string name;
+    if (nb::len(item) != 2 || !nb::try_cast<uint32_t>(item[0], id) ||
+        !nb::try_cast<std::string>(item[1], name)) {
+      throw refuse();
+    }
+    const std::optional<ErrorKind> kind = ErrorKindFromName(name);
+    if (!kind) throw refuse();
+    known_bad.emplace_back(id, *kind);
+  }
+  return known_bad;
+}
+
 // What segfeed.Loader.state_dict() returns: LoaderState's fields by name,
 // the stream options as {name: canonical text}.
 nb::dict StateDict(const LoaderState& state) {
@@ -71,6 +94,14 @@ nb::dict StateDict(const LoaderState& state) {
   d["world_size"] = state.world_size;
   d["shard_start"] = state.shard_start;
   d["global_position"] = state.global_position;
+  nb::list known_bad;
+  for (const auto& [id, kind] : state.known_bad) {
+    nb::list item;  // lists, as JSON gives them back
+    item.append(id);
+    item.append(std::string(ErrorKindName(kind)));
+    known_bad.append(item);
+  }
+  d["known_bad"] = known_bad;
   d["batches_per_epoch"] = state.batches_per_epoch;
   nb::dict options;
   for (const auto& [name, text] : state.options) options[name.c_str()] = text;
@@ -102,6 +133,7 @@ LoaderState StateFromDict(nb::handle object) {
   if (state.version >= 3) {
     state.shard_start = StateField<int64_t>(d, "shard_start", "an int");
     state.global_position = StateField<int64_t>(d, "global_position", "an int");
+    if (d.contains("known_bad")) state.known_bad = KnownBadFromList(d["known_bad"]);
   }
   state.batches_per_epoch = StateField<int64_t>(d, "batches_per_epoch", "an int");
   for (const auto& [name, text] : StateField<nb::dict>(d, "options", "a dict")) {

@@ -333,6 +333,7 @@ LoaderState LoaderRuntime::State() {
   state.world_size = epoch_plan_spec_.world_size;
   state.shard_start = position.shard_start;
   state.global_position = GlobalPosition(position);
+  state.known_bad = samples_->KnownBad();
   state.batches_per_epoch = batches_per_epoch_;
   state.options = StreamOptionList(options_);
   state.options_digest = StreamOptionsDigest(options_);
@@ -379,8 +380,24 @@ void LoaderRuntime::Restore(const LoaderState& state) {
                       std::to_string(state.world_size) + " lead (" +
                       std::to_string(global_position) + "): it was edited");
   }
+  for (const auto& [id, kind] : state.known_bad) {
+    if (id >= dataset_.pairs.size()) {
+      throw ConfigError("the state's known_bad names pair " + std::to_string(id) +
+                        ", but the listing has " + std::to_string(dataset_.pairs.size()) +
+                        " pairs");
+    }
+  }
   StopGraph();
   streaming_ = false;
+  for (const auto& [id, kind] : state.known_bad) {
+    const SamplePair& pair = dataset_.pairs[id];
+    const bool mask = kind == ErrorKind::kCorruptMask || kind == ErrorKind::kNonBinaryMask ||
+                      kind == ErrorKind::kLabelOutOfRange;
+    samples_->MarkKnownBad(
+        id, Error{kind, (mask ? pair.mask_path : pair.image_path).string(),
+                  "this pair was bad in the run the checkpoint comes from; not read again, "
+                  "as there"});
+  }
   if (same_world_size) {
     next_start_ = {state.epoch, state.next_batch, state.shard_start};
   } else if (state.next_batch == saved_plan.batch_count || global_position == epoch_samples) {

@@ -29,11 +29,12 @@ constexpr std::string_view kFields[] = {"epoch",
                                         "world_size",
                                         "shard_start",
                                         "global_position",
+                                        "known_bad",
                                         "batches_per_epoch",
                                         "options_digest",
                                         "listing_digest"};
 // The fields a version 2 state does not have.
-constexpr std::string_view kSinceVersion3[] = {"shard_start", "global_position"};
+constexpr std::string_view kSinceVersion3[] = {"shard_start", "global_position", "known_bad"};
 // An excerpt of a malformed line in a message, at most this long.
 constexpr size_t kQuotedChars = 40;
 
@@ -78,6 +79,37 @@ Int ParseAtLeast(std::string_view key, std::string_view text, Int minimum) {
                       std::to_string(minimum) + " (got " + std::string(text) + ")");
   }
   return value;
+}
+
+// "3=corrupt_image,17=io_error": known_bad's text.
+std::string KnownBadText(const std::vector<std::pair<uint32_t, ErrorKind>>& known_bad) {
+  std::string text;
+  for (const auto& [id, kind] : known_bad) {
+    if (!text.empty()) text += ",";
+    text += std::to_string(id);
+    text += "=";
+    text += ErrorKindName(kind);
+  }
+  return text;
+}
+
+std::vector<std::pair<uint32_t, ErrorKind>> ParseKnownBad(std::string_view text) {
+  std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string_view item = text.substr(start, comma - start);
+    const size_t equals = item.find('=');
+    const std::optional<ErrorKind> kind = equals == std::string_view::npos
+                                              ? std::nullopt
+                                              : ErrorKindFromName(item.substr(equals + 1));
+    if (!kind) {
+      throw ConfigError("loader state: known_bad must list <pair id>=<error kind> (got " +
+                        Quoted(item) + ")");
+    }
+    known_bad.emplace_back(ParseInteger<uint32_t>("known_bad", item.substr(0, equals)), *kind);
+    start = comma + 1;
+  }
+  return known_bad;
 }
 
 std::string ParseDigest(std::string_view key, std::string_view text) {
@@ -146,6 +178,7 @@ std::string LoaderState::Serialize() const {
   if (version >= 3) {
     line("shard_start", std::to_string(shard_start));
     line("global_position", std::to_string(global_position));
+    if (!known_bad.empty()) line("known_bad", KnownBadText(known_bad));
   }
   line("batches_per_epoch", std::to_string(batches_per_epoch));
   line("options_digest", options_digest);
@@ -227,6 +260,7 @@ LoaderState LoaderState::Parse(std::string_view text) {
   if (state.version >= 3) {
     state.shard_start = ParseAtLeast<int64_t>("shard_start", take("shard_start"), 0);
     state.global_position = ParseAtLeast<int64_t>("global_position", take("global_position"), 0);
+    if (fields.contains("known_bad")) state.known_bad = ParseKnownBad(take("known_bad"));
   }
   state.batches_per_epoch =
       ParseAtLeast<int64_t>("batches_per_epoch", take("batches_per_epoch"), 0);

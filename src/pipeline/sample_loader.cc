@@ -1,5 +1,6 @@
 #include "pipeline/sample_loader.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "counter_rng.h"
@@ -134,6 +135,18 @@ void SampleLoader::RecordBadPair(uint32_t id, const Error& error) {
   // Last: a slot that sees the flag finds the error above.
   if (!known_bad_[id].exchange(true)) ++known_bad_count_;
 }
+
+std::vector<std::pair<uint32_t, ErrorKind>> SampleLoader::KnownBad() const {
+  std::vector<std::pair<uint32_t, ErrorKind>> known;
+  {
+    MutexLock lock(&skipped_mu_);
+    for (const auto& [id, error] : bad_pairs_) known.emplace_back(id, error.kind);
+  }
+  std::sort(known.begin(), known.end());
+  return known;
+}
+
+void SampleLoader::MarkKnownBad(uint32_t id, const Error& error) { RecordBadPair(id, error); }
 
 Error SampleLoader::GiveUpError(uint32_t id, int draws) const {
   Error error;

@@ -63,6 +63,14 @@ class SampleLoader {
   // per-stage times, the workers' scratch and the skipped files.
   void AddStats(LoaderStats* stats) const EXCLUDES(skipped_mu_);
 
+  // The pairs found bad so far, by id, with the kind of their error, in id
+  // order: what a checkpoint keeps so that a resumed loader, too, never
+  // reads them again (a file that was bad for a while stays out, as in the
+  // long run).
+  std::vector<std::pair<uint32_t, ErrorKind>> KnownBad() const EXCLUDES(skipped_mu_);
+  // Takes pair `id` as bad, as if it had failed with `error`.
+  void MarkKnownBad(uint32_t id, const Error& error) EXCLUDES(skipped_mu_);
+
  private:
   // One decode thread's tools and scratch; only the worker holding its
   // index touches it.

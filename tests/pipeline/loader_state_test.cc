@@ -467,6 +467,60 @@ TEST_F(LoaderStateTest, AChangedDatasetIsRefused) {
             std::string::npos);
 }
 
+// A file that was bad for a while (a partial write, an I/O error) stays out
+// of a long skip run once it was found bad; a run resumed from a checkpoint
+// of that long run must leave it out too, or its batches differ.
+TEST_F(LoaderStateTest, AResumedLoaderLeavesOutThePairsTheLongRunFoundBad) {
+  TempDir copy;
+  CopyTree(dir_->path(), copy.path());
+  const DatasetSpec spec = DatasetSpec::Carvana(copy.path());
+  LoaderOptions options = SmallOptions();
+  options.on_bad_file = OnBadFile::kSkip;
+  const fs::path victim = Loader(spec, options).dataset().pairs[5].image_path;
+  const std::string good_bytes = [&] {
+    std::ifstream in(victim, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }();
+  // Bad for a while at its own size (the listing digest holds the sizes).
+  std::ofstream(victim, std::ios::binary | std::ios::trunc)
+      << std::string(16, 'x') << good_bytes.substr(16);
+
+  Loader long_run(spec, options);
+  long_run.StartEpoch(0);
+  Remaining(long_run);
+  const LoaderState state = LoaderState::Parse(long_run.State().Serialize());
+  ASSERT_EQ(state.known_bad.size(), 1u);
+  EXPECT_EQ(state.known_bad[0].first, 5u);
+  EXPECT_NE(state.Serialize().find(
+                "\nknown_bad 5=" + std::string(ErrorKindName(state.known_bad[0].second)) + "\n"),
+            std::string::npos);
+
+  std::ofstream(victim, std::ios::binary | std::ios::trunc) << good_bytes;  // good again
+  long_run.StartNextEpoch();
+  const std::vector<std::string> long_epoch1 = Remaining(long_run);
+
+  Loader resumed(spec, options);
+  resumed.Restore(state);
+  resumed.StartNextEpoch();
+  EXPECT_TRUE(Remaining(resumed) == long_epoch1);
+  const LoaderStats stats = resumed.stats();
+  ASSERT_EQ(stats.skipped_files.size(), 1u);
+  EXPECT_EQ(stats.skipped_files[0].path, victim.string());
+  EXPECT_EQ(stats.samples_loaded + stats.samples_replaced, 13);
+
+  LoaderState forgetful = state;
+  forgetful.known_bad.clear();
+  Loader fresh(spec, options);
+  fresh.Restore(forgetful);
+  fresh.StartNextEpoch();
+  EXPECT_FALSE(Remaining(fresh) == long_epoch1) << "the pair is good again: a fresh loader uses it";
+
+  LoaderState out_of_range = state;
+  out_of_range.known_bad = {{13, ErrorKind::kIoError}};
+  EXPECT_EQ(ConfigErrorOf([&] { fresh.Restore(out_of_range); }),
+            "the state's known_bad names pair 13, but the listing has 13 pairs");
+}
+
 TEST_F(LoaderStateTest, ARefusedRestoreChangesNothing) {
   Loader loader(Spec(), SmallOptions());
   loader.StartEpoch(1);
@@ -552,6 +606,10 @@ TEST_F(LoaderStateTest, ParseRefusesMalformedTextNamingWhatIsWrong) {
       {replaced("shard_start 0", "shard_start -1"),
        "loader state: shard_start must be >= 0 (got -1)"},
       {replaced("global_position 0\n", ""), "loader state: no global_position"},
+      {replaced("global_position 0\n", "global_position 0\nknown_bad 3=nonsense\n"),
+       "loader state: known_bad must list <pair id>=<error kind> (got '3=nonsense')"},
+      {replaced("global_position 0\n", "global_position 0\nknown_bad x=io_error\n"),
+       "loader state: known_bad must be an integer of its range (got 'x')"},
       {replaced("epoch 0", "epoch"), "loader state: line 2 'epoch' is not '<field> <value>'"},
       {replaced("epoch 0", "colour blue"), "loader state: unknown field colour"},
       {replaced("options_digest ", "options_digest x"),

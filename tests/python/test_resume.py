@@ -231,3 +231,23 @@ def test_a_checkpoint_written_in_finally_after_sigterm_continues_the_epoch(demo,
     saved = json.loads(state_file.read_text())
     assert saved["delivered"] == [0, 1]
     assert (saved["state"]["epoch"], saved["state"]["next_batch"]) == (0, 2)
+
+
+def test_known_bad_pairs_are_plain_data_in_the_state(demo_copy):
+    # A file found bad under skip stays out after a resume (the C++ tests show
+    # the stream); here: how state_dict() carries it, and what it refuses.
+    victim = sorted((demo_copy / "train").iterdir())[3]
+    victim.write_bytes(b"x" * 16 + victim.read_bytes()[16:])
+    with segfeed.Loader(demo_copy, **OPTIONS, on_bad_file="skip") as loader:
+        for batch in loader:
+            batch.release()
+        state = loader.state_dict()
+    assert json.loads(json.dumps(state)) == state
+    ((pair, kind),) = state["known_bad"]
+    assert segfeed.Loader(demo_copy, **OPTIONS).pairs()[pair][1] == str(victim)
+    with segfeed.Loader(demo_copy, **OPTIONS, on_bad_file="skip") as resumed:
+        resumed.load_state_dict(state)
+        assert resumed.state_dict()["known_bad"] == state["known_bad"]
+        for bad in ([[pair, "no_such_kind"]], [[pair]], "3", [[len(resumed.pairs()), kind]]):
+            with pytest.raises(segfeed.ConfigError, match="known_bad"):
+                resumed.load_state_dict({**state, "known_bad": bad})
