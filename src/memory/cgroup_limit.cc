@@ -141,12 +141,14 @@ std::optional<std::string> OwnCgroupPath(const std::string& proc_cgroup, const L
 
 // The cgroup folders whose limits apply: the process's own, then each
 // ancestor up to the mount's root; only the root when the own path is not
-// visible under the mount.
+// visible under the mount (or lies outside it: a cgroup namespace shows a
+// cgroup outside its root as "/../..").
 std::vector<fs::path> LimitFolders(const fs::path& mount, const std::string& cgroup_path) {
   std::vector<fs::path> folders;
   fs::path relative = fs::path(cgroup_path).relative_path().lexically_normal();
   std::error_code error;
-  if (!relative.empty() && relative != "." && fs::is_directory(mount / relative, error)) {
+  const bool inside = !relative.empty() && relative != "." && *relative.begin() != "..";
+  if (inside && fs::is_directory(mount / relative, error)) {
     for (; !relative.empty() && relative != "."; relative = relative.parent_path()) {
       folders.push_back(mount / relative);
     }

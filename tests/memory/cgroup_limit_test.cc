@@ -135,6 +135,11 @@ TEST_F(CgroupLimitTest, NamespacedPathReadsTheMountRoot) {
   EXPECT_EQ(limit.limit_bytes, 100 * kMiB);
   EXPECT_EQ(limit.limit_file, Root() / "sys/fs/cgroup/memory/memory.limit_in_bytes");
 
+  // A path outside the namespace's root never leaves the mount.
+  Write("proc/self/cgroup", "4:memory:/../outside\n");
+  WriteV1("../outside", "1048576\n", 0);  // mount/../outside
+  EXPECT_EQ(Read().limit_file, Root() / "sys/fs/cgroup/memory/memory.limit_in_bytes");
+
   Write("proc/self/cgroup", "0::/\n");
   WriteV2("", "52428800\n", 8 * kMiB);
   std::filesystem::remove_all(Root() / "sys/fs/cgroup/memory");
