@@ -39,8 +39,8 @@ struct CgroupMemoryLimit {
 // read. "max" (v2) and values of 2^62 bytes or more (v1's "unlimited" is
 // about 2^63) are no limit. A missing, unreadable or malformed file is no
 // known limit at that level, never an error; usage that cannot be read
-// counts as 0. Never throws for what it reads; not thread-safe with
-// respect to the files changing, which is harmless (a snapshot).
+// counts as 0. Never throws for what it reads. Safe to call from any
+// thread (it only reads files); the figures are a snapshot.
 CgroupMemoryLimit ReadCgroupMemoryLimit(const std::filesystem::path& root = "/");
 
 // Throws ConfigError when plan.total_bytes is more than the room `limit`
