@@ -119,8 +119,9 @@ SEGFEED_EXPORT MemoryPlan PlanMemory(const LoaderOptions& options, int source_wi
 SEGFEED_EXPORT void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan);
 
 // Throws ConfigError, giving the bytes, when `plan` cannot fit this machine:
-// more than its physical memory, or than the process's address-space or
-// data-segment limit.
+// more than its physical memory, than the room the container's memory
+// limit (the cgroup's, v1 or v2) leaves beside what the container already
+// holds, or than the process's address-space or data-segment limit.
 SEGFEED_EXPORT void CheckPlanFitsMachine(const MemoryPlan& plan);
 
 }  // namespace segfeed

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -19,6 +20,7 @@
 #include "cli/subcommands.h"
 #include "io/jpeg_decoder.h"
 #include "io/planned_source.h"
+#include "memory/cgroup_limit.h"
 #include "output/printable.h"
 #include "segfeed/augment.h"
 #include "segfeed/dataset.h"
@@ -41,6 +43,9 @@ the same options allocates (PlanMemory(), which the Loader itself uses):
   gpu batch   one batch on the GPU after upload (images + masks)
   total       pool + scratch (the file list and the file read buffers, as
               large as the largest file, come on top)
+  container   the container's memory limit (cgroup v1 or v2) and what the
+              container already holds: a total above the room left is
+              refused, as the Loader refuses it
 
 The source size is the median of the JPEG headers of up to 9 pairs spread
 over --data (only headers are read), or --source-size. Scratch is planned
@@ -118,6 +123,7 @@ struct PlanFigures {
   Optimizer optimizer = Optimizer::kAdam;
   ModelMemory model;
   int64_t gpu_total = 0;
+  internal::CgroupMemoryLimit container;  // the limit the Loader checks the plan against
 };
 
 // --model-params and --optimizer, into `f`.
@@ -168,6 +174,7 @@ void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
   f->images_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.image_bytes_per_sample;
   f->masks_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.mask_bytes_per_sample;
   f->gpu_total = static_cast<int64_t>(f->plan.gpu_batch_bytes) + f->model.total_bytes;
+  f->container = internal::ReadCgroupMemoryLimit();
 }
 
 void PrintPlan(const PlanFigures& f) {
@@ -222,6 +229,16 @@ void PrintPlan(const PlanFigures& f) {
       "  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + "
       "listing\n",
       f.plan.total_bytes, MiB(bytes(f.plan.total_bytes)));
+  if (f.container.limited()) {
+    std::printf(
+        "  container   %12zu bytes %9.1f MiB   memory limit (cgroup v%d %s), %.1f MiB in use: "
+        "%.1f MiB left\n",
+        f.container.limit_bytes, MiB(bytes(f.container.limit_bytes)), f.container.cgroup_version,
+        PrintableText(f.container.limit_file.string()).c_str(),
+        MiB(bytes(f.container.in_use_bytes)), MiB(bytes(f.container.room_bytes())));
+  } else {
+    std::printf("  container   no memory limit\n");
+  }
   if (f.has_model) {
     const std::string state = std::string(OptimizerName(f.optimizer)) + " state";
     std::printf(
@@ -256,6 +273,16 @@ std::string PlanJson(const PlanFigures& f) {
   json["layout"] = LayoutName(f.options.output.layout);
   json["prefetch_batches"] = f.options.prefetch_batches;
   AddFields(&json, f.plan);
+  // Like "model", only when there is one: no limit has no figures.
+  if (f.container.limited()) {
+    Json container = Json::object();
+    container["cgroup_version"] = f.container.cgroup_version;
+    container["limit_bytes"] = f.container.limit_bytes;
+    container["in_use_bytes"] = f.container.in_use_bytes;
+    container["room_bytes"] = f.container.room_bytes();
+    SetText(&container, "limit_file", f.container.limit_file.string());
+    json["container_memory_limit"] = std::move(container);
+  }
   if (f.has_model) {
     json["model"] = {{"parameters", f.model.parameters},
                      {"optimizer", OptimizerName(f.optimizer)},

@@ -9,6 +9,7 @@
 #include "io/jpeg_decoder.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
+#include "memory/cgroup_limit.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
@@ -139,6 +140,10 @@ void CheckPlanFitsMachine(const MemoryPlan& plan) {
           ") of physical memory: lower batch_size, prefetch_batches, the output size or threads");
     }
   }
+  // A container's limit is the ceiling the OOM killer enforces, lower than
+  // the machine's memory: a plan above what it leaves would be killed
+  // mid-epoch without a word, so it is refused here, before the pool.
+  internal::CheckPlanFitsCgroup(plan, internal::ReadCgroupMemoryLimit());
   for (const auto& [resource, name] : {std::pair{RLIMIT_AS, "address-space limit (ulimit -v)"},
                                        std::pair{RLIMIT_DATA, "data-segment limit (ulimit -d)"}}) {
     rlimit limit{};
