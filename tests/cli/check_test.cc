@@ -227,7 +227,7 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
                           "channel_stats", "mask_foreground_fraction", "duplicates", "ignored"}) {
     EXPECT_TRUE(summary.has(key)) << key;
   }
-  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 14u);  // every ErrorKind
+  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 15u);  // every ErrorKind
   EXPECT_EQ(summary.at("problems_by_kind").at("unsupported_format").number, 2);
   EXPECT_EQ(summary.at("channel_stats").at("mean").items.size(), 3u);
   EXPECT_EQ(summary.at("jpeg").at("subsampling").at("4:2:0").number,
