@@ -321,6 +321,42 @@ TEST(CheckTest, JsonOnATrainingImageIsRefusedAndTheImageKept) {
   EXPECT_FALSE(std::filesystem::exists(masks + "/report.json"));
 }
 
+// A list of paths reads anything under its root, so the root is the
+// dataset folder; a --json linked into it, through a folder or to a file, is
+// inside it too.
+TEST(CheckTest, JsonInsideAListsRootOrLinkedIntoTheDatasetIsRefused) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const std::string stem = std::filesystem::path(Entries(dir / "data" / "train").front()).stem();
+  std::ofstream(dir / "data" / "pairs.tsv")
+      << "train/" << stem << ".jpg\ttrain_masks/" << stem << "_mask.gif\n";
+  const std::string list = " --list " + Quoted(dir / "data" / "pairs.tsv");
+  const std::string image = (dir / "data" / "train").string() + "/" + stem + ".jpg";
+  const std::vector<char> before = ReadBytes(image);
+  std::filesystem::create_directory_symlink(dir / "data" / "train", dir / "linked");
+  std::filesystem::create_symlink(image, dir / "report.json");
+  for (const auto& [dataset, json] : std::vector<std::pair<std::string, std::filesystem::path>>{
+           {list, dir / "data" / "report.json"},
+           {list + " --data " + Quoted(dir / "data"), dir / "data" / "lists" / "report.json"},
+           {list, dir / "linked" / "report.json"},
+           {list, dir / "report.json"},
+           {" --data " + Quoted(dir / "data"), dir / "report.json"},
+           {" --data " + Quoted(dir / "data"), dir / "linked" / "report.json"}}) {
+    const auto r = RunSegfeed("check" + dataset + " --json " + Quoted(json));
+    EXPECT_EQ(r.exit_code, 2) << dataset << " --json " << json << "\n" << r.output;
+    EXPECT_NE(r.output.find("--json '" + json.string() + "': is inside the dataset folder"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(ReadBytes(image), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "report.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "train" / "report.json"));
+  // Beside the dataset is fine.
+  const auto r = RunSegfeed("check" + list + " --json " + Quoted(dir / "beside.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "beside.json"));
+}
+
 TEST(CheckTest, JsonInAMissingFolderFailsBeforeChecking) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir / "data", 2);
