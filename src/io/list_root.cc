@@ -46,10 +46,13 @@ bool IsSameOrBelow(const fs::path& path, const fs::path& folder) {
 
 }  // namespace
 
-ListRoot::ListRoot(fs::path root) : root_(std::move(root)), resolved_(Resolved(root_)) {}
+// An empty root is the working folder (a list named "pairs.tsv" has no
+// parent); resolving "" would give "", which every path is below.
+ListRoot::ListRoot(fs::path root)
+    : root_(std::move(root)), resolved_(Resolved(root_.empty() ? fs::path(".") : root_)) {}
 
 std::optional<std::string> ListRoot::Outside(std::string_view written) const {
-  const std::string root = "the dataset root " + root_.string();
+  const std::string root = "the dataset root " + (root_.empty() ? "." : root_.string());
   const fs::path relative{std::string(written)};
   if (relative.has_root_path()) return "is absolute, not under " + root;
   const fs::path normal = relative.lexically_normal();

@@ -15,7 +15,8 @@ namespace segfeed::internal {
 class ListRoot {
  public:
   // `root` as the spec gives it (relative to the working folder or
-  // absolute). Resolves it once, symbolic links included.
+  // absolute; empty: the working folder). Resolves it once, symbolic links
+  // included.
   explicit ListRoot(std::filesystem::path root);
 
   const std::filesystem::path& path() const { return root_; }

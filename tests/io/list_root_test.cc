@@ -114,5 +114,23 @@ TEST_F(ListRootTest, ARootThatIsItselfASymlinkComparesResolved) {
   EXPECT_TRUE(root.Outside("photos/out.jpg"));
 }
 
+// A list named without a folder ("pairs.tsv") has the working folder as
+// its root, given as an empty path.
+TEST_F(ListRootTest, AnEmptyRootIsTheWorkingFolder) {
+  fs::create_symlink(dir_ / "elsewhere" / "secret.jpg", Root() / "photos" / "link.jpg");
+  const fs::path before = fs::current_path();
+  fs::current_path(Root());
+  const ListRoot root{fs::path()};
+  const std::optional<std::string> linked = root.Outside("photos/link.jpg");
+  const std::optional<std::string> up = root.Outside("../elsewhere/secret.jpg");
+  const std::optional<std::string> inside = root.Outside("photos/a.jpg");
+  fs::current_path(before);
+  EXPECT_EQ(linked.value_or("inside"),
+            "is a symlink to " + fs::canonical(dir_ / "elsewhere" / "secret.jpg").string() +
+                ", outside the dataset root .");
+  EXPECT_EQ(up.value_or("inside"), "leaves the dataset root .");
+  EXPECT_FALSE(inside) << *inside;
+}
+
 }  // namespace
 }  // namespace segfeed::internal
