@@ -357,6 +357,28 @@ TEST(CheckTest, JsonInsideAListsRootOrLinkedIntoTheDatasetIsRefused) {
   EXPECT_TRUE(std::filesystem::exists(dir / "beside.json"));
 }
 
+// `check --list pairs.tsv` in the dataset's folder: its root is the working
+// folder, so a report there is refused and one elsewhere is written (every
+// path was refused, as inside the folder '').
+TEST(CheckTest, AListNamedWithoutAFolderHasTheWorkingFolderAsItsRoot) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const std::string stem = std::filesystem::path(Entries(dir / "data" / "train").front()).stem();
+  std::ofstream(dir / "data" / "pairs.tsv")
+      << "train/" << stem << ".jpg\ttrain_masks/" << stem << "_mask.gif\n";
+  const std::string in_data =
+      "cd " + Quoted(dir / "data") + " && \"$SEGFEED\" check --list pairs.tsv";
+  const auto inside = segfeed::testing::RunSegfeedScript(in_data + " --json report.json 2>&1");
+  EXPECT_EQ(inside.exit_code, 2) << inside.output;
+  EXPECT_NE(inside.output.find("--json 'report.json': is inside the dataset folder '.'"),
+            std::string::npos)
+      << inside.output;
+  const auto beside = segfeed::testing::RunSegfeedScript(in_data + " --json ../report.json 2>&1");
+  EXPECT_EQ(beside.exit_code, 0) << beside.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "report.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "report.json"));
+}
+
 TEST(CheckTest, JsonInAMissingFolderFailsBeforeChecking) {
   TempDir dir;
   segfeed::testing::WriteCleanDataset(dir / "data", 2);
