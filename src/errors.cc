@@ -35,6 +35,8 @@ std::string_view ErrorKindName(ErrorKind kind) {
       return "missing_image";
     case ErrorKind::kDuplicateKey:
       return "duplicate_key";
+    case ErrorKind::kOutsideRoot:
+      return "outside_root";
   }
   return "unknown";
 }

@@ -30,7 +30,11 @@ namespace segfeed {
 //
 // List of pairs (`list_file` set, every line two columns: image path, mask
 // path, separated by a tab, a comma or white space): the files named,
-// relative to `list_root`, in the file's order.
+// relative to `list_root`, in the file's order. A path that leads outside
+// the root (absolute, "../x", or through a symbolic link to a file or
+// folder elsewhere) is refused, an outside_root problem naming the list,
+// the line, the path as written and why, unless `allow_outside_root`; a
+// link that resolves inside the root is fine.
 //
 // In a list, '#' starts a comment line and blank lines are skipped; a key
 // listed twice is a ConfigError naming both lines, and a listed file that
@@ -64,6 +68,12 @@ struct SEGFEED_EXPORT DatasetSpec {
   // Where a two-column list's relative paths start; empty: `root`, or the
   // list file's folder when root is empty too.
   std::filesystem::path list_root;
+  // Let a two-column list name files outside list_root: absolute paths,
+  // "..", symbolic links that lead elsewhere. Off, such a line is an
+  // outside_root problem and its pair is not made (so a list from
+  // somewhere else cannot make the loader or the checker read, say,
+  // ~/.ssh/id_rsa); turn it on for a list you trust that spans folders.
+  bool allow_outside_root = false;
   // Options the layout implies (a preset's label options: mask_mode,
   // num_classes, ignore_index, label_map), as option-table name and CLI
   // text. The front ends apply them before the user's own options, which
@@ -228,9 +238,11 @@ struct Dataset {
   // and key (bytewise) for the folder rule, in the file's order for a list.
   PairList pairs;
   // missing_mask (path: the image), orphan_mask (path: the mask),
-  // missing_image (a list's line without its image) and duplicate_key (a
+  // missing_image (a list's line without its image), duplicate_key (a
   // key with two images or two masks, "a.jpg" and "a.JPG": both named, no
-  // pair made) records, in key order, for the checker and the loader.
+  // pair made) and outside_root (a list's line naming a file outside its
+  // root: no pair made) records, in key order (a list's: line order), for
+  // the checker and the loader.
   std::vector<Error> problems;
   // Hidden files, sub-folders (when not recursive) and files that are
   // neither image nor mask by the rule, sorted by path, for the checker to

@@ -34,6 +34,10 @@ enum class ErrorKind {
   // Two files give one key the same role ("a.jpg" and "a.JPG"): no pair is
   // made for the key, and both are named.
   kDuplicateKey,
+  // A list file names a file outside its root (an absolute path, "..", a
+  // symbolic link that leads elsewhere) without allow_outside_root: no pair
+  // is made, and nothing there is read.
+  kOutsideRoot,
 };
 
 // "missing_mask", "orphan_mask", "corrupt_image", ... (snake_case).

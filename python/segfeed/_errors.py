@@ -33,7 +33,9 @@ class FileError(Error):
     Attributes:
         path: the file, as the listing names it.
         kind: what is wrong, a stable name: ``missing_mask``,
-            ``orphan_mask``, ``corrupt_image``, ``corrupt_mask``,
+            ``orphan_mask``, ``missing_image``, ``duplicate_key``,
+            ``outside_root`` (a list names a file outside its root; see
+            ``allow_outside_root``), ``corrupt_image``, ``corrupt_mask``,
             ``size_mismatch``, ``non_binary_mask``, ``unsupported_format``,
             ``too_large``, ``empty_file``, ``io_error``, ``label_out_of_range``
             (a label map value that is no class and not ignore_index) or

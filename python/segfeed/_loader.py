@@ -62,9 +62,9 @@ def _dataset_text(name: str, value: Any) -> bytes:
         if not isinstance(value, (str, bytes, os.PathLike)):
             raise TypeError(f"{name} must be a path (got {value!r})")
         return os.fsencode(value)
-    if name == "recursive":
+    if name in ("recursive", "allow_outside_root"):
         if not isinstance(value, bool):
-            raise TypeError(f"recursive must be True or False (got {value!r})")
+            raise TypeError(f"{name} must be True or False (got {value!r})")
         return b"true" if value else b"false"
     if name.endswith("_extensions"):
         items = [value] if isinstance(value, str) else value
@@ -135,6 +135,11 @@ class Loader:
             tab, comma or white space), used in its order.
         root: where a two-column list's relative paths start (default
             ``data``, else the list's folder).
+        allow_outside_root: let a two-column list name files outside
+            ``root`` (absolute paths, ``..``, symbolic links that lead
+            elsewhere). Without it such a line is an ``outside_root``
+            problem: with ``on_bad_file="fail"`` the Loader refuses to start
+            and names it, with ``"skip"`` its pair is left out.
         augment: a segfeed.Augment; None means resize only. By default
             ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
             ``"validation"``: a validation loader is one call,
@@ -144,7 +149,7 @@ class Loader:
     Raises:
         ConfigError: an invalid option, a dataset without a complete pair.
         FileError: a folder cannot be listed; with ``on_bad_file="fail"``,
-            images without a mask (named).
+            images without a mask and list lines outside the list's root (named).
 
     Thread safety: calls from several threads are serialized. A Loader
     cannot be used in a forked child (DataLoader workers): segfeed has its
@@ -158,7 +163,7 @@ class Loader:
                  image_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
                  mask_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
                  recursive: Optional[bool] = None, list_file: Optional[PathLike] = None,
-                 root: Optional[PathLike] = None,
+                 root: Optional[PathLike] = None, allow_outside_root: Optional[bool] = None,
                  augment: Optional[Augment] = _TRAINING_AUGMENT, decode: Optional[Decode] = _DEFAULT_DECODE,
                  **options: Any) -> None:
         # The signature shown (__signature__, below) lists each option of the table.
@@ -167,7 +172,8 @@ class Loader:
             raise TypeError(f"Loader() got an unexpected keyword argument {unknown[0]!r}")
         given = dict(dataset=dataset, split=split, images=images, masks=masks, image_suffix=image_suffix,
                      mask_suffix=mask_suffix, image_extensions=image_extensions,
-                     mask_extensions=mask_extensions, recursive=recursive, list_file=list_file, root=root)
+                     mask_extensions=mask_extensions, recursive=recursive, list_file=list_file, root=root,
+                     allow_outside_root=allow_outside_root)
         data_bytes, dataset_values = _dataset_values(data, given)
         layout = _core.dataset_spec(data_bytes, dataset_values)
         # Every option goes to the table, defaults included (rank=None and

@@ -28,6 +28,7 @@ class Loader:
         recursive: Optional[bool] = None,
         list_file: Optional[PathLike] = None,
         root: Optional[PathLike] = None,
+        allow_outside_root: Optional[bool] = None,
         batch_size: int = 16,
         prefetch_batches: int = 2,
         threads: int = 0,

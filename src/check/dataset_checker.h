@@ -14,12 +14,12 @@ namespace segfeed::tools {
 
 // Every ErrorKind, in declaration order: the order the checker's summary
 // lists its problem counts in.
-inline constexpr std::array<ErrorKind, 14> kAllErrorKinds = {
-    ErrorKind::kMissingMask,     ErrorKind::kOrphanMask,    ErrorKind::kMissingImage,
-    ErrorKind::kDuplicateKey,    ErrorKind::kCorruptImage,  ErrorKind::kCorruptMask,
-    ErrorKind::kSizeMismatch,    ErrorKind::kNonBinaryMask, ErrorKind::kUnsupportedFormat,
-    ErrorKind::kTooLarge,        ErrorKind::kEmptyFile,     ErrorKind::kIoError,
-    ErrorKind::kLabelOutOfRange, ErrorKind::kSuspiciousMask};
+inline constexpr std::array<ErrorKind, 15> kAllErrorKinds = {
+    ErrorKind::kMissingMask,       ErrorKind::kOrphanMask,      ErrorKind::kMissingImage,
+    ErrorKind::kDuplicateKey,      ErrorKind::kOutsideRoot,     ErrorKind::kCorruptImage,
+    ErrorKind::kCorruptMask,       ErrorKind::kSizeMismatch,    ErrorKind::kNonBinaryMask,
+    ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,        ErrorKind::kEmptyFile,
+    ErrorKind::kIoError,           ErrorKind::kLabelOutOfRange, ErrorKind::kSuspiciousMask};
 
 // How `segfeed check` checks a dataset.
 struct CheckOptions {

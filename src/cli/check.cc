@@ -34,7 +34,9 @@ Reads and fully decodes every image and mask of a dataset, on all cores
 (JPEG at full resolution, so a truncated photo is found), and lists every
 problem as '<path>: <detail> [<kind>]', sorted by path. Kinds: missing_mask,
 orphan_mask, missing_image (a list names a file that is not there),
-duplicate_key (two files claim one key: a.jpg and a.JPG), corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
+duplicate_key (two files claim one key: a.jpg and a.JPG), outside_root (a list
+names a file outside its root: absolute, .., a symlink that leads elsewhere;
+--allow-outside-root lets it), corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
 unsupported_format, too_large, empty_file, io_error, label_out_of_range (a
 label map value that is no class nor ignore_index) and suspicious_mask
 (binary masks without any foreground pixel, on the mask folder; a palette

@@ -30,9 +30,13 @@ void RefuseInsideTheDataset(const DatasetFlags& dataset, const std::string& opti
   for (const fs::path& folder : {spec.image_dir, spec.mask_dir, spec.list_root}) {
     if (!folder.empty()) folders.push_back(folder);
   }
-  // A two-column list's files are anywhere under its root.
-  if (folders.empty())
-    folders.push_back(spec.root.empty() ? spec.list_file.parent_path() : spec.root);
+  // A two-column list's files are anywhere under its root; a list named
+  // without a folder ("pairs.tsv") has the working folder as its root, and
+  // an empty path would be a folder every output is below.
+  if (folders.empty()) {
+    const fs::path root = spec.root.empty() ? spec.list_file.parent_path() : spec.root;
+    folders.push_back(root.empty() ? fs::path(".") : root);
+  }
   if (internal::Status inside = CheckOutsideFolders(path, folders); !inside.ok()) {
     ThrowUsage(option, inside.error());
   }

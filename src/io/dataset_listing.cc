@@ -6,11 +6,13 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "io/dataset_layout.h"
 #include "io/folder_walk.h"
 #include "io/list_file.h"
+#include "io/list_root.h"
 #include "segfeed/dataset.h"
 
 namespace segfeed {
@@ -172,12 +174,22 @@ class Listing {
               [](const IgnoredFile& a, const IgnoredFile& b) { return a.path < b.path; });
   }
 
-  // A list of (image, mask) paths under the list's root.
+  // A list of (image, mask) paths under the list's root. A line naming a
+  // file outside the root is that line's outside_root problem, as a
+  // missing file is: the other lines still pair, `check` names every such
+  // line at once, and on_bad_file decides whether the loader starts.
   void PairPaths(const ListFile& list, const fs::path& root) {
     dataset_->pairs = PairList(root);
+    const internal::ListRoot list_root(root);
     for (const internal::ListEntry& entry : list.entries()) {
       const fs::path image = root / entry.first, mask = root / entry.second;
       const std::string where = Where(entry.line);
+      if (!spec_.allow_outside_root) {
+        if (std::optional<Error> outside = Outside(list_root, entry, where)) {
+          dataset_->problems.push_back(*std::move(outside));
+          continue;
+        }
+      }
       if (!Exists(image)) {
         dataset_->problems.push_back(
             Error{ErrorKind::kMissingImage, image.string(), "no such image, " + where});
@@ -197,6 +209,30 @@ class Listing {
     std::error_code error;
     const fs::file_status status = fs::symlink_status(path, error);
     return !error && fs::exists(status) && !fs::is_directory(fs::status(path, error));
+  }
+
+  // The outside_root problem of a line whose image or mask path leads
+  // outside `root`, naming the path as written and why; nullopt when both
+  // stay inside. Nothing outside is opened to find out.
+  static std::optional<Error> Outside(const internal::ListRoot& root,
+                                      const internal::ListEntry& entry, const std::string& where) {
+    std::string detail;
+    std::optional<fs::path> first;
+    for (const auto& [role, written] :
+         {std::pair{"image", entry.first}, std::pair{"mask", entry.second}}) {
+      const std::optional<std::string> why = root.Outside(written);
+      if (!why) continue;
+      if (!first) {
+        first = root.path() / written;  // an absolute path replaces the root
+        detail = std::string(role) + " path '" + std::string(written) + "', " + where + ", " + *why;
+      } else {
+        detail += "; the mask path '" + std::string(written) + "' " + *why + " too";
+      }
+    }
+    if (!first) return std::nullopt;
+    return Error{
+        ErrorKind::kOutsideRoot, first->string(),
+        detail + ": refused, allow it with --allow-outside-root (allow_outside_root=True)"};
   }
 
   std::string Where(int line) const {

@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<DatasetOption, 11> kDatasetOptions = {{
+constexpr std::array<DatasetOption, 12> kDatasetOptions = {{
     {"dataset", "dataset", "NAME",
      "the layout: carvana, voc, cityscapes, ade20k (presets, under --data ROOT), folders "
      "(--images, --masks) or list (--list)"},
@@ -33,6 +33,9 @@ constexpr std::array<DatasetOption, 11> kDatasetOptions = {{
      "columns), in its order"},
     {"root", "list-root", "DIR",
      "where a two-column list's relative paths start; default --data, else the list's folder"},
+    {"allow_outside_root", "allow-outside-root", "",
+     "let a two-column list name files outside its root (absolute paths, .., symlinks that lead "
+     "elsewhere); else such a line is an outside_root problem"},
 }};
 
 std::vector<std::string> Extensions(std::string_view name, std::string_view text) {
@@ -127,7 +130,7 @@ DatasetSpec DatasetFromValues(const fs::path& data,
   DatasetSpec spec;
   if (rule == "folders" || rule == "list") {
     refuse_with(rule, {"split"});
-    if (rule == "folders") refuse_with(rule, {"list_file", "root"});
+    if (rule == "folders") refuse_with(rule, {"list_file", "root", "allow_outside_root"});
     if (rule == "folders" && (!has("images") || !has("masks")))
       throw ConfigError(has("images") ? "images needs masks"
                                       : "the folders rule needs images and masks");
@@ -143,7 +146,7 @@ DatasetSpec DatasetFromValues(const fs::path& data,
     if (has("list_file")) spec.list_file = get("list_file");
     if (has("root")) spec.list_root = get("root");
   } else {
-    refuse_with(rule, {"images", "masks", "list_file", "root"});
+    refuse_with(rule, {"images", "masks", "list_file", "root", "allow_outside_root"});
     spec = DatasetPreset(rule, data, has("split") ? get("split") : "");
   }
   if (has("image_suffix")) spec.image_suffix = get("image_suffix");
@@ -153,6 +156,8 @@ DatasetSpec DatasetFromValues(const fs::path& data,
   if (has("mask_extensions"))
     spec.mask_extensions = Extensions("mask_extensions", get("mask_extensions"));
   if (has("recursive")) spec.recursive = Switch("recursive", get("recursive"));
+  if (has("allow_outside_root"))
+    spec.allow_outside_root = Switch("allow_outside_root", get("allow_outside_root"));
   return spec;
 }
 

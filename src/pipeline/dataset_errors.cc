@@ -32,7 +32,7 @@ FileError UnpairedImagesError(const std::vector<Error>& missing) {
 // Why a listing has no complete pair, with what was found and the layout
 // that was expected.
 std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
-  size_t images = 0, masks = 0, missing_images = 0, duplicates = 0;
+  size_t images = 0, masks = 0, missing_images = 0, duplicates = 0, outside = 0;
   for (const Error& problem : dataset.problems) {
     switch (problem.kind) {
       case ErrorKind::kMissingMask:
@@ -44,6 +44,9 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
       case ErrorKind::kDuplicateKey:
         ++duplicates;
         break;
+      case ErrorKind::kOutsideRoot:
+        ++outside;
+        break;
       default:
         ++masks;
     }
@@ -52,6 +55,7 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
                       " without a mask, " + Plural(masks, "mask") + " without an image";
   if (missing_images > 0) found += ", " + Plural(missing_images, "listed image") + " missing";
   if (duplicates > 0) found += ", " + Plural(duplicates, "key") + " with two files";
+  if (outside > 0) found += ", " + Plural(outside, "listed line") + " outside the root";
   return found + " and " + Plural(dataset.ignored_count, "other file") +
          "; the rule: " + DescribeDatasetRule(spec);
 }

@@ -150,7 +150,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     for (const Error& problem : dataset_.problems) {
       // An orphan mask trains nothing either way; these lose a sample.
       if (problem.kind == ErrorKind::kMissingMask || problem.kind == ErrorKind::kMissingImage ||
-          problem.kind == ErrorKind::kDuplicateKey)
+          problem.kind == ErrorKind::kDuplicateKey || problem.kind == ErrorKind::kOutsideRoot)
         missing.push_back(problem);
     }
     if (!missing.empty()) throw UnpairedImagesError(missing);

@@ -58,7 +58,8 @@ TEST(DatasetCheckerTest, FindsEveryPlantedProblemWithItsKindAndPath) {
   for (ErrorKind kind : kAllErrorKinds) {
     const bool label_kind = kind == ErrorKind::kLabelOutOfRange ||
                             kind == ErrorKind::kSuspiciousMask ||
-                            kind == ErrorKind::kMissingImage || kind == ErrorKind::kDuplicateKey;
+                            kind == ErrorKind::kMissingImage || kind == ErrorKind::kDuplicateKey ||
+                            kind == ErrorKind::kOutsideRoot;
     EXPECT_EQ(CountProblems(report, kind), label_kind                              ? 0
                                            : kind == ErrorKind::kUnsupportedFormat ? 2
                                                                                    : 1)

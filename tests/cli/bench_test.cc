@@ -487,6 +487,27 @@ TEST(BenchTest, JsonInsideTheDatasetIsRefusedBeforeRunning) {
   EXPECT_EQ(r.output.find("throughput"), std::string::npos) << r.output;
 }
 
+// A --json that is a symlink into the dataset, to a file or through a
+// folder, is inside it too: what would be written is the dataset's file.
+TEST(BenchTest, JsonLinkedIntoTheDatasetIsRefusedAndTheFileKept) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 4);
+  const auto mask = std::filesystem::directory_iterator(data + "/train_masks")->path();
+  std::filesystem::create_symlink(mask, dir / "report.json");
+  std::filesystem::create_directory_symlink(data + "/train", dir / "reports");
+  const auto size = std::filesystem::file_size(mask);
+  for (const std::string& json :
+       {(dir / "report.json").string(), (dir / "reports" / "report.json").string()}) {
+    const auto r = RunSegfeed("bench --data '" + data + "' --epochs 1 --json '" + json + "'");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--json '" + json + "': is inside the dataset folder"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(std::filesystem::file_size(mask), size);
+  EXPECT_FALSE(std::filesystem::exists(data + "/train/report.json"));
+}
+
 // The naive baseline stops at a truncated mask (it used to crash on one)
 // and says so; the loader's own report and exit status are unaffected.
 TEST(BenchTest, BaselineReportsABadFileAndTheBenchGoesOn) {

@@ -227,7 +227,7 @@ TEST(CheckTest, JsonIsValidAndHasTheKeys) {
                           "channel_stats", "mask_foreground_fraction", "duplicates", "ignored"}) {
     EXPECT_TRUE(summary.has(key)) << key;
   }
-  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 14u);  // every ErrorKind
+  EXPECT_EQ(summary.at("problems_by_kind").members.size(), 15u);  // every ErrorKind
   EXPECT_EQ(summary.at("problems_by_kind").at("unsupported_format").number, 2);
   EXPECT_EQ(summary.at("channel_stats").at("mean").items.size(), 3u);
   EXPECT_EQ(summary.at("jpeg").at("subsampling").at("4:2:0").number,
@@ -319,6 +319,64 @@ TEST(CheckTest, JsonOnATrainingImageIsRefusedAndTheImageKept) {
   EXPECT_EQ(other.exit_code, 2) << other.output;
   EXPECT_NE(other.output.find("inside the dataset folder"), std::string::npos) << other.output;
   EXPECT_FALSE(std::filesystem::exists(masks + "/report.json"));
+}
+
+// A list of paths reads anything under its root, so the root is the
+// dataset folder; a --json linked into it, through a folder or to a file, is
+// inside it too.
+TEST(CheckTest, JsonInsideAListsRootOrLinkedIntoTheDatasetIsRefused) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const std::string stem = std::filesystem::path(Entries(dir / "data" / "train").front()).stem();
+  std::ofstream(dir / "data" / "pairs.tsv")
+      << "train/" << stem << ".jpg\ttrain_masks/" << stem << "_mask.gif\n";
+  const std::string list = " --list " + Quoted(dir / "data" / "pairs.tsv");
+  const std::string image = (dir / "data" / "train").string() + "/" + stem + ".jpg";
+  const std::vector<char> before = ReadBytes(image);
+  std::filesystem::create_directory_symlink(dir / "data" / "train", dir / "linked");
+  std::filesystem::create_symlink(image, dir / "report.json");
+  for (const auto& [dataset, json] : std::vector<std::pair<std::string, std::filesystem::path>>{
+           {list, dir / "data" / "report.json"},
+           {list + " --data " + Quoted(dir / "data"), dir / "data" / "lists" / "report.json"},
+           {list, dir / "linked" / "report.json"},
+           {list, dir / "report.json"},
+           {" --data " + Quoted(dir / "data"), dir / "report.json"},
+           {" --data " + Quoted(dir / "data"), dir / "linked" / "report.json"}}) {
+    const auto r = RunSegfeed("check" + dataset + " --json " + Quoted(json));
+    EXPECT_EQ(r.exit_code, 2) << dataset << " --json " << json << "\n" << r.output;
+    EXPECT_NE(r.output.find("--json '" + json.string() + "': is inside the dataset folder"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(ReadBytes(image), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "report.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "train" / "report.json"));
+  // Beside the dataset is fine.
+  const auto r = RunSegfeed("check" + list + " --json " + Quoted(dir / "beside.json"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "beside.json"));
+}
+
+// `check --list pairs.tsv` in the dataset's folder: its root is the working
+// folder, so a report there is refused and one elsewhere is written (every
+// path was refused, as inside the folder '').
+TEST(CheckTest, AListNamedWithoutAFolderHasTheWorkingFolderAsItsRoot) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 2);
+  const std::string stem = std::filesystem::path(Entries(dir / "data" / "train").front()).stem();
+  std::ofstream(dir / "data" / "pairs.tsv")
+      << "train/" << stem << ".jpg\ttrain_masks/" << stem << "_mask.gif\n";
+  const std::string in_data =
+      "cd " + Quoted(dir / "data") + " && \"$SEGFEED\" check --list pairs.tsv";
+  const auto inside = segfeed::testing::RunSegfeedScript(in_data + " --json report.json 2>&1");
+  EXPECT_EQ(inside.exit_code, 2) << inside.output;
+  EXPECT_NE(inside.output.find("--json 'report.json': is inside the dataset folder '.'"),
+            std::string::npos)
+      << inside.output;
+  const auto beside = segfeed::testing::RunSegfeedScript(in_data + " --json ../report.json 2>&1");
+  EXPECT_EQ(beside.exit_code, 0) << beside.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "report.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "data" / "report.json"));
 }
 
 TEST(CheckTest, JsonInAMissingFolderFailsBeforeChecking) {

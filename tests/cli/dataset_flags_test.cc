@@ -109,6 +109,56 @@ TEST_F(DatasetFlagsTest, ListsOfKeysAndOfPaths) {
   EXPECT_TRUE(Has(paths, "(1 pairs)")) << paths.output;
 }
 
+// A list under --data names the VOC tree by absolute paths: check names the
+// line and goes on with the others, the loader refuses to start under
+// --on-error fail, skips the line under skip, and --allow-outside-root
+// takes it.
+TEST_F(DatasetFlagsTest, AListNamingFilesOutsideItsRootIsRefusedUnlessAllowed) {
+  TempDir dir;
+  const fs::path voc = Root("voc");
+  std::ifstream train(voc / "ImageSets" / "Segmentation" / "train.txt");
+  std::string first, second;
+  train >> first >> second;
+  for (const auto& [folder, extension] :
+       {std::pair{"JPEGImages", ".jpg"}, std::pair{"SegmentationClass", ".png"}}) {
+    fs::create_directories(dir / "data" / folder);
+    fs::copy_file(voc / folder / (first + extension), dir / "data" / folder / (first + extension));
+  }
+  const fs::path outside_image = voc / "JPEGImages" / (second + ".jpg");
+  std::ofstream(dir / "data" / "pairs.csv")
+      << outside_image.string() << ",SegmentationClass/" << first << ".png\n"
+      << "JPEGImages/" << first << ".jpg,SegmentationClass/" << first << ".png\n";
+  const std::string dataset = " --list " + Quoted(dir / "data" / "pairs.csv") + " --data " +
+                              Quoted(dir / "data") + " --mask-mode labels --num-classes 21";
+
+  const CommandResult check = RunSegfeed("check" + dataset);
+  EXPECT_EQ(check.exit_code, 1) << check.output;
+  EXPECT_TRUE(Has(check, outside_image.string() + ": image path '" + outside_image.string() +
+                             "', listed on line 1 of " + (dir / "data" / "pairs.csv").string() +
+                             ", is absolute, not under the dataset root " +
+                             (dir / "data").string() +
+                             ": refused, allow it with --allow-outside-root "
+                             "(allow_outside_root=True) [outside_root]"))
+      << check.output;
+  EXPECT_TRUE(Has(check, "pairing          1 pairs")) << check.output;
+  EXPECT_TRUE(Has(check, "outside_root 1")) << check.output;
+
+  const std::string bench = "bench" + dataset + " --epochs 1 --batch 1 --size 16";
+  const CommandResult fail = RunSegfeed(bench);
+  EXPECT_EQ(fail.exit_code, 1) << fail.output;
+  EXPECT_TRUE(Has(fail, "listed on line 1 of")) << fail.output;
+  EXPECT_TRUE(Has(fail, "[outside_root]")) << fail.output;
+  const CommandResult skip = RunSegfeed(bench + " --on-error skip");
+  EXPECT_EQ(skip.exit_code, 0) << skip.output;
+  EXPECT_TRUE(Has(skip, "(1 pairs)")) << skip.output;
+  const CommandResult allowed = RunSegfeed(bench + " --allow-outside-root");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
+  EXPECT_TRUE(Has(allowed, "(2 pairs)")) << allowed.output;
+  const CommandResult clean = RunSegfeed("check" + dataset + " --allow-outside-root");
+  EXPECT_EQ(clean.exit_code, 0) << clean.output;
+  EXPECT_TRUE(Has(clean, "pairing          2 pairs")) << clean.output;
+}
+
 TEST_F(DatasetFlagsTest, AWrongLayoutExitsOneSayingWhatItFound) {
   const CommandResult carvana = RunSegfeed("check --data " + Quoted(Root("voc")));
   EXPECT_EQ(carvana.exit_code, 1) << carvana.output;
@@ -127,15 +177,17 @@ TEST_F(DatasetFlagsTest, ContradictionsAreUsageErrorsInTheFlagsWords) {
            {"--data x --dataset voc --images y", "--images does not go with --dataset voc"},
            {"--dataset voc", "the voc preset needs --data, the folder that holds its layout"},
            {"--data x --dataset pascal", "dataset must be one of carvana, voc, cityscapes, ade20k"},
-           {"--data x --split val", "the carvana layout has no splits"}}) {
+           {"--data x --split val", "the carvana layout has no splits"},
+           {"--images x --masks y --allow-outside-root",
+            "--allow-outside-root does not go with --dataset folders"}}) {
     const CommandResult r = RunSegfeed("check " + arguments);
     EXPECT_EQ(r.exit_code, 2) << arguments << "\n" << r.output;
     EXPECT_TRUE(Has(r, message)) << arguments << "\n" << r.output;
   }
   const CommandResult help = RunSegfeed("bench --help");
-  for (const char* flag :
-       {"--dataset", "--split", "--images", "--masks", "--image-suffix", "--mask-suffix",
-        "--image-ext", "--mask-ext", "--recursive", "--list", "--list-root"}) {
+  for (const char* flag : {"--dataset", "--split", "--images", "--masks", "--image-suffix",
+                           "--mask-suffix", "--image-ext", "--mask-ext", "--recursive", "--list",
+                           "--list-root", "--allow-outside-root"}) {
     EXPECT_TRUE(Has(help, flag)) << flag;
   }
 }

@@ -182,6 +182,21 @@ TEST_F(PreviewTest, DumpWorksForTheLongestAndHostileStems) {
   EXPECT_EQ(entries, files) << "no temporary file left behind";
 }
 
+TEST_F(PreviewTest, ADumpFolderLinkedIntoTheDatasetIsRefused) {
+  std::filesystem::create_directory_symlink(dir_ / "data" / "train_masks", dir_ / "dump");
+  const std::string dump = (dir_ / "dump").string();
+  for (const std::string& folder : {dump, dump + "/sub"}) {
+    const auto r = RunSegfeed("preview" + data_ + " --count 2 --out " +
+                              Quoted((dir_ / "grid.png").string()) + " --dump " + Quoted(folder));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--dump '" + folder + "': is inside the dataset folder"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "data" / "train_masks" / "sub"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "grid.png"));
+}
+
 TEST_F(PreviewTest, OutputsInsideTheDatasetAreRefusedBeforeRunning) {
   const std::string train = (dir_ / "data" / "train").string();
   auto r = RunSegfeed("preview" + data_ + " --out " + Quoted(train + "/grid.png"));

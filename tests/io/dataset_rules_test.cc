@@ -42,6 +42,8 @@ std::vector<std::string> Kinds(const Dataset& dataset) {
   return kinds;
 }
 
+using Values = std::vector<std::pair<std::string, std::string>>;
+
 DatasetSpec Folders(const fs::path& images, const fs::path& masks) {
   DatasetSpec spec;
   spec.image_dir = images;
@@ -203,15 +205,117 @@ TEST(DatasetRulesTest, ATwoColumnListPairsPathsUnderItsRoot) {
   EXPECT_EQ(dataset.problems[1].path, (dir / "photos" / "w.jpg").string());
 
   // Commas and white space separate too; the default root is the list's folder.
-  WriteText(dir / "lists" / "pairs.csv", "../photos/z.jpg, ../masks/m-z.png\n");
-  WriteText(dir / "lists" / "pairs.txt", "../photos/z.jpg   ../masks/m-z.png\n");
+  WriteText(dir / "pairs.csv", "photos/z.jpg, masks/m-z.png\n");
+  WriteText(dir / "pairs.txt", "photos/z.jpg   masks/m-z.png\n");
   for (const char* name : {"pairs.csv", "pairs.txt"}) {
-    spec.list_file = dir / "lists" / name;
+    spec.list_file = dir / name;
     spec.list_root.clear();
     const Dataset other = ListDataset(spec);
     ASSERT_EQ(other.pairs.size(), 1u) << name;
     EXPECT_TRUE(fs::exists(other.pairs[0].mask_path)) << other.pairs[0].mask_path;
   }
+}
+
+// The lines of the issue: a list may not name files outside its root; each
+// refused line is a problem naming the list, the line, the path as written,
+// why and the option, and the lines around it pair as before.
+class ListOutsideRootTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* key : {"a", "b", "c", "d", "e"}) {
+      Touch(dir_ / "data" / "photos" / (std::string(key) + ".jpg"));
+      Touch(dir_ / "data" / "masks" / (std::string(key) + ".png"));
+    }
+    Touch(dir_ / "elsewhere" / "photos" / "x.jpg");
+    Touch(dir_ / "elsewhere" / "masks" / "x.png");
+    fs::create_symlink(dir_ / "elsewhere" / "photos" / "x.jpg", dir_ / "data" / "photos" / "x.jpg");
+    fs::create_directory_symlink(dir_ / "elsewhere" / "masks", dir_ / "data" / "more");
+    fs::create_symlink(dir_ / "data" / "photos" / "c.jpg", dir_ / "data" / "photos" / "alias.jpg");
+    const std::string outside = (dir_ / "elsewhere").string();
+    WriteText(dir_ / "data" / "pairs.tsv",
+              outside +
+                  "/photos/x.jpg\tmasks/a.png\n"              // 1: absolute
+                  "photos/a.jpg\tmasks/a.png\n"               // 2
+                  "photos/b.jpg\t../elsewhere/masks/x.png\n"  // 3: ".."
+                  "# a comment\n"                             // 4
+                  "photos/x.jpg\tmasks/b.png\n"               // 5: a linked file
+                  "photos/d.jpg\tmore/x.png\n"                // 6: a linked folder
+                  "photos/alias.jpg\tmasks/c.png\n"           // 7: a link inside
+                  "photos/e.jpg\tmasks/e.png\n");             // 8
+    spec_.name = "list";
+    spec_.list_file = dir_ / "data" / "pairs.tsv";
+  }
+  std::string List() const { return (dir_ / "data" / "pairs.tsv").string(); }
+  std::string Root() const { return (dir_ / "data").string(); }
+
+  TempDir dir_;
+  DatasetSpec spec_;
+};
+
+TEST_F(ListOutsideRootTest, RefusedLinesAreProblemsAndTheOthersPair) {
+  const Dataset dataset = ListDataset(spec_);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"photos/a", "photos/alias", "photos/e"}));
+  EXPECT_EQ(dataset.pairs[1].image_path, dir_ / "data" / "photos" / "alias.jpg");
+  EXPECT_EQ(Kinds(dataset), (std::vector<std::string>(4, "outside_root")));
+  ASSERT_EQ(dataset.problems.size(), 4u);
+  const std::string elsewhere = fs::canonical(dir_ / "elsewhere").string();
+  const std::string how = ": refused, allow it with --allow-outside-root (allow_outside_root=True)";
+  EXPECT_EQ(dataset.problems[0].path, (dir_ / "elsewhere" / "photos" / "x.jpg").string());
+  EXPECT_EQ(dataset.problems[0].detail, "image path '" + (dir_ / "elsewhere").string() +
+                                            "/photos/x.jpg', listed on line 1 of " + List() +
+                                            ", is absolute, not under the dataset root " + Root() +
+                                            how);
+  EXPECT_EQ(dataset.problems[1].path, Root() + "/../elsewhere/masks/x.png");
+  EXPECT_EQ(dataset.problems[1].detail,
+            "mask path '../elsewhere/masks/x.png', listed on line 3 of " + List() +
+                ", leaves the dataset root " + Root() + how);
+  EXPECT_EQ(dataset.problems[2].detail,
+            "image path 'photos/x.jpg', listed on line 5 of " + List() + ", is a symlink to " +
+                elsewhere + "/photos/x.jpg, outside the dataset root " + Root() + how);
+  EXPECT_EQ(dataset.problems[3].detail, "mask path 'more/x.png', listed on line 6 of " + List() +
+                                            ", goes through more, a " + "symlink to " + elsewhere +
+                                            "/masks, outside the dataset root " + Root() + how);
+  EXPECT_EQ(dataset.problems[3].Message().substr(0, Root().size() + 12), Root() + "/more/x.png:");
+}
+
+TEST_F(ListOutsideRootTest, BothPathsOfALineAreNamed) {
+  WriteText(spec_.list_file, "../a.jpg\t/b.png\nphotos/a.jpg\tmasks/a.png\n");
+  const Dataset dataset = ListDataset(spec_);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"photos/a"}));
+  ASSERT_EQ(dataset.problems.size(), 1u);
+  EXPECT_NE(dataset.problems[0].detail.find("image path '../a.jpg', listed on line 1 of " + List() +
+                                            ", leaves the dataset root " + Root() +
+                                            "; the mask path '/b.png' is absolute"),
+            std::string::npos)
+      << dataset.problems[0].detail;
+}
+
+TEST_F(ListOutsideRootTest, TheOptionAllowsThem) {
+  spec_.allow_outside_root = true;
+  const Dataset dataset = ListDataset(spec_);
+  EXPECT_TRUE(dataset.problems.empty()) << dataset.problems[0].Message();
+  ASSERT_EQ(dataset.pairs.size(), 7u);
+  EXPECT_EQ(dataset.pairs[0].image_path, dir_ / "elsewhere" / "photos" / "x.jpg");
+  EXPECT_TRUE(fs::exists(dataset.pairs[1].mask_path)) << dataset.pairs[1].mask_path;
+  EXPECT_EQ(dataset.pairs[3].image_path, dir_ / "data" / "photos" / "x.jpg");
+  // Through the keywords, as the CLI and Python give it.
+  const DatasetSpec given = DatasetFromValues(
+      "", Values{{"list_file", List()}, {"root", Root()}, {"allow_outside_root", "true"}});
+  EXPECT_TRUE(given.allow_outside_root);
+  EXPECT_EQ(ListDataset(given).pairs.size(), 7u);
+  EXPECT_FALSE(DatasetFromValues("", Values{{"list_file", List()}}).allow_outside_root);
+}
+
+TEST_F(ListOutsideRootTest, AnExplicitRootIsTheOneChecked) {
+  // Under the list root --list-root names, "../elsewhere" is inside.
+  WriteText(dir_ / "lists" / "pairs.tsv",
+            "data/photos/a.jpg\telsewhere/masks/x.png\n../data/photos/b.jpg\tdata/masks/b.png\n");
+  spec_.list_file = dir_ / "lists" / "pairs.tsv";
+  spec_.list_root = dir_.path();
+  const Dataset dataset = ListDataset(spec_);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"data/photos/a"}));
+  ASSERT_EQ(Kinds(dataset), (std::vector<std::string>{"outside_root"}));
+  EXPECT_NE(dataset.problems[0].detail.find("line 2"), std::string::npos);
 }
 
 TEST(DatasetRulesTest, PresetsSetTheirLabelOptions) {
@@ -275,8 +379,6 @@ TEST(DatasetRulesTest, APresetOnAnotherLayoutSaysWhatItFound) {
   EXPECT_NE(city.find("no split 'val': leftImg8bit/ has train/"), std::string::npos) << city;
 }
 
-using Values = std::vector<std::pair<std::string, std::string>>;
-
 TEST(DatasetRulesTest, KeywordsChooseTheRule) {
   EXPECT_EQ(DatasetFromValues("root", {}).name, "carvana");
   const DatasetSpec voc = DatasetFromValues("root", Values{{"dataset", "voc"}, {"split", "val"}});
@@ -304,6 +406,10 @@ TEST(DatasetRulesTest, KeywordsChooseTheRule) {
            {{{"split", "train"}}, "the carvana layout has no splits"},
            {{{"dataset", "voc"}, {"split", "../x"}}, "split must be a name"},
            {{{"recursive", "yes"}}, "recursive must be true or false"},
+           {{{"list_file", "l"}, {"allow_outside_root", "maybe"}},
+            "allow_outside_root must be true or false"},
+           {{{"images", "i"}, {"masks", "m"}, {"allow_outside_root", "true"}},
+            "allow_outside_root does not go with dataset folders"},
            {{{"colour", "red"}}, "unknown dataset keyword 'colour'"}}) {
     const fs::path data = words == "no dataset" || words == "images needs masks" ? "" : "root";
     try {

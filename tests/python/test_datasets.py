@@ -135,6 +135,36 @@ def test_a_two_column_list_under_its_root(layouts, tmp_path):
         assert sum(len(batch.sample_ids) for batch in loader) == 4
 
 
+def test_a_list_may_not_name_files_outside_its_root_unless_allowed(layouts, tmp_path):
+    # The list's root holds one pair and a link to a folder beside it that holds the other image.
+    images = sorted((layouts["ade20k"] / "images" / "training").iterdir())[:2]
+    root, outside = tmp_path / "data", tmp_path / "outside"
+    (root / "masks").mkdir(parents=True)
+    (root / "images").mkdir()
+    outside.mkdir()
+    for image in images:
+        shutil.copy(layouts["ade20k"] / "annotations" / "training" / f"{image.stem}.png", root / "masks")
+    shutil.copy(images[0], outside)
+    shutil.copy(images[1], root / "images")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    list_file = root / "pairs.tsv"
+    list_file.write_text(f"linked/{images[0].name}\tmasks/{images[0].stem}.png\n"
+                         f"images/{images[1].name}\tmasks/{images[1].stem}.png\n")
+    keywords = dict(list_file=list_file, mask_mode="labels", num_classes=151, **OPTIONS)
+    with pytest.raises(segfeed.FileError, match=r"listed on line 1 of .*, goes through linked, a symlink to") as error:
+        segfeed.Loader(**keywords)
+    assert error.value.kind == "outside_root"
+    assert "allow_outside_root=True" in error.value.detail
+    with segfeed.Loader(on_bad_file="skip", **keywords) as loader:
+        assert [image for _, image, _ in loader.pairs()] == [str(root / "images" / images[1].name)]
+        assert [p["kind"] for p in loader.stats()["unpaired_files"]] == ["outside_root"]
+    with segfeed.Loader(allow_outside_root=True, **keywords) as loader:
+        assert len(loader.pairs()) == 2
+        assert sum(len(batch.sample_ids) for batch in loader) == 2
+    with pytest.raises(TypeError, match="allow_outside_root must be True or False"):
+        segfeed.Loader(allow_outside_root="yes", **keywords)
+
+
 def test_a_wrong_layout_says_what_it_found(layouts):
     with pytest.raises(segfeed.FileError, match="this looks like the voc layout, try --dataset voc"):
         segfeed.Loader(layouts["voc"])
