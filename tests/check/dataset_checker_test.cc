@@ -67,6 +67,14 @@ TEST(DatasetCheckerTest, FindsEveryPlantedProblemWithItsKindAndPath) {
   }
 }
 
+// A checkpoint names the kinds of its bad pairs by name (LoaderState::known_bad).
+TEST(DatasetCheckerTest, EveryKindIsReadBackFromItsName) {
+  for (ErrorKind kind : kAllErrorKinds) {
+    EXPECT_EQ(ErrorKindFromName(ErrorKindName(kind)), kind) << ErrorKindName(kind);
+  }
+  EXPECT_EQ(ErrorKindFromName("no_such_kind"), std::nullopt);
+}
+
 TEST(DatasetCheckerTest, DetailsSayWhatIsWrong) {
   TempDir dir;
   segfeed::testing::WritePlantedDataset(dir.path());
