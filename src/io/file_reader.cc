@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "io/file_descriptor.h"
+#include "io/file_system.h"
 #include "io/format_sniffer.h"
 
 namespace segfeed::internal {
@@ -24,13 +24,14 @@ Error IoError(const std::filesystem::path& path, const std::string& detail) {
 Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path,
                                                   std::optional<SniffedFormat> expected,
                                                   std::optional<SniffedFormat> also) {
+  FileSystem& file_system = FileSystemInUse();
   // open(2) follows symlinks; a dangling one fails here with ENOENT.
   // O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
   // for regular files it changes nothing.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  FileDescriptor fd(file_system.Open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0));
   if (fd.get() < 0) return IoError(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat info {};
-  if (::fstat(fd.get(), &info) != 0) {
+  if (file_system.Fstat(fd.get(), &info) != 0) {
     return IoError(path, std::string("cannot stat: ") + std::strerror(errno));
   }
   if (!S_ISREG(info.st_mode)) return IoError(path, "not a regular file");
@@ -49,7 +50,7 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
     uint8_t head[kSniffBytes];
     const size_t want = std::min(size, sizeof head);
     while (done < want) {
-      const ssize_t n = ::read(fd.get(), head + done, want - done);
+      const ssize_t n = file_system.Read(fd.get(), head + done, want - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
       done += static_cast<size_t>(n);
@@ -72,7 +73,7 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
   // read(2) may return fewer bytes than asked (signals, network file
   // systems); only a return of 0 means the file ended early.
   while (done < size) {
-    const ssize_t n = ::read(fd.get(), buffer_.data() + done, size - done);
+    const ssize_t n = file_system.Read(fd.get(), buffer_.data() + done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return IoError(path, std::string("cannot read: ") + std::strerror(errno));
