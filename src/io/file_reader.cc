@@ -11,6 +11,7 @@
 #include "io/file_descriptor.h"
 #include "io/file_system.h"
 #include "io/format_sniffer.h"
+#include "io/scratch_growth.h"
 
 namespace segfeed::internal {
 namespace {
@@ -84,10 +85,10 @@ Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& p
                        (also ? " or " + std::string(FormatName(*also)) : std::string()) +
                        " file (" + DescribeContent(first) + ")"};
     }
-    buffer_.resize(size);
+    ResizeScratch(&buffer_, size);
     std::memcpy(buffer_.data(), head, done);
   } else {
-    buffer_.resize(size);
+    ResizeScratch(&buffer_, size);
   }
   // resize() never shrinks the capacity, so a file no larger than the
   // largest one seen before costs no allocation and no fresh pages.
