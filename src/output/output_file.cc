@@ -69,6 +69,18 @@ std::FILE* StreamWritingTo(const struct stat& info) {
   return nullptr;
 }
 
+// Calls `call` again while a signal interrupts it (-1 with EINTR). Not for
+// close(2): Linux releases the descriptor even then, so a retry could close
+// another thread's.
+template <typename Call>
+int RetryOnSignal(Call call) {
+  int result = 0;
+  do {
+    result = call();
+  } while (result == -1 && errno == EINTR);
+  return result;
+}
+
 // Writes all of `bytes`, resuming after short writes and signals; false
 // with errno set on failure.
 bool WriteAll(int fd, std::string_view bytes) {
@@ -99,7 +111,9 @@ class TemporaryFile {
   // Closes the file and renames it to `target`; false with errno set if
   // either fails (the destructor then removes the file).
   bool CloseAndRenameTo(const fs::path& target) {
-    if (!fd_.Close() || internal::FileSystemInUse().Rename(path_.c_str(), target.c_str()) != 0)
+    if (!fd_.Close() || RetryOnSignal([&] {
+                          return internal::FileSystemInUse().Rename(path_.c_str(), target.c_str());
+                        }) != 0)
       return false;
     path_.clear();
     return true;
@@ -121,8 +135,10 @@ class TemporaryFile {
       name += suffix;
       *path = FolderOf(target) / name;
       // 0666 before the umask: the permissions a new file gets anyway.
-      const int fd = internal::FileSystemInUse().Open(
-          path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      const int fd = RetryOnSignal([&] {
+        return internal::FileSystemInUse().Open(path->c_str(),
+                                                O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      });
       if (fd >= 0) return fd;
       if (errno != EEXIST) break;
     }
@@ -202,15 +218,19 @@ internal::Status OutputFile::Replace(std::string_view bytes) const {
   // content or the whole new one, never an empty file.
   internal::FileSystem& file_system = internal::FileSystemInUse();
   const bool written = WriteAll(temp.fd(), bytes) &&
-                       (!existing_mode_ || file_system.Fchmod(temp.fd(), *existing_mode_) == 0) &&
-                       file_system.Fsync(temp.fd()) == 0 && temp.CloseAndRenameTo(target_);
+                       (!existing_mode_ || RetryOnSignal([&] {
+                                             return file_system.Fchmod(temp.fd(), *existing_mode_);
+                                           }) == 0) &&
+                       RetryOnSignal([&] { return file_system.Fsync(temp.fd()); }) == 0 &&
+                       temp.CloseAndRenameTo(target_);
   if (!written) return IoError(path_, "cannot write: " + ErrnoText());
   return {};
 }
 
 internal::Status OutputFile::WriteDirectly(std::string_view bytes) const {
-  internal::FileDescriptor fd(
-      internal::FileSystemInUse().Open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY, 0));
+  internal::FileDescriptor fd(RetryOnSignal([&] {
+    return internal::FileSystemInUse().Open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY, 0);
+  }));
   if (fd.get() < 0) return IoError(path_, "cannot open: " + ErrnoText());
   if (!WriteAll(fd.get(), bytes) || !fd.Close())
     return IoError(path_, "cannot write: " + ErrnoText());
