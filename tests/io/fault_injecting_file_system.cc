@@ -94,6 +94,7 @@ std::string FaultInjectingFileSystem::faulted_path() const {
 }
 
 bool FaultInjectingFileSystem::Counts(FileCall call, const std::string& path) {
+  if (path.compare(0, prefix_.size(), prefix_) != 0) return false;
   const int64_t n = ++counts_[static_cast<size_t>(call)];
   if (!armed_.load() || call != armed_call_ || n != armed_nth_) return false;
   {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "io/file_system.h"
 #include "io/scratch_growth.h"
@@ -55,6 +56,10 @@ class FaultInjectingFileSystem final : public internal::FileSystem {
   void Arm(FileCall call, int64_t nth, Fault fault);
   // Counts from zero and fails nothing.
   void Disarm();
+  // Counts (and fails) only the calls about paths starting with `prefix`
+  // (all when empty): an output folder's, say, and not the dataset's.
+  // Set while nothing runs.
+  void CountOnlyUnder(std::string prefix) { prefix_ = std::move(prefix); }
 
   int64_t calls(FileCall call) const { return counts_[static_cast<size_t>(call)].load(); }
   bool fired() const { return fired_.load(); }
@@ -82,6 +87,7 @@ class FaultInjectingFileSystem final : public internal::FileSystem {
   std::string PathOf(DIR* dir) const;
 
   internal::FileSystem& real_ = internal::DefaultFileSystem();
+  std::string prefix_;
   std::array<std::atomic<int64_t>, kFileCallKinds> counts_{};
   std::atomic<bool> armed_{false};
   FileCall armed_call_ = FileCall::kOpen;
