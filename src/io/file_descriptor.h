@@ -1,6 +1,6 @@
 #pragma once
 
-#include <unistd.h>
+#include "io/file_system.h"
 
 namespace segfeed::internal {
 
@@ -12,7 +12,7 @@ class FileDescriptor {
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
   ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) FileSystemInUse().Close(fd_);
   }
   int get() const { return fd_; }
   // False with errno set when close(2) fails: on NFS, for one, that is
@@ -20,7 +20,7 @@ class FileDescriptor {
   bool Close() {
     const int fd = fd_;
     fd_ = -1;
-    return ::close(fd) == 0;
+    return FileSystemInUse().Close(fd) == 0;
   }
 
  private:

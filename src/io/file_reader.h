@@ -20,11 +20,13 @@ class FileReader {
   // is allocated for them.
   explicit FileReader(int64_t max_bytes = int64_t{256} << 20) : max_bytes_(max_bytes) {}
 
-  // Reads the file at `path` with one read(2) in the common case. The bytes
-  // stay valid until the next Read() on this reader. Errors name `path`:
-  // empty_file for zero bytes, too_large above max_bytes, io_error for a
-  // missing file, a dangling symlink, a folder, a FIFO or device (refused
-  // without blocking), a permission problem or a short read.
+  // Reads the file at `path` with one read(2) in the common case, through
+  // FileSystemInUse(); EINTR is retried and a short read reads on. The
+  // bytes stay valid until the next Read() on this reader. Errors name
+  // `path`: empty_file for zero bytes, too_large above max_bytes, io_error
+  // (with the errno text) for a missing file, a dangling symlink, a folder,
+  // a FIFO or device (refused without blocking), a permission problem, a
+  // failed read, or a file that ends before its stat'ed size.
   // With `expected`, the first bytes are checked before the whole file is
   // read: a file of another format is unsupported_format (naming what it
   // looks like) without a buffer of its size ever being allocated.

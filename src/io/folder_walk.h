@@ -18,7 +18,9 @@ namespace segfeed::internal {
 // with the dataset) and sorted bytewise.
 class FolderNames {
  public:
-  // Throws FileError (io_error) naming `folder` when it cannot be listed.
+  // Throws FileError (io_error) naming `folder` when it cannot be listed,
+  // or naming an entry whose type needs a stat(2) that fails other than as
+  // a dangling symlink does. Lists through FileSystemInUse().
   explicit FolderNames(const std::filesystem::path& folder);
 
   size_t size() const { return order_.size(); }
@@ -46,7 +48,8 @@ struct WalkedFolder {
 // A folder and, when `recursive`, every folder below it that is not hidden
 // (a name starting with '.'), in sorted order of `relative`. A folder
 // reached twice through symlinks is walked once; one nested deeper than
-// kMaxWalkDepth is ignored.
+// kMaxWalkDepth is ignored. Throws FileError (io_error) naming a folder it
+// cannot stat or list.
 class FolderWalk {
  public:
   static constexpr int kMaxWalkDepth = 64;

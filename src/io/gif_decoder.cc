@@ -12,6 +12,7 @@
 #include "io/format_sniffer.h"
 #include "io/gif_lzw.h"
 #include "io/gif_memory_source.h"
+#include "io/scratch_growth.h"
 
 namespace segfeed::internal {
 namespace {
@@ -194,7 +195,7 @@ Status GatherLzwData(GifFileType* gif, std::vector<uint8_t>* compressed, int* mi
   if (DGifGetCode(gif, min_code_size, &block) == GIF_ERROR)
     return errors.Corrupt(gif->Error, "in the pixel data");
   while (block) {
-    compressed->insert(compressed->end(), block + 1, block + 1 + block[0]);
+    AppendScratch(compressed, block + 1, block + 1 + block[0]);
     if (DGifGetCodeNext(gif, &block) == GIF_ERROR)
       return errors.Corrupt(gif->Error, "in the pixel data");
   }
@@ -405,7 +406,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
 
   out->width = gif->SWidth;
   out->height = gif->SHeight;
-  out->pixels.resize(static_cast<size_t>(out->width) * out->height);
+  ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height);
   const size_t width = static_cast<size_t>(out->width);
   uint8_t* const canvas = out->pixels.data();
   if (placement != Placement::kInPlace) ClearOutsideFrame(frame, out);
@@ -422,7 +423,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     decoded = lzw_.DecodeRows(compressed_, min_code_size, rows_, static_cast<size_t>(frame.Width),
                               &index_used);
   } else {
-    indices_.resize(static_cast<size_t>(frame_pixels));
+    ResizeScratch(&indices_, static_cast<size_t>(frame_pixels));
     decoded = lzw_.Decode(compressed_, min_code_size, indices_, &index_used);
   }
   if (decoded.outcome != GifLzwDecoder::Outcome::kComplete) {

@@ -10,6 +10,7 @@
 
 #include "io/file_reader.h"
 #include "io/format_sniffer.h"
+#include "io/scratch_growth.h"
 
 namespace segfeed::internal {
 namespace {
@@ -261,7 +262,7 @@ Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& head
   out->height = scale.Apply(header.height);
   // resize() keeps the capacity, so this allocates only for a larger image
   // than any before on this thread.
-  out->pixels.resize(static_cast<size_t>(out->width) * out->height * 3);
+  ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height * 3);
 
   // LIMITSCANS refuses progressive files with more than 500 scans, a known
   // way to make a tiny file take minutes to decode.

@@ -5,6 +5,7 @@
 #include <new>
 #include <string>
 
+#include "io/scratch_growth.h"
 #include "stage_clock.h"
 
 namespace segfeed::internal {
@@ -206,7 +207,7 @@ Status PairReader::MapPngSamples(const std::string& path) {
   const size_t count = static_cast<size_t>(samples.width) * samples.height;
   mask_.width = samples.width;
   mask_.height = samples.height;
-  mask_.pixels.resize(count);
+  ResizeScratch(&mask_.pixels, count);
   mask_.bit_depth = samples.bit_depth;
   mask_.palette_digest = PaletteDigest(samples.palette);
   mask_.palette_disagrees = false;

@@ -1,6 +1,7 @@
 #include "io/planned_source.h"
 
 #include <algorithm>
+#include <new>
 
 #include "io/file_reader.h"
 #include "io/format_sniffer.h"
@@ -12,8 +13,8 @@ namespace segfeed::internal {
 namespace {
 
 // A photo's size from its JPEG or PNG header.
-Result<PlannedSource> ReadPhotoHeader(const std::filesystem::path& path,
-                                      const DecodeOptions& decode) {
+Result<PlannedSource> ReadPhotoHeaderOrThrow(const std::filesystem::path& path,
+                                             const DecodeOptions& decode) {
   FileReader file(decode.max_file_bytes);
   auto bytes = file.Read(path);
   if (!bytes.ok()) return bytes.error();
@@ -37,7 +38,7 @@ Result<PlannedSource> ReadPhotoHeader(const std::filesystem::path& path,
 
 // Bytes per pixel of a PNG mask's samples; 0 for a GIF or a mask that does
 // not parse (the decoder reports it when it is read).
-int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& decode) {
+int MaskSampleBytesOrThrow(const std::filesystem::path& path, const DecodeOptions& decode) {
   FileReader file(decode.max_file_bytes);
   auto bytes = file.Read(path);
   if (!bytes.ok() || SniffFormat(bytes.value()) != SniffedFormat::kPng) return 0;
@@ -46,6 +47,27 @@ int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& deco
   if (!header.ok() || header.value().width < 1 || header.value().height < 1) return 0;
   return static_cast<int>(PngDecoder::MaskSampleBytes(header.value()) /
                           (int64_t{header.value().width} * header.value().height));
+}
+
+// Planning is advice: running out of memory on a sampled file (its whole
+// bytes are read) leaves that file out of the plan, as a header that does
+// not parse does, instead of failing the loader it plans for. The file is
+// read again, and reported, when its turn comes.
+Result<PlannedSource> ReadPhotoHeader(const std::filesystem::path& path,
+                                      const DecodeOptions& decode) {
+  try {
+    return ReadPhotoHeaderOrThrow(path, decode);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorKind::kTooLarge, path.string(),
+                 "not enough memory to read this file's header (std::bad_alloc)"};
+  }
+}
+int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& decode) {
+  try {
+    return MaskSampleBytesOrThrow(path, decode);
+  } catch (const std::bad_alloc&) {
+    return 0;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "io/format_sniffer.h"
+#include "io/scratch_growth.h"
 
 namespace segfeed::internal {
 namespace {
@@ -197,7 +198,7 @@ Status ForEachScanline(spng_ctx* ctx, const PngHeader& header, const PngErrors& 
                        std::vector<uint8_t>* scanline, Place&& place) {
   int error = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_PNG, SPNG_DECODE_PROGRESSIVE);
   if (error) return errors.Spng(error, "before the image data");
-  scanline->resize(static_cast<size_t>(StoredRowBytes(header)));
+  ResizeScratch(scanline, static_cast<size_t>(StoredRowBytes(header)));
   do {
     spng_row_info row{};
     error = spng_get_row_info(ctx, &row);
@@ -327,7 +328,7 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
   }
   out->width = header.width;
   out->height = header.height;
-  out->pixels.resize(static_cast<size_t>(ImageBytes(header)));
+  ResizeScratch(&out->pixels, static_cast<size_t>(ImageBytes(header)));
   const size_t row_bytes = static_cast<size_t>(header.width) * 3;
 
   if (!palette) {
@@ -407,7 +408,7 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
   out->height = header.height;
   out->bit_depth = header.bit_depth;
   out->has_palette = palette;
-  out->bytes.resize(static_cast<size_t>(MaskSampleBytes(header)));
+  ResizeScratch(&out->bytes, static_cast<size_t>(MaskSampleBytes(header)));
   const auto row_bytes = static_cast<size_t>(out_row_bytes);
 
   if (in_place) {

@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "io/file_descriptor.h"
+#include "io/file_system.h"
 #include "output/utf8.h"
 
 namespace segfeed::tools {
@@ -68,11 +69,23 @@ std::FILE* StreamWritingTo(const struct stat& info) {
   return nullptr;
 }
 
+// Calls `call` again while a signal interrupts it (-1 with EINTR). Not for
+// close(2): Linux releases the descriptor even then, so a retry could close
+// another thread's.
+template <typename Call>
+int RetryOnSignal(Call call) {
+  int result = 0;
+  do {
+    result = call();
+  } while (result == -1 && errno == EINTR);
+  return result;
+}
+
 // Writes all of `bytes`, resuming after short writes and signals; false
 // with errno set on failure.
 bool WriteAll(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    const ssize_t n = internal::FileSystemInUse().Write(fd, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -90,7 +103,7 @@ class TemporaryFile {
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
   ~TemporaryFile() {
-    if (!path_.empty()) ::unlink(path_.c_str());
+    if (!path_.empty()) internal::FileSystemInUse().Unlink(path_.c_str());
   }
 
   bool is_open() const { return fd_.get() >= 0; }
@@ -98,7 +111,10 @@ class TemporaryFile {
   // Closes the file and renames it to `target`; false with errno set if
   // either fails (the destructor then removes the file).
   bool CloseAndRenameTo(const fs::path& target) {
-    if (!fd_.Close() || ::rename(path_.c_str(), target.c_str()) != 0) return false;
+    if (!fd_.Close() || RetryOnSignal([&] {
+                          return internal::FileSystemInUse().Rename(path_.c_str(), target.c_str());
+                        }) != 0)
+      return false;
     path_.clear();
     return true;
   }
@@ -119,7 +135,10 @@ class TemporaryFile {
       name += suffix;
       *path = FolderOf(target) / name;
       // 0666 before the umask: the permissions a new file gets anyway.
-      const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      const int fd = RetryOnSignal([&] {
+        return internal::FileSystemInUse().Open(path->c_str(),
+                                                O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      });
       if (fd >= 0) return fd;
       if (errno != EEXIST) break;
     }
@@ -197,15 +216,21 @@ internal::Status OutputFile::Replace(std::string_view bytes) const {
     return IoError(path_, "cannot create a temporary file beside it: " + ErrnoText());
   // fsync before the rename: after a crash the name holds either the old
   // content or the whole new one, never an empty file.
+  internal::FileSystem& file_system = internal::FileSystemInUse();
   const bool written = WriteAll(temp.fd(), bytes) &&
-                       (!existing_mode_ || ::fchmod(temp.fd(), *existing_mode_) == 0) &&
-                       ::fsync(temp.fd()) == 0 && temp.CloseAndRenameTo(target_);
+                       (!existing_mode_ || RetryOnSignal([&] {
+                                             return file_system.Fchmod(temp.fd(), *existing_mode_);
+                                           }) == 0) &&
+                       RetryOnSignal([&] { return file_system.Fsync(temp.fd()); }) == 0 &&
+                       temp.CloseAndRenameTo(target_);
   if (!written) return IoError(path_, "cannot write: " + ErrnoText());
   return {};
 }
 
 internal::Status OutputFile::WriteDirectly(std::string_view bytes) const {
-  internal::FileDescriptor fd(::open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY));
+  internal::FileDescriptor fd(RetryOnSignal([&] {
+    return internal::FileSystemInUse().Open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY, 0);
+  }));
   if (fd.get() < 0) return IoError(path_, "cannot open: " + ErrnoText());
   if (!WriteAll(fd.get(), bytes) || !fd.Close())
     return IoError(path_, "cannot write: " + ErrnoText());
