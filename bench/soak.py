@@ -289,7 +289,8 @@ def run_check(args: argparse.Namespace) -> int:
     skipped_at: dict[int, int] = {}
     by_path = {f: i for i, pair in enumerate(pairs) for f in pair}
     for path, _, t in skips:
-        skipped_at.setdefault(by_path[path], t)
+        if path in by_path:  # else it failed above: no mutation touches a file not listed
+            skipped_at.setdefault(by_path[path], t)
     retired_epochs = 0
     complete = [(n, e) for n, e in sorted(epochs.items()) if e.end and e.delivered == full_epoch]
     for n, epoch in complete:
