@@ -127,7 +127,7 @@ main() {
   sed -n '/^  stopped:/p; /^loaded /p' "$work/bench.out"
   /usr/bin/python3 bench/soak.py check --samples "$work/samples.jsonl" \
     --reference "$work/reference.jsonl" --mutations "$work/mutations.jsonl" \
-    --proc "$work/proc.tsv" --root "$work/data" --baseline-s "$baseline_s" \
+    --proc "$work/proc.tsv" --root "$work/data" --pristine "$work/pristine" --baseline-s "$baseline_s" \
     --duration-s "$duration_s" --elapsed-s "$elapsed" --bench-status "$bench_status" \
     --victims "$victims" --threads "$threads"
 }
