@@ -432,10 +432,9 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
   Json json = Json::object();
   SetText(&json, "dataset", result.dataset_label);
   json["pairs"] = loader.dataset().pairs.size();
-  json["epochs"] =
-      result.epoch_seconds.size();  // run: --epochs 0 or an early end differ from asked
-  json["batches"] = result.batches;
-  json["samples"] = result.samples;
+  // The epochs run, which --epochs 0, a deadline, a signal or a bad file make
+  // differ from the number asked for.
+  json["epochs"] = result.epoch_seconds.size();
   json["stopped_early"] = result.stopped_early;
   json["batch_size"] = options.batch_size;
   json["samples_per_s"] = result.samples_per_s;
