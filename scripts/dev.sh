@@ -9,8 +9,9 @@
 #
 # Both are idempotent: packages are installed only when missing, the build
 # is incremental and the demo dataset is reused. With CI=true, `test` also
-# checks the format, builds the library with clang's -Wthread-safety, and
-# builds and runs the AddressSanitizer and ThreadSanitizer suites.
+# runs 2 minutes of bench/soak.sh (bench under a file mutator), checks the
+# format, builds the library with clang's -Wthread-safety, and builds and
+# runs the AddressSanitizer and ThreadSanitizer suites.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -183,6 +184,13 @@ run_python_tests() {
   return "$status"
 }
 
+# Two minutes of the soak under mutation (RELIABILITY.md): CI only, as it
+# would make every local test run two minutes longer.
+run_soak() {
+  log "soak under mutation (bench/soak.sh 120)"
+  "$ROOT/bench/soak.sh" 120
+}
+
 run_pytest() {
   local status=0
   SEGFEED_CLI="$ROOT/build/release/src/cli/segfeed" "$PYTHON_VENV/bin/python" -m pytest -q "$@" || status=$?
@@ -205,6 +213,7 @@ case "${1:-}" in
     run_tests release
     run_python_tests
     if [[ "${CI:-}" == true ]]; then
+      run_soak
       check_format_and_thread_safety
       build asan
       run_tests asan

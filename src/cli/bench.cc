@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -36,6 +40,13 @@ throughput, time per stage and memory. Without a dataset it uses the demo
 dataset (made once with make-demo in the cache folder, then reused). Ends
 with `loaded N pairs, skipped M, replaced R` over all epochs: samples loaded
 from their own pair, samples whose pair was bad, replacement samples.
+
+For soak tests: `--epochs 0` runs until `--duration` seconds have passed or
+SIGINT/SIGTERM arrives (either one ends the run after the batch in hand,
+with the full report; a second signal kills), and `--sample-digests FILE`
+writes one JSON line per delivered sample (epoch, batch, slot, pair id, a
+digest of its image and mask bytes, CLOCK_MONOTONIC nanoseconds), per
+epoch start and end, and per newly skipped file, as the run goes.
 )";
 
 // What bench's own flags ask for.
@@ -46,9 +57,115 @@ struct BenchFlags {
   bool digest = false;
   std::optional<std::string> json;
   int demo_count = DemoOptions{}.count;
+  int64_t duration_s = 0;  // 0: no time limit
+  std::optional<std::string> sample_digests;
+};
+
+// Set by SIGINT/SIGTERM: the run ends after the batch in hand, with its
+// report. The handler is installed with SA_RESETHAND, so a second signal
+// kills the process as before.
+std::atomic<bool> g_stop_requested{false};
+
+extern "C" void RequestStop(int /*signal*/) { g_stop_requested.store(true); }
+
+void InstallStopHandlers() {
+  struct sigaction action {};
+  action.sa_handler = RequestStop;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESETHAND;  // no SA_RESTART: a blocking wait sees EINTR sooner
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+int64_t MonotonicNanos() {
+  // steady_clock is CLOCK_MONOTONIC on Linux, the clock a soak test's other
+  // processes (Python's time.monotonic_ns()) timestamp their events with.
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// --sample-digests: one JSON object per line, written and flushed as the
+// run goes (not at the end, as --json is), so that a run that dies leaves
+// the evidence of every batch it delivered.
+class SampleLog {
+ public:
+  explicit SampleLog(const std::filesystem::path& path)
+      : path_(path), file_(std::fopen(path.c_str(), "w")) {
+    if (file_ == nullptr) Fail("cannot open");
+  }
+  SampleLog(const SampleLog&) = delete;
+  SampleLog& operator=(const SampleLog&) = delete;
+  ~SampleLog() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+
+  void EpochStart(int64_t epoch) {
+    Line(R"({"event":"epoch_start","epoch":%lld,"t":%lld})", static_cast<long long>(epoch),
+         static_cast<long long>(MonotonicNanos()));
+  }
+  void EpochEnd(int64_t epoch, int64_t samples) {
+    Line(R"({"event":"epoch_end","epoch":%lld,"samples":%lld,"t":%lld})",
+         static_cast<long long>(epoch), static_cast<long long>(samples),
+         static_cast<long long>(MonotonicNanos()));
+    Flush();
+  }
+  // Each sample of the batch: its slot's image and mask bytes, digested
+  // together (the digest of one sample is the same in any batch and slot).
+  void Batch(const Lease& lease) {
+    const long long t = MonotonicNanos();
+    const TensorView& images = lease.images();
+    const TensorView& masks = lease.masks();
+    const auto ids = lease.sample_ids();
+    for (int slot = 0; slot < lease.size(); ++slot) {
+      Digest digest;
+      digest.Update(static_cast<const char*>(images.data) + slot * images.strides_bytes[0],
+                    static_cast<size_t>(images.strides_bytes[0]));
+      digest.Update(static_cast<const char*>(masks.data) + slot * masks.strides_bytes[0],
+                    static_cast<size_t>(masks.strides_bytes[0]));
+      Line(
+          R"({"event":"sample","epoch":%lld,"batch":%lld,"slot":%d,"id":%u,"digest":"%s","t":%lld})",
+          static_cast<long long>(lease.epoch()), static_cast<long long>(lease.batch_index()), slot,
+          ids[slot], digest.Hex().c_str(), t);
+    }
+    Flush();
+  }
+  // The files skipped since the last call (stats().skipped_files only grows).
+  void NewSkips(const std::vector<Error>& skipped) {
+    for (; skipped_seen_ < skipped.size(); ++skipped_seen_) {
+      Json line = Json::object();
+      line["event"] = "skip";
+      SetText(&line, "path", skipped[skipped_seen_].path);
+      SetText(&line, "kind", std::string(ErrorKindName(skipped[skipped_seen_].kind)));
+      SetText(&line, "detail", skipped[skipped_seen_].detail);
+      line["t"] = MonotonicNanos();
+      const std::string text = line.dump();
+      Line("%s", text.c_str());
+    }
+  }
+
+ private:
+  template <typename... Args>
+  void Line(const char* format, Args... args) {
+    if (std::fprintf(file_, format, args...) < 0 || std::fputc('\n', file_) == EOF) {
+      Fail("cannot write");
+    }
+  }
+  void Flush() {
+    if (std::fflush(file_) != 0) Fail("cannot write");
+  }
+  [[noreturn]] void Fail(const char* what) {
+    throw FileError(Error{ErrorKind::kIoError, path_.string(),
+                          std::string(what) + ": " + std::strerror(errno)});
+  }
+
+  std::filesystem::path path_;
+  std::FILE* file_;
+  size_t skipped_seen_ = 0;
 };
 
 double Median(std::vector<double> values) {
+  if (values.empty()) return 0;  // a run stopped before its first epoch
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
@@ -72,7 +189,10 @@ void DigestBatch(const Lease& lease, Digest* digest) {
 // What one bench run measured, for the text report and the JSON.
 struct BenchResult {
   std::string dataset_label;
-  int epochs = 0;
+  int epochs = 0;  // 0: until the deadline or a signal
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  SampleLog* sample_log = nullptr;
+  bool stopped_early = false;  // by the deadline or a signal
   bool want_digest = false;
   Digest digest;
   std::vector<double> epoch_seconds;
@@ -122,11 +242,12 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
         ignored);
   }
   std::printf(
-      "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %d%s, augment %s\n",
+      "  options: batch %d, %dx%d %s %s, threads %d, prefetch %d, epochs %s%s, augment %s\n",
       options.batch_size, options.augment.output_width, options.augment.output_height,
       std::string(ElementTypeName(options.output.image_dtype)).c_str(),
       std::string(LayoutName(options.output.layout)).c_str(), initial.threads,
-      options.prefetch_batches, epochs, epochs > 1 ? " (first is warm-up)" : "",
+      options.prefetch_batches, epochs == 0 ? "until stopped" : std::to_string(epochs).c_str(),
+      epochs != 1 ? " (first is warm-up)" : "",
       flags.no_augment() ? "off" : (flags.no_color() ? "geometry only" : "on"));
   if (options.batch_size > loader.samples_per_epoch()) {
     // The pool is allocated (and pinned) for full batches the dataset never fills.
@@ -142,29 +263,57 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
   std::fflush(stdout);
 }
 
-// Streams the epochs, timing each; a FileError stops the run.
+// Whether the run should end now: the --duration deadline passed or a
+// signal asked for it.
+bool StopRequested(const BenchResult& result) {
+  return g_stop_requested.load() ||
+         (result.deadline && std::chrono::steady_clock::now() >= *result.deadline);
+}
+
+// Streams the epochs, timing each; a FileError stops the run, and so do the
+// deadline and a signal (after the batch in hand).
 void RunEpochs(Loader& loader, BenchResult* result) {
   const bool show_progress = isatty(STDERR_FILENO) != 0;
-  for (int epoch = 0; epoch < result->epochs && result->failure.empty(); ++epoch) {
+  for (int64_t epoch = 0;
+       (result->epochs == 0 || epoch < result->epochs) && result->failure.empty(); ++epoch) {
+    if (StopRequested(*result)) {
+      result->stopped_early = true;
+      break;
+    }
     const auto start = std::chrono::steady_clock::now();
     const int64_t samples_before = result->samples;
+    if (result->sample_log != nullptr) result->sample_log->EpochStart(epoch);
     loader.StartEpoch(epoch);
     try {
       while (std::optional<Lease> lease = loader.Next()) {
         if (result->want_digest) DigestBatch(*lease, &result->digest);
+        if (result->sample_log != nullptr) {
+          result->sample_log->NewSkips(loader.stats().skipped_files);
+          result->sample_log->Batch(*lease);
+        }
         result->samples += lease->size();
         ++result->batches;
         if (show_progress) {
-          std::fprintf(stderr, "\repoch %d: %lld batches", epoch,
+          std::fprintf(stderr, "\repoch %lld: %lld batches", static_cast<long long>(epoch),
                        static_cast<long long>(result->batches));
+        }
+        if (StopRequested(*result)) {
+          result->stopped_early = true;
+          loader.AbandonEpoch();
+          break;
         }
       }
     } catch (const FileError& e) {
       result->failure = e.what();
     }
+    if (result->sample_log != nullptr) {
+      result->sample_log->NewSkips(loader.stats().skipped_files);
+      result->sample_log->EpochEnd(epoch, result->samples - samples_before);
+    }
     result->epoch_seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     result->epoch_samples.push_back(result->samples - samples_before);
+    if (result->stopped_early) break;
   }
   if (show_progress) std::fprintf(stderr, "\n");
   result->stats = loader.stats();
@@ -282,6 +431,11 @@ void PrintOutcome(const BenchResult& result) {
   }
   if (!result.failure.empty())
     std::printf("  stopped: %s\n", PrintableText(result.failure).c_str());
+  if (result.stopped_early) {
+    std::printf("  ended early (%s) after %zu epochs, %lld batches\n",
+                g_stop_requested.load() ? "signal" : "--duration", result.epoch_seconds.size(),
+                static_cast<long long>(result.batches));
+  }
   std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n",
               static_cast<long long>(stats.samples_loaded),
               static_cast<long long>(stats.samples_skipped),
@@ -295,7 +449,10 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
   Json json = Json::object();
   SetText(&json, "dataset", result.dataset_label);
   json["pairs"] = loader.dataset().pairs.size();
-  json["epochs"] = result.epochs;
+  // The epochs run, which --epochs 0, a deadline, a signal or a bad file make
+  // differ from the number asked for.
+  json["epochs"] = result.epoch_seconds.size();
+  json["stopped_early"] = result.stopped_early;
   json["batch_size"] = options.batch_size;
   // No number rather than a wrong one when no timed epoch delivered a batch.
   const bool measured = result.timed_epochs > 0;
@@ -319,8 +476,14 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
 int RunBench(std::span<const std::string> args) {
   CommandLine cli("bench", kHelp, kNamesHelp);
   BenchFlags flags;
-  cli.AddInt("--epochs", &flags.epochs, 1, 1000000,
-             "epochs to run; the first is a warm-up when N > 1");
+  cli.AddInt("--epochs", &flags.epochs, 0, 1000000,
+             "epochs to run; the first is a warm-up when N > 1; 0: until --duration passes or "
+             "SIGINT/SIGTERM");
+  cli.AddInt("--duration", &flags.duration_s, 0, 100000000,
+             "stop after SECONDS (after the batch in hand); 0: no limit");
+  cli.AddText("--sample-digests", "FILE", &flags.sample_digests,
+              "write a JSON line per delivered sample (pair id, digest of its bytes, time), "
+              "epoch start and end, and skipped file, as the run goes");
   cli.AddFlag("--baseline", &flags.baseline,
               "also time a naive single-thread OpenCV loop, same work");
   cli.AddFlag("--decode-only", &flags.decode_only,
@@ -339,6 +502,9 @@ int RunBench(std::span<const std::string> args) {
       loader_flags.Options(dataset_flags.given() ? dataset_flags.Spec() : DatasetSpec{});
   const std::optional<OutputFile> json_file =
       OutputFileFromFlag(flags.json, "--json", dataset_flags);
+  // Checked like --json (never inside the dataset), then written as a stream.
+  const std::optional<OutputFile> sample_digests_file =
+      OutputFileFromFlag(flags.sample_digests, "--sample-digests", dataset_flags);
   auto dataset = BenchDataset(dataset_flags, flags.demo_count);
   if (!dataset.ok()) {
     std::cerr << "segfeed bench: " << PrintableText(dataset.error().Message()) << "\n";
@@ -346,6 +512,15 @@ int RunBench(std::span<const std::string> args) {
   }
   result.dataset_label = dataset.value().second;
   Loader loader(dataset.value().first, options);
+  std::optional<SampleLog> sample_log;
+  if (sample_digests_file) {
+    sample_log.emplace(sample_digests_file->path());
+    result.sample_log = &*sample_log;
+  }
+  if (flags.duration_s > 0) {
+    result.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(flags.duration_s);
+  }
+  InstallStopHandlers();
   PrintBenchHeader(loader_flags, options, loader, result.dataset_label, result.epochs);
   RunEpochs(loader, &result);
   ComputeRates(loader, &result);

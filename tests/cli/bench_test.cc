@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -427,6 +428,43 @@ TEST(BenchTest, WarnsWhenABatchIsLargerThanAnEpoch) {
   EXPECT_NE(r.output.find("warning: a batch has room for 64 samples but an epoch has 5"),
             std::string::npos)
       << r.output;
+}
+
+// --epochs 0 --duration: a run of many epochs that ends at the deadline with
+// its report and status 0; --sample-digests has a line per delivered sample,
+// and without augmentation a pair's sample has one digest in every epoch.
+TEST(BenchTest, DurationEndsTheRunAndSampleDigestsListEverySample) {
+  TempDir dir;
+  const std::string data = MakeDataset(dir, "data", 6);
+  const auto log_path = dir.path() / "samples.jsonl";
+  const auto r = RunSegfeed("bench --data '" + data +
+                            "' --size 32 --batch 4 --no-augment --epochs 0 --duration 1 "
+                            "--sample-digests '" +
+                            log_path.string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("epochs until stopped"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ended early (--duration) after "), std::string::npos) << r.output;
+  std::ifstream in(log_path);
+  std::map<std::string, std::string> digest_of;  // pair id -> digest
+  int samples = 0, starts = 0, ends = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(R"("event":"epoch_start")") != std::string::npos) ++starts;
+    if (line.find(R"("event":"epoch_end")") != std::string::npos) ++ends;
+    if (line.find(R"("event":"sample")") == std::string::npos) continue;
+    ++samples;
+    const std::string id = ValueAfter(line, R"("id":)", "0123456789");
+    const std::string digest = ValueAfter(line, R"("digest":")", "0123456789abcdef");
+    ASSERT_EQ(digest.size(), 16u) << line;
+    EXPECT_EQ(digest_of.emplace(id, digest).first->second, digest) << line;
+  }
+  EXPECT_GT(starts, 2) << "one second holds many epochs of 6 pairs";
+  EXPECT_EQ(starts, ends);
+  EXPECT_EQ(digest_of.size(), 6u);
+  // Loaded counts the samples of the batches prefetched when the deadline
+  // abandoned the epoch too: at most the pool (2 batches of 4) more.
+  const int loaded = std::stoi(ValueAfter(r.output, "loaded ", "0123456789"));
+  EXPECT_GE(loaded, samples) << r.output;
+  EXPECT_LE(loaded, samples + 2 * 4) << r.output;
 }
 
 TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
