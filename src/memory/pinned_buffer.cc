@@ -8,12 +8,8 @@
 #include <new>
 #include <utility>
 
-#include "build_config.h"
+#include "memory/cuda_driver.h"
 #include "segfeed/errors.h"
-
-#if SEGFEED_HAVE_CUDA
-#include <cuda_runtime_api.h>
-#endif
 
 namespace segfeed {
 
@@ -32,39 +28,19 @@ std::string_view PoolKindName(PoolKind kind) {
 namespace internal {
 
 bool CudaDeviceAvailable(std::string* why_not) {
-#if SEGFEED_HAVE_CUDA
-  int devices = 0;
-  const cudaError_t rc = cudaGetDeviceCount(&devices);
-  if (rc != cudaSuccess) {
-    *why_not = std::string("no CUDA device: ") + cudaGetErrorString(rc);
-    return false;
-  }
-  if (devices == 0) {
-    *why_not = "no CUDA device";
-    return false;
-  }
-  return true;
-#else
-  *why_not = "segfeed was built without the CUDA runtime";
-  return false;
-#endif
+  const CudaDriver& driver = CudaDriver::Get();
+  if (!driver.usable()) *why_not = driver.why_not();
+  return driver.usable();
 }
 
 PinnedBuffer::PinnedBuffer(size_t bytes, PinnedMode mode) : bytes_(bytes) {
   std::string why_not;
   if (mode == PinnedMode::kCuda || mode == PinnedMode::kAuto) {
-    if (CudaDeviceAvailable(&why_not)) {
-#if SEGFEED_HAVE_CUDA
-      void* p = nullptr;
-      const cudaError_t rc = cudaHostAlloc(&p, bytes, cudaHostAllocPortable);
-      if (rc == cudaSuccess) {
-        data_ = static_cast<std::byte*>(p);
-        kind_ = PoolKind::kCudaHost;
-        std::memset(data_, 0, bytes_);
-        return;
-      }
-      why_not = std::string("cudaHostAlloc failed: ") + cudaGetErrorString(rc);
-#endif
+    if (void* p = CudaDriver::Get().HostAlloc(bytes, &why_not)) {
+      data_ = static_cast<std::byte*>(p);
+      kind_ = PoolKind::kCudaHost;
+      std::memset(data_, 0, bytes_);
+      return;
     }
     if (mode == PinnedMode::kCuda) throw ConfigError("pinned=cuda is impossible: " + why_not);
     fallback_reason_ = why_not;
@@ -119,9 +95,7 @@ PinnedBuffer::~PinnedBuffer() { Release(); }
 void PinnedBuffer::Release() noexcept {
   if (!data_) return;
   if (kind_ == PoolKind::kCudaHost) {
-#if SEGFEED_HAVE_CUDA
-    cudaFreeHost(data_);
-#endif
+    CudaDriver::Get().HostFree(data_);
   } else {
     // munmap also drops the lock of an mlocked range.
     munmap(data_, mapped_bytes_);

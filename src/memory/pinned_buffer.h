@@ -10,7 +10,7 @@ namespace segfeed::internal {
 // One block of host memory for batches, allocated once and owned for life.
 // Every page is touched at construction, so filling a batch never pays a
 // first-touch page fault. Move-only; the destructor frees with the call that
-// matches the allocation (cudaFreeHost, munlock + munmap, munmap).
+// matches the allocation (cuMemFreeHost, munlock + munmap, munmap).
 class PinnedBuffer {
  public:
   // Allocates `bytes` (> 0) following `mode`. With kAuto it falls back from
@@ -40,8 +40,9 @@ class PinnedBuffer {
   std::string fallback_reason_;
 };
 
-// True when the CUDA runtime is linked in and reports at least one device.
-// Sets `why_not` to the runtime's reason otherwise.
+// True when the CUDA driver (libcuda.so.1, loaded at run time; see
+// cuda_driver.h) is usable and reports at least one device. Sets `why_not`
+// to the driver's reason otherwise.
 bool CudaDeviceAvailable(std::string* why_not);
 
 }  // namespace segfeed::internal
