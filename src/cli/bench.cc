@@ -494,6 +494,11 @@ int RunBench(std::span<const std::string> args) {
   const DatasetFlags dataset_flags(cli);
   const LoaderFlags loader_flags(cli);
   if (!cli.Parse(args)) return 0;
+  if (flags.baseline && !NaiveBaselineBuilt()) {
+    throw UsageError(
+        "--baseline: this build has no naive OpenCV loop (it needs OpenCV's imgcodecs, which the "
+        "wheel leaves out); build segfeed from source for it");
+  }
   BenchResult result;
   result.epochs = flags.epochs;
   result.want_digest = flags.digest;

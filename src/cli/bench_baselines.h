@@ -29,6 +29,10 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
 // decoded stops the measurement: the result is then that file's Error
 // (path and reason) rather than a rate measured on less work. Never throws
 // for a bad file.
+// Whether this build has the naive loop: it decodes with OpenCV's
+// imgcodecs, which the wheel leaves out (SEGFEED_NAIVE_BASELINE=OFF).
+bool NaiveBaselineBuilt();
+
 internal::Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs,
                                                      const LoaderOptions& options, int max_pairs);
 

@@ -40,3 +40,25 @@ def test_public_names_have_docstrings():
         assert getattr(segfeed.Loader, name).__doc__, name
     for name in ("images", "masks", "sample_ids", "params", "release"):
         assert getattr(segfeed.Batch, name).__doc__, name
+
+
+def test_the_package_carries_the_segfeed_command():
+    """`python -m segfeed` runs the binary shipped in segfeed/bin, with its exit statuses."""
+    import subprocess
+    import sys
+    version = subprocess.run([sys.executable, "-m", "segfeed", "--version"], capture_output=True, text=True)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.startswith(f"segfeed {segfeed.__version__} ("), version.stdout
+    unknown = subprocess.run([sys.executable, "-m", "segfeed", "no-such-command"], capture_output=True, text=True)
+    assert unknown.returncode == 2 and "unknown command 'no-such-command'" in unknown.stderr
+
+
+def test_one_version_everywhere():
+    """CMake's project version is the package's (pyproject.toml reads it from CMakeLists.txt)."""
+    import re
+    cmake = pathlib.Path(__file__).resolve().parents[2] / "CMakeLists.txt"
+    if not cmake.is_file():
+        import pytest
+        pytest.skip("no source tree beside the tests")
+    declared = re.search(r"project\(segfeed VERSION ([0-9.]+)", cmake.read_text()).group(1)
+    assert segfeed.__version__ == declared
