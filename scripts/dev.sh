@@ -6,10 +6,11 @@
 #   scripts/dev.sh test    install what is missing, build Release, run the
 #                          whole test suite through CTest, then build the
 #                          Python package into a venv and run its pytest suite
+#   scripts/dev.sh wheel   self-contained wheels into build/wheelhouse/
 #
 # Both are idempotent: packages are installed only when missing, the build
 # is incremental and the demo dataset is reused. With CI=true, `test` also
-# runs 2 minutes of bench/soak.sh (bench under a file mutator), checks the
+# builds and checks the wheel (build_wheels, check_wheel), runs 2 minutes of bench/soak.sh (bench under a file mutator), checks the
 # format, builds the library with clang's -Wthread-safety, and builds and
 # runs the AddressSanitizer and ThreadSanitizer suites.
 set -euo pipefail
@@ -210,6 +211,7 @@ WHEEL_TOOLS="$ROOT/build/wheel-tools"
 
 wheel_interpreters() {
   echo /usr/bin/python3
+  [[ ${1:-} == system ]] && return 0
   local root version
   root="$(pyenv root 2>/dev/null)" || return 0
   for version in 3.10 3.11 3.12 3.13; do
@@ -221,6 +223,7 @@ wheel_interpreters() {
 }
 
 build_wheels() {
+  local which="${1:-all}"  # "system": Debian's python3 only (what CI checks)
   label=wheel install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
   if [[ ! -x "$WHEEL_TOOLS/bin/auditwheel" ]]; then
     /usr/bin/python3 -m venv "$WHEEL_TOOLS"
@@ -240,7 +243,7 @@ build_wheels() {
     log "building the wheel for $tag ($python)"
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip wheel -q --no-build-isolation \
       --no-deps -w "$WHEELHOUSE/raw" "$ROOT"
-  done < <(wheel_interpreters)
+  done < <(wheel_interpreters "$which")
   local raw
   for raw in "$WHEELHOUSE"/raw/*.whl; do
     PATH="$WHEEL_TOOLS/bin:$PATH" "$WHEEL_TOOLS/bin/auditwheel" repair -w "$WHEELHOUSE" "$raw" 2>&1 |
@@ -288,6 +291,8 @@ case "${1:-}" in
     run_tests release
     run_python_tests
     if [[ "${CI:-}" == true ]]; then
+      build_wheels system
+      check_wheel
       run_soak
       check_format_and_thread_safety
       build asan

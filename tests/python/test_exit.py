@@ -63,6 +63,8 @@ CASES = {
 def test_exit_status_is_zero(case, demo, slow):
     if "TensorFlow" in case:
         pytest.importorskip("tensorflow")
+    if "import torch" in CASES[case]:
+        pytest.importorskip("torch")
     start = time.monotonic()
     result = run_python(textwrap.dedent(PRELUDE) + textwrap.dedent(CASES[case]), str(demo), str(slow), timeout=60)
     assert result.returncode == 0, result.stderr[-3000:]
