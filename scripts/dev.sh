@@ -9,14 +9,15 @@
 #   scripts/dev.sh wheel   self-contained wheels into build/wheelhouse/
 #   scripts/dev.sh wheel-check  the wheel on a bare Debian 12 root
 #                          filesystem (scripts/wheel-check.sh), and the sdist
+#   scripts/dev.sh fuzz [SECONDS]  the decoders' fuzzers, SECONDS each (600)
 #
 # Both are idempotent: packages are installed only when missing, the build
 # is incremental and the demo dataset is reused. With CI=true, `test` also
 # builds and checks the wheel (build_wheels, check_wheel), runs 2 minutes of
 # bench/soak.sh (bench under a file mutator) on the release build and on the
 # ASan build, checks the format, builds the library with clang's
-# -Wthread-safety, and builds and runs the AddressSanitizer and
-# ThreadSanitizer suites.
+# -Wthread-safety, runs each decoder's fuzzer for 20 s, and builds and runs
+# the AddressSanitizer and ThreadSanitizer suites.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -139,6 +140,39 @@ check_format_and_thread_safety() {
   log "checking the format (clang-format --dry-run)"
   git ls-files '*.cc' '*.h' | xargs clang-format --dry-run -Werror
   build thread-safety --target segfeed
+}
+
+# The decoders' libFuzzer targets (the fuzz preset, tests/fuzz), each run for
+# $1 seconds, all three side by side, from the seed corpus make_fuzz_seeds
+# writes plus what earlier runs found (build/fuzz/work/DECODER). A crash,
+# leak, timeout or sanitizer report fails the step and leaves the input in
+# build/fuzz/findings/. CI runs 20 s of each so the targets keep building
+# and running; RELIABILITY.md has the long runs.
+run_fuzzers() {
+  local seconds="$1" decoder pids=() failed=0
+  label=fuzz install_missing_packages "${PACKAGES[@]}" clang
+  build fuzz
+  rm -rf build/fuzz/corpus && build/fuzz/tests/fuzz/make_fuzz_seeds build/fuzz/corpus >/dev/null
+  mkdir -p build/fuzz/findings
+  for decoder in jpeg gif png; do
+    mkdir -p "build/fuzz/work/$decoder"
+    log "fuzzing the $decoder decoder for $seconds s"
+    "build/fuzz/tests/fuzz/${decoder}_decoder_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix="build/fuzz/findings/$decoder-" "build/fuzz/work/$decoder" "build/fuzz/corpus/$decoder" \
+      >"build/fuzz/$decoder.log" 2>&1 &
+    pids+=($!)
+  done
+  for decoder in jpeg gif png; do
+    if wait "${pids[0]}"; then
+      log "$decoder: $(grep -m1 'DONE' "build/fuzz/$decoder.log")"
+    else
+      tail -40 "build/fuzz/$decoder.log" >&2
+      log "$decoder: the fuzzer found something (build/fuzz/$decoder.log, build/fuzz/findings/)"
+      failed=1
+    fi
+    pids=("${pids[@]:1}")
+  done
+  return "$failed"
 }
 
 run_tests() {
@@ -380,6 +414,7 @@ case "${1:-}" in
       check_wheel
       run_soak release
       check_format_and_thread_safety
+      run_fuzzers 20
       build asan
       run_tests asan
       run_soak asan
@@ -396,13 +431,16 @@ case "${1:-}" in
   wheel)
     build_wheels
     ;;
+  fuzz)
+    run_fuzzers "${2:-600}"
+    ;;
   wheel-check)
     build_wheels system
     "$ROOT/scripts/wheel-check.sh" "$(ls "$WHEELHOUSE"/segfeed-*.whl)"
     check_sdist
     ;;
   *)
-    echo "usage: scripts/dev.sh bench [segfeed bench options] | test | wheel | wheel-check" >&2
+    echo "usage: scripts/dev.sh bench [segfeed bench options] | test | wheel | wheel-check | fuzz [SECONDS]" >&2
     exit 2
     ;;
 esac
