@@ -149,7 +149,8 @@ check_format_and_thread_safety() {
 # build/fuzz/findings/. CI runs 20 s of each so the targets keep building
 # and running; RELIABILITY.md has the long runs.
 run_fuzzers() {
-  local seconds="$1" decoder pids=() failed=0
+  local seconds="$1" decoder failed=0
+  local -A pid_of
   label=fuzz install_missing_packages "${PACKAGES[@]}" clang
   build fuzz
   rm -rf build/fuzz/corpus && build/fuzz/tests/fuzz/make_fuzz_seeds build/fuzz/corpus >/dev/null
@@ -160,17 +161,16 @@ run_fuzzers() {
     "build/fuzz/tests/fuzz/${decoder}_decoder_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
       -artifact_prefix="build/fuzz/findings/$decoder-" "build/fuzz/work/$decoder" "build/fuzz/corpus/$decoder" \
       >"build/fuzz/$decoder.log" 2>&1 &
-    pids+=($!)
+    pid_of[$decoder]=$!
   done
   for decoder in jpeg gif png; do
-    if wait "${pids[0]}"; then
+    if wait "${pid_of[$decoder]}"; then
       log "$decoder: $(grep -m1 'DONE' "build/fuzz/$decoder.log")"
     else
       tail -40 "build/fuzz/$decoder.log" >&2
       log "$decoder: the fuzzer found something (build/fuzz/$decoder.log, build/fuzz/findings/)"
       failed=1
     fi
-    pids=("${pids[@]:1}")
   done
   return "$failed"
 }

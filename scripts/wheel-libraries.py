@@ -50,8 +50,9 @@ def main() -> int:
         carried = {path.name for path in files}
         missing = 0
         for path in files:
-            outside = [name for name in needed(path) if name not in carried and name not in EVERY_SYSTEM_HAS]
-            print(f"{path.relative_to(folder)}: {len(needed(path))} needed"
+            names = needed(path)
+            outside = [name for name in names if name not in carried and name not in EVERY_SYSTEM_HAS]
+            print(f"{path.relative_to(folder)}: {len(names)} needed"
                   + (f", NOT IN THE WHEEL OR EVERY SYSTEM: {' '.join(outside)}" if outside else ""))
             missing += len(outside)
     if missing:
