@@ -6,6 +6,11 @@
 //
 // Also: decoding only a window of the photo (libjpeg's partial decode).
 //
+// SEGFEED_BENCH_DATASET=DIR decodes the photos and GIF masks of a Carvana-
+// layout dataset instead (the first 32 pairs of DIR/train and
+// DIR/train_masks, e.g. bench/photo_like.py's), for the JPEG and GIF
+// benchmarks; interlaced-mask benchmarks are then skipped.
+//
 //   build/release/bench/decode_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one command line)
 
@@ -13,6 +18,7 @@
 #include <spng.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -54,8 +60,30 @@ std::vector<uint8_t> ReadAll(const std::filesystem::path& path) {
 // them, then keeps the bytes in memory so the benchmark measures decoding
 // only. A function-level static because every benchmark reads the same
 // bytes and rendering them costs more than a whole benchmark run.
+// The first `limit` pairs of a Carvana-layout dataset, by photo name.
+EncodedDemo ReadDataset(const std::filesystem::path& root, size_t limit) {
+  std::vector<std::filesystem::path> photos;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "train")) {
+    if (entry.path().extension() == ".jpg") photos.push_back(entry.path());
+  }
+  std::sort(photos.begin(), photos.end());
+  if (photos.size() > limit) photos.resize(limit);
+  EncodedDemo out;
+  for (const auto& photo : photos) {
+    out.jpegs.push_back(ReadAll(photo));
+    out.gifs.push_back(ReadAll(root / "train_masks" / (photo.stem().string() + "_mask.gif")));
+  }
+  if (out.jpegs.size() < static_cast<size_t>(kSamples)) {
+    std::fprintf(stderr, "decode_bench: fewer than %d photos in %s/train\n", kSamples,
+                 root.c_str());
+    std::exit(2);
+  }
+  return out;
+}
+
 const EncodedDemo& Demo() {
   static const EncodedDemo demo = [] {
+    if (const char* dataset = std::getenv("SEGFEED_BENCH_DATASET")) return ReadDataset(dataset, 32);
     EncodedDemo out;
     std::string pattern =
         (std::filesystem::temp_directory_path() / "segfeed-bench-XXXXXX").string();
@@ -96,7 +124,7 @@ void BM_JpegDecode(benchmark::State& state) {
   internal::DctScale scale;
   size_t i = 0;
   for (auto _ : state) {
-    const auto& jpeg = demo.jpegs[i++ % kSamples];
+    const auto& jpeg = demo.jpegs[i++ % demo.jpegs.size()];
     auto header = decoder.ReadHeader(jpeg, "bench.jpg");
     if (!header.ok()) {
       state.SkipWithError(header.error().Message().c_str());
@@ -175,11 +203,13 @@ BENCHMARK(BM_JpegWindowDecode)
     ->ArgsProduct({{1, 2, 4}, {1, 2}})
     ->Unit(benchmark::kMillisecond);
 
+// Target 1 is the smallest scale, 1/8: the checker's decode.
 BENCHMARK(BM_JpegDecode)
     ->ArgName("target")
     ->Arg(0)
     ->Arg(512)
     ->Arg(256)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond);
 
 // Sequential (as make-demo writes them) and interlaced rows: interlacing
@@ -187,11 +217,15 @@ BENCHMARK(BM_JpegDecode)
 void BM_GifDecode(benchmark::State& state) {
   const EncodedDemo& demo = Demo();
   const auto& gifs = state.range(0) ? demo.interlaced_gifs : demo.gifs;
+  if (gifs.empty()) {
+    state.SkipWithError("no interlaced masks in a dataset");
+    return;
+  }
   internal::GifDecoder decoder(DecodeOptions{});
   internal::MaskImage mask;
   size_t i = 0;
   for (auto _ : state) {
-    internal::Status status = decoder.Decode(gifs[i++ % kSamples], "bench.gif", &mask);
+    internal::Status status = decoder.Decode(gifs[i++ % gifs.size()], "bench.gif", &mask);
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -90,25 +91,63 @@ uint64_t DigestOf(std::span<const uint8_t> bytes) {
 }
 
 // Integer sums, so the statistics are exact and the same in any order.
-void AddChannelSums(const internal::RgbImage& image, FileOutcome* out) {
+// `image` is the photo decoded at 1/`block` of its full_width x full_height
+// (block 1 or 8): with block 8 each pixel is an 8x8 block's mean, weighted
+// by the pixels the block covers (fewer at the right and bottom edges), so
+// the weights add up to the full-resolution pixel count. The squares are
+// summed only at full resolution, where they give the exact std.
+void AddChannelSums(const internal::RgbImage& image, int block, int full_width, int full_height,
+                    FileOutcome* out) {
   const uint8_t* p = image.pixels.data();
   for (int y = 0; y < image.height; ++y) {
+    const uint32_t row_weight = static_cast<uint32_t>(std::min(block, full_height - block * y));
     // 32-bit accumulators within a row vectorise well and cannot overflow:
     // a row has at most 65535 pixels (the JPEG limit) and 65535 x 255^2 < 2^32.
     uint32_t sum[3] = {0, 0, 0};
     uint32_t squares[3] = {0, 0, 0};
-    for (int x = 0; x < image.width; ++x, p += 3) {
-      for (int c = 0; c < 3; ++c) {
-        const uint32_t v = p[c];
-        sum[c] += v;
-        squares[c] += v * v;
+    if (block == 1) {
+      for (int x = 0; x < image.width; ++x, p += 3) {
+        for (int c = 0; c < 3; ++c) {
+          const uint32_t v = p[c];
+          sum[c] += v;
+          squares[c] += v * v;
+        }
+      }
+    } else {
+      // Every block but the last of a row is `block` pixels wide.
+      for (int x = 0; x < image.width; ++x, p += 3) {
+        const auto weight = static_cast<uint32_t>(std::min(block, full_width - block * x));
+        for (int c = 0; c < 3; ++c) sum[c] += weight * p[c];
       }
     }
     for (int c = 0; c < 3; ++c) {
-      out->channel_sum[c] += sum[c];
+      out->channel_sum[c] += uint64_t{sum[c]} * row_weight;
       out->channel_sum_squares[c] += squares[c];
     }
   }
+}
+
+// The ones among `n` bytes that are each 0 or 1 (a binary mask). std::count
+// compares byte by byte and widens every match to 64 bits, a tenth of the
+// whole check at 1/8 scale; adding the bytes as 64-bit words instead keeps
+// eight counts side by side, one per byte lane, exact for up to 255 words.
+int64_t CountOnes(const uint8_t* bytes, size_t n) {
+  int64_t total = 0;
+  size_t i = 0;
+  while (n - i >= 8) {
+    const size_t words = std::min<size_t>((n - i) / 8, 255);
+    uint64_t lanes = 0;
+    for (size_t k = 0; k < words; ++k, i += 8) {
+      uint64_t word;
+      std::memcpy(&word, bytes + i, 8);
+      lanes += word;
+    }
+    // The eight byte lanes (each <= 255) into four 16-bit ones, then their sum.
+    lanes = (lanes & 0x00FF00FF00FF00FFull) + ((lanes >> 8) & 0x00FF00FF00FF00FFull);
+    total += static_cast<int64_t>((lanes * 0x0001000100010001ull) >> 48);
+  }
+  for (; i < n; ++i) total += bytes[i];
+  return total;
 }
 
 // The per-thread state of the check: a PairReader, so that the checker
@@ -121,17 +160,19 @@ class FileChecker {
   FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
       : mask_threshold_(options.decode.mask_threshold),
         labels_(options.decode.mask_mode == MaskMode::kLabels),
+        // A 1x1 target gets the smallest DCT scale, 1/8; none, full size.
+        photo_target_(options.statistics == ChannelStatistics::kExact ? 0 : 1),
         reader_(options.decode) {
-    // Full resolution (no target): a DCT-scaled decode may skip the damaged
-    // part. No decode budget beyond the options' limits (max_pixels,
+    // No decode budget beyond the options' limits (max_pixels,
     // max_file_bytes): the report depends on them only, never on the plan.
-    reader_.Reserve(plan.width, plan.height, 0, 0, INT64_MAX, plan.formats);
+    reader_.Reserve(plan.width, plan.height, photo_target_, photo_target_, INT64_MAX, plan.formats);
   }
 
   FileOutcome Check(const FileJob& job) {
     FileOutcome out;
-    const internal::Status status = job.role == FileRole::kImage ? reader_.ReadImage(job.path, 0, 0)
-                                                                 : reader_.ReadMask(job.path);
+    const internal::Status status = job.role == FileRole::kImage
+                                        ? reader_.ReadImage(job.path, photo_target_, photo_target_)
+                                        : reader_.ReadMask(job.path);
     // The reader refuses FIFOs without blocking and files over
     // max_file_bytes without reading them: then it has no bytes.
     if (const std::span<const uint8_t> bytes = reader_.file_bytes(); !bytes.empty()) {
@@ -148,7 +189,12 @@ class FileChecker {
       }
       if (!status.ok()) return out;
       out.decoded = true;
-      AddChannelSums(reader_.image(), &out);
+      const internal::DctScale scale = reader_.image_scale();
+      const internal::RgbImage& image = reader_.image();
+      // PNG photos and a JPEG too small to scale (1/8 of a 1x1 image is
+      // still 1x1) come at full size; a 1/8 decode is 8 pixels a block.
+      const bool full_size = image.width == out.width && image.height == out.height;
+      AddChannelSums(image, full_size ? 1 : scale.denom / scale.num, out.width, out.height, &out);
     } else {
       if (!status.ok()) return out;
       const internal::MaskImage& mask = reader_.mask();
@@ -163,8 +209,7 @@ class FileChecker {
         out.foreground_pixels = AddClassCounts(mask.pixels.data(), pixels);
         return out;
       }
-      out.foreground_pixels =
-          std::count(mask.pixels.begin(), mask.pixels.begin() + pixels, uint8_t{1});
+      out.foreground_pixels = CountOnes(mask.pixels.data(), pixels);
       if (mask.used_more_than_two_colours) {
         out.warning = internal::NonBinaryMaskWarning(job.path.string(), mask_threshold_);
       }
@@ -197,6 +242,7 @@ class FileChecker {
 
   int mask_threshold_;
   bool labels_;
+  int photo_target_;  // the size a photo is decoded for: 0 full, 1 the smallest
   internal::PairReader reader_;
   ClassSums class_sums_;
 };
@@ -450,8 +496,9 @@ void FinishStatistics(const Statistics& stats, CheckReport* report) {
     const auto n = static_cast<long double>(report->statistics_pixels);
     for (int c = 0; c < 3; ++c) {
       const long double mean = stats.channel_sum[c] / n;
-      const long double variance = stats.channel_sum_squares[c] / n - mean * mean;
       report->channel_mean[c] = static_cast<double>(mean);
+      if (report->statistics != ChannelStatistics::kExact) continue;
+      const long double variance = stats.channel_sum_squares[c] / n - mean * mean;
       report->channel_std[c] = static_cast<double>(std::sqrt(std::max(variance, 0.0L)));
     }
   }
@@ -535,6 +582,7 @@ void FindOtherPalettes(const std::vector<FileJob>& jobs, const std::vector<FileO
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   ValidateCheckOptions(options);
   CheckReport report;
+  report.statistics = options.statistics;
   Dataset dataset;
   try {
     dataset = ListDataset(spec);

@@ -21,6 +21,21 @@ inline constexpr std::array<ErrorKind, 15> kAllErrorKinds = {
     ErrorKind::kUnsupportedFormat, ErrorKind::kTooLarge,        ErrorKind::kEmptyFile,
     ErrorKind::kIoError,           ErrorKind::kLabelOutOfRange, ErrorKind::kSuspiciousMask};
 
+// How the checker decodes photos, and so what channel statistics it reports.
+enum class ChannelStatistics {
+  // JPEG photos at DCT scale 1/8, where the inverse DCT keeps only each 8x8
+  // block's DC term: its mean. The entropy decoder still reads every bit,
+  // so every defect a full decode finds is found, with the same message, at
+  // a fraction of the cost. The channel mean is then the mean of the block
+  // means, each weighted by the pixels its block covers (within about 0.1
+  // of a level of the exact mean on photos; see BENCHMARKS.md), and there
+  // is no standard deviation: the variation inside a block is gone.
+  kBlockMeans,
+  // JPEG photos at full resolution: the exact mean and standard deviation
+  // over all pixels.
+  kExact,
+};
+
 // How `segfeed check` checks a dataset.
 struct CheckOptions {
   // Limits of the decoders. max_pixels is the too_large limit for a header,
@@ -29,8 +44,9 @@ struct CheckOptions {
   // how a truncated photo is found (libjpeg-turbo fills the missing part
   // with grey and warns).
   DecodeOptions decode;
+  ChannelStatistics statistics = ChannelStatistics::kBlockMeans;
   // Threads decoding files; 0 means one per core. Each holds one file buffer
-  // and one decoded image (3 bytes per pixel at full resolution).
+  // and one decoded image (3 bytes per pixel at its DCT scale).
   int threads = 0;
   // Called after each file with (files done, files in total), from worker
   // threads, possibly concurrently: it must be thread-safe. May be empty.
@@ -94,10 +110,13 @@ struct CheckReport {
   std::vector<ValueCount> jpeg_colorspace;
 
   // Per-channel (R, G, B) mean and population standard deviation on the
-  // 0-255 scale, over ALL pixels of every image that decoded without error,
-  // at full resolution. Exact: computed from integer sums, so the same for
+  // 0-255 scale, over ALL pixels of every image that decoded without error
+  // (statistics_pixels counts them at full resolution), computed as
+  // `statistics` says: exact mean and std, or the mean of the block means
+  // and no std (channel_std stays 0). From integer sums, so the same for
   // any thread count. Divide by 255 for the [0, 1] scale the loader's
   // normalisation uses.
+  ChannelStatistics statistics = ChannelStatistics::kBlockMeans;
   int64_t statistics_images = 0;
   int64_t statistics_pixels = 0;
   std::array<double, 3> channel_mean{};
@@ -134,8 +153,10 @@ struct CheckReport {
   std::vector<std::vector<std::string>> duplicates;
 };
 
-// Lists the dataset and reads and fully decodes every image and mask in it
-// (JPEG at full resolution, so truncation is found), in parallel. Never
+// Lists the dataset and reads and decodes every image and mask in it
+// (every bit of every JPEG through the entropy decoder, at the DCT scale
+// options.statistics asks for, so truncation and damage are found), in
+// parallel. Never
 // throws for a bad file: each becomes a problem naming it. A dataset folder
 // that cannot be listed becomes a single io_error problem. Throws
 // ConfigError for invalid options.
@@ -148,12 +169,12 @@ struct CheckReport {
 //
 // Each thread reads with a PairReader, under the Loader's memory policy: its
 // buffers are planned for the dataset's typical photo (the median of a few
-// pairs' headers) at full resolution, a file over decode.max_file_bytes or
+// pairs' headers) at the DCT scale of options.statistics, a file over decode.max_file_bytes or
 // decode.max_pixels is too_large without its pixels being allocated, a
 // larger file's buffers are freed before the next file, and running out of
 // memory is that file's too_large. So memory is about `threads` x (the
 // typical photo and mask, the largest file allowed and its pixels: 3 bytes
-// per pixel, plus libjpeg's coefficients for a progressive JPEG) plus a
+// per pixel at its scale, plus libjpeg's coefficients for a progressive JPEG) plus a
 // fixed-size record per listed file.
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
 

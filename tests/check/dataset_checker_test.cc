@@ -109,12 +109,13 @@ TEST(DatasetCheckerTest, CleanDatasetHasNoProblemsAndASensibleSummary) {
   EXPECT_EQ(report.jpeg_subsampling[0].value, "4:2:0");
   ASSERT_EQ(report.jpeg_colorspace.size(), 1u);
   EXPECT_EQ(report.jpeg_colorspace[0].value, "YCbCr");
+  EXPECT_EQ(report.statistics, ChannelStatistics::kBlockMeans);  // the default
   EXPECT_EQ(report.statistics_images, 6);
   EXPECT_EQ(report.statistics_pixels, 6 * 64 * 48);
   for (int c = 0; c < 3; ++c) {
     EXPECT_GT(report.channel_mean[c], 0.0);
     EXPECT_LT(report.channel_mean[c], 255.0);
-    EXPECT_GT(report.channel_std[c], 0.0);
+    EXPECT_EQ(report.channel_std[c], 0.0);  // block means say nothing of it
   }
   EXPECT_EQ(report.foreground_masks, 6);
   EXPECT_GT(report.foreground_min, 0.0);
@@ -145,7 +146,9 @@ TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
         WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), mask.data(), width, height)
             .ok());
   }
-  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+  CheckOptions options = Threads(2);
+  options.statistics = ChannelStatistics::kExact;
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
   ASSERT_TRUE(report.problems.empty()) << report.problems.front().Message();
   EXPECT_EQ(report.statistics_pixels, 2 * width * height);
   for (int c = 0; c < 3; ++c) {
@@ -155,6 +158,72 @@ TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
   EXPECT_DOUBLE_EQ(report.foreground_min, 0.25);
   EXPECT_DOUBLE_EQ(report.foreground_max, 0.5);
   EXPECT_DOUBLE_EQ(report.foreground_mean, 0.375);
+}
+
+// The block means weight each 8x8 block by the pixels it covers: a grey
+// photo of 44x26 pixels, 100 but for a 4-pixel column band of 200 at the
+// right edge (a block of its own, 4 pixels wide) and 2 rows at the bottom.
+// At quality 100 a uniform block decodes exactly, so the mean of the block
+// means is the exact mean only if the edge blocks count for 4 and 2 pixels,
+// not 8 (unweighted, it would be 137.5, not 116.1).
+TEST(DatasetCheckerTest, BlockMeansWeightTheEdgeBlocksByTheirPixels) {
+  TempDir dir;
+  fs::create_directories(dir / "train");
+  fs::create_directories(dir / "train_masks");
+  const int width = 44, height = 26;
+  std::vector<uint8_t> rgb(width * height * 3);
+  int64_t sum = 0;
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const uint8_t value = x >= 40 || y >= 24 ? 200 : 100;
+      std::fill_n(&rgb[(y * width + x) * 3], 3, value);
+      sum += value;
+    }
+  }
+  ASSERT_TRUE(WriteJpeg(dir.path() / "train" / "edge.jpg", rgb.data(), width, height, 100).ok());
+  const std::vector<uint8_t> mask(width * height, 1);
+  ASSERT_TRUE(
+      WriteMaskGif(dir.path() / "train_masks" / "edge_mask.gif", mask.data(), width, height).ok());
+  for (ChannelStatistics statistics : {ChannelStatistics::kBlockMeans, ChannelStatistics::kExact}) {
+    CheckOptions options = Threads(1);
+    options.statistics = statistics;
+    const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+    ASSERT_TRUE(report.problems.empty()) << report.problems.front().Message();
+    EXPECT_EQ(report.statistics, statistics);
+    EXPECT_EQ(report.statistics_pixels, width * height);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_DOUBLE_EQ(report.channel_mean[c], static_cast<double>(sum) / (width * height));
+    }
+  }
+}
+
+// Block means decode the photos at DCT scale 1/8, and the entropy decoder
+// still reads every bit: every defect of the mixed dataset (every kind of
+// DefectiveJpegs() among them) and of the planted one is reported exactly
+// as the full-resolution decode reports it, message for message.
+TEST(DatasetCheckerTest, BlockMeansReportExactlyTheProblemsOfAFullDecode) {
+  for (bool mixed : {true, false}) {
+    SCOPED_TRACE(mixed ? "mixed dataset" : "planted dataset");
+    TempDir dir;
+    if (mixed) {
+      segfeed::testing::WriteMixedDataset(dir.path(), 12);
+    } else {
+      segfeed::testing::WritePlantedDataset(dir.path());
+    }
+    CheckOptions block = Threads(2), exact = Threads(2);
+    block.statistics = ChannelStatistics::kBlockMeans;
+    exact.statistics = ChannelStatistics::kExact;
+    const CheckReport fast = CheckDataset(DatasetSpec::Carvana(dir.path()), block);
+    const CheckReport full = CheckDataset(DatasetSpec::Carvana(dir.path()), exact);
+    ASSERT_GT(full.problems.size(), 10u);
+    std::vector<std::string> fast_messages, full_messages;
+    for (const Error& e : fast.problems) fast_messages.push_back(e.Message());
+    for (const Error& e : full.problems) full_messages.push_back(e.Message());
+    EXPECT_EQ(fast_messages, full_messages);
+    EXPECT_EQ(fast.statistics_images, full.statistics_images);
+    EXPECT_EQ(fast.statistics_pixels, full.statistics_pixels);
+    EXPECT_EQ(fast.image_sizes.size(), full.image_sizes.size());
+  }
 }
 
 TEST(DatasetCheckerTest, ReportIsTheSameForAnyThreadCount) {

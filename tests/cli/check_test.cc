@@ -185,6 +185,43 @@ TEST(CheckTest, CleanDatasetExitsZero) {
   EXPECT_NE(r.output.find("image sizes      64x48 (4)"), std::string::npos) << r.output;
 }
 
+// --stats block (the default) gives the mean of the block means and no std
+// (null in the JSON, "not computed" in the text); --stats exact both, at
+// full resolution. The two means agree closely; anything else is refused.
+TEST(CheckTest, StatsChoosesBlockMeansOrTheExactMeanAndStd) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 4);
+  std::map<std::string, Json> reports;
+  for (const char* stats : {"", " --stats block", " --stats exact"}) {
+    const auto json_path = dir / "report.json";
+    const auto r =
+        RunSegfeed("check --data " + Quoted(dir / "data") + stats + " --json " + Quoted(json_path));
+    ASSERT_EQ(r.exit_code, 0) << stats << "\n" << r.output;
+    const bool exact = std::string(stats) == " --stats exact";
+    EXPECT_EQ(r.output.find("channel std      not computed") != std::string::npos, !exact)
+        << r.output;
+    reports[stats] =
+        JsonParser(ReadText(json_path)).ParseDocument().at("summary").at("channel_stats");
+  }
+  const Json& block = reports[" --stats block"];
+  const Json& exact = reports[" --stats exact"];
+  EXPECT_EQ(reports[""].at("method").text, "block");
+  EXPECT_EQ(block.at("method").text, "block");
+  EXPECT_EQ(exact.at("method").text, "exact");
+  for (size_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(block.at("std").items[c].type, Json::Type::kNull);
+    EXPECT_EQ(exact.at("std").items[c].type, Json::Type::kNumber);
+    EXPECT_GT(exact.at("std_0_255").items[c].number, 1.0);
+    // Demo photos are smooth; photo-like ones stay within 0.1 (BENCHMARKS.md).
+    EXPECT_NEAR(block.at("mean_0_255").items[c].number, exact.at("mean_0_255").items[c].number,
+                1.0);
+  }
+  const auto bad = RunSegfeed("check --data " + Quoted(dir / "data") + " --stats fast");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--stats must be one of block, exact (got 'fast')"), std::string::npos)
+      << bad.output;
+}
+
 TEST(CheckTest, PlantedProblemsExitOneAndAreListedWithPathAndKind) {
   TempDir dir;
   const auto planted = segfeed::testing::WritePlantedDataset(dir / "data");

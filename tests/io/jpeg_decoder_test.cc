@@ -335,6 +335,49 @@ DecodeOutcome DecodeWith(JpegDecoder* decoder, const Bytes& jpeg, DctScale scale
   return outcome;
 }
 
+// What `segfeed check` relies on to validate photos at DCT scale 1/8: the
+// entropy decoder reads every coefficient whatever the scale (the 1/8
+// inverse DCT keeps only the DC term, but the AC codes must still be
+// decoded to find the next block), so damage anywhere in the file gives the
+// same outcome and the same message at 1/8 as at full size. Damage of 1 to
+// 8 bytes anywhere after SOI, in every coding the decoder supports.
+TEST(JpegDecoderTest, DamageIsFoundTheSameAtOneEighthAsAtFullSize) {
+  const int width = 96, height = 72;
+  const auto rgb = testing::TestPicture(width, height);
+  const std::vector<Bytes> cleans = {
+      testing::EncodeJpegWithOpenCv(rgb, width, height, JpegVariant::kBaseline),
+      testing::EncodeJpegWithOpenCv(rgb, width, height, JpegVariant::kProgressive),
+      testing::EncodeJpegWithOpenCv(rgb, width, height, JpegVariant::kGrayscale),
+      testing::EncodeJpegWithLibjpeg(rgb, width, height, LibjpegVariant::kArithmetic)};
+  DecodeOptions options;
+  options.max_pixels = 1 << 20;
+  JpegDecoder decoder(options);
+  int failures = 0, compared = 0;
+  for (const Bytes& clean : cleans) {
+    for (uint32_t seed = 0; seed < 400; ++seed) {
+      Bytes jpeg = clean;
+      const Bytes noise = testing::RandomBytes(32, seed + 1000);
+      const int damaged = 1 + noise[0] % 8;
+      for (int i = 0; i < damaged; ++i) {
+        const size_t at = 2 + (noise[1 + 3 * i] * 256 + noise[2 + 3 * i]) % (jpeg.size() - 2);
+        jpeg[at] ^= noise[3 + 3 * i] | 1;
+      }
+      const DecodeOutcome full = DecodeWith(&decoder, jpeg, DctScale{});
+      const DecodeOutcome eighth = DecodeWith(&decoder, jpeg, DctScale{1, 8});
+      ++compared;
+      if (full.error) ++failures;
+      ASSERT_EQ(full.error.has_value(), eighth.error.has_value())
+          << "seed " << seed << ": " << (full.error ? full.error->Message() : "full size decodes")
+          << " / " << (eighth.error ? eighth.error->Message() : "1/8 decodes");
+      if (full.error) {
+        EXPECT_EQ(full.error->Message(), eighth.error->Message()) << "seed " << seed;
+      }
+    }
+  }
+  // Most damage must be found at all, or the comparison proves little.
+  EXPECT_GT(failures, compared / 2);
+}
+
 // A file inherits nothing from the one before it (tables, Huffman state,
 // markers, an error): on one decoder, a good file, a defective one and
 // another good file with different tables give the defect's error and then
