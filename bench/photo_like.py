@@ -16,6 +16,7 @@ Needs Pillow and NumPy.
 """
 
 import argparse
+import os
 import pathlib
 import zlib
 
@@ -50,8 +51,12 @@ def main():
         rgb = np.asarray(Image.open(photo).convert("RGB"), dtype=np.float64)
         rng = np.random.default_rng(zlib.crc32(photo.name.encode()))
         noisy = np.clip(rgb + texture(rgb.shape[:2], rng), 0, 255).astype(np.uint8)
-        Image.fromarray(noisy).save(photo, "JPEG", quality=args.quality,
+        # Written beside it and renamed over it: an interrupted run leaves
+        # every photo whole, old or new, never a truncated one.
+        partial = photo.with_name(photo.name + ".partial")
+        Image.fromarray(noisy).save(partial, "JPEG", quality=args.quality,
                                     subsampling=SUBSAMPLING[args.subsampling])
+        os.replace(partial, photo)
         total += photo.stat().st_size
     print(f"{len(photos)} photos, {total / len(photos) / 1024:.0f} KiB each on average "
           f"(quality {args.quality}, {args.subsampling})")

@@ -156,10 +156,9 @@ struct CheckReport {
 // Lists the dataset and reads and decodes every image and mask in it
 // (every bit of every JPEG through the entropy decoder, at the DCT scale
 // options.statistics asks for, so truncation and damage are found), in
-// parallel. Never
-// throws for a bad file: each becomes a problem naming it. A dataset folder
-// that cannot be listed becomes a single io_error problem. Throws
-// ConfigError for invalid options.
+// parallel. Never throws for a bad file: each becomes a problem naming it.
+// A dataset folder that cannot be listed becomes a single io_error
+// problem. Throws ConfigError for invalid options.
 //
 // Checks of the mask set as a whole, in suspicious_mask problems: in binary
 // mode, masks that all decoded without a single foreground pixel (one
@@ -169,13 +168,14 @@ struct CheckReport {
 //
 // Each thread reads with a PairReader, under the Loader's memory policy: its
 // buffers are planned for the dataset's typical photo (the median of a few
-// pairs' headers) at the DCT scale of options.statistics, a file over decode.max_file_bytes or
-// decode.max_pixels is too_large without its pixels being allocated, a
-// larger file's buffers are freed before the next file, and running out of
-// memory is that file's too_large. So memory is about `threads` x (the
-// typical photo and mask, the largest file allowed and its pixels: 3 bytes
-// per pixel at its scale, plus libjpeg's coefficients for a progressive JPEG) plus a
-// fixed-size record per listed file.
+// pairs' headers) at the DCT scale of options.statistics, a file over
+// decode.max_file_bytes or decode.max_pixels is too_large without its
+// pixels being allocated, a larger file's buffers are freed before the next
+// file, and running out of memory is that file's too_large. So memory is
+// about `threads` x (the typical photo and mask, the largest file allowed
+// and its pixels: 3 bytes per pixel at its scale, plus libjpeg's
+// coefficients for a progressive JPEG) plus a fixed-size record per listed
+// file.
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
 
 // Problems of one kind in `report`.
