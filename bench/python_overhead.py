@@ -9,6 +9,11 @@
    the medians over the rounds.
 2. Consumer paths: microseconds to hand one held batch to each framework
    (zero-copy views) and, for scale, to copy it.
+3. TensorFlow's copies (with --tensorflow): milliseconds per batch that
+   tf.data's from_generator takes for a batch copied with numpy.array
+   (16-byte aligned) and with segfeed's 64-byte-aligned copy, and
+   segfeed.tf.dataset end to end (with either copy) against the loader
+   alone.
 
 Run with the venv scripts/dev.sh test makes (it has torch and TensorFlow):
 
@@ -104,6 +109,66 @@ def consumer_paths(data: str, args: argparse.Namespace) -> list[tuple[str, float
     return paths
 
 
+def tensorflow_copies(data: str, args: argparse.Namespace) -> list[tuple[str, float]]:
+    """Milliseconds per 16x512x512x3 float32 batch."""
+    import numpy as np
+    import tensorflow as tf
+
+    import segfeed.tf
+    from segfeed._aligned import aligned_copy
+
+    def through_from_generator(make_copy, source, count=20) -> float:
+        copies = [make_copy(source) for _ in range(2)]  # made outside the timing: only TensorFlow's part counts
+        spec = tf.TensorSpec(source.shape, tf.float32)
+        dataset = tf.data.Dataset.from_generator(lambda: (copies[i % 2] for i in range(count)),
+                                                 output_signature=spec)
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            for _ in dataset:
+                pass
+            best = min(best, (time.perf_counter() - start) / count)
+        return best * 1e3
+
+    def millis_per_batch(batches) -> float:
+        """After the first 4 batches (the pipeline filling, tf.data tracing its function)."""
+        count, start = 0, time.perf_counter()
+        for _ in batches:
+            count += 1
+            if count == 4:
+                start = time.perf_counter()
+        return (time.perf_counter() - start) / max(1, count - 4) * 1e3
+
+    def loader_alone(loader):
+        for epoch in range(args.epochs):
+            for batch in loader.epoch(epoch):
+                batch.release()
+                yield batch
+
+    rows = []
+    with segfeed.Loader(data, batch_size=16, size=512, threads=args.threads) as loader:
+        with next(iter(loader)) as batch:
+            source = np.array(batch.images)
+    rows.append(("numpy.array copy of the batch",
+                 min(timeit.repeat(lambda: np.array(source), number=10, repeat=5)) / 10 * 1e3))
+    rows.append(("aligned_copy of the batch",
+                 min(timeit.repeat(lambda: aligned_copy(source), number=10, repeat=5)) / 10 * 1e3))
+    rows.append(("from_generator, numpy.array copies (16-byte aligned)", through_from_generator(np.array, source)))
+    rows.append(("from_generator, aligned copies (64-byte aligned)", through_from_generator(aligned_copy, source)))
+    with segfeed.Loader(data, batch_size=16, size=512, threads=args.threads, seed=1) as loader:
+        rows.append(("loader alone, per batch", millis_per_batch(loader_alone(loader))))
+    with segfeed.Loader(data, batch_size=16, size=512, threads=args.threads, seed=1) as loader:
+        rows.append(("segfeed.tf.dataset(loader), per batch", millis_per_batch(segfeed.tf.dataset(loader, args.epochs))))
+    # The same with the copy segfeed.tf made before it aligned them, for the comparison.
+    segfeed.tf.aligned_copy = np.array
+    try:
+        with segfeed.Loader(data, batch_size=16, size=512, threads=args.threads, seed=1) as loader:
+            rows.append(("  the same with numpy.array copies", millis_per_batch(segfeed.tf.dataset(loader, args.epochs))))
+    finally:
+        segfeed.tf.aligned_copy = aligned_copy
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", help="dataset root (Carvana layout); default: segfeed bench's demo dataset")
@@ -114,6 +179,7 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=512)
     parser.add_argument("--threads", type=int, default=0, help="0 = one per core")
     parser.add_argument("--prefetch", type=int, default=2)
+    parser.add_argument("--tensorflow", action="store_true", help="also time TensorFlow's copies (part 3)")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
 
@@ -126,6 +192,7 @@ def main() -> int:
         python.append(python_loop(data, args))
     cpp_median, python_median = statistics.median(cpp), statistics.median(python)
     paths = consumer_paths(data, args)
+    copies = tensorflow_copies(data, args) if args.tensorflow else []
 
     print(f"dataset {data}; batch {args.batch}, {args.size}x{args.size} float32 nhwc, threads {args.threads or 'all'}, "
           f"prefetch {args.prefetch}, {args.epochs} epochs per run (first is warm-up), {args.rounds} A/B rounds")
@@ -136,10 +203,14 @@ def main() -> int:
     print("consumer paths on one 16x512x512x3 float32 batch (best of 5 x N calls):")
     for name, micros in paths:
         print(f"  {name:<66} {micros:10.2f} us")
+    if copies:
+        print("TensorFlow and one 16x512x512x3 float32 batch (copies: best of 3-5 runs; the last three rows: mean per batch after the first 4):")
+    for name, millis in copies:
+        print(f"  {name:<66} {millis:10.2f} ms")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cpp_samples_per_s": cpp, "python_samples_per_s": python, "ratio": python_median / cpp_median,
-                       "consumer_paths_us": dict(paths)}, f, indent=2)
+                       "consumer_paths_us": dict(paths), "tensorflow_ms": dict(copies)}, f, indent=2)
     return 0
 
 

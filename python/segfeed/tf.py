@@ -34,6 +34,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import numpy as np
 import tensorflow as tf
 
+from ._aligned import aligned_copy
 from ._errors import ConfigError
 from ._loader import Loader, PathLike
 
@@ -91,7 +92,8 @@ def dataset(loader: Loader, epochs: Optional[int] = None, *, copy: bool = True) 
             _check_at_epoch_start(loader)
             for batch in loader:  # the loader's next epoch
                 with batch:  # the copy holds nothing; the zero-copy arrays hold the buffer
-                    pair = ((np.array(batch.images), np.array(batch.masks)) if copy else
+                    # Aligned, so that TensorFlow wraps the copy instead of copying it again.
+                    pair = ((aligned_copy(batch.images), aligned_copy(batch.masks)) if copy else
                             (np.asarray(batch.images), np.asarray(batch.masks)))
                 yield pair
 

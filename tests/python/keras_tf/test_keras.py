@@ -127,6 +127,18 @@ def test_batches_out_of_order_are_refused_and_zero_restarts(demo16):
         assert loader.stats()["outstanding_leases"] == 0
 
 
+def test_batches_are_64_byte_aligned_copies_of_the_stream(demo16):
+    # Aligned, TensorFlow wraps the arrays; NumPy's 16-byte alignment makes it copy each batch again.
+    expected = _stream(demo16, 1, size=(64, 48))
+    with _loader(demo16, size=(64, 48)) as loader:
+        data = segfeed.keras.Dataset(loader)
+        for index, (image, mask, _) in enumerate(expected):
+            images, masks = data[index]
+            assert images.ctypes.data % 64 == 0 and masks.ctypes.data % 64 == 0
+            assert (_digest(images), _digest(masks)) == (image, mask)
+        assert loader.stats()["outstanding_leases"] == 0
+
+
 def test_a_second_fit_and_each_evaluate_continue_the_loaders_epochs(demo16):
     # 2 batches an epoch: the two Keras takes for the signature are a whole epoch, which must not count.
     model = _model()
