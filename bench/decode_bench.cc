@@ -16,9 +16,11 @@
 
 #include <benchmark/benchmark.h>
 #include <spng.h>
+#include <turbojpeg.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -142,6 +144,117 @@ void BM_JpegDecode(benchmark::State& state) {
   state.SetLabel("scale " + std::to_string(scale.num) + "/" + std::to_string(scale.denom) + " -> " +
                  std::to_string(image.width) + "x" + std::to_string(image.height));
 }
+
+// What a JPEG decode at a DCT scale spends its time on, stage by stage,
+// through libjpeg's API (the same libjpeg-turbo TurboJPEG calls), each row
+// doing one stage more than the one before:
+//   0 coefficients: jpeg_read_coefficients, the entropy decoding alone;
+//   1 planes: raw_data_out, the scaled inverse DCT into Y, Cb and Cr at
+//     their own resolution (no upsampling, no colour conversion);
+//   2 ycbcr: out_color_space JCS_YCbCr, chroma upsampled (fancy) and the
+//     three channels interleaved, not converted;
+//   3 rgb: the whole decode, as segfeed's JpegDecoder does it;
+//   4 rgb, merged: do_fancy_upsampling off, libjpeg-turbo's merged
+//     upsample-and-convert (box upsampling of the chroma);
+//   5 TurboJPEG planes: tjDecompressToYUVPlanes at the scale.
+// Args: stage, scale denominator.
+void BM_JpegStages(benchmark::State& state) {
+  const EncodedDemo& demo = Demo();
+  const int stage = static_cast<int>(state.range(0));
+  const auto denominator = static_cast<unsigned>(state.range(1));
+  std::vector<uint8_t> pixels;
+  std::array<std::vector<uint8_t>, 3> planes;
+  tjhandle turbo = tjInitDecompress();
+  size_t i = 0;
+  for (auto _ : state) {
+    const std::vector<uint8_t>& jpeg = demo.jpegs[i++ % demo.jpegs.size()];
+    if (stage == 5) {
+      int width = 0, height = 0, subsampling = 0, colorspace = 0;
+      tjDecompressHeader3(turbo, jpeg.data(), jpeg.size(), &width, &height, &subsampling,
+                          &colorspace);
+      const int scaled_width = TJSCALED(width, (tjscalingfactor{1, static_cast<int>(denominator)}));
+      const int scaled_height =
+          TJSCALED(height, (tjscalingfactor{1, static_cast<int>(denominator)}));
+      std::array<unsigned char*, 3> out{};
+      for (int c = 0; c < 3; ++c) {
+        planes[c].resize(tjPlaneSizeYUV(c, scaled_width, 0, scaled_height, subsampling));
+        out[c] = planes[c].data();
+      }
+      if (tjDecompressToYUVPlanes(turbo, jpeg.data(), jpeg.size(), out.data(), scaled_width,
+                                  nullptr, scaled_height, 0) != 0) {
+        state.SkipWithError(tjGetErrorStr2(turbo));
+        break;
+      }
+      benchmark::DoNotOptimize(planes[0].data());
+      continue;
+    }
+    jpeg_decompress_struct decompress;
+    jpeg_error_mgr errors;
+    decompress.err = jpeg_std_error(&errors);  // the benchmark's files are valid: exit on error
+    jpeg_create_decompress(&decompress);
+    jpeg_mem_src(&decompress, jpeg.data(), jpeg.size());
+    jpeg_read_header(&decompress, TRUE);
+    if (stage == 0) {
+      jvirt_barray_ptr* coefficients = jpeg_read_coefficients(&decompress);
+      benchmark::DoNotOptimize(coefficients);
+      jpeg_finish_decompress(&decompress);
+      jpeg_destroy_decompress(&decompress);
+      continue;
+    }
+    decompress.scale_num = 1;
+    decompress.scale_denom = denominator;
+    decompress.raw_data_out = stage == 1 ? TRUE : FALSE;
+    decompress.out_color_space = stage == 2 ? JCS_YCbCr : stage == 1 ? JCS_YCbCr : JCS_RGB;
+    decompress.do_fancy_upsampling = stage == 4 ? FALSE : TRUE;
+    jpeg_start_decompress(&decompress);
+    if (stage == 1) {
+      // One iMCU row a call: max_v_samp_factor x min_DCT_scaled_size rows.
+      // Each component has its own scaled block size: libjpeg-turbo scales
+      // a subsampled chroma component up in its inverse DCT where the ratio
+      // allows (at 1/2, a 4:2:0 file's Cb and Cr get the full 8x8 IDCT and
+      // come out at the luma's resolution), so the planes are not the
+      // subsampled ones.
+      const int components = decompress.num_components;
+      const int rows_per_call = decompress.max_v_samp_factor * decompress.min_DCT_scaled_size;
+      std::array<std::vector<JSAMPROW>, 3> rows;
+      for (int c = 0; c < components; ++c) {
+        const jpeg_component_info& info = decompress.comp_info[c];
+        const int block = info.DCT_scaled_size;
+        const size_t width = info.width_in_blocks * static_cast<size_t>(block);
+        const int component_rows = info.v_samp_factor * block;
+        planes[c].resize(width * component_rows);
+        rows[c].resize(component_rows);
+        for (int r = 0; r < component_rows; ++r) rows[c][r] = planes[c].data() + r * width;
+      }
+      std::array<JSAMPARRAY, 3> arrays{rows[0].data(), rows[1].data(), rows[2].data()};
+      while (decompress.output_scanline < decompress.output_height) {
+        if (jpeg_read_raw_data(&decompress, arrays.data(), rows_per_call) == 0) break;
+      }
+    } else {
+      const size_t row_bytes = static_cast<size_t>(decompress.output_width) * 3;
+      pixels.resize(row_bytes * decompress.output_height);
+      while (decompress.output_scanline < decompress.output_height) {
+        JSAMPROW row = pixels.data() + decompress.output_scanline * row_bytes;
+        jpeg_read_scanlines(&decompress, &row, 1);
+      }
+    }
+    benchmark::DoNotOptimize(pixels.data());
+    jpeg_finish_decompress(&decompress);
+    jpeg_destroy_decompress(&decompress);
+  }
+  tjDestroy(turbo);
+  state.SetItemsProcessed(state.iterations());
+  static constexpr const char* kStages[] = {"coefficients", "planes",      "ycbcr",
+                                            "rgb",          "rgb, merged", "TurboJPEG planes"};
+  state.SetLabel(std::string(kStages[stage]) + ", 1/" + std::to_string(denominator));
+}
+BENCHMARK(BM_JpegStages)
+    ->ArgNames({"stage", "scale_denom"})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {2}})
+    ->Args({3, 1})
+    ->Args({1, 1})
+    ->Unit(benchmark::kMillisecond);
+
 // Decoding only a window of the photo with libjpeg's partial decode
 // (jpeg_crop_scanline for the columns, jpeg_skip_scanlines for the rows
 // above, abort below), against the whole photo at the same DCT scale: what a
