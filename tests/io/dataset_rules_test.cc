@@ -433,5 +433,30 @@ TEST(DatasetRulesTest, PairListCostsLittlePerPairAndStoresEachFolderOnce) {
   EXPECT_LE(keyed.memory_bytes(), kPairs * (16 + 13) * 2u);
 }
 
+// The listing builds each pair's paths as strings; they must be what
+// std::filesystem's operator/ gives, for every shape of folder.
+TEST(DatasetRulesTest, PairPathsAreWhatOperatorSlashJoins) {
+  for (const fs::path& root : {fs::path("data"), fs::path("data/"), fs::path("/"), fs::path(""),
+                               fs::path("/abs/root"), fs::path("rel//double")}) {
+    PairList keyed(root / "img", root / "lbl", "", "_mask");
+    const uint32_t top = keyed.AddFolder("");
+    const uint32_t nested = keyed.AddFolder("a/b");
+    keyed.AddKeyed(top, "k1", ".jpg", ".gif");
+    keyed.AddKeyed(nested, "k2", ".JPEG", ".png");
+    EXPECT_EQ(keyed[0].image_path, root / "img" / "k1.jpg") << root;
+    EXPECT_EQ(keyed[0].mask_path, root / "lbl" / "k1_mask.gif") << root;
+    EXPECT_EQ(keyed[1].image_path, root / "img" / "a/b" / "k2.JPEG") << root;
+    EXPECT_EQ(keyed[1].mask_path, root / "lbl" / "a/b" / "k2_mask.png") << root;
+    EXPECT_EQ(keyed[1].image_path.native(), (root / "img" / "a/b" / "k2.JPEG").native()) << root;
+    EXPECT_EQ(keyed[1].stem, "a/b/k2");
+  }
+  PairList bare("", "", "", "");
+  bare.AddKeyed(bare.AddFolder(""), "k", ".jpg", ".gif");
+  EXPECT_EQ(bare[0].image_path.native(), "k.jpg");
+  PairList trailing("img/", "lbl/", "", "");
+  trailing.AddKeyed(trailing.AddFolder("sub"), "k", ".jpg", ".gif");
+  EXPECT_EQ(trailing[0].image_path.native(), "img/sub/k.jpg");
+}
+
 }  // namespace
 }  // namespace segfeed
