@@ -8,23 +8,30 @@
 # (median of the per-run ratios), each stage's thread time per sample in ms
 # (decode is the JPEG; total adds read, GIF and convert) and peak RSS.
 #
-#   bench/ab.sh [--runs N] --data DIR A_BINARY B_BINARY [-- bench options]
+#   bench/ab.sh [--runs N] [--a-options "..."] [--b-options "..."] --data DIR A_BINARY B_BINARY
+#               [-- bench options for both]
+#
+# --a-options and --b-options are added to one side's runs only (split at
+# spaces): one binary against itself with another option, e.g.
+#   bench/ab.sh --data DIR --b-options "--decode-colour ycbcr" segfeed segfeed
 #
 # Example: a build before a change against the current one, float32, 2
 # threads (the default), then the same with --dtype uint8 --mask-dtype uint8.
 set -euo pipefail
 export LC_ALL=C
-runs=5 data=""
+runs=5 data="" a_options="" b_options=""
 while (($#)); do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --data) data="$2"; shift 2 ;;
+    --a-options) a_options="$2"; shift 2 ;;
+    --b-options) b_options="$2"; shift 2 ;;
     --) shift; break ;;
     *) [[ -z ${a:-} ]] && a="$1" || b="$1"; shift ;;
   esac
 done
 [[ -n $data && -n ${a:-} && -n ${b:-} ]] ||
-  { echo "usage: bench/ab.sh [--runs N] --data DIR A B [-- bench options]" >&2; exit 2; }
+  { echo "usage: bench/ab.sh [--runs N] [--a-options S] [--b-options S] --data DIR A B [-- bench options]" >&2; exit 2; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cat "$data"/train/* "$data"/train_masks/* >/dev/null  # into the page cache
@@ -35,10 +42,12 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v
 for run in $(seq "$runs"); do
   for side in a b; do
     bin=${!side}
-    "$bin" bench --data "$data" --decode-only --json "$work/$side.$run.json" "$@" >/dev/null
+    side_options=${side}_options
+    # shellcheck disable=SC2086 # one side's options, split at spaces on purpose
+    "$bin" bench --data "$data" --decode-only --json "$work/$side.$run.json" "$@" ${!side_options} >/dev/null
   done
 done
-echo "options: ${*:-(defaults)}; $runs runs alternating; medians"
+echo "options: ${*:-(defaults)}; a: ${a_options:-(none)}; b: ${b_options:-(none)}; $runs runs alternating; medians"
 printf '%-4s %10s %12s %7s %7s %7s %7s %7s %7s %9s\n' side samples/s decode-only ratio \
   decode warp jitter convert total "rss MiB"
 for side in a b; do

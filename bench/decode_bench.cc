@@ -122,7 +122,7 @@ void BM_JpegDecode(benchmark::State& state) {
   const EncodedDemo& demo = Demo();
   const int target = static_cast<int>(state.range(0));
   internal::JpegDecoder decoder(DecodeOptions{});
-  internal::RgbImage image;
+  internal::DecodedImage image;
   internal::DctScale scale;
   size_t i = 0;
   for (auto _ : state) {
@@ -494,7 +494,7 @@ BENCHMARK(BM_PngMaskDecode)
 void BM_PngPhotoDecode(benchmark::State& state) {
   const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
   internal::PngDecoder decoder(DecodeOptions{});
-  internal::RgbImage image;
+  internal::DecodedImage image;
   size_t i = 0;
   for (auto _ : state) {
     internal::Status status =
@@ -563,7 +563,7 @@ BENCHMARK(BM_GifMaskDecodeSized)->ArgName("size")->Arg(0)->Arg(1)->Unit(benchmar
 void BM_JpegPhotoDecodeSized(benchmark::State& state) {
   const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
   internal::JpegDecoder decoder(DecodeOptions{});
-  internal::RgbImage image;
+  internal::DecodedImage image;
   size_t i = 0;
   for (auto _ : state) {
     const auto& jpeg = demo.jpegs[i++ % kSamples];

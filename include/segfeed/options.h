@@ -76,6 +76,20 @@ enum class FillMode {
   kReflect,
 };
 
+// How the colour jitter is computed.
+enum class ColourModel {
+  // tf.image's semantics exactly: contrast and brightness on RGB, then
+  // saturation and hue in HSV, each clamping to the valid range.
+  kHsv,
+  // Linear in YCbCr (JFIF), as DALI's hsv operator is in YIQ: contrast
+  // scales each channel about its mean, brightness adds to Y, saturation
+  // scales Cb/Cr about 128, hue turns (Cb, Cr) about (128, 128); the whole
+  // jitter and the conversion to RGB are one 3x4 matrix per sample, with
+  // one clamp at the end. Not tf.image's figures: saturation blends with
+  // the pixel's luma instead of scaling HSV saturation.
+  kLinear,
+};
+
 // How one sample is augmented. Flips, rotation and resize are one affine
 // warp applied to image and mask together; the colour ops touch the image
 // only and run in the order contrast, brightness, saturation, hue, each
@@ -132,6 +146,9 @@ struct AugmentOptions {
   bool hue_enabled = true;
   UniformRange hue_delta{-0.2, 0.2};
 
+  // How the four colour ops above are computed; see ColourModel.
+  ColourModel colour_model = ColourModel::kHsv;
+
   // Areas rotated in from outside the source.
   FillMode fill_mode = FillMode::kConstant;
   // Image colour for FillMode::kConstant and for padding: one level for
@@ -149,6 +166,9 @@ struct AugmentOptions {
 
 // "constant", "reflect", and the inverse.
 SEGFEED_EXPORT std::string_view FillModeName(FillMode mode);
+// "hsv", "linear", and the inverse.
+SEGFEED_EXPORT std::string_view ColourModelName(ColourModel model);
+SEGFEED_EXPORT ColourModel ParseColourModel(std::string_view text);
 SEGFEED_EXPORT FillMode ParseFillMode(std::string_view text);
 
 // Throws ConfigError ("rotation_fraction must be in [0, 0.5] (got 0.7)").
@@ -230,6 +250,18 @@ enum class JpegWarnings {
   kAreErrors,
   // The decoded pixels are used as they are.
   kAreIgnored,
+};
+
+// What a JPEG photo is decoded to.
+enum class DecodeColour {
+  // RGB pixels, as libjpeg-turbo's decoder upsamples and converts them.
+  kRgb,
+  // A YCbCr JPEG's planes as stored (chroma at its subsampled size, no
+  // upsampling, no conversion in the decoder): the warp samples each plane
+  // at the output positions and the conversion to RGB happens once, after
+  // the warp. Grey JPEGs decode to Y alone. RGB-coded JPEGs and PNG photos
+  // still decode to RGB. Close to kRgb's pixels, not the same bytes.
+  kYCbCr,
 };
 
 // What a mask's pixels mean.
@@ -326,11 +358,16 @@ struct DecodeOptions {
   std::vector<MaskColor> mask_colors;
   // Whether a JPEG that decodes only with warnings is refused.
   JpegWarnings jpeg_warnings = JpegWarnings::kAreErrors;
+  // What JPEG photos are decoded to; see DecodeColour.
+  DecodeColour decode_colour = DecodeColour::kRgb;
 };
 
 // "error", "ignore", and the inverse.
 SEGFEED_EXPORT std::string_view JpegWarningsName(JpegWarnings warnings);
 SEGFEED_EXPORT JpegWarnings ParseJpegWarnings(std::string_view text);
+// "rgb", "ycbcr", and the inverse.
+SEGFEED_EXPORT std::string_view DecodeColourName(DecodeColour colour);
+SEGFEED_EXPORT DecodeColour ParseDecodeColour(std::string_view text);
 // "binary", "labels"; "nonzero", "luminance"; and the inverses.
 SEGFEED_EXPORT std::string_view MaskModeName(MaskMode mode);
 SEGFEED_EXPORT MaskMode ParseMaskMode(std::string_view text);

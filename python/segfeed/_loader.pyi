@@ -44,6 +44,7 @@ class Loader:
         size: Union[int, Tuple[int, int]] = (512, 512),
         image_dtype: str = 'float32',
         mask_dtype: Optional[str] = None,
+        decode_colour: str = 'rgb',
         mask_mode: str = 'binary',
         num_classes: int = 0,
         ignore_index: int = 255,

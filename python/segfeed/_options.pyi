@@ -19,6 +19,7 @@ class Augment:
     brightness: Optional[Tuple[float, float]] = (-0.2, 0.2)
     saturation: Optional[Tuple[float, float]] = (0.4, 0.6)
     hue: Optional[Tuple[float, float]] = (-0.2, 0.2)
+    colour_model: str = 'hsv'
     fill_mode: str = 'constant'
     fill_value: Union[int, Tuple[int, int, int]] = 0
     antialias: bool = True

@@ -6,11 +6,13 @@
 #include <numbers>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "augment/warp_scalar.h"
+#include "augment/ycbcr_colour.h"
 
 namespace segfeed::internal {
 namespace {
@@ -240,6 +242,55 @@ int PreReduceFactor(double source_pixels_per_output_pixel, int source_pixels) {
 
 namespace {
 
+// The raster the warp samples for `image` (1 or 3 channels) covering
+// extent_width x extent_height of its own pixels, and its output -> raster
+// matrix in `matrix`: `image` itself, or where it must shrink by more than
+// 2x, a block of it area-reduced into `scratch`.
+cv::Mat PreReduced(const AugmentOptions& options, const AugmentParams& params,
+                   const WindowPlacement& placement, const RasterView& image, double extent_width,
+                   double extent_height, int output_width, int output_height,
+                   std::vector<uint8_t>* scratch, AffineMatrix* matrix) {
+  cv::Mat whole = ConstMat(image);
+  AffineMatrix image_matrix = OutputToSourceMatrix(params, placement, extent_width, extent_height,
+                                                   output_width, output_height);
+  const PreReduction block = PlanPreReduction(options, placement, image_matrix, image.width,
+                                              image.height, extent_width, extent_height);
+  if (block.reduced_width == 0) {
+    *matrix = image_matrix;
+    return whole;
+  }
+  scratch->resize(block.bytes() / 3 * image.channels);
+  cv::Mat reduced(block.reduced_height, block.reduced_width, CV_MAKETYPE(CV_8U, image.channels),
+                  scratch->data());
+  // Area averaging maps the block's extent onto the reduced raster
+  // (OpenCV's fast integer path when the sizes divide exactly), so the
+  // reduced pixels keep the extent convention above.
+  cv::resize(whole(cv::Rect(block.x, block.y, block.width, block.height)), reduced, reduced.size(),
+             0, 0, cv::INTER_AREA);
+  const double ratio_x = static_cast<double>(block.reduced_width) / block.width;
+  const double ratio_y = static_cast<double>(block.reduced_height) / block.height;
+  if (block.whole) {
+    // The whole image: the matrix of the reduced extent, as it always was.
+    image_matrix = OutputToSourceMatrix(params, placement, extent_width * ratio_x,
+                                        extent_height * ratio_y, output_width, output_height);
+  } else {
+    // A block: image position p is reduced position (p + 0.5 - x) * ratio - 0.5.
+    for (int i = 0; i < 3; ++i) image_matrix[i] *= ratio_x;
+    for (int i = 3; i < 6; ++i) image_matrix[i] *= ratio_y;
+    image_matrix[2] += (0.5 - block.x) * ratio_x - 0.5;
+    image_matrix[5] += (0.5 - block.y) * ratio_y - 0.5;
+  }
+  *matrix = image_matrix;
+  return reduced;
+}
+
+// Image pixels per mask pixel on each axis (see WarpSource::image_scale).
+std::pair<double, double> ImageScale(const WarpSource& source) {
+  if (source.image_scale > 0) return {source.image_scale, source.image_scale};
+  return {static_cast<double>(source.image.width) / source.mask.width,
+          static_cast<double>(source.image.height) / source.mask.height};
+}
+
 void WarpImage(const AugmentOptions& options, const AugmentParams& params,
                const WindowPlacement& placement, const WarpSource& source,
                const MutableRasterView& image_out, WarpScratch* scratch,
@@ -248,46 +299,13 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   assert(source.image.stride_bytes >= source.image.width * 3);
   assert(source.mask.stride_bytes >= source.mask.width);
   assert(image_out.channels == 3);
-  const double scale_x = source.image_scale > 0
-                             ? source.image_scale
-                             : static_cast<double>(source.image.width) / source.mask.width;
-  const double scale_y = source.image_scale > 0
-                             ? source.image_scale
-                             : static_cast<double>(source.image.height) / source.mask.height;
+  const auto [scale_x, scale_y] = ImageScale(source);
   // The image's extent in its own pixels: the mask's extent at its scale.
-  double extent_width = source.mask.width * scale_x;
-  double extent_height = source.mask.height * scale_y;
-
-  cv::Mat image = ConstMat(source.image);
-  AffineMatrix image_matrix = OutputToSourceMatrix(params, placement, extent_width, extent_height,
-                                                   image_out.width, image_out.height);
-  const PreReduction block = PlanPreReduction(options, placement, image_matrix, source.image.width,
-                                              source.image.height, extent_width, extent_height);
-  if (block.reduced_width > 0) {
-    scratch->reduced_image.resize(block.bytes());
-    cv::Mat reduced(block.reduced_height, block.reduced_width, CV_8UC3,
-                    scratch->reduced_image.data());
-    // Area averaging maps the block's extent onto the reduced raster
-    // (OpenCV's fast integer path when the sizes divide exactly), so the
-    // reduced pixels keep the extent convention above.
-    cv::resize(image(cv::Rect(block.x, block.y, block.width, block.height)), reduced,
-               reduced.size(), 0, 0, cv::INTER_AREA);
-    const double ratio_x = static_cast<double>(block.reduced_width) / block.width;
-    const double ratio_y = static_cast<double>(block.reduced_height) / block.height;
-    if (block.whole) {
-      // The whole image: the matrix of the reduced extent, as it always was.
-      image_matrix =
-          OutputToSourceMatrix(params, placement, extent_width * ratio_x, extent_height * ratio_y,
-                               image_out.width, image_out.height);
-    } else {
-      // A block: image position p is reduced position (p + 0.5 - x) * ratio - 0.5.
-      for (int i = 0; i < 3; ++i) image_matrix[i] *= ratio_x;
-      for (int i = 3; i < 6; ++i) image_matrix[i] *= ratio_y;
-      image_matrix[2] += (0.5 - block.x) * ratio_x - 0.5;
-      image_matrix[5] += (0.5 - block.y) * ratio_y - 0.5;
-    }
-    image = reduced;
-  }
+  AffineMatrix image_matrix;
+  const cv::Mat image =
+      PreReduced(options, params, placement, source.image, source.mask.width * scale_x,
+                 source.mask.height * scale_y, image_out.width, image_out.height,
+                 &scratch->reduced_image, &image_matrix);
 
   const RasterView image_view{image.data, image.cols, image.rows, 3,
                               static_cast<ptrdiff_t>(image.step)};
@@ -308,7 +326,46 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   }
 }
 
+// The fill colour in each YCbCr plane.
+std::array<int, 3> FillLevels(const AugmentOptions& options) {
+  return RgbToYCbCr(options.fill_value.rgb);
+}
+
 }  // namespace
+
+void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
+                     const WarpSource& source, const std::array<MutableRasterView, 3>& planes_out,
+                     WarpScratch* scratch) {
+  assert(source.image.channels == 1 && source.mask.channels == 1);
+  const WindowPlacement placement =
+      PlaceWindow(options, params, source.mask.width, source.mask.height);
+  const auto [scale_x, scale_y] = ImageScale(source);
+  const double luma_width = source.mask.width * scale_x;
+  const double luma_height = source.mask.height * scale_y;
+  const std::array<int, 3> fill = FillLevels(options);
+  const bool grey = source.chroma[0].data == nullptr;
+  for (int plane = 0; plane < (grey ? 1 : 3); ++plane) {
+    // A chroma raster covers the photo's extent with 1/step of the luma's
+    // pixels on each axis: its matrix is the luma's, scaled, so that the
+    // bilinear taps upsample the chroma at the output positions.
+    const RasterView& view = plane == 0 ? source.image : source.chroma[plane - 1];
+    const double step_x = plane == 0 ? 1.0 : source.chroma_step_x;
+    const double step_y = plane == 0 ? 1.0 : source.chroma_step_y;
+    const MutableRasterView& out = planes_out[plane];
+    assert(out.channels == 1);
+    AffineMatrix matrix;
+    const cv::Mat raster =
+        PreReduced(options, params, placement, view, luma_width / step_x, luma_height / step_y,
+                   out.width, out.height, &scratch->reduced_image, &matrix);
+    cv::Mat dst = WritableMat(out);
+    Warp(raster, matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[plane]), dst);
+  }
+  if (grey) {
+    for (int plane = 1; plane < 3; ++plane)
+      for (int y = 0; y < planes_out[plane].height; ++y)
+        std::fill_n(planes_out[plane].Row(y), planes_out[plane].width, uint8_t{128});
+  }
+}
 
 void WarpMaskOnly(const AugmentOptions& options, const AugmentParams& params,
                   const RasterView& mask, uint8_t fill, const MutableRasterView& mask_out) {

@@ -67,7 +67,8 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlace
 
 // One sample's decoded rasters.
 struct WarpSource {
-  // RGB, 3 channels; may be a reduced (DCT-scaled) decode of the photo.
+  // RGB, 3 channels; may be a reduced (DCT-scaled) decode of the photo. Or
+  // a YCbCr photo's Y plane (1 channel), for WarpYCbCrPlanes().
   RasterView image;
   // 1 channel, 0/1 (or class ids), at the photo's full resolution.
   RasterView mask;
@@ -80,6 +81,11 @@ struct WarpSource {
   // What the mask is taken to hold outside itself under FillMode::kConstant:
   // background 0, or a label map's ignore value (MaskEncoding::fill()).
   uint8_t mask_fill = 0;
+  // With a Y plane: the Cb and Cr planes (data nullptr for a grey photo),
+  // each sample spanning chroma_step_x x chroma_step_y luma samples.
+  std::array<RasterView, 2> chroma{};
+  int chroma_step_x = 1;
+  int chroma_step_y = 1;
 };
 
 // Memory one thread reuses across samples for the pre-reduced image, so the
@@ -148,6 +154,18 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
 // one channel), with `fill` outside the source under FillMode::kConstant.
 void WarpMaskOnly(const AugmentOptions& options, const AugmentParams& params,
                   const RasterView& mask, uint8_t fill, const MutableRasterView& mask_out);
+
+// Warps a YCbCr photo's planes (source.image is Y, source.chroma Cb and
+// Cr) bilinearly to three output-size planes, Y, Cb, Cr: each plane through
+// the same geometry, the chroma's matrix scaled for its subsampling, so
+// that the chroma is upsampled by the warp's own interpolation at the
+// output positions. Each plane is area-reduced first where it must shrink
+// by more than 2x (as WarpImageAndMask does). A grey photo's chroma planes
+// are written 128. Uses OpenCV's fixed-point warp: bit-exact, whatever the
+// thread count or the vector unit. The mask is WarpMaskOnly's.
+void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
+                     const WarpSource& source, const std::array<MutableRasterView, 3>& planes_out,
+                     WarpScratch* scratch);
 
 // A float32 mask raster: `height` rows of `width` elements, rows
 // `stride_bytes` apart (a batch slot's mask).

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <vector>
 
 #include "augment/color_jitter.h"
+#include "augment/ycbcr_colour.h"
 #include "stage_clock.h"
 
 namespace segfeed::internal {
@@ -29,6 +31,12 @@ std::array<int64_t, 256> CountLevels(const uint8_t* bytes, size_t size) {
   return counts;
 }
 
+// Output-size planes: for warped YCbCr, and for the linear colour model's
+// planar matrix pass.
+bool NeedsPlanes(const AugmentOptions& options, DecodeColour decode_colour) {
+  return decode_colour == DecodeColour::kYCbCr || options.colour_model == ColourModel::kLinear;
+}
+
 const AugmentOptions& Validated(const AugmentOptions& options) {
   ValidateAugmentOptions(options);
   return options;
@@ -37,12 +45,14 @@ const AugmentOptions& Validated(const AugmentOptions& options) {
 }  // namespace
 
 SampleAugmenter::SampleAugmenter(const AugmentOptions& augment_options,
-                                 const OutputOptions& output_options, MaskEncoding mask_encoding)
+                                 const OutputOptions& output_options, MaskEncoding mask_encoding,
+                                 DecodeColour decode_colour)
     : augment_options_(Validated(augment_options)), converter_(output_options, mask_encoding) {
   const size_t pixels =
       static_cast<size_t>(augment_options_.output_width) * augment_options_.output_height;
   image_scratch_.resize(pixels * 3);
   mask_scratch_.resize(pixels);
+  if (NeedsPlanes(augment_options_, decode_colour)) plane_scratch_.resize(pixels * 3);
 }
 
 void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
@@ -68,6 +78,10 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
                                       mask_dst.y_stride_bytes}
                   : MutableRasterView{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
 
+  if (source.image.channels == 1) {
+    RunYCbCr(params, source, image_out, mask_out, image_dst, mask_dst);
+    return;
+  }
   const StageClock::time_point start = StageClock::now();
   std::optional<ChannelSums> image_sums;
   WarpSource filled_source = source;
@@ -82,6 +96,15 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
                      &image_sums);
   }
   const StageClock::time_point warped = StageClock::now();
+  if (augment_options_.colour_model == ColourModel::kLinear) {
+    RunLinearColour(params, image_out, image_sums, image_dst);
+    const StageClock::time_point jittered = StageClock::now();
+    if (!mask_float_direct) converter_.ConvertMask(mask_out.View(), mask_dst);
+    timings_.warp_ns = NanosBetween(start, warped);
+    timings_.jitter_ns = NanosBetween(warped, jittered);
+    timings_.convert_ns = NanosBetween(jittered, StageClock::now());
+    return;
+  }
   // Jitter on the output-size image (cheaper than on the source), fused with
   // the image conversion: each chunk's levels go from L1 straight to
   // `image_dst`. The fused pass counts as jitter time.
@@ -95,6 +118,67 @@ void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
   // Without jitter, the call that found nothing to do counts as conversion.
   timings_.jitter_ns = image_written ? NanosBetween(warped, jittered) : 0;
   timings_.convert_ns = NanosBetween(image_written ? jittered : warped, StageClock::now());
+}
+
+std::array<MutableRasterView, 3> SampleAugmenter::Planes() {
+  const int width = augment_options_.output_width;
+  const int height = augment_options_.output_height;
+  assert(plane_scratch_.size() == size_t{3} * width * height);
+  std::array<MutableRasterView, 3> planes;
+  for (int plane = 0; plane < 3; ++plane)
+    planes[plane] = {plane_scratch_.data() + size_t(plane) * width * height, width, height, 1,
+                     ptrdiff_t{width}};
+  return planes;
+}
+
+void SampleAugmenter::RunLinearColour(const AugmentParams& params,
+                                      const MutableRasterView& image_out,
+                                      const std::optional<ChannelSums>& sums,
+                                      const StridedImage& image_dst) {
+  const std::array<MutableRasterView, 3> planes = Planes();
+  SplitPlanes(image_out.View(), planes);
+  // The warp's sums, or (where it fell back to OpenCV) counted here.
+  const ChannelSums totals = sums ? *sums : PlaneSums(planes);
+  ApplyColourMatrixInPlace(LinearColourFromRgb(params, Means(totals)), planes);
+  InterleavePlanes(planes, image_out);
+  converter_.ConvertImage(image_out.View(), image_dst);
+}
+
+std::array<double, 3> SampleAugmenter::Means(const ChannelSums& sums) const {
+  const double pixels =
+      static_cast<double>(augment_options_.output_width) * augment_options_.output_height;
+  return {static_cast<double>(sums[0]) / pixels, static_cast<double>(sums[1]) / pixels,
+          static_cast<double>(sums[2]) / pixels};
+}
+
+void SampleAugmenter::RunYCbCr(const AugmentParams& params, const WarpSource& source,
+                               const MutableRasterView& image_out,
+                               const MutableRasterView& mask_out, const StridedImage& image_dst,
+                               const StridedMask& mask_dst) {
+  const std::array<MutableRasterView, 3> planes = Planes();
+  const StageClock::time_point start = StageClock::now();
+  WarpYCbCrPlanes(augment_options_, params, source, planes, &warp_scratch_);
+  WarpMaskOnly(augment_options_, params, source.mask, converter_.mask_encoding().fill(), mask_out);
+  const StageClock::time_point warped = StageClock::now();
+  bool image_written = false;
+  if (augment_options_.colour_model == ColourModel::kLinear) {
+    ApplyColourMatrixInPlace(LinearColourFromYCbCr(params, Means(PlaneSums(planes))), planes);
+    InterleavePlanes(planes, image_out);
+  } else {
+    ChannelSums sums{0, 0, 0};
+    YCbCrToRgbInPlace(planes, &sums);
+    InterleavePlanes(planes, image_out);
+    image_written =
+        ApplyColorJitterAndConvert(params, image_out.View(), converter_, image_dst, &sums);
+  }
+  const StageClock::time_point jittered = StageClock::now();
+  if (!image_written) converter_.ConvertImage(image_out.View(), image_dst);
+  converter_.ConvertMask(mask_out.View(), mask_dst);
+  // The conversion from YCbCr counts as jitter time: it is the colour
+  // stage's first step here.
+  timings_.warp_ns = NanosBetween(start, warped);
+  timings_.jitter_ns = NanosBetween(warped, jittered);
+  timings_.convert_ns = NanosBetween(jittered, StageClock::now());
 }
 
 int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* params,
@@ -124,12 +208,12 @@ int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* param
 }
 
 size_t SampleAugmenter::scratch_bytes() const {
-  return image_scratch_.capacity() + mask_scratch_.capacity() +
+  return image_scratch_.capacity() + mask_scratch_.capacity() + plane_scratch_.capacity() +
          warp_scratch_.reduced_image.capacity();
 }
 
 size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
-                                            int decoded_height) {
+                                            int decoded_height, DecodeColour decode_colour) {
   const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
   // The planned photo's pre-reduction for a centred, unturned window at the
   // smallest, unit and largest random scale (the block's size is not
@@ -152,12 +236,14 @@ size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int d
                                                  decoded_height, decoded_width, decoded_height)
                                     .bytes());
   }
-  return pixels * 3 + pixels + reduced_bytes;
+  const size_t planes = NeedsPlanes(options, decode_colour) ? pixels * 3 : 0;
+  return pixels * 3 + pixels + planes + reduced_bytes;
 }
 
-size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options) {
+size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options, DecodeColour decode_colour) {
   const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
-  return pixels * 3 + pixels + MaxPreReducedBytes(options);
+  const size_t planes = NeedsPlanes(options, decode_colour) ? pixels * 3 : 0;
+  return pixels * 3 + pixels + planes + MaxPreReducedBytes(options);
 }
 
 }  // namespace segfeed::internal

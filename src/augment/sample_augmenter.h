@@ -1,7 +1,9 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "augment/affine_warp.h"
@@ -23,8 +25,9 @@ class SampleAugmenter {
  public:
   // Validates both option structs (throws ConfigError). `mask_encoding`
   // says what the decoded masks' values mean (binary unless given).
+  // `decode_colour` ycbcr adds the scratch for the warped YCbCr planes.
   SampleAugmenter(const AugmentOptions& augment_options, const OutputOptions& output_options,
-                  MaskEncoding mask_encoding = {});
+                  MaskEncoding mask_encoding = {}, DecodeColour decode_colour = DecodeColour::kRgb);
 
   const OutputConverter& converter() const { return converter_; }
 
@@ -34,7 +37,11 @@ class SampleAugmenter {
   // jitter runs there; otherwise the warp writes to scratch and the fused
   // jitter and conversion is the only write to the destination. Packed
   // masks (uint8 or float32) are written by the warp straight into
-  // `mask_dst`.
+  // `mask_dst`. A YCbCr source (a 1-channel image, see WarpSource; only
+  // with decode_colour ycbcr) is warped plane by plane into scratch, then
+  // converted to RGB and jittered (colour_model hsv) or jittered and
+  // converted by one matrix (linear); its mask is warped to scratch or a
+  // packed uint8 slot and converted.
   void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
            const StridedMask& mask_dst);
 
@@ -63,17 +70,34 @@ class SampleAugmenter {
   // Scratch for sources decoded at decoded_width x decoded_height (the
   // pre-reduce buffer depends on it); what scratch_bytes() reaches.
   static size_t PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
-                                    int decoded_height);
+                                    int decoded_height,
+                                    DecodeColour decode_colour = DecodeColour::kRgb);
   // The most scratch_bytes() reaches for any source: the pre-reduced copy of
   // the image is never much more than twice the output size.
-  static size_t MaxScratchBytes(const AugmentOptions& options);
+  static size_t MaxScratchBytes(const AugmentOptions& options,
+                                DecodeColour decode_colour = DecodeColour::kRgb);
 
  private:
+  // plane_scratch_ as Y, Cb, Cr (or R, G, B) at the output size.
+  std::array<MutableRasterView, 3> Planes();
+  // Per-channel means over the output of per-channel sums.
+  std::array<double, 3> Means(const ChannelSums& sums) const;
+  // Run() for a YCbCr source, into `image_out` (RGB) and `mask_out`.
+  void RunYCbCr(const AugmentParams& params, const WarpSource& source,
+                const MutableRasterView& image_out, const MutableRasterView& mask_out,
+                const StridedImage& image_dst, const StridedMask& mask_dst);
+  // Linear colour model on an RGB image_out: the matrix in place, then
+  // the conversion into `image_dst`.
+  void RunLinearColour(const AugmentParams& params, const MutableRasterView& image_out,
+                       const std::optional<ChannelSums>& sums, const StridedImage& image_dst);
+
   AugmentOptions augment_options_;
   OutputConverter converter_;
   WarpScratch warp_scratch_;
   std::vector<uint8_t> image_scratch_;
   std::vector<uint8_t> mask_scratch_;
+  // Three output-size planes (decode_colour ycbcr, colour_model linear).
+  std::vector<uint8_t> plane_scratch_;
   Timings timings_;
 };
 

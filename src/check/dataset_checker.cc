@@ -96,7 +96,7 @@ uint64_t DigestOf(std::span<const uint8_t> bytes) {
 // by the pixels the block covers (fewer at the right and bottom edges), so
 // the weights add up to the full-resolution pixel count. The squares are
 // summed only at full resolution, where they give the exact std.
-void AddChannelSums(const internal::RgbImage& image, int block, int full_width, int full_height,
+void AddChannelSums(const internal::DecodedImage& image, int block, int full_width, int full_height,
                     FileOutcome* out) {
   const uint8_t* p = image.pixels.data();
   for (int y = 0; y < image.height; ++y) {
@@ -156,13 +156,21 @@ int64_t CountOnes(const uint8_t* bytes, size_t n) {
 // dataset's typical photo and shrunk back after a larger file, running out
 // of memory the file's too_large error. Not thread-safe.
 class FileChecker {
+  // The statistics are RGB channels': the checker decodes to RGB whatever
+  // the loader's decode_colour (the same entropy decoder meets the same
+  // defects either way).
+  static DecodeOptions RgbDecode(DecodeOptions options) {
+    options.decode_colour = DecodeColour::kRgb;
+    return options;
+  }
+
  public:
   FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
       : mask_threshold_(options.decode.mask_threshold),
         labels_(options.decode.mask_mode == MaskMode::kLabels),
         // A 1x1 target gets the smallest DCT scale, 1/8; none, full size.
         photo_target_(options.statistics == ChannelStatistics::kExact ? 0 : 1),
-        reader_(options.decode) {
+        reader_(RgbDecode(options.decode)) {
     // No decode budget beyond the options' limits (max_pixels,
     // max_file_bytes): the report depends on them only, never on the plan.
     reader_.Reserve(plan.width, plan.height, photo_target_, photo_target_, INT64_MAX, plan.formats);
@@ -190,7 +198,7 @@ class FileChecker {
       if (!status.ok()) return out;
       out.decoded = true;
       const internal::DctScale scale = reader_.image_scale();
-      const internal::RgbImage& image = reader_.image();
+      const internal::DecodedImage& image = reader_.image();
       // PNG photos and a JPEG too small to scale (1/8 of a 1x1 image is
       // still 1x1) come at full size; a 1/8 decode is 8 pixels a block.
       const bool full_size = image.width == out.width && image.height == out.height;

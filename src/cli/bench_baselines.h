@@ -14,7 +14,8 @@ namespace segfeed::tools {
 
 // The decode bound: read + decode of every pair in `pairs` (the JPEG at the
 // DCT scale the loader would choose for the output size, the GIF mask at
-// full size) on `threads` threads, nothing else. Returns pairs per second.
+// full size) on `threads` threads, nothing else; the JPEG to RGB whatever
+// options.decode.decode_colour says. Returns pairs per second.
 double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& options, int threads);
 
 // The same work the way a user writes it without segfeed: one thread,

@@ -131,6 +131,33 @@ JpegSubsampling ToSubsampling(int tj_subsampling) {
   }
 }
 
+// TurboJPEG's constant for `subsampling`.
+int ToTurboSubsampling(JpegSubsampling subsampling) {
+  switch (subsampling) {
+    case JpegSubsampling::k444:
+      return TJSAMP_444;
+    case JpegSubsampling::k422:
+      return TJSAMP_422;
+    case JpegSubsampling::kGray:
+      return TJSAMP_GRAY;
+    case JpegSubsampling::k440:
+      return TJSAMP_440;
+    case JpegSubsampling::k411:
+      return TJSAMP_411;
+    case JpegSubsampling::k420:
+      break;
+  }
+  return TJSAMP_420;
+}
+
+// LIMITSCANS refuses progressive files with more than 500 scans, a known
+// way to make a tiny file take minutes to decode.
+int DecodeFlags(const DecodeOptions& options) {
+  int flags = TJFLAG_LIMITSCANS;
+  if (options.jpeg_warnings == JpegWarnings::kAreErrors) flags |= TJFLAG_STOPONWARNING;
+  return flags;
+}
+
 }  // namespace
 
 void JpegDecoder::HandleDeleter::operator()(void* handle) const { tjDestroy(handle); }
@@ -256,30 +283,62 @@ DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int outpu
 }
 
 Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
-                           std::string_view path, RgbImage* out) {
+                           std::string_view path, DecodedImage* out) {
+  if (options_.decode_colour == DecodeColour::kYCbCr &&
+      (header.colorspace == JpegColorspace::kYCbCr || header.colorspace == JpegColorspace::kGray))
+    return DecodePlanes(jpeg, header, scale, path, out);
   StartNewFile();
   out->width = scale.Apply(header.width);
   out->height = scale.Apply(header.height);
+  out->layout = DecodedImage::Layout::kRgb;
+  out->chroma_width = out->chroma_height = 0;
+  out->chroma_step_x = out->chroma_step_y = 1;
   // resize() keeps the capacity, so this allocates only for a larger image
   // than any before on this thread.
   ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height * 3);
-
-  // LIMITSCANS refuses progressive files with more than 500 scans, a known
-  // way to make a tiny file take minutes to decode.
-  int flags = TJFLAG_LIMITSCANS;
-  if (options_.jpeg_warnings == JpegWarnings::kAreErrors) flags |= TJFLAG_STOPONWARNING;
   if (tjDecompress2(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()),
-                    out->pixels.data(), out->width, 0, out->height, TJPF_RGB, flags) != 0) {
-    // Without STOPONWARNING, TurboJPEG finishes the image and still returns
-    // -1 for a warning; that is the caller's choice to accept.
-    const bool warning_only = tjGetErrorCode(handle_.get()) == TJERR_WARNING;
-    if (!(warning_only && options_.jpeg_warnings == JpegWarnings::kAreIgnored)) {
-      return ImageError(ErrorKind::kCorruptImage, path,
-                        std::string(warning_only ? "JPEG data warning: " : "corrupt JPEG data: ") +
-                            tjGetErrorStr2(handle_.get()));
-    }
-  }
+                    out->pixels.data(), out->width, 0, out->height, TJPF_RGB,
+                    DecodeFlags(options_)) != 0)
+    return DecodeFailure(path);
   return {};
+}
+
+Status JpegDecoder::DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader& header,
+                                 DctScale scale, std::string_view path, DecodedImage* out) {
+  StartNewFile();
+  const int subsampling = ToTurboSubsampling(header.subsampling);
+  const int width = scale.Apply(header.width);
+  const int height = scale.Apply(header.height);
+  out->width = width;
+  out->height = height;
+  out->layout = DecodedImage::Layout::kYCbCrPlanes;
+  const bool grey = subsampling == TJSAMP_GRAY;
+  out->chroma_width = grey ? 0 : tjPlaneWidth(1, width, subsampling);
+  out->chroma_height = grey ? 0 : tjPlaneHeight(1, height, subsampling);
+  out->chroma_step_x = grey ? 1 : tjMCUWidth[subsampling] / 8;
+  out->chroma_step_y = grey ? 1 : tjMCUHeight[subsampling] / 8;
+  // At most the RGB decode's bytes (4:4:4 is as many), so the decode
+  // budget and the memory plan of the RGB path hold.
+  const size_t luma_bytes = static_cast<size_t>(width) * height;
+  const size_t chroma_bytes = static_cast<size_t>(out->chroma_width) * out->chroma_height;
+  ResizeScratch(&out->pixels, luma_bytes + 2 * chroma_bytes);
+  unsigned char* planes[3] = {out->pixels.data(), out->pixels.data() + luma_bytes,
+                              out->pixels.data() + luma_bytes + chroma_bytes};
+  int strides[3] = {width, out->chroma_width, out->chroma_width};
+  if (tjDecompressToYUVPlanes(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()),
+                              planes, width, strides, height, DecodeFlags(options_)) != 0)
+    return DecodeFailure(path);
+  return {};
+}
+
+Status JpegDecoder::DecodeFailure(std::string_view path) const {
+  // Without STOPONWARNING, TurboJPEG finishes the image and still returns
+  // -1 for a warning; that is the caller's choice to accept.
+  const bool warning_only = tjGetErrorCode(handle_.get()) == TJERR_WARNING;
+  if (warning_only && options_.jpeg_warnings == JpegWarnings::kAreIgnored) return {};
+  return ImageError(ErrorKind::kCorruptImage, path,
+                    std::string(warning_only ? "JPEG data warning: " : "corrupt JPEG data: ") +
+                        tjGetErrorStr2(handle_.get()));
 }
 
 Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path,

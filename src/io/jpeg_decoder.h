@@ -42,13 +42,29 @@ struct DctScale {
   bool operator==(const DctScale&) const = default;
 };
 
-// Decoded RGB pixels, height x width x 3, rows packed. The caller keeps one
-// per thread and passes it to every Decode(): `pixels` only grows, so steady
-// state decoding allocates nothing.
-struct RgbImage {
+// A decoded photo. The caller keeps one per thread and passes it to every
+// Decode(): `pixels` only grows, so steady state decoding allocates nothing.
+struct DecodedImage {
+  enum class Layout {
+    kRgb,  // height x width x 3, rows packed
+    // A YCbCr JPEG's planes (decode_colour = ycbcr): Y, width x height,
+    // then Cb and Cr, chroma_width x chroma_height each, rows packed. A
+    // chroma sample spans chroma_step_x x chroma_step_y luma samples (2 x 2
+    // for 4:2:0). A grey JPEG has Y alone (chroma_width = 0).
+    kYCbCrPlanes,
+  };
   int width = 0;
   int height = 0;
+  Layout layout = Layout::kRgb;
+  int chroma_width = 0;
+  int chroma_height = 0;
+  int chroma_step_x = 1;
+  int chroma_step_y = 1;
   std::vector<uint8_t> pixels;
+
+  const uint8_t* ChromaPlane(int index) const {  // 0: Cb, 1: Cr
+    return pixels.data() + size_t(width) * height + size_t(index) * chroma_width * chroma_height;
+  }
 };
 
 // JPEG decoding with libjpeg-turbo's TurboJPEG API. Every file gets a fresh
@@ -89,11 +105,12 @@ class JpegDecoder {
                        int output_height) const;
 
   // Decodes `jpeg`, whose header ReadHeader() accepted, at `scale` (one
-  // ChooseScale() can return) into `out`. On error (corrupt_image with
+  // ChooseScale() can return) into `out`: RGB, or with decode_colour =
+  // ycbcr a YCbCr or grey file's planes (an RGB-coded file stays RGB). On error (corrupt_image with
   // libjpeg-turbo's message, including warnings such as "Premature end of
   // JPEG file" unless options say to ignore them) `out` holds garbage.
   Status Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
-                std::string_view path, RgbImage* out);
+                std::string_view path, DecodedImage* out);
 
  private:
   struct HandleDeleter {
@@ -101,6 +118,12 @@ class JpegDecoder {
   };
   // Replaces the handle with a fresh one, for the next file.
   void StartNewFile();
+  // The planes of a YCbCr or grey file at `scale` into `out`.
+  Status DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
+                      std::string_view path, DecodedImage* out);
+  // corrupt_image for TurboJPEG's failure, or nothing for a warning the
+  // options accept.
+  Status DecodeFailure(std::string_view path) const;
   // too_large naming `path` when width x height exceeds max_pixels.
   Status CheckPixelLimit(int width, int height, std::string_view path) const;
 

@@ -99,8 +99,8 @@ class PairReader {
   DctScale image_scale() const { return image_scale_; }
   // kJpeg or kPng: what the last photo read was (its header says which).
   SniffedFormat image_format() const { return image_format_; }
-  const RgbImage& image() const { return image_; }  // at image_scale()
-  const MaskImage& mask() const { return mask_; }   // at full resolution
+  const DecodedImage& image() const { return image_; }  // at image_scale()
+  const MaskImage& mask() const { return mask_; }       // at full resolution
 
  private:
   // Read buffers up to this size are kept from file to file; a larger one
@@ -134,7 +134,7 @@ class PairReader {
   MaskSamples mask_samples_;
   JpegHeader image_header_;  // the last Read()'s photo, at full resolution
   DctScale image_scale_;
-  RgbImage image_;
+  DecodedImage image_;
   MaskImage mask_;
   Timings timings_;
   size_t bytes_read_ = 0;

@@ -303,8 +303,8 @@ int64_t PngDecoder::MaskSampleBytes(const PngHeader& header) {
   return int64_t{header.width} * header.height * MaskPixelBytes(MaskFormatOf(header));
 }
 
-Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view path, RgbImage* out,
-                               int64_t budget_bytes) {
+Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view path,
+                               DecodedImage* out, int64_t budget_bytes) {
   const PngErrors errors(bytes, path, ErrorKind::kCorruptImage);
   PngHeader header;
   Result<SpngContext> opened = OpenPng(bytes, options_.max_pixels, errors, &header);
@@ -328,6 +328,7 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
   }
   out->width = header.width;
   out->height = header.height;
+  out->layout = DecodedImage::Layout::kRgb;
   ResizeScratch(&out->pixels, static_cast<size_t>(ImageBytes(header)));
   const size_t row_bytes = static_cast<size_t>(header.width) * 3;
 

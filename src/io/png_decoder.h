@@ -76,7 +76,7 @@ class PngDecoder {
   // output and this decoder's scratch would hold more than `budget_bytes`
   // together (checked on the header, before allocating). On error `out`
   // holds garbage.
-  Status DecodeImage(std::span<const uint8_t> bytes, std::string_view path, RgbImage* out,
+  Status DecodeImage(std::span<const uint8_t> bytes, std::string_view path, DecodedImage* out,
                      int64_t budget_bytes = INT64_MAX);
 
   // Decodes a mask into `out`: grey of 1-8 bits and palette indices to

@@ -37,6 +37,10 @@ const OptionChoice kCropPlacementChoices[2] = {
 const OptionChoice kJpegWarningsChoices[2] = {
     {"error", static_cast<int>(JpegWarnings::kAreErrors)},
     {"ignore", static_cast<int>(JpegWarnings::kAreIgnored)}};
+const OptionChoice kDecodeColourChoices[2] = {{"rgb", static_cast<int>(DecodeColour::kRgb)},
+                                              {"ycbcr", static_cast<int>(DecodeColour::kYCbCr)}};
+const OptionChoice kColourModelChoices[2] = {{"hsv", static_cast<int>(ColourModel::kHsv)},
+                                             {"linear", static_cast<int>(ColourModel::kLinear)}};
 const OptionChoice kOnBadFileChoices[2] = {{"fail", static_cast<int>(OnBadFile::kFail)},
                                            {"skip", static_cast<int>(OnBadFile::kSkip)}};
 // "val" was the CLI's spelling before the vocabulary had one; still accepted.
@@ -91,6 +95,12 @@ std::string_view FillModeName(FillMode mode) {
 std::string_view JpegWarningsName(JpegWarnings warnings) {
   return ChoiceName(internal::kJpegWarningsChoices, static_cast<int>(warnings));
 }
+std::string_view DecodeColourName(DecodeColour colour) {
+  return ChoiceName(internal::kDecodeColourChoices, static_cast<int>(colour));
+}
+std::string_view ColourModelName(ColourModel model) {
+  return ChoiceName(internal::kColourModelChoices, static_cast<int>(model));
+}
 std::string_view MaskModeName(MaskMode mode) {
   return ChoiceName(internal::kMaskModeChoices, static_cast<int>(mode));
 }
@@ -119,6 +129,13 @@ FillMode ParseFillMode(std::string_view text) {
 JpegWarnings ParseJpegWarnings(std::string_view text) {
   return static_cast<JpegWarnings>(
       ParseChoice("jpeg_warnings", internal::kJpegWarningsChoices, text));
+}
+DecodeColour ParseDecodeColour(std::string_view text) {
+  return static_cast<DecodeColour>(
+      ParseChoice("decode_colour", internal::kDecodeColourChoices, text));
+}
+ColourModel ParseColourModel(std::string_view text) {
+  return static_cast<ColourModel>(ParseChoice("colour_model", internal::kColourModelChoices, text));
 }
 MaskMode ParseMaskMode(std::string_view text) {
   return static_cast<MaskMode>(ParseChoice("mask_mode", internal::kMaskModeChoices, text));

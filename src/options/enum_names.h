@@ -21,6 +21,8 @@ extern const OptionChoice kFillModeChoices[2];
 extern const OptionChoice kResizeModeChoices[4];
 extern const OptionChoice kCropPlacementChoices[2];
 extern const OptionChoice kJpegWarningsChoices[2];
+extern const OptionChoice kDecodeColourChoices[2];
+extern const OptionChoice kColourModelChoices[2];
 extern const OptionChoice kOnBadFileChoices[2];
 extern const OptionChoice kSubsetChoices[3];
 extern const OptionChoice kPinnedModeChoices[4];

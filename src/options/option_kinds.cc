@@ -183,6 +183,8 @@ template class ChoiceOption<FillMode>;
 template class ChoiceOption<ResizeMode>;
 template class ChoiceOption<CropPlacement>;
 template class ChoiceOption<JpegWarnings>;
+template class ChoiceOption<DecodeColour>;
+template class ChoiceOption<ColourModel>;
 template class ChoiceOption<OnBadFile>;
 template class ChoiceOption<Subset>;
 template class ChoiceOption<PinnedMode>;

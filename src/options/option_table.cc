@@ -115,6 +115,12 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
           "(uint8, int32, int64)",
           true, "float32 for binary masks, int64 for label maps"},
       SEGFEED_FIELD(output.mask_dtype), internal::kMaskTypeChoices, internal::kElementTypeChoices));
+  t.push_back(std::make_unique<ChoiceOption<DecodeColour>>(
+      OptionSpec::Declaration{"decode_colour", "decode-colour", kLoader, K::kChoice,
+                              "what JPEG photos decode to: rgb (libjpeg-turbo's RGB, reference "
+                              "bytes) or ycbcr (the stored planes, warped, then converted)"},
+      SEGFEED_FIELD(decode.decode_colour), internal::kDecodeColourChoices,
+      internal::kDecodeColourChoices));
   // What the mask's pixels mean.
   t.push_back(std::make_unique<ChoiceOption<MaskMode>>(
       OptionSpec::Declaration{"mask_mode", "mask-mode", kLoader, K::kChoice,
@@ -218,6 +224,12 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "no hue change"},
       SEGFEED_FIELD(augment.hue_delta), SEGFEED_FIELD(augment.hue_enabled), "hue_delta", -0.5,
       0.5));
+  t.push_back(std::make_unique<ChoiceOption<ColourModel>>(
+      OptionSpec::Declaration{"colour_model", "colour-model", kAugment, K::kChoice,
+                              "how the colour ops are computed: hsv (tf.image's semantics) or "
+                              "linear (one 3x4 matrix in YCbCr per sample, DALI-like)"},
+      SEGFEED_FIELD(augment.colour_model), internal::kColourModelChoices,
+      internal::kColourModelChoices));
   t.push_back(std::make_unique<ChoiceOption<FillMode>>(
       OptionSpec::Declaration{"fill_mode", "fill-mode", kAugment, K::kChoice,
                               "what rotation brings in from outside: constant (image fill_value, "

@@ -91,14 +91,16 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
       scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
   plan.scratch_bytes_per_thread =
       decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(
-                         options.augment, scale.Apply(source_width), scale.Apply(source_height));
+                         options.augment, scale.Apply(source_width), scale.Apply(source_height),
+                         options.decode.decode_colour);
   plan.scratch_bytes = Times(plan.scratch_bytes_per_thread, threads, "the scratch");
   plan.decode_budget_bytes_per_thread =
       static_cast<size_t>(static_cast<double>(decode_bytes) * options.decode.scratch_headroom);
-  plan.scratch_ceiling_bytes =
-      Times(Plus(plan.decode_budget_bytes_per_thread,
-                 internal::SampleAugmenter::MaxScratchBytes(options.augment), "the scratch"),
-            threads, "the scratch");
+  plan.scratch_ceiling_bytes = Times(Plus(plan.decode_budget_bytes_per_thread,
+                                          internal::SampleAugmenter::MaxScratchBytes(
+                                              options.augment, options.decode.decode_colour),
+                                          "the scratch"),
+                                     threads, "the scratch");
   plan.read_buffer_bytes =
       Times(Times(static_cast<size_t>(options.decode.max_file_bytes), 2, "the read buffers"),
             threads, "the read buffers");

@@ -97,10 +97,21 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
 
-  const RgbImage& image = worker.reader.image();
+  const DecodedImage& image = worker.reader.image();
   const MaskImage& mask = worker.reader.mask();
   WarpSource source;
-  source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
+  if (image.layout == DecodedImage::Layout::kYCbCrPlanes) {
+    source.image = {image.pixels.data(), image.width, image.height, 1, ptrdiff_t{image.width}};
+    if (image.chroma_width > 0) {
+      for (int plane = 0; plane < 2; ++plane)
+        source.chroma[plane] = {image.ChromaPlane(plane), image.chroma_width, image.chroma_height,
+                                1, ptrdiff_t{image.chroma_width}};
+    }
+    source.chroma_step_x = image.chroma_step_x;
+    source.chroma_step_y = image.chroma_step_y;
+  } else {
+    source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
+  }
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
   const DctScale scale = worker.reader.image_scale();
   source.image_scale = static_cast<double>(scale.num) / scale.denom;

@@ -77,7 +77,8 @@ class SampleLoader {
   struct Worker {
     explicit Worker(const LoaderOptions& options)
         : reader(options.decode),
-          augmenter(options.augment, options.output, MaskEncodingOf(options.decode)) {}
+          augmenter(options.augment, options.output, MaskEncodingOf(options.decode),
+                    options.decode.decode_colour) {}
 
     // Copies what the buffers hold into the counters below; the worker
     // calls it after each pair.

@@ -18,15 +18,17 @@
 namespace {
 
 using segfeed::internal::DctScale;
+using segfeed::internal::DecodedImage;
 using segfeed::internal::JpegDecoder;
-using segfeed::internal::RgbImage;
 
-segfeed::DecodeOptions FuzzOptions(segfeed::JpegWarnings warnings) {
+segfeed::DecodeOptions FuzzOptions(segfeed::JpegWarnings warnings,
+                                   segfeed::DecodeColour colour = segfeed::DecodeColour::kRgb) {
   // A small limit keeps hostile headers from making every run allocate (and
   // zero) hundreds of megabytes, which would only measure the allocator.
   segfeed::DecodeOptions options;
   options.max_pixels = 4'000'000;
   options.jpeg_warnings = warnings;
+  options.decode_colour = colour;
   return options;
 }
 
@@ -48,8 +50,8 @@ std::vector<uint8_t> MakeGoodJpeg() {
   return bytes;
 }
 
-RgbImage DecodeOrAbort(JpegDecoder& decoder, std::span<const uint8_t> jpeg) {
-  RgbImage image;
+DecodedImage DecodeOrAbort(JpegDecoder& decoder, std::span<const uint8_t> jpeg) {
+  DecodedImage image;
   auto header = decoder.ReadHeader(jpeg, "good.jpg");
   if (!header.ok() || !decoder.Decode(jpeg, header.value(), DctScale{}, "good.jpg", &image).ok()) {
     std::fprintf(stderr, "the good JPEG failed after the input: %s\n",
@@ -61,22 +63,30 @@ RgbImage DecodeOrAbort(JpegDecoder& decoder, std::span<const uint8_t> jpeg) {
 
 struct Harness {
   std::vector<uint8_t> good = MakeGoodJpeg();
-  RgbImage reference = [this] {
-    JpegDecoder fresh(FuzzOptions(segfeed::JpegWarnings::kAreErrors));
-    return DecodeOrAbort(fresh, good);
-  }();
   // Both warning policies: with warnings ignored, libjpeg-turbo decodes
-  // damaged data to the end, the deeper path.
-  JpegDecoder decoders[2] = {JpegDecoder(FuzzOptions(segfeed::JpegWarnings::kAreErrors)),
-                             JpegDecoder(FuzzOptions(segfeed::JpegWarnings::kAreIgnored))};
+  // damaged data to the end, the deeper path; and the YCbCr planes.
+  segfeed::DecodeOptions options[3] = {
+      FuzzOptions(segfeed::JpegWarnings::kAreErrors),
+      FuzzOptions(segfeed::JpegWarnings::kAreIgnored),
+      FuzzOptions(segfeed::JpegWarnings::kAreIgnored, segfeed::DecodeColour::kYCbCr)};
+  DecodedImage references[3] = {Reference(options[0]), Reference(options[1]),
+                                Reference(options[2])};
+  JpegDecoder decoders[3] = {JpegDecoder(options[0]), JpegDecoder(options[1]),
+                             JpegDecoder(options[2])};
+
+  DecodedImage Reference(const segfeed::DecodeOptions& decode) {
+    JpegDecoder fresh(decode);
+    return DecodeOrAbort(fresh, good);
+  }
 };
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static Harness harness;  // the same decoders for the whole run: that is the point
-  JpegDecoder& decoder = harness.decoders[size % 2];
-  RgbImage image;
+  const size_t which = size % 3;
+  JpegDecoder& decoder = harness.decoders[which];
+  DecodedImage image;
   const std::span<const uint8_t> bytes(data, size);
   auto header = decoder.ReadHeader(bytes, "fuzz.jpg");
   if (header.ok()) {
@@ -87,8 +97,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)decoder.Decode(bytes, header.value(), scale, "fuzz.jpg", &image);
     }
   }
-  const RgbImage good = DecodeOrAbort(decoder, harness.good);
-  if (good.width != harness.reference.width || good.pixels != harness.reference.pixels) {
+  const DecodedImage good = DecodeOrAbort(decoder, harness.good);
+  const DecodedImage& reference = harness.references[which];
+  if (good.width != reference.width || good.pixels != reference.pixels) {
     std::fprintf(stderr, "the good JPEG decoded differently after the input\n");
     std::abort();
   }

@@ -20,11 +20,11 @@
 
 namespace {
 
+using segfeed::internal::DecodedImage;
 using segfeed::internal::MaskSampleFormat;
 using segfeed::internal::MaskSamples;
 using segfeed::internal::PngDecoder;
 using segfeed::internal::PngHeader;
-using segfeed::internal::RgbImage;
 
 segfeed::DecodeOptions FuzzOptions() {
   segfeed::DecodeOptions options;
@@ -143,9 +143,9 @@ struct Harness {
     Check(fresh.DecodeMask(good_mask, "good.png", &mask).ok(), "the good mask failed");
     return mask;
   }();
-  RgbImage reference_image = [this] {
+  DecodedImage reference_image = [this] {
     PngDecoder fresh(FuzzOptions());
-    RgbImage image;
+    DecodedImage image;
     Check(fresh.DecodeImage(good_image, "good.png", &image).ok(), "the good photo failed");
     return image;
   }();
@@ -160,7 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> bytes(data, size);
   const auto header = decoder.ReadHeader(bytes, "fuzz.png", segfeed::ErrorKind::kCorruptMask);
   MaskSamples mask;
-  RgbImage image;
+  DecodedImage image;
   // Twice each: the second run reuses buffers sized by the first.
   for (int run = 0; run < 2; ++run) {
     if (!decoder.DecodeMask(bytes, "fuzz.png", &mask).ok()) break;
@@ -183,7 +183,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(good_mask.bytes == harness.reference_mask.bytes &&
             good_mask.palette == harness.reference_mask.palette,
         "the good mask decoded differently after the input");
-  RgbImage good_image;
+  DecodedImage good_image;
   Check(decoder.DecodeImage(harness.good_image, "good.png", &good_image).ok(),
         "the good photo failed after the input");
   Check(good_image.pixels == harness.reference_image.pixels,

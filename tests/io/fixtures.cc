@@ -60,7 +60,7 @@ Bytes EncodeJpegWithLibjpeg(const std::vector<uint8_t>& rgb, int width, int heig
   jpeg_mem_dest(&cinfo, &out, &out_size);
   cinfo.image_width = width;
   cinfo.image_height = height;
-  const bool ink = variant != LibjpegVariant::kArithmetic;
+  const bool ink = variant == LibjpegVariant::kCmyk || variant == LibjpegVariant::kYcck;
   cinfo.input_components = ink ? 4 : 3;
   cinfo.in_color_space = ink ? JCS_CMYK : JCS_RGB;
   jpeg_set_defaults(&cinfo);
@@ -68,6 +68,7 @@ Bytes EncodeJpegWithLibjpeg(const std::vector<uint8_t>& rgb, int width, int heig
   if (variant == LibjpegVariant::kArithmetic) cinfo.arith_code = TRUE;
   if (variant == LibjpegVariant::kCmyk) jpeg_set_colorspace(&cinfo, JCS_CMYK);
   if (variant == LibjpegVariant::kYcck) jpeg_set_colorspace(&cinfo, JCS_YCCK);
+  if (variant == LibjpegVariant::kRgbCoded) jpeg_set_colorspace(&cinfo, JCS_RGB);
   jpeg_start_compress(&cinfo, TRUE);
   std::vector<uint8_t> row(static_cast<size_t>(width) * cinfo.input_components);
   while (cinfo.next_scanline < cinfo.image_height) {

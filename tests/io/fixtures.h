@@ -22,10 +22,10 @@ enum class JpegVariant { kBaseline, kProgressive, kGrayscale };
 Bytes EncodeJpegWithOpenCv(const std::vector<uint8_t>& rgb, int width, int height,
                            JpegVariant variant, int quality = 90);
 
-enum class LibjpegVariant { kArithmetic, kCmyk, kYcck };
+enum class LibjpegVariant { kArithmetic, kCmyk, kYcck, kRgbCoded };
 // Encodes with libjpeg's own API, for variants OpenCV cannot write:
-// arithmetic entropy coding (from `rgb`), and CMYK/YCCK (ink derived from
-// `rgb`).
+// arithmetic entropy coding (from `rgb`), CMYK/YCCK (ink derived from
+// `rgb`), and RGB stored as R, G, B components (no YCbCr transform).
 Bytes EncodeJpegWithLibjpeg(const std::vector<uint8_t>& rgb, int width, int height,
                             LibjpegVariant variant);
 

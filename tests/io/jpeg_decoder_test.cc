@@ -23,9 +23,9 @@ using testing::LibjpegVariant;
 constexpr const char* kPath = "train/car_01.jpg";
 
 // Decodes at full size with our decoder, expecting success.
-RgbImage DecodeFull(const Bytes& jpeg, const DecodeOptions& options = {}) {
+DecodedImage DecodeFull(const Bytes& jpeg, const DecodeOptions& options = {}) {
   JpegDecoder decoder(options);
-  RgbImage image;
+  DecodedImage image;
   auto header = decoder.ReadHeader(jpeg, kPath);
   EXPECT_TRUE(header.ok()) << header.error().Message();
   if (!header.ok()) return image;
@@ -35,7 +35,7 @@ RgbImage DecodeFull(const Bytes& jpeg, const DecodeOptions& options = {}) {
 }
 
 void ExpectSameAsOpenCv(const Bytes& jpeg) {
-  const RgbImage ours = DecodeFull(jpeg);
+  const DecodedImage ours = DecodeFull(jpeg);
   int width = 0, height = 0;
   const std::vector<uint8_t> reference = testing::DecodeJpegWithOpenCv(jpeg, &width, &height);
   ASSERT_EQ(ours.width, width);
@@ -66,7 +66,7 @@ TEST(JpegDecoderTest, GrayscaleExpandsToRgb) {
   ASSERT_TRUE(header.ok());
   EXPECT_EQ(header.value().colorspace, JpegColorspace::kGray);
   EXPECT_EQ(header.value().subsampling, JpegSubsampling::kGray);
-  const RgbImage image = DecodeFull(jpeg);
+  const DecodedImage image = DecodeFull(jpeg);
   for (size_t i = 0; i < image.pixels.size(); i += 3) {
     ASSERT_EQ(image.pixels[i], image.pixels[i + 1]);
     ASSERT_EQ(image.pixels[i], image.pixels[i + 2]);
@@ -84,7 +84,7 @@ TEST(JpegDecoderTest, ArithmeticCodedDecodes) {
   ExpectSameAsOpenCv(jpeg);
   // Arithmetic coding is lossless on top of the same DCT: the pixels are
   // close to the source picture.
-  const RgbImage image = DecodeFull(jpeg);
+  const DecodedImage image = DecodeFull(jpeg);
   double error = 0;
   for (size_t i = 0; i < rgb.size(); ++i) error += std::abs(rgb[i] - image.pixels[i]);
   EXPECT_LT(error / rgb.size(), 8.0);
@@ -132,7 +132,7 @@ TEST(JpegDecoderTest, ScaledDecodeMatchesTurboJpegScaledOutput) {
   auto header = decoder.ReadHeader(jpeg, kPath);
   ASSERT_TRUE(header.ok());
   const DctScale scale = decoder.ChooseScale(1918, 1280, 512, 512);
-  RgbImage image;
+  DecodedImage image;
   ASSERT_TRUE(decoder.Decode(jpeg, header.value(), scale, kPath, &image).ok());
   ASSERT_EQ(image.width, 959);
   ASSERT_EQ(image.height, 640);
@@ -162,7 +162,7 @@ TEST(JpegDecoderTest, ReusesOutputBufferWithoutReallocating) {
   const auto small_rgb = testing::TestPicture(32, 24);
   const Bytes small = testing::EncodeJpegWithOpenCv(small_rgb, 32, 24, JpegVariant::kBaseline);
   JpegDecoder decoder({});
-  RgbImage image;
+  DecodedImage image;
   auto big_header = decoder.ReadHeader(big, kPath);
   ASSERT_TRUE(decoder.Decode(big, big_header.value(), {}, kPath, &image).ok());
   const uint8_t* data = image.pixels.data();
@@ -179,7 +179,7 @@ TEST(JpegDecoderTest, RefusesHugeHeaderBeforeAllocating) {
   const Bytes jpeg = testing::WithJpegFrameSize(
       testing::EncodeJpegWithOpenCv(rgb, 1, 1, JpegVariant::kBaseline), 60000, 60000);
   JpegDecoder decoder({});
-  RgbImage image;
+  DecodedImage image;
   std::optional<Error> error;
   const int64_t growth = testing::PeakRssGrowthBytes([&] {
     auto header = decoder.ReadHeader(jpeg, kPath);
@@ -216,7 +216,7 @@ TEST(JpegDecoderTest, TruncatedDataIsCorruptImageWithLibjpegMessage) {
   JpegDecoder decoder({});
   auto header = decoder.ReadHeader(jpeg, kPath);
   ASSERT_TRUE(header.ok());
-  RgbImage image;
+  DecodedImage image;
   Status status = decoder.Decode(jpeg, header.value(), {}, kPath, &image);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
@@ -234,7 +234,7 @@ TEST(JpegDecoderTest, WarningsCanBeIgnoredByOption) {
   JpegDecoder decoder(options);
   auto header = decoder.ReadHeader(jpeg, kPath);
   ASSERT_TRUE(header.ok());
-  RgbImage image;
+  DecodedImage image;
   EXPECT_TRUE(decoder.Decode(jpeg, header.value(), {}, kPath, &image).ok());
 }
 
@@ -298,7 +298,7 @@ TEST(JpegDecoderTest, RandomlyDamagedFilesNeverCrash) {
     DecodeOptions options;
     options.max_pixels = 1 << 20;
     JpegDecoder decoder(options);
-    RgbImage image;
+    DecodedImage image;
     for (uint32_t seed = 0; seed < 150; ++seed) {
       Bytes jpeg = clean;
       const Bytes noise = testing::RandomBytes(8, seed);
@@ -321,7 +321,7 @@ TEST(JpegDecoderTest, RandomlyDamagedFilesNeverCrash) {
 // What a decoder gives for `jpeg` at `scale`: the pixels, or the error.
 struct DecodeOutcome {
   std::optional<Error> error;
-  RgbImage image;
+  DecodedImage image;
 };
 DecodeOutcome DecodeWith(JpegDecoder* decoder, const Bytes& jpeg, DctScale scale) {
   DecodeOutcome outcome;

@@ -125,7 +125,7 @@ Error DecodeMaskError(const Bytes& png, const DecodeOptions& options = {}) {
 
 Error DecodeImageError(const Bytes& png, const DecodeOptions& options = {}) {
   PngDecoder decoder(options);
-  RgbImage image;
+  DecodedImage image;
   Status status = decoder.DecodeImage(png, kImagePath, &image);
   EXPECT_FALSE(status.ok());
   return status.ok() ? Error{} : status.error();
@@ -139,9 +139,9 @@ MaskSamples DecodeMaskOk(const Bytes& png) {
   return mask;
 }
 
-RgbImage DecodeImageOk(const Bytes& png) {
+DecodedImage DecodeImageOk(const Bytes& png) {
   PngDecoder decoder({});
-  RgbImage image;
+  DecodedImage image;
   Status status = decoder.DecodeImage(png, kImagePath, &image);
   EXPECT_TRUE(status.ok()) << status.error().Message();
   return image;
@@ -178,7 +178,7 @@ TEST(PngDecoderTest, DecodesEveryKindOfMaskToItsRawSamples) {
 
 TEST(PngDecoderTest, DecodesEveryKindOfImageToRgb) {
   PngDecoder decoder({});
-  RgbImage image;
+  DecodedImage image;
   for (const PngKind& kind : kEveryKind) {
     for (bool interlaced : {false, true}) {
       for (const auto& size : kSizes) {
@@ -220,7 +220,7 @@ TEST(PngDecoderTest, DecodesPngsWrittenByOpenCv) {
     EXPECT_EQ(header.value().bit_depth, c.kind.bit_depth);
     const MaskSamples mask = DecodeMaskOk(png);
     EXPECT_TRUE(mask.bytes == ExpectedMask(c.kind, values, kWidth * kHeight));
-    const RgbImage image = DecodeImageOk(png);
+    const DecodedImage image = DecodeImageOk(png);
     EXPECT_TRUE(image.pixels == ExpectedImage(c.kind, values, kWidth * kHeight, {}));
   }
 }
@@ -239,7 +239,7 @@ TEST(PngDecoderTest, OneBitMaskFromOpenCvGivesZeroAndOne) {
   EXPECT_EQ(mask.format, MaskSampleFormat::kIndex8);
   EXPECT_TRUE(mask.bytes == binary);
   // As a photo the same file is black and white.
-  const RgbImage image = DecodeImageOk(png);
+  const DecodedImage image = DecodeImageOk(png);
   for (size_t i = 0; i < binary.size(); ++i) ASSERT_EQ(image.pixels[3 * i], binary[i] * 255);
 }
 
@@ -355,7 +355,7 @@ TEST(PngDecoderTest, RefusesHugeHeaderBeforeAllocating) {
   ASSERT_LT(png.size(), 400u);
   PngDecoder decoder({});
   MaskSamples mask;
-  RgbImage image;
+  DecodedImage image;
   std::optional<Error> mask_error, image_error;
   const int64_t growth = testing::PeakRssGrowthBytes([&] {
     Status status = decoder.DecodeMask(png, kMaskPath, &mask);
@@ -407,7 +407,7 @@ TEST(PngDecoderTest, RefusesFileOverBudgetBeforeAllocating) {
   EXPECT_NE(status.error().detail.find("decode budget"), std::string::npos);
   EXPECT_EQ(mask.bytes.capacity(), 0u);
   EXPECT_EQ(decoder.scratch_bytes(), 0u);
-  RgbImage image;
+  DecodedImage image;
   status = decoder.DecodeImage(png, kImagePath, &image, 64 * 32 * 3);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kTooLarge);
@@ -503,7 +503,7 @@ TEST(PngDecoderTest, MoreImageDataThanTheHeaderSaysCannotGrowTheOutput) {
     EXPECT_EQ(status.error().kind, ErrorKind::kCorruptMask) << status.error().Message();
   }
   EXPECT_LE(mask.bytes.capacity(), 100u);
-  RgbImage image;
+  DecodedImage image;
   status = decoder.DecodeImage(bomb, kImagePath, &image);
   if (!status.ok()) {
     EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
@@ -532,7 +532,7 @@ TEST(PngDecoderTest, RandomlyDamagedFilesNeverCrash) {
   options.max_pixels = 1 << 20;
   PngDecoder decoder(options);
   MaskSamples mask;
-  RgbImage image;
+  DecodedImage image;
   for (uint32_t seed = 0; seed < 300; ++seed) {
     Bytes png = clean;
     const Bytes noise = testing::RandomBytes(8, seed);
@@ -582,12 +582,12 @@ TEST(PngDecoderTest, NoImageChangesHowTheNextIsDecoded) {
   std::vector<uint16_t> values;
   const Bytes before = testing::EncodePngWithSpng(MakePicture({2, 8}, false, 48, 40, &values));
   const Bytes after = testing::EncodePngWithSpng(MakePicture({6, 16}, true, 50, 30, &values));
-  const RgbImage reference = DecodeImageOk(after);
+  const DecodedImage reference = DecodeImageOk(after);
   for (const testing::DefectiveFile& defect :
        testing::DefectivePngs(before, ErrorKind::kCorruptImage)) {
     SCOPED_TRACE(defect.name);
     PngDecoder decoder({});
-    RgbImage image;
+    DecodedImage image;
     ASSERT_TRUE(decoder.DecodeImage(before, kImagePath, &image).ok());
     Status bad = decoder.DecodeImage(defect.bytes, kImagePath, &image);
     ASSERT_FALSE(bad.ok()) << "the defective file decoded";

@@ -131,7 +131,7 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
       reader.Read(dataset_->pairs[id], options.augment.output_width, options.augment.output_height);
   ASSERT_TRUE(read.ok()) << read.error().Message();
   WarpSource source;
-  const RgbImage& image = reader.image();
+  const DecodedImage& image = reader.image();
   const MaskImage& mask = reader.mask();
   // The batch's parameters say what geometry was applied to this photo.
   SetAppliedGeometry(options.augment, mask.width, mask.height, &params);

@@ -1,0 +1,326 @@
+// decode_colour = ycbcr and colour_model = linear: the planes each chroma
+// subsampling decodes to, the colours they warp to, the stream's bytes over
+// threads and kernels, and how far each path lies from the reference path.
+
+#include <gtest/gtest.h>
+#include <turbojpeg.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "augment/sample_augmenter.h"
+#include "fnv1a_digest.h"
+#include "io/fixtures.h"
+#include "io/jpeg_decoder.h"
+#include "segfeed/loader.h"
+#include "support/demo_pairs.h"
+#include "temp_dir.h"
+
+#include "../augment/kernel_scopes.h"
+
+namespace segfeed {
+namespace {
+
+using internal::DctScale;
+using internal::DecodedImage;
+using internal::JpegDecoder;
+
+using Rgb = std::array<int, 3>;
+constexpr int kWidth = 128;
+constexpr int kHeight = 96;
+// Quadrants, left to right and top to bottom: saturated colours, whose
+// chroma is far from 128, so that a plane read at the wrong place or scale
+// shows.
+constexpr std::array<Rgb, 4> kQuadrants = {Rgb{220, 30, 40}, Rgb{40, 200, 60}, Rgb{30, 50, 210},
+                                           Rgb{230, 200, 40}};
+
+std::vector<uint8_t> QuadrantPicture() {
+  std::vector<uint8_t> rgb(size_t{kWidth} * kHeight * 3);
+  for (int y = 0; y < kHeight; ++y)
+    for (int x = 0; x < kWidth; ++x) {
+      const Rgb& colour = kQuadrants[(y >= kHeight / 2) * 2 + (x >= kWidth / 2)];
+      for (int c = 0; c < 3; ++c)
+        rgb[(static_cast<size_t>(y) * kWidth + x) * 3 + c] = uint8_t(colour[c]);
+    }
+  return rgb;
+}
+
+// The quadrant picture as TurboJPEG writes it with `subsampling`.
+std::vector<uint8_t> EncodeQuadrants(int subsampling) {
+  const std::vector<uint8_t> rgb = QuadrantPicture();
+  tjhandle handle = tjInitCompress();
+  unsigned char* jpeg = nullptr;
+  unsigned long size = 0;
+  const int status = tjCompress2(handle, rgb.data(), kWidth, 0, kHeight, TJPF_RGB, &jpeg, &size,
+                                 subsampling, 95, 0);
+  EXPECT_EQ(status, 0) << tjGetErrorStr2(handle);
+  std::vector<uint8_t> bytes(jpeg, jpeg + size);
+  tjFree(jpeg);
+  tjDestroy(handle);
+  return bytes;
+}
+
+struct Subsampling {
+  const char* name;
+  int turbo;
+  int step_x, step_y;
+};
+constexpr Subsampling kSubsamplings[] = {{"4:4:4", TJSAMP_444, 1, 1}, {"4:2:2", TJSAMP_422, 2, 1},
+                                         {"4:2:0", TJSAMP_420, 2, 2}, {"4:4:0", TJSAMP_440, 1, 2},
+                                         {"4:1:1", TJSAMP_411, 4, 1}, {"grey", TJSAMP_GRAY, 1, 1}};
+
+AugmentOptions NoAugmentation(int width, int height) {
+  AugmentOptions options;
+  options.output_width = width;
+  options.output_height = height;
+  options.flip_lr_probability = options.flip_ud_probability = 0;
+  options.rotation_fraction = 0;
+  options.contrast_enabled = options.brightness_enabled = false;
+  options.saturation_enabled = options.hue_enabled = false;
+  return options;
+}
+
+// The photo decoded with `colour` at `scale` and warped, unaugmented, to
+// kWidth/2 x kHeight/2 uint8 RGB.
+std::vector<uint8_t> DecodeAndWarp(const std::vector<uint8_t>& jpeg, DecodeColour colour,
+                                   DctScale scale, DecodedImage* decoded) {
+  DecodeOptions decode;
+  decode.decode_colour = colour;
+  JpegDecoder decoder(decode);
+  auto header = decoder.ReadHeader(jpeg, "quadrants.jpg");
+  EXPECT_TRUE(header.ok());
+  EXPECT_TRUE(decoder.Decode(jpeg, header.value(), scale, "quadrants.jpg", decoded).ok());
+  const std::vector<uint8_t> mask(size_t{kWidth} * kHeight, 0);
+  internal::WarpSource source;
+  if (decoded->layout == DecodedImage::Layout::kYCbCrPlanes) {
+    source.image = {decoded->pixels.data(), decoded->width, decoded->height, 1, decoded->width};
+    if (decoded->chroma_width > 0)
+      for (int plane = 0; plane < 2; ++plane)
+        source.chroma[plane] = {decoded->ChromaPlane(plane), decoded->chroma_width,
+                                decoded->chroma_height, 1, decoded->chroma_width};
+    source.chroma_step_x = decoded->chroma_step_x;
+    source.chroma_step_y = decoded->chroma_step_y;
+  } else {
+    source.image = {decoded->pixels.data(), decoded->width, decoded->height, 3,
+                    ptrdiff_t{decoded->width} * 3};
+  }
+  source.mask = {mask.data(), kWidth, kHeight, 1, kWidth};
+  source.image_scale = static_cast<double>(scale.num) / scale.denom;
+  const int width = kWidth / 2, height = kHeight / 2;
+  OutputOptions output;
+  output.image_dtype = ElementType::kUint8;
+  output.mask_dtype = ElementType::kUint8;
+  internal::SampleAugmenter augmenter(NoAugmentation(width, height), output, {}, colour);
+  std::vector<uint8_t> image(size_t{width} * height * 3), out_mask(size_t{width} * height);
+  const internal::OutputConverter& converter = augmenter.converter();
+  augmenter.Run({}, source, converter.DenseImage(image.data(), width, height),
+                converter.DenseMask(out_mask.data(), width));
+  return image;
+}
+
+Rgb At(const std::vector<uint8_t>& image, int x, int y) {
+  const size_t at = (static_cast<size_t>(y) * (kWidth / 2) + x) * 3;
+  return {image[at], image[at + 1], image[at + 2]};
+}
+
+int Luma(const Rgb& rgb) {
+  return static_cast<int>(std::lround(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]));
+}
+
+// Every subsampling decodes to its planes at the scale and sizes
+// TurboJPEG's, and each quadrant's centre warps back to its colour (grey
+// JPEGs: to its luma), at 1/1 and at 1/2.
+TEST(YCbCrPathTest, EverySubsamplingDecodesAndWarpsToItsColours) {
+  for (const Subsampling& kind : kSubsamplings) {
+    const std::vector<uint8_t> jpeg = EncodeQuadrants(kind.turbo);
+    for (const DctScale scale : {DctScale{1, 1}, DctScale{1, 2}}) {
+      SCOPED_TRACE(std::string(kind.name) + " at 1/" + std::to_string(scale.denom));
+      DecodedImage planes, rgb;
+      const std::vector<uint8_t> warped = DecodeAndWarp(jpeg, DecodeColour::kYCbCr, scale, &planes);
+      const std::vector<uint8_t> reference = DecodeAndWarp(jpeg, DecodeColour::kRgb, scale, &rgb);
+      ASSERT_EQ(planes.layout, DecodedImage::Layout::kYCbCrPlanes);
+      ASSERT_EQ(rgb.layout, DecodedImage::Layout::kRgb);
+      EXPECT_EQ(planes.width, kWidth / scale.denom);
+      EXPECT_EQ(planes.height, kHeight / scale.denom);
+      const bool grey = kind.turbo == TJSAMP_GRAY;
+      EXPECT_EQ(planes.chroma_width, grey ? 0 : planes.width / kind.step_x);
+      EXPECT_EQ(planes.chroma_height, grey ? 0 : planes.height / kind.step_y);
+      EXPECT_EQ(planes.chroma_step_x, kind.step_x);
+      EXPECT_EQ(planes.chroma_step_y, kind.step_y);
+      EXPECT_EQ(planes.pixels.size(), size_t(planes.width) * planes.height +
+                                          2 * size_t(planes.chroma_width) * planes.chroma_height);
+      for (int quadrant = 0; quadrant < 4; ++quadrant) {
+        const int x = (quadrant % 2) * kWidth / 4 + kWidth / 8;
+        const int y = (quadrant / 2) * kHeight / 4 + kHeight / 8;
+        const Rgb ours = At(warped, x, y), theirs = At(reference, x, y);
+        const Rgb& truth = kQuadrants[quadrant];
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_NEAR(ours[c], grey ? Luma(truth) : truth[c], 6) << "quadrant " << quadrant;
+          EXPECT_NEAR(ours[c], theirs[c], 3) << "quadrant " << quadrant << " channel " << c;
+        }
+      }
+    }
+  }
+}
+
+// An RGB-coded JPEG has no YCbCr planes: it decodes to RGB in either mode,
+// the same bytes.
+TEST(YCbCrPathTest, RgbCodedJpegDecodesToRgb) {
+  const std::vector<uint8_t> jpeg = testing::EncodeJpegWithLibjpeg(
+      QuadrantPicture(), kWidth, kHeight, testing::LibjpegVariant::kRgbCoded);
+  DecodedImage planes_mode, rgb_mode;
+  const std::vector<uint8_t> warped =
+      DecodeAndWarp(jpeg, DecodeColour::kYCbCr, DctScale{1, 2}, &planes_mode);
+  const std::vector<uint8_t> reference =
+      DecodeAndWarp(jpeg, DecodeColour::kRgb, DctScale{1, 2}, &rgb_mode);
+  EXPECT_EQ(planes_mode.layout, DecodedImage::Layout::kRgb);
+  EXPECT_TRUE(warped == reference);
+}
+
+// Demo pairs, as make-demo writes them (4:2:0 photos), written once.
+class YCbCrLoaderTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new testing::TempDir();
+    tools::DemoOptions demo;
+    demo.count = 12;
+    demo.width = 240;
+    demo.height = 160;
+    ASSERT_NO_FATAL_FAILURE(testing::WriteDemoPairs(dir_->path(), demo));
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+
+  static LoaderOptions Options(DecodeColour colour, ColourModel model, int threads = 2) {
+    LoaderOptions options;
+    options.batch_size = 4;
+    options.threads = threads;
+    options.seed = 5;
+    options.augment.output_width = 72;
+    options.augment.output_height = 56;
+    options.output.image_dtype = ElementType::kUint8;
+    options.output.mask_dtype = ElementType::kUint8;
+    options.pinned = PinnedMode::kOff;
+    options.decode.decode_colour = colour;
+    options.augment.colour_model = model;
+    return options;
+  }
+
+  struct Stream {
+    std::vector<uint8_t> images;
+    std::vector<uint8_t> masks;
+  };
+  // Two epochs' images and masks, in order.
+  static Stream Read(const LoaderOptions& options) {
+    Loader loader(DatasetSpec::Carvana(dir_->path()), options);
+    Stream stream;
+    for (int64_t epoch = 0; epoch < 2; ++epoch) {
+      loader.StartEpoch(epoch);
+      while (auto lease = loader.Next()) {
+        const auto* images = static_cast<const uint8_t*>(lease->images().data);
+        const auto* masks = static_cast<const uint8_t*>(lease->masks().data);
+        stream.images.insert(stream.images.end(), images, images + lease->images().bytes());
+        stream.masks.insert(stream.masks.end(), masks, masks + lease->masks().bytes());
+      }
+    }
+    return stream;
+  }
+
+  static std::string Digest(const Stream& stream) {
+    internal::Fnv1aDigest digest;
+    digest.Add({reinterpret_cast<const char*>(stream.images.data()), stream.images.size()});
+    digest.Add({reinterpret_cast<const char*>(stream.masks.data()), stream.masks.size()});
+    return digest.Hex();
+  }
+
+  static testing::TempDir* dir_;
+};
+testing::TempDir* YCbCrLoaderTest::dir_ = nullptr;
+
+// Each path's reference digest: the same for 1, 2 and 3 threads and with
+// the one-pixel and AVX2 kernels as with the widest, and as recorded (rgb +
+// hsv is the stream of every release before these options; a change to any
+// path's bytes must change its digest here on purpose).
+TEST_F(YCbCrLoaderTest, DigestsAreTheSameForThreadsAndKernelsAndAsRecorded) {
+  struct Path {
+    DecodeColour colour;
+    ColourModel model;
+    const char* digest;
+  };
+  const Path paths[] = {{DecodeColour::kRgb, ColourModel::kHsv, "d227cae0aef64323"},
+                        {DecodeColour::kYCbCr, ColourModel::kHsv, "f640411594f4ffdb"},
+                        {DecodeColour::kRgb, ColourModel::kLinear, "d11f94f315bd88bd"},
+                        {DecodeColour::kYCbCr, ColourModel::kLinear, "62bf9df4d3fbbd4a"}};
+  for (const Path& path : paths) {
+    SCOPED_TRACE(std::string(DecodeColourName(path.colour)) + " + " +
+                 std::string(ColourModelName(path.model)));
+    const std::string widest = Digest(Read(Options(path.colour, path.model)));
+    for (int threads : {1, 3})
+      EXPECT_EQ(Digest(Read(Options(path.colour, path.model, threads))), widest) << threads;
+    {
+      internal::ScopedAvx2Kernels avx2;
+      EXPECT_EQ(Digest(Read(Options(path.colour, path.model))), widest) << "AVX2";
+    }
+    {
+      internal::ScopedOnePixelKernels one_pixel;
+      EXPECT_EQ(Digest(Read(Options(path.colour, path.model))), widest) << "one pixel";
+    }
+    EXPECT_EQ(widest, path.digest);
+  }
+}
+
+struct Deviation {
+  std::array<double, 3> mean{};  // levels
+  std::array<int, 3> max{};
+};
+
+Deviation Compare(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  Deviation deviation;
+  EXPECT_EQ(a.size(), b.size());
+  std::array<double, 3> sums{};
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    const int difference = std::abs(int(a[i]) - int(b[i]));
+    sums[i % 3] += difference;
+    deviation.max[i % 3] = std::max(deviation.max[i % 3], difference);
+  }
+  for (int c = 0; c < 3; ++c) deviation.mean[c] = sums[c] / static_cast<double>(a.size() / 3);
+  return deviation;
+}
+
+// Bounds from what the demo set measured (see BENCHMARKS.md), with a margin:
+// YCbCr against RGB with the same parameters, and the linear model against
+// tf.image's over the default option ranges. The masks are the same bytes
+// on every path.
+TEST_F(YCbCrLoaderTest, EachPathStaysWithinItsMeasuredDeviationAndMasksAreUnchanged) {
+  const Stream rgb_hsv = Read(Options(DecodeColour::kRgb, ColourModel::kHsv));
+  const Stream ycbcr_hsv = Read(Options(DecodeColour::kYCbCr, ColourModel::kHsv));
+  const Stream rgb_linear = Read(Options(DecodeColour::kRgb, ColourModel::kLinear));
+  const Stream ycbcr_linear = Read(Options(DecodeColour::kYCbCr, ColourModel::kLinear));
+  EXPECT_TRUE(ycbcr_hsv.masks == rgb_hsv.masks);
+  EXPECT_TRUE(rgb_linear.masks == rgb_hsv.masks);
+  EXPECT_TRUE(ycbcr_linear.masks == rgb_hsv.masks);
+
+  const Deviation ycbcr = Compare(ycbcr_hsv.images, rgb_hsv.images);
+  const Deviation linear = Compare(rgb_linear.images, rgb_hsv.images);
+  const Deviation both = Compare(ycbcr_linear.images, rgb_linear.images);
+  for (int c = 0; c < 3; ++c) {
+    SCOPED_TRACE("channel " + std::to_string(c));
+    std::printf(
+        "channel %d: ycbcr vs rgb mean %.3f max %d; linear vs hsv mean %.3f max %d; "
+        "ycbcr vs rgb under linear mean %.3f max %d\n",
+        c, ycbcr.mean[c], ycbcr.max[c], linear.mean[c], linear.max[c], both.mean[c], both.max[c]);
+    // Measured: 0.18-0.28 levels; 1.51-1.59.
+    EXPECT_LE(ycbcr.mean[c], 0.5);
+    EXPECT_LE(both.mean[c], 0.5);
+    EXPECT_LE(linear.mean[c], 2.5);
+  }
+}
+
+}  // namespace
+}  // namespace segfeed
