@@ -12,17 +12,8 @@
 #include "augment/simd_dispatch.h"
 
 namespace segfeed::internal {
-namespace {
 
-// Means on the [0, 1] scale from exact sums over a width x height raster.
-std::array<double, 3> MeansFromSums(const ChannelSums& sums, int width, int height) {
-  const double count = static_cast<double>(width) * height * 255.0;
-  return {sums[0] / count, sums[1] / count, sums[2] / count};
-}
-
-// Per-channel means on the [0, 1] scale, from exact integer sums so the
-// result does not depend on summation order.
-std::array<double, 3> ChannelMeans(const RasterView& rgb) {
+ChannelSums RgbChannelSums(const RasterView& rgb) {
   // 48 bytes are 16 whole pixels: byte j of every 48-byte block belongs to
   // channel j % 3. Summing blocks lane by lane vectorises; 16-bit lanes hold
   // up to 257 blocks, so flush them to 64-bit totals every 256 blocks.
@@ -42,7 +33,21 @@ std::array<double, 3> ChannelMeans(const RasterView& rgb) {
     for (; x < row_bytes; ++x) sums[x % 3] += row[x];
   }
   for (int j = 0; j < kBlock; ++j) sums[j % 3] += lane_totals[j];
-  return MeansFromSums(sums, rgb.width, rgb.height);
+  return sums;
+}
+
+namespace {
+
+// Means on the [0, 1] scale from exact sums over a width x height raster.
+std::array<double, 3> MeansFromSums(const ChannelSums& sums, int width, int height) {
+  const double count = static_cast<double>(width) * height * 255.0;
+  return {sums[0] / count, sums[1] / count, sums[2] / count};
+}
+
+// Per-channel means on the [0, 1] scale, from exact integer sums so the
+// result does not depend on summation order.
+std::array<double, 3> ChannelMeans(const RasterView& rgb) {
+  return MeansFromSums(RgbChannelSums(rgb), rgb.width, rgb.height);
 }
 
 // Pixels per chunk handed to the sink: small enough to stay in L1 (3 bytes

@@ -17,6 +17,9 @@ namespace segfeed::internal {
 // untouched. The work per pixel does not depend on other pixels except
 // through the channel means, so the result is the same on any thread.
 
+// Each channel's sum of levels over an RGB raster (exact, in any order).
+ChannelSums RgbChannelSums(const RasterView& rgb);
+
 // Fast path: one counting pass for the means, then one pass that does
 // contrast and brightness per channel and saturation and hue together (they
 // commute: saturation keeps hue and value, hue keeps saturation and value).

@@ -1,6 +1,7 @@
 // The colour jitter's AVX2 kernels (declared in jitter_kernels.h): the
-// fixed-point one, 16 pixels a step, and the float32 one, 8 pixels a step,
-// each the same operations as its one-pixel version. This file is compiled
+// fixed-point one, 16 pixels a step, the float32 one, 8 pixels a step, and
+// the linear model's matrix, 16 pixels a step, each the same operations as
+// its one-pixel version. This file is compiled
 // with -mavx2 and without FMA (a fused multiply-add would round the float32
 // path differently from the one-pixel code); it follows the rules in
 // simd_dispatch.h, and its callers run it only where CpuHasAvx2().
@@ -41,6 +42,56 @@ inline __m256 HsvChannelAvx2(float n, __m256 value, __m256 chroma, __m256 hue) {
   return _mm256_sub_ps(value, _mm256_mul_ps(chroma, f));
 }
 
+// 16 pixels' bytes of channel `c` from three 16-byte loads of RGB pixels.
+inline __m128i DeinterleaveAvx2(const __m128i loads[3], int c) {
+  __m128i bytes = _mm_setzero_si128();
+  for (int load = 0; load < 3; ++load)
+    bytes =
+        _mm_or_si128(bytes, _mm_shuffle_epi8(loads[load], Load16(kDeinterleave.lanes[c][load])));
+  return bytes;
+}
+
+// The matrix as vectors: [output channel][coefficient].
+struct MatrixRowsAvx2 {
+  __m256i m[3][4];
+};
+
+inline MatrixRowsAvx2 LoadMatrixAvx2(const FixedColourMatrix& matrix) {
+  MatrixRowsAvx2 rows;
+  for (int c = 0; c < 3; ++c)
+    for (int k = 0; k < 4; ++k) rows.m[c][k] = _mm256_set1_epi32(matrix.m[4 * c + k]);
+  return rows;
+}
+
+// One output channel of 8 pixels, shifted but not clamped.
+inline __m256i MatrixRowAvx2(const __m256i row[4], const __m256i in[3]) {
+  __m256i sum = _mm256_add_epi32(_mm256_mullo_epi32(row[0], in[0]), row[3]);
+  sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(row[1], in[1]));
+  sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(row[2], in[2]));
+  return _mm256_srai_epi32(sum, kColourMatrixBits);
+}
+
+// 16 pixels, 16 bytes of each input channel, to the three output channels.
+// The two saturating packs are the one-pixel code's clamp to 0..255: a
+// value outside int16 keeps its sign, and uint8 saturation does the rest.
+inline void ColourMatrixStepAvx2(const MatrixRowsAvx2& rows, const __m128i in[3], uint8_t* out0,
+                                 uint8_t* out1, uint8_t* out2) {
+  const __m256i low[3] = {_mm256_cvtepu8_epi32(in[0]), _mm256_cvtepu8_epi32(in[1]),
+                          _mm256_cvtepu8_epi32(in[2])};
+  const __m256i high[3] = {_mm256_cvtepu8_epi32(_mm_srli_si128(in[0], 8)),
+                           _mm256_cvtepu8_epi32(_mm_srli_si128(in[1], 8)),
+                           _mm256_cvtepu8_epi32(_mm_srli_si128(in[2], 8))};
+  uint8_t* const outs[3] = {out0, out1, out2};
+  for (int c = 0; c < 3; ++c) {
+    // Words l0-3 h0-3 | l4-7 h4-7, quadwords reordered to l0-7 h0-7.
+    const __m256i words = _mm256_permute4x64_epi64(
+        _mm256_packs_epi32(MatrixRowAvx2(rows.m[c], low), MatrixRowAvx2(rows.m[c], high)), 0xD8);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(outs[c]),
+        _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1)));
+  }
+}
+
 inline __m256i ToLevelAvx2(__m256 v) {
   return _mm256_cvttps_epi32(
       _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(255.0f)), _mm256_set1_ps(0.5f)));
@@ -71,11 +122,7 @@ int FixedPointJitterAvx2(const FixedPointJitterConstants& k, const uint8_t* p, i
     const __m128i loads[3] = {Load16(p + 3 * i), Load16(p + 3 * i + 16), Load16(p + 3 * i + 32)};
     __m256i v[3];
     for (int c = 0; c < 3; ++c) {
-      __m128i bytes = _mm_setzero_si128();
-      for (int load = 0; load < 3; ++load)
-        bytes = _mm_or_si128(bytes,
-                             _mm_shuffle_epi8(loads[load], Load16(kDeinterleave.lanes[c][load])));
-      v[c] = _mm256_slli_epi16(_mm256_cvtepu8_epi16(bytes), 6);
+      v[c] = _mm256_slli_epi16(_mm256_cvtepu8_epi16(DeinterleaveAvx2(loads, c)), 6);
       if (contrast_on) {
         v[c] = Clamp16(_mm256_add_epi16(
             means[c], _mm256_mulhrs_epi16(_mm256_sub_epi16(v[c], means[c]), contrast)));
@@ -208,6 +255,31 @@ int FloatJitterAvx2(const FloatJitterConstants& k, const uint8_t* p, int count, 
     _mm_storel_epi64(reinterpret_cast<__m128i*>(r_out + i), rg_levels);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(g_out + i), _mm_srli_si128(rg_levels, 8));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(b_out + i), _mm256_extracti128_si256(levels, 1));
+  }
+  return i;
+}
+
+int ColourMatrixPlanarAvx2(const FixedColourMatrix& matrix, const uint8_t* in0, const uint8_t* in1,
+                           const uint8_t* in2, int count, uint8_t* out0, uint8_t* out1,
+                           uint8_t* out2) {
+  const MatrixRowsAvx2 rows = LoadMatrixAvx2(matrix);
+  int i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m128i in[3] = {Load16(in0 + i), Load16(in1 + i), Load16(in2 + i)};
+    ColourMatrixStepAvx2(rows, in, out0 + i, out1 + i, out2 + i);
+  }
+  return i;
+}
+
+int ColourMatrixInterleavedAvx2(const FixedColourMatrix& matrix, const uint8_t* p, int count,
+                                uint8_t* out0, uint8_t* out1, uint8_t* out2) {
+  const MatrixRowsAvx2 rows = LoadMatrixAvx2(matrix);
+  int i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const __m128i loads[3] = {Load16(p + 3 * i), Load16(p + 3 * i + 16), Load16(p + 3 * i + 32)};
+    const __m128i in[3] = {DeinterleaveAvx2(loads, 0), DeinterleaveAvx2(loads, 1),
+                           DeinterleaveAvx2(loads, 2)};
+    ColourMatrixStepAvx2(rows, in, out0 + i, out1 + i, out2 + i);
   }
   return i;
 }

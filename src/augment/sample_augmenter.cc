@@ -31,11 +31,8 @@ std::array<int64_t, 256> CountLevels(const uint8_t* bytes, size_t size) {
   return counts;
 }
 
-// Output-size planes: for warped YCbCr, and for the linear colour model's
-// planar matrix pass.
-bool NeedsPlanes(const AugmentOptions& options, DecodeColour decode_colour) {
-  return decode_colour == DecodeColour::kYCbCr || options.colour_model == ColourModel::kLinear;
-}
+// Output-size planes, for warped YCbCr.
+bool NeedsPlanes(DecodeColour decode_colour) { return decode_colour == DecodeColour::kYCbCr; }
 
 const AugmentOptions& Validated(const AugmentOptions& options) {
   ValidateAugmentOptions(options);
@@ -52,7 +49,7 @@ SampleAugmenter::SampleAugmenter(const AugmentOptions& augment_options,
       static_cast<size_t>(augment_options_.output_width) * augment_options_.output_height;
   image_scratch_.resize(pixels * 3);
   mask_scratch_.resize(pixels);
-  if (NeedsPlanes(augment_options_, decode_colour)) plane_scratch_.resize(pixels * 3);
+  if (NeedsPlanes(decode_colour)) plane_scratch_.resize(pixels * 3);
 }
 
 void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
@@ -135,13 +132,10 @@ void SampleAugmenter::RunLinearColour(const AugmentParams& params,
                                       const MutableRasterView& image_out,
                                       const std::optional<ChannelSums>& sums,
                                       const StridedImage& image_dst) {
-  const std::array<MutableRasterView, 3> planes = Planes();
-  SplitPlanes(image_out.View(), planes);
   // The warp's sums, or (where it fell back to OpenCV) counted here.
-  const ChannelSums totals = sums ? *sums : PlaneSums(planes);
-  ApplyColourMatrixInPlace(LinearColourFromRgb(params, Means(totals)), planes);
-  InterleavePlanes(planes, image_out);
-  converter_.ConvertImage(image_out.View(), image_dst);
+  const ChannelSums totals = sums ? *sums : RgbChannelSums(image_out.View());
+  ApplyColourMatrixAndConvert(LinearColourFromRgb(params, Means(totals)), image_out.View(),
+                              converter_, image_dst);
 }
 
 std::array<double, 3> SampleAugmenter::Means(const ChannelSums& sums) const {
@@ -162,8 +156,9 @@ void SampleAugmenter::RunYCbCr(const AugmentParams& params, const WarpSource& so
   const StageClock::time_point warped = StageClock::now();
   bool image_written = false;
   if (augment_options_.colour_model == ColourModel::kLinear) {
-    ApplyColourMatrixInPlace(LinearColourFromYCbCr(params, Means(PlaneSums(planes))), planes);
-    InterleavePlanes(planes, image_out);
+    ApplyColourMatrixAndConvert(LinearColourFromYCbCr(params, Means(PlaneSums(planes))), planes,
+                                converter_, image_dst);
+    image_written = true;
   } else {
     ChannelSums sums{0, 0, 0};
     YCbCrToRgbInPlace(planes, &sums);
@@ -236,13 +231,13 @@ size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int d
                                                  decoded_height, decoded_width, decoded_height)
                                     .bytes());
   }
-  const size_t planes = NeedsPlanes(options, decode_colour) ? pixels * 3 : 0;
+  const size_t planes = NeedsPlanes(decode_colour) ? pixels * 3 : 0;
   return pixels * 3 + pixels + planes + reduced_bytes;
 }
 
 size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options, DecodeColour decode_colour) {
   const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
-  const size_t planes = NeedsPlanes(options, decode_colour) ? pixels * 3 : 0;
+  const size_t planes = NeedsPlanes(decode_colour) ? pixels * 3 : 0;
   return pixels * 3 + pixels + planes + MaxPreReducedBytes(options);
 }
 

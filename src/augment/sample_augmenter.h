@@ -78,7 +78,7 @@ class SampleAugmenter {
                                 DecodeColour decode_colour = DecodeColour::kRgb);
 
  private:
-  // plane_scratch_ as Y, Cb, Cr (or R, G, B) at the output size.
+  // plane_scratch_ as Y, Cb, Cr at the output size.
   std::array<MutableRasterView, 3> Planes();
   // Per-channel means over the output of per-channel sums.
   std::array<double, 3> Means(const ChannelSums& sums) const;
@@ -86,8 +86,8 @@ class SampleAugmenter {
   void RunYCbCr(const AugmentParams& params, const WarpSource& source,
                 const MutableRasterView& image_out, const MutableRasterView& mask_out,
                 const StridedImage& image_dst, const StridedMask& mask_dst);
-  // Linear colour model on an RGB image_out: the matrix in place, then
-  // the conversion into `image_dst`.
+  // Linear colour model on an RGB image_out: the matrix and the conversion
+  // into `image_dst`, in one pass.
   void RunLinearColour(const AugmentParams& params, const MutableRasterView& image_out,
                        const std::optional<ChannelSums>& sums, const StridedImage& image_dst);
 
@@ -96,7 +96,7 @@ class SampleAugmenter {
   WarpScratch warp_scratch_;
   std::vector<uint8_t> image_scratch_;
   std::vector<uint8_t> mask_scratch_;
-  // Three output-size planes (decode_colour ycbcr, colour_model linear).
+  // Three output-size planes (decode_colour ycbcr).
   std::vector<uint8_t> plane_scratch_;
   Timings timings_;
 };

@@ -7,6 +7,9 @@
 
 #include <opencv2/core.hpp>
 
+#include "augment/jitter_kernels.h"
+#include "augment/simd_dispatch.h"
+
 namespace segfeed::internal {
 namespace {
 
@@ -67,28 +70,45 @@ ColourMatrix TopRows(const Affine4& map) {
   return matrix;
 }
 
-constexpr int kMatrixBits = 12;
 // Coefficients beyond this saturate every pixel anyway (a level's step
 // moves the output by more than 255); bounding them keeps the sums in
 // int32: 3 x 255 x 500 x 4096 + the offset < 2^31.
 constexpr double kLargestCoefficient = 500;
 constexpr double kLargestOffset = 100'000;
 
-std::array<int32_t, 12> FixedPoint(const ColourMatrix& matrix) {
-  std::array<int32_t, 12> fixed;
+FixedColourMatrix FixedPoint(const ColourMatrix& matrix) {
+  FixedColourMatrix fixed;
   for (int i = 0; i < 12; ++i) {
     const double bound = i % 4 == 3 ? kLargestOffset : kLargestCoefficient;
-    const double value = std::clamp(matrix[i], -bound, bound) * (1 << kMatrixBits);
+    const double value = std::clamp(matrix[i], -bound, bound) * (1 << kColourMatrixBits);
     // The offset carries the rounding of the final shift.
-    fixed[i] = static_cast<int32_t>(std::lround(value)) +
-               (i % 4 == 3 ? int32_t{1} << (kMatrixBits - 1) : 0);
+    fixed.m[i] = static_cast<int32_t>(std::lround(value)) +
+                 (i % 4 == 3 ? int32_t{1} << (kColourMatrixBits - 1) : 0);
   }
   return fixed;
 }
 
 inline uint8_t ClampLevel(int32_t fixed) {
-  return static_cast<uint8_t>(std::clamp(fixed >> kMatrixBits, 0, 255));
+  return static_cast<uint8_t>(std::clamp(fixed >> kColourMatrixBits, 0, 255));
 }
+
+// The vector kernels' one-pixel version: pixels first .. count - 1, each
+// input channel read as in(c, i).
+template <typename Input>
+void ColourMatrixScalar(const FixedColourMatrix& matrix, Input in, int first, int count,
+                        uint8_t* out0, uint8_t* out1, uint8_t* out2) {
+  const int32_t* m = matrix.m;
+  for (int i = first; i < count; ++i) {
+    const int32_t p = in(0, i), q = in(1, i), r = in(2, i);
+    out0[i] = ClampLevel(m[0] * p + m[1] * q + m[2] * r + m[3]);
+    out1[i] = ClampLevel(m[4] * p + m[5] * q + m[6] * r + m[7]);
+    out2[i] = ClampLevel(m[8] * p + m[9] * q + m[10] * r + m[11]);
+  }
+}
+
+// Pixels per chunk, as the colour jitter's: the levels of a chunk stay in
+// L1 between the matrix and the conversion.
+constexpr int kChunk = 512;
 
 }  // namespace
 
@@ -155,14 +175,6 @@ void InterleavePlanes(const std::array<MutableRasterView, 3>& planes,
   assert(rgb.data == caller_memory);
 }
 
-void SplitPlanes(const RasterView& rgb, const std::array<MutableRasterView, 3>& planes_out) {
-  const cv::Mat source(rgb.height, rgb.width, CV_8UC3, const_cast<uint8_t*>(rgb.data),
-                       static_cast<size_t>(rgb.stride_bytes));
-  cv::Mat planes[3] = {PlaneMat(planes_out[0]), PlaneMat(planes_out[1]), PlaneMat(planes_out[2])};
-  cv::split(source, planes);
-  assert(planes[0].data == planes_out[0].data);
-}
-
 ChannelSums PlaneSums(const std::array<MutableRasterView, 3>& planes) {
   ChannelSums sums{0, 0, 0};
   for (int plane = 0; plane < 3; ++plane) {
@@ -191,24 +203,40 @@ ColourMatrix LinearColourFromRgb(const AugmentParams& params, const std::array<d
   return TopRows(Multiply(YCbCrToRgbMap(), Multiply(JitterMap(params, ycbcr_means), to_ycbcr)));
 }
 
-void ApplyColourMatrixInPlace(const ColourMatrix& matrix,
-                              const std::array<MutableRasterView, 3>& planes) {
-  const std::array<int32_t, 12> fixed = FixedPoint(matrix);
-  // Locals and restricted rows: a byte store could otherwise alias the
-  // coefficients or the other planes, and the loop would stay scalar.
-  const int32_t m0 = fixed[0], m1 = fixed[1], m2 = fixed[2], m3 = fixed[3];
-  const int32_t m4 = fixed[4], m5 = fixed[5], m6 = fixed[6], m7 = fixed[7];
-  const int32_t m8 = fixed[8], m9 = fixed[9], m10 = fixed[10], m11 = fixed[11];
+void ApplyColourMatrixAndConvert(const ColourMatrix& matrix,
+                                 const std::array<MutableRasterView, 3>& planes,
+                                 const OutputConverter& converter, const StridedImage& dst) {
+  const FixedColourMatrix fixed = FixedPoint(matrix);
+  const bool avx2 = CpuHasAvx2();
+  alignas(64) uint8_t out0[kChunk], out1[kChunk], out2[kChunk];
   for (int y = 0; y < planes[0].height; ++y) {
-    uint8_t* __restrict const a = planes[0].Row(y);
-    uint8_t* __restrict const b = planes[1].Row(y);
-    uint8_t* __restrict const c = planes[2].Row(y);
-    const int width = planes[0].width;
-    for (int x = 0; x < width; ++x) {
-      const int32_t p = a[x], q = b[x], r = c[x];
-      a[x] = ClampLevel(m0 * p + m1 * q + m2 * r + m3);
-      b[x] = ClampLevel(m4 * p + m5 * q + m6 * r + m7);
-      c[x] = ClampLevel(m8 * p + m9 * q + m10 * r + m11);
+    const uint8_t* const rows[3] = {planes[0].Row(y), planes[1].Row(y), planes[2].Row(y)};
+    for (int x0 = 0; x0 < planes[0].width; x0 += kChunk) {
+      const int n = std::min(kChunk, planes[0].width - x0);
+      const uint8_t* const in[3] = {rows[0] + x0, rows[1] + x0, rows[2] + x0};
+      const int done =
+          avx2 ? ColourMatrixPlanarAvx2(fixed, in[0], in[1], in[2], n, out0, out1, out2) : 0;
+      ColourMatrixScalar(
+          fixed, [&in](int c, int i) { return int32_t{in[c][i]}; }, done, n, out0, out1, out2);
+      converter.ConvertPlanarSpan(out0, out1, out2, n, dst, y, x0);
+    }
+  }
+}
+
+void ApplyColourMatrixAndConvert(const ColourMatrix& matrix, const RasterView& rgb,
+                                 const OutputConverter& converter, const StridedImage& dst) {
+  assert(rgb.channels == 3);
+  const FixedColourMatrix fixed = FixedPoint(matrix);
+  const bool avx2 = CpuHasAvx2();
+  alignas(64) uint8_t out0[kChunk], out1[kChunk], out2[kChunk];
+  for (int y = 0; y < rgb.height; ++y) {
+    for (int x0 = 0; x0 < rgb.width; x0 += kChunk) {
+      const int n = std::min(kChunk, rgb.width - x0);
+      const uint8_t* const p = rgb.Row(y) + 3 * x0;
+      const int done = avx2 ? ColourMatrixInterleavedAvx2(fixed, p, n, out0, out1, out2) : 0;
+      ColourMatrixScalar(
+          fixed, [p](int c, int i) { return int32_t{p[3 * i + c]}; }, done, n, out0, out1, out2);
+      converter.ConvertPlanarSpan(out0, out1, out2, n, dst, y, x0);
     }
   }
 }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 
+#include "augment/output_conversion.h"
 #include "augment/raster_view.h"
 #include "segfeed/augment.h"
 
@@ -20,11 +21,10 @@ std::array<int, 3> RgbToYCbCr(const std::array<int, 3>& rgb);
 // RGB decoder's levels), adding each channel's levels to `sums`.
 void YCbCrToRgbInPlace(const std::array<MutableRasterView, 3>& planes, ChannelSums* sums);
 
-// Three planes into an RGB raster, and back (OpenCV's vector merge and
-// split). Sizes must agree.
+// Three planes into an RGB raster (OpenCV's vector merge). Sizes must
+// agree.
 void InterleavePlanes(const std::array<MutableRasterView, 3>& planes,
                       const MutableRasterView& rgb_out);
-void SplitPlanes(const RasterView& rgb, const std::array<MutableRasterView, 3>& planes_out);
 
 // Sums of each plane's levels.
 ChannelSums PlaneSums(const std::array<MutableRasterView, 3>& planes);
@@ -44,10 +44,17 @@ ColourMatrix LinearColourFromYCbCr(const AugmentParams& params, const std::array
 ColourMatrix LinearColourFromRgb(const AugmentParams& params, const std::array<double, 3>& means);
 
 // Applies `matrix` in fixed point (12 fractional bits; each result rounded
-// and clamped to 0..255) to every pixel of three planes, in place: plane c
-// becomes output channel c. Integer arithmetic, so the bytes are the same
-// on every machine.
-void ApplyColourMatrixInPlace(const ColourMatrix& matrix,
-                              const std::array<MutableRasterView, 3>& planes);
+// and clamped to 0..255) to every pixel of three planes (input channel c
+// from plane c), and writes the results through `converter` to `dst`,
+// chunk by chunk, so that the levels go from L1 straight to the
+// destination. Integer arithmetic, so the bytes are the same on every
+// machine and kernel.
+void ApplyColourMatrixAndConvert(const ColourMatrix& matrix,
+                                 const std::array<MutableRasterView, 3>& planes,
+                                 const OutputConverter& converter, const StridedImage& dst);
+
+// The same for an RGB raster; `dst` may be the uint8 NHWC memory `rgb` is.
+void ApplyColourMatrixAndConvert(const ColourMatrix& matrix, const RasterView& rgb,
+                                 const OutputConverter& converter, const StridedImage& dst);
 
 }  // namespace segfeed::internal
