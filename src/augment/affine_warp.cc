@@ -357,8 +357,15 @@ void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
     const cv::Mat raster =
         PreReduced(options, params, placement, view, luma_width / step_x, luma_height / step_y,
                    out.width, out.height, &scratch->reduced_image, &matrix);
-    cv::Mat dst = WritableMat(out);
-    Warp(raster, matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[plane]), dst);
+    const RasterView raster_view{raster.data, raster.cols, raster.rows, 1,
+                                 static_cast<ptrdiff_t>(raster.step)};
+    if (FitsFixedPoint(matrix, out.width, out.height, raster_view)) {
+      WarpBilinearPlane(raster_view, matrix, options.fill_mode, static_cast<uint8_t>(fill[plane]),
+                        out);
+    } else {
+      cv::Mat dst = WritableMat(out);
+      Warp(raster, matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[plane]), dst);
+    }
   }
   if (grey) {
     for (int plane = 1; plane < 3; ++plane)

@@ -187,6 +187,51 @@ int BilinearInteriorAvx2(const KernelRaster& src, const RowPositions& row,
   return i;
 }
 
+// One plane, 8 pixels per step: a dword gather per pixel and row reads both
+// taps (bytes 0 and 1) and 2 bytes after them, which the weights' zero
+// bytes drop. Each dword's low word ends up the level, the high word not
+// used.
+int BilinearPlaneInteriorAvx2(const KernelRaster& src, const RowPositions& row, int first, int last,
+                              uint8_t* out) {
+  LanePositions p(row, first, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride));
+  const __m256i weight_mask = _mm256_set1_epi32(kWeightOne - 1);
+  const __m256i weight_one = _mm256_set1_epi32(kWeightOne);
+  const __m256i centre = _mm256_set1_epi8(static_cast<char>(0x80));
+  const __m256i rounding = _mm256_set1_epi16(128 * kWeightOne + kWeightOne / 2);
+  const __m256i low_bytes =
+      _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1,
+                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1);
+  const __m256i gather_lanes = _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0);
+  const auto* top = reinterpret_cast<const int*>(src.data);
+  const auto* bottom = reinterpret_cast<const int*>(src.data + src.stride);
+  int i = first;
+  for (; i + 8 <= last; i += 8) {
+    const __m256i fx =
+        _mm256_and_si256(_mm256_srli_epi32(p.x, kFracBits - kWeightBits), weight_mask);
+    const __m256i fy =
+        _mm256_and_si256(_mm256_srli_epi32(p.y, kFracBits - kWeightBits), weight_mask);
+    // Bytes (128 - fx, fx, 0, 0); fy << 8 in the low word.
+    const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(weight_one, fx), _mm256_slli_epi32(fx, 8));
+    const __m256i wy = _mm256_slli_epi32(fy, 8);
+    const __m256i offset =
+        _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srai_epi32(p.y, kFracBits), stride),
+                         _mm256_srai_epi32(p.x, kFracBits));
+    const __m256i upper =
+        _mm256_maddubs_epi16(wx, _mm256_xor_si256(_mm256_i32gather_epi32(top, offset, 1), centre));
+    const __m256i lower = _mm256_maddubs_epi16(
+        wx, _mm256_xor_si256(_mm256_i32gather_epi32(bottom, offset, 1), centre));
+    const __m256i value =
+        _mm256_add_epi16(upper, _mm256_mulhrs_epi16(_mm256_sub_epi16(lower, upper), wy));
+    const __m256i levels = _mm256_srli_epi16(_mm256_add_epi16(value, rounding), kWeightBits);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i),
+                     _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                         _mm256_shuffle_epi8(levels, low_bytes), gather_lanes)));
+    p.Next();
+  }
+  return i;
+}
+
 int NearestInteriorAvx2(const KernelRaster& src, const RowPositions& row, int first, int last,
                         uint8_t* out) {
   return NearestInterior(src, row, first, last, out);

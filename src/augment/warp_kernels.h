@@ -55,6 +55,11 @@ int BilinearInteriorAvx512(const KernelRaster& src, const RowPositions& row,
                            const RowPositions& ahead, int first, int last, uint8_t* out,
                            uint64_t* sums);
 
+// Bilinear for one 1-channel plane, the same conditions and arithmetic:
+// writes a byte per pixel, no sums; 8 pixels a step.
+int BilinearPlaneInteriorAvx2(const KernelRaster& src, const RowPositions& row, int first, int last,
+                              uint8_t* out);
+
 // Nearest neighbour for the 1-channel mask, output pixels [first, last)
 // whose positions (already offset by half a pixel) lie inside `src` with
 // x <= width - 4, so that a dword gather stays inside its row. Writes the

@@ -1,6 +1,7 @@
 #include "augment/warp_scalar.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 
@@ -85,9 +86,10 @@ inline int Bilinear(int p00, int p01, int p10, int p11, int fx, int fy) {
   return (value + 128 * kWeightOne + kWeightOne / 2) >> kWeightBits;
 }
 
-// One pixel whose taps may lie outside the source.
+// One pixel of kChannels levels whose taps may lie outside the source.
+template <int kChannels>
 void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode mode,
-                         const Rgb& fill, uint8_t* out) {
+                         const uint8_t* fill, uint8_t* out) {
   const int ix = x >> kFracBits, iy = y >> kFracBits;
   const int fx = WeightX(x), fy = WeightX(y);
   const uint8_t* taps[2][2];
@@ -96,17 +98,17 @@ void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode
       int sx = ix + dx, sy = iy + dy;
       const bool inside = sx >= 0 && sx < src.width && sy >= 0 && sy < src.height;
       if (!inside && mode == FillMode::kConstant) {
-        taps[dy][dx] = fill.data();
+        taps[dy][dx] = fill;
         continue;
       }
       if (!inside) {
         sx = ReflectIndex(sx, src.width);
         sy = ReflectIndex(sy, src.height);
       }
-      taps[dy][dx] = src.data + sy * src.stride + 3 * sx;
+      taps[dy][dx] = src.data + sy * src.stride + kChannels * sx;
     }
   }
-  for (int c = 0; c < 3; ++c)
+  for (int c = 0; c < kChannels; ++c)
     out[c] = static_cast<uint8_t>(
         Bilinear(taps[0][0][c], taps[0][1][c], taps[1][0][c], taps[1][1][c], fx, fy));
 }
@@ -118,15 +120,17 @@ void AddLevels(const uint8_t* row, int first, int last, ChannelSums* sums) {
 }
 
 // Pixels [first, last) of a row whose taps all lie inside the source.
+template <int kChannels>
 void BilinearInteriorScalar(const KernelRaster& src, const RowPositions& row, int first, int last,
                             uint8_t* out) {
   int32_t x = row.x + row.x_step * first, y = row.y + row.y_step * first;
   for (int i = first; i < last; ++i, x += row.x_step, y += row.y_step) {
-    const uint8_t* p = src.data + (y >> kFracBits) * src.stride + 3 * (x >> kFracBits);
+    const uint8_t* p = src.data + (y >> kFracBits) * src.stride + kChannels * (x >> kFracBits);
     const uint8_t* q = p + src.stride;
     const int fx = WeightX(x), fy = WeightX(y);
-    for (int c = 0; c < 3; ++c)
-      out[3 * i + c] = static_cast<uint8_t>(Bilinear(p[c], p[3 + c], q[c], q[3 + c], fx, fy));
+    for (int c = 0; c < kChannels; ++c)
+      out[kChannels * i + c] =
+          static_cast<uint8_t>(Bilinear(p[c], p[kChannels + c], q[c], q[kChannels + c], fx, fy));
   }
 }
 
@@ -211,21 +215,21 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
 
 namespace {
 
-// `count` pixels of `fill` from `dst` on.
-void FillPixels(uint8_t* dst, int count, const Rgb& fill) {
-  if (fill[0] == fill[1] && fill[1] == fill[2]) {
-    std::memset(dst, fill[0], 3 * static_cast<size_t>(count));
+// `count` pixels of `fill` (kChannels levels) from `dst` on.
+template <int kChannels>
+void FillPixels(uint8_t* dst, int count, const uint8_t* fill) {
+  if (kChannels == 1 || (fill[0] == fill[1] && fill[1] == fill[2])) {
+    std::memset(dst, fill[0], kChannels * static_cast<size_t>(count));
     return;
   }
-  for (int x = 0; x < count; ++x) std::memcpy(dst + 3 * x, fill.data(), 3);
+  for (int x = 0; x < count; ++x) std::memcpy(dst + kChannels * x, fill, kChannels);
 }
 
-}  // namespace
-
-// Also adds every written level to `sums`: the vector kernels from their
-// registers, the rest from the row just written, the fill by count.
-void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
-                     const Rgb& fill, const MutableRasterView& out, ChannelSums* sums) {
+// WarpBilinearRgb (kChannels 3, adding to `sums`) and WarpBilinearPlane
+// (1, no sums).
+template <int kChannels>
+void WarpBilinear(const RasterView& source, const AffineMatrix& m, FillMode mode,
+                  const uint8_t* fill, const MutableRasterView& out, ChannelSums* sums) {
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
   const bool avx2 = CpuHasAvx2();
@@ -244,46 +248,70 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
       touching = Intersect(
           SolveSpan(row.x, row.x_step, -kOne, int64_t{source.width} << kFracBits, out.width),
           SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
-      FillPixels(dst, touching.first, fill);
-      FillPixels(dst + 3 * touching.last, out.width - touching.last, fill);
-      const uint64_t filled = touching.first + (out.width - touching.last);
-      for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill[c];
+      FillPixels<kChannels>(dst, touching.first, fill);
+      FillPixels<kChannels>(dst + kChannels * touching.last, out.width - touching.last, fill);
+      if constexpr (kChannels == 3) {
+        const uint64_t filled = touching.first + (out.width - touching.last);
+        for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill[c];
+      }
     }
     const int inner_first = std::clamp(interior.first, touching.first, touching.last);
     const int inner_last = std::clamp(interior.last, inner_first, touching.last);
     for (int x = touching.first; x < inner_first; ++x)
-      BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
-                          dst + 3 * x);
+      BilinearBorderPixel<kChannels>(src, row.x + row.x_step * x, row.y + row.y_step * x, mode,
+                                     fill, dst + kChannels * x);
     int done = inner_first;
     int vector_first = inner_first, vector_last = inner_first;  // summed by the kernels
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
     if (avx2) {
-      // The vector kernel reads 2 bytes past the lower tap pair: it takes
+      // The vector kernels read 2 bytes past the lower tap pair: they take
       // the pixels whose lower row has a row after it.
       const Span vector = Intersect(
           {inner_first, inner_last},
           SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 2} << kFracBits, out.width));
       if (vector.first < vector.last) {
-        BilinearInteriorScalar(src, row, done, vector.first, dst);
-        // Rows past the output are not fitted to 16.16 (FitsFixedPoint).
-        const RowPositions ahead =
-            y + 2 < out.height ? PositionsOfRow(m, y + 2, kBilinearOffset) : row;
+        BilinearInteriorScalar<kChannels>(src, row, done, vector.first, dst);
         done = vector.first;
-        if (avx512)
-          done = BilinearInteriorAvx512(src, row, ahead, done, vector.last, dst, sums->data());
-        done = BilinearInteriorAvx2(src, row, ahead, done, vector.last, dst, sums->data());
+        if constexpr (kChannels == 3) {
+          // Rows past the output are not fitted to 16.16 (FitsFixedPoint).
+          const RowPositions ahead =
+              y + 2 < out.height ? PositionsOfRow(m, y + 2, kBilinearOffset) : row;
+          if (avx512)
+            done = BilinearInteriorAvx512(src, row, ahead, done, vector.last, dst, sums->data());
+          done = BilinearInteriorAvx2(src, row, ahead, done, vector.last, dst, sums->data());
+        } else {
+          done = BilinearPlaneInteriorAvx2(src, row, done, vector.last, dst);
+        }
         vector_first = vector.first;
         vector_last = done;
       }
     }
 #endif
-    BilinearInteriorScalar(src, row, done, inner_last, dst);
+    BilinearInteriorScalar<kChannels>(src, row, done, inner_last, dst);
     for (int x = inner_last; x < touching.last; ++x)
-      BilinearBorderPixel(src, row.x + row.x_step * x, row.y + row.y_step * x, mode, fill,
-                          dst + 3 * x);
-    AddLevels(dst, touching.first, vector_first, sums);
-    AddLevels(dst, vector_last, touching.last, sums);
+      BilinearBorderPixel<kChannels>(src, row.x + row.x_step * x, row.y + row.y_step * x, mode,
+                                     fill, dst + kChannels * x);
+    if constexpr (kChannels == 3) {
+      AddLevels(dst, touching.first, vector_first, sums);
+      AddLevels(dst, vector_last, touching.last, sums);
+    }
   }
+}
+
+}  // namespace
+
+// Also adds every written level to `sums`: the vector kernels from their
+// registers, the rest from the row just written, the fill by count.
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
+                     const Rgb& fill, const MutableRasterView& out, ChannelSums* sums) {
+  assert(source.channels == 3 && out.channels == 3);
+  WarpBilinear<3>(source, m, mode, fill.data(), out, sums);
+}
+
+void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                       const MutableRasterView& out) {
+  assert(source.channels == 1 && out.channels == 1);
+  WarpBilinear<1>(source, m, mode, &fill, out, nullptr);
 }
 
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,

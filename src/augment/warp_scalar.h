@@ -34,6 +34,12 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
 void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
                      const Rgb& fill, const MutableRasterView& out, ChannelSums* sums);
 
+// The same bilinear warp for one 1-channel plane (a JPEG's Y, Cb or Cr),
+// without sums; the same bytes per plane as WarpBilinearRgb gives per
+// channel.
+void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
+                       const MutableRasterView& out);
+
 // Nearest neighbour for a 1-channel mask into `out`'s elements: output_height
 // rows of output_width elements, rows `out_stride_bytes` apart. uint8 keeps the
 // source's values (0/1 stays 0/1); float is 1.0 for any nonzero source value

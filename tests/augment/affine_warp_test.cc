@@ -18,6 +18,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "augment/simd_dispatch.h"
+#include "augment/warp_scalar.h"
 #include "kernel_scopes.h"
 #include "test_rasters.h"
 
@@ -348,6 +349,40 @@ TEST(AffineWarpTest, VectorAndOnePixelKernelsGiveSameBytes) {
   }
 }
 
+// A plane warp (decode_colour ycbcr warps Y, Cb and Cr one by one) writes
+// each channel's bytes of the RGB warp of the same matrix, on every kernel
+// width, both fills, scales up and down, turns, and odd sizes.
+TEST(AffineWarpTest, PlaneWarpIsTheRgbWarpOfEachChannel) {
+  const cv::Mat image = segfeed::testing::NoiseImage(203, 141, 3, 8);
+  cv::Mat planes[3];
+  cv::split(image, planes);
+  const Rgb fill = {200, 17, 90};
+  AugmentOptions options;
+  for (uint64_t id = 0; id < 30; ++id) {
+    options.fill_mode = id % 2 == 0 ? FillMode::kConstant : FillMode::kReflect;
+    const int width = id % 3 == 0 ? 131 : 256, height = id % 3 == 0 ? 77 : 192;
+    const AffineMatrix m = OutputToSourceMatrix(DrawAugmentParams(options, 21, 0, id), image.cols,
+                                                image.rows, width, height);
+    cv::Mat rgb(height, width, CV_8UC3);
+    ChannelSums sums{0, 0, 0};
+    WarpBilinearRgb(View(image), m, options.fill_mode, fill, MutableView(rgb), &sums);
+    cv::Mat expected[3];
+    cv::split(rgb, expected);
+    for (int kernel = 0; kernel < 3; ++kernel) {
+      std::optional<ScopedAvx2Kernels> narrower;
+      std::optional<ScopedOnePixelKernels> scalar;
+      if (kernel == 1) narrower.emplace();
+      if (kernel == 2) scalar.emplace();
+      for (int c = 0; c < 3; ++c) {
+        cv::Mat out(height, width, CV_8UC1, cv::Scalar(3));
+        WarpBilinearPlane(View(planes[c]), m, options.fill_mode, fill[c], MutableView(out));
+        EXPECT_EQ(cv::norm(out, expected[c], cv::NORM_INF), 0.0)
+            << "set " << id << " kernel " << kernel << " channel " << c;
+      }
+    }
+  }
+}
+
 // The channel sums the warp reports are the sums of the levels it wrote,
 // on every kernel width, both fills (a fill value that is not 0 included),
 // odd sizes and a source that is pre-reduced first.
@@ -496,6 +531,10 @@ TEST(AffineWarpTest, KernelsNeverReadPastTheSourcesLastByte) {
       WarpImageAndMask(options, params, source, MutableView(image_out), MutableView(mask_out),
                        &scratch);
       EXPECT_LE(cv::countNonZero(mask_out > 1), 0) << width << "x" << height << " set " << id;
+      // The plane warp of decode_colour ycbcr, on the 1-channel source.
+      const AffineMatrix m =
+          OutputToSourceMatrix(params, width, height, options.output_width, options.output_height);
+      WarpBilinearPlane(source.mask, m, options.fill_mode, 0, MutableView(mask_out));
     }
   }
 }

@@ -254,9 +254,9 @@ TEST_F(YCbCrLoaderTest, DigestsAreTheSameForThreadsAndKernelsAndAsRecorded) {
     const char* digest;
   };
   const Path paths[] = {{DecodeColour::kRgb, ColourModel::kHsv, "d227cae0aef64323"},
-                        {DecodeColour::kYCbCr, ColourModel::kHsv, "f640411594f4ffdb"},
+                        {DecodeColour::kYCbCr, ColourModel::kHsv, "442427c9aad7a775"},
                         {DecodeColour::kRgb, ColourModel::kLinear, "d11f94f315bd88bd"},
-                        {DecodeColour::kYCbCr, ColourModel::kLinear, "62bf9df4d3fbbd4a"}};
+                        {DecodeColour::kYCbCr, ColourModel::kLinear, "adff2189db32b055"}};
   for (const Path& path : paths) {
     SCOPED_TRACE(std::string(DecodeColourName(path.colour)) + " + " +
                  std::string(ColourModelName(path.model)));
@@ -315,7 +315,7 @@ TEST_F(YCbCrLoaderTest, EachPathStaysWithinItsMeasuredDeviationAndMasksAreUnchan
         "channel %d: ycbcr vs rgb mean %.3f max %d; linear vs hsv mean %.3f max %d; "
         "ycbcr vs rgb under linear mean %.3f max %d\n",
         c, ycbcr.mean[c], ycbcr.max[c], linear.mean[c], linear.max[c], both.mean[c], both.max[c]);
-    // Measured: 0.18-0.28 levels; 1.51-1.59.
+    // Measured: 0.15-0.26 levels; 1.51-1.59.
     EXPECT_LE(ycbcr.mean[c], 0.5);
     EXPECT_LE(both.mean[c], 0.5);
     EXPECT_LE(linear.mean[c], 2.5);
