@@ -51,24 +51,26 @@ inline __m128i DeinterleaveAvx2(const __m128i loads[3], int c) {
   return bytes;
 }
 
-// The matrix as vectors: [output channel][coefficient].
+// The matrix as vectors: [output channel][coefficient], and the shift.
 struct MatrixRowsAvx2 {
   __m256i m[3][4];
+  __m128i shift;
 };
 
 inline MatrixRowsAvx2 LoadMatrixAvx2(const FixedColourMatrix& matrix) {
   MatrixRowsAvx2 rows;
   for (int c = 0; c < 3; ++c)
     for (int k = 0; k < 4; ++k) rows.m[c][k] = _mm256_set1_epi32(matrix.m[4 * c + k]);
+  rows.shift = _mm_cvtsi32_si128(matrix.shift);
   return rows;
 }
 
 // One output channel of 8 pixels, shifted but not clamped.
-inline __m256i MatrixRowAvx2(const __m256i row[4], const __m256i in[3]) {
+inline __m256i MatrixRowAvx2(const __m256i row[4], __m128i shift, const __m256i in[3]) {
   __m256i sum = _mm256_add_epi32(_mm256_mullo_epi32(row[0], in[0]), row[3]);
   sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(row[1], in[1]));
   sum = _mm256_add_epi32(sum, _mm256_mullo_epi32(row[2], in[2]));
-  return _mm256_srai_epi32(sum, kColourMatrixBits);
+  return _mm256_sra_epi32(sum, shift);
 }
 
 // 16 pixels, 16 bytes of each input channel, to the three output channels.
@@ -84,8 +86,10 @@ inline void ColourMatrixStepAvx2(const MatrixRowsAvx2& rows, const __m128i in[3]
   uint8_t* const outs[3] = {out0, out1, out2};
   for (int c = 0; c < 3; ++c) {
     // Words l0-3 h0-3 | l4-7 h4-7, quadwords reordered to l0-7 h0-7.
-    const __m256i words = _mm256_permute4x64_epi64(
-        _mm256_packs_epi32(MatrixRowAvx2(rows.m[c], low), MatrixRowAvx2(rows.m[c], high)), 0xD8);
+    const __m256i words =
+        _mm256_permute4x64_epi64(_mm256_packs_epi32(MatrixRowAvx2(rows.m[c], rows.shift, low),
+                                                    MatrixRowAvx2(rows.m[c], rows.shift, high)),
+                                 0xD8);
     _mm_storeu_si128(
         reinterpret_cast<__m128i*>(outs[c]),
         _mm_packus_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1)));

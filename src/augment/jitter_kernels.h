@@ -115,16 +115,18 @@ int FloatJitterAvx2(const FloatJitterConstants& k, const uint8_t* p, int count, 
 
 // --- The linear colour model's matrix (ycbcr_colour.cc) ---------------------
 // Output channel c of a pixel (in0, in1, in2) is
-//   clamp((m[4c] in0 + m[4c+1] in1 + m[4c+2] in2 + m[4c+3]) >> 12, 0, 255)
+//   clamp((m[4c] in0 + m[4c+1] in1 + m[4c+2] in2 + m[4c+3]) >> shift, 0, 255)
 // in int32: the coefficients are bounded so that the sums fit, and the
-// offsets carry the rounding of the shift.
-constexpr int kColourMatrixBits = 12;
+// offsets carry the rounding of the shift. The linear model's matrices have
+// 12 fractional bits; the YCbCr -> RGB conversion is libjpeg's, 16.
 struct FixedColourMatrix {
   int32_t m[12];
+  int shift;
 };
 
 // 16 pixels a step. The planar kernel reads its pixels from three planes
-// (warped Y, Cb, Cr); the interleaved one from RGB pixels, like the others.
+// (warped Y, Cb, Cr), and may write them back in place; the interleaved one
+// reads RGB pixels, like the others.
 int ColourMatrixPlanarAvx2(const FixedColourMatrix& matrix, const uint8_t* in0, const uint8_t* in1,
                            const uint8_t* in2, int count, uint8_t* out0, uint8_t* out1,
                            uint8_t* out2);

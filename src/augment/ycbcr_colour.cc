@@ -70,6 +70,7 @@ ColourMatrix TopRows(const Affine4& map) {
   return matrix;
 }
 
+constexpr int kMatrixBits = 12;
 // Coefficients beyond this saturate every pixel anyway (a level's step
 // moves the output by more than 255); bounding them keeps the sums in
 // int32: 3 x 255 x 500 x 4096 + the offset < 2^31.
@@ -80,16 +81,17 @@ FixedColourMatrix FixedPoint(const ColourMatrix& matrix) {
   FixedColourMatrix fixed;
   for (int i = 0; i < 12; ++i) {
     const double bound = i % 4 == 3 ? kLargestOffset : kLargestCoefficient;
-    const double value = std::clamp(matrix[i], -bound, bound) * (1 << kColourMatrixBits);
+    const double value = std::clamp(matrix[i], -bound, bound) * (1 << kMatrixBits);
     // The offset carries the rounding of the final shift.
     fixed.m[i] = static_cast<int32_t>(std::lround(value)) +
-                 (i % 4 == 3 ? int32_t{1} << (kColourMatrixBits - 1) : 0);
+                 (i % 4 == 3 ? int32_t{1} << (kMatrixBits - 1) : 0);
   }
+  fixed.shift = kMatrixBits;
   return fixed;
 }
 
-inline uint8_t ClampLevel(int32_t fixed) {
-  return static_cast<uint8_t>(std::clamp(fixed >> kColourMatrixBits, 0, 255));
+inline uint8_t ClampLevel(int32_t fixed, int shift) {
+  return static_cast<uint8_t>(std::clamp(fixed >> shift, 0, 255));
 }
 
 // The vector kernels' one-pixel version: pixels first .. count - 1, each
@@ -98,11 +100,12 @@ template <typename Input>
 void ColourMatrixScalar(const FixedColourMatrix& matrix, Input in, int first, int count,
                         uint8_t* out0, uint8_t* out1, uint8_t* out2) {
   const int32_t* m = matrix.m;
+  const int shift = matrix.shift;
   for (int i = first; i < count; ++i) {
     const int32_t p = in(0, i), q = in(1, i), r = in(2, i);
-    out0[i] = ClampLevel(m[0] * p + m[1] * q + m[2] * r + m[3]);
-    out1[i] = ClampLevel(m[4] * p + m[5] * q + m[6] * r + m[7]);
-    out2[i] = ClampLevel(m[8] * p + m[9] * q + m[10] * r + m[11]);
+    out0[i] = ClampLevel(m[0] * p + m[1] * q + m[2] * r + m[3], shift);
+    out1[i] = ClampLevel(m[4] * p + m[5] * q + m[6] * r + m[7], shift);
+    out2[i] = ClampLevel(m[8] * p + m[9] * q + m[10] * r + m[11], shift);
   }
 }
 
@@ -125,33 +128,35 @@ std::array<int, 3> RgbToYCbCr(const std::array<int, 3>& rgb) {
 
 void YCbCrToRgbInPlace(const std::array<MutableRasterView, 3>& planes, ChannelSums* sums) {
   // libjpeg's jdcolor.c: 16 fractional bits, rounding added to R, B and G's
-  // Cr term. Planar, so that the loop is one vector loop.
+  // Cr term, as a matrix: y + ((k * (c - 128) + half) >> 16) is
+  // (65536 y + k c - 128 k + half) >> 16 exactly.
   constexpr int kBits = 16;
   constexpr int32_t kHalf = 1 << (kBits - 1);
   constexpr auto fix = [](double value) {
     return static_cast<int32_t>(value * (1 << kBits) + 0.5);
   };
-  constexpr int32_t cr_r = fix(1.40200), cb_b = fix(1.77200);
+  constexpr int32_t one = 1 << kBits, cr_r = fix(1.40200), cb_b = fix(1.77200);
   constexpr int32_t cb_g = fix(0.34414), cr_g = fix(0.71414);
+  const FixedColourMatrix conversion{{one, 0, cr_r, kHalf - 128 * cr_r,                //
+                                      one, -cb_g, -cr_g, kHalf + 128 * (cb_g + cr_g),  //
+                                      one, cb_b, 0, kHalf - 128 * cb_b},
+                                     kBits};
+  const bool avx2 = CpuHasAvx2();
   for (int y = 0; y < planes[0].height; ++y) {
-    // Distinct planes: no store can change another plane's next input, so
-    // the loop vectorizes.
-    uint8_t* __restrict const luma_red = planes[0].Row(y);
-    uint8_t* __restrict const cb_green = planes[1].Row(y);
-    uint8_t* __restrict const cr_blue = planes[2].Row(y);
-    uint32_t row_r = 0, row_g = 0, row_b = 0;
+    uint8_t* const rows[3] = {planes[0].Row(y), planes[1].Row(y), planes[2].Row(y)};
     const int width = planes[0].width;
-    for (int x = 0; x < width; ++x) {
-      const int32_t l = luma_red[x], u = cb_green[x] - 128, v = cr_blue[x] - 128;
-      const int32_t r = std::clamp(l + ((cr_r * v + kHalf) >> kBits), 0, 255);
-      const int32_t g = std::clamp(l + ((-cb_g * u - cr_g * v + kHalf) >> kBits), 0, 255);
-      const int32_t b = std::clamp(l + ((cb_b * u + kHalf) >> kBits), 0, 255);
-      luma_red[x] = static_cast<uint8_t>(r);
-      cb_green[x] = static_cast<uint8_t>(g);
-      cr_blue[x] = static_cast<uint8_t>(b);
-      row_r += r, row_g += g, row_b += b;
+    // In place: each pixel's three levels are read before any is written.
+    const int done = avx2 ? ColourMatrixPlanarAvx2(conversion, rows[0], rows[1], rows[2], width,
+                                                   rows[0], rows[1], rows[2])
+                          : 0;
+    ColourMatrixScalar(
+        conversion, [&rows](int c, int i) { return int32_t{rows[c][i]}; }, done, width, rows[0],
+        rows[1], rows[2]);
+    for (int c = 0; c < 3; ++c) {
+      uint32_t row_sum = 0;
+      for (int x = 0; x < width; ++x) row_sum += rows[c][x];
+      (*sums)[c] += row_sum;
     }
-    (*sums)[0] += row_r, (*sums)[1] += row_g, (*sums)[2] += row_b;
   }
 }
 

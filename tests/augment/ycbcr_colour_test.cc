@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -117,6 +118,46 @@ TEST(ColourMatrixTest, WritesEveryDtypeAndMayRunInPlace) {
   ApplyColourMatrixAndConvert(matrix, View(in_place), bytes,
                               bytes.DenseImage(in_place.data, rgb.cols, rgb.rows));
   EXPECT_EQ(cv::norm(in_place, levels, cv::NORM_INF), 0);
+}
+
+// YCbCr -> RGB is libjpeg's jdcolor.c, on every kernel width, over a grid
+// of the whole cube (a width that leaves a vector tail), with the sums of
+// the levels it wrote.
+TEST(ColourMatrixTest, YCbCrToRgbIsLibjpegsConversion) {
+  constexpr int kSteps = 19;  // levels 0, 14, ..., 252, and 255
+  auto level = [](int step) { return std::min(255, 14 * step); };
+  const int width = kSteps * kSteps * kSteps;
+  auto fix = [](double value) { return static_cast<int>(value * 65536 + 0.5); };
+  for (int kernel = 0; kernel < 2; ++kernel) {
+    std::optional<ScopedOnePixelKernels> one_pixel;
+    if (kernel == 1) one_pixel.emplace();
+    cv::Mat planes[3];
+    for (cv::Mat& plane : planes) plane.create(1, width, CV_8UC1);
+    for (int i = 0; i < width; ++i) {
+      planes[0].at<uint8_t>(0, i) = static_cast<uint8_t>(level(i / (kSteps * kSteps)));
+      planes[1].at<uint8_t>(0, i) = static_cast<uint8_t>(level(i / kSteps % kSteps));
+      planes[2].at<uint8_t>(0, i) = static_cast<uint8_t>(level(i % kSteps));
+    }
+    const cv::Mat ycbcr[3] = {planes[0].clone(), planes[1].clone(), planes[2].clone()};
+    ChannelSums sums{0, 0, 0};
+    YCbCrToRgbInPlace({MutableView(planes[0]), MutableView(planes[1]), MutableView(planes[2])},
+                      &sums);
+    ChannelSums expected_sums{0, 0, 0};
+    for (int i = 0; i < width; ++i) {
+      const int y = ycbcr[0].at<uint8_t>(0, i);
+      const int cb = ycbcr[1].at<uint8_t>(0, i) - 128, cr = ycbcr[2].at<uint8_t>(0, i) - 128;
+      const int rgb[3] = {
+          std::clamp(y + ((fix(1.402) * cr + 32768) >> 16), 0, 255),
+          std::clamp(y + ((-fix(0.34414) * cb - fix(0.71414) * cr + 32768) >> 16), 0, 255),
+          std::clamp(y + ((fix(1.772) * cb + 32768) >> 16), 0, 255)};
+      for (int c = 0; c < 3; ++c) {
+        ASSERT_EQ(planes[c].at<uint8_t>(0, i), rgb[c])
+            << "Y " << y << " Cb " << cb + 128 << " Cr " << cr + 128 << " kernel " << kernel;
+        expected_sums[c] += static_cast<uint64_t>(rgb[c]);
+      }
+    }
+    EXPECT_EQ(sums, expected_sums) << "kernel " << kernel;
+  }
 }
 
 }  // namespace
