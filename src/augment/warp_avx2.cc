@@ -61,6 +61,20 @@ struct LanePositions {
   }
 };
 
+// Each lane's bilinear weights from its 16.16 position, as dwords: wx has
+// (128 - fx) in the low byte and fx in the next, wy is fy << 8.
+struct Weights {
+  __m256i wx, wy;
+};
+inline Weights LaneWeights(const LanePositions& p) {
+  const __m256i weight_mask = _mm256_set1_epi32(kWeightOne - 1);
+  const __m256i fx = _mm256_and_si256(_mm256_srli_epi32(p.x, kFracBits - kWeightBits), weight_mask);
+  const __m256i fy = _mm256_and_si256(_mm256_srli_epi32(p.y, kFracBits - kWeightBits), weight_mask);
+  return {_mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(kWeightOne), fx),
+                          _mm256_slli_epi32(fx, 8)),
+          _mm256_slli_epi32(fy, 8)};
+}
+
 // `dwords` plus the 16 words of `words` widened, word w to dword w % 8.
 inline __m256i AddWordsToDwords(__m256i dwords, __m256i words) {
   return _mm256_add_epi32(
@@ -130,8 +144,6 @@ int BilinearInteriorAvx2(const KernelRaster& src, const RowPositions& row,
   // 128-bit lane puts pixels 0-3 in the low lane and 4-7 in the high one.
   LanePositions p(row, first, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride));
-  const __m256i weight_mask = _mm256_set1_epi32(kWeightOne - 1);
-  const __m256i weight_one = _mm256_set1_epi32(kWeightOne);
   // Bytes 0-2 of each pixel's dword, pixels in order, then the 24 bytes
   // made contiguous.
   const __m256i drop_fourth =
@@ -150,13 +162,7 @@ int BilinearInteriorAvx2(const KernelRaster& src, const RowPositions& row,
     PrefetchTaps(src, ahead, i + 4);
     const __m256i ix = _mm256_srai_epi32(p.x, kFracBits);
     const __m256i iy = _mm256_srai_epi32(p.y, kFracBits);
-    const __m256i fx =
-        _mm256_and_si256(_mm256_srli_epi32(p.x, kFracBits - kWeightBits), weight_mask);
-    const __m256i fy =
-        _mm256_and_si256(_mm256_srli_epi32(p.y, kFracBits - kWeightBits), weight_mask);
-    // (128 - fx) in the low byte, fx in the high byte; fy << 8.
-    const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(weight_one, fx), _mm256_slli_epi32(fx, 8));
-    const __m256i wy = _mm256_slli_epi32(fy, 8);
+    const auto [wx, wy] = LaneWeights(p);
     const __m256i offset = _mm256_add_epi32(_mm256_mullo_epi32(iy, stride),
                                             _mm256_add_epi32(ix, _mm256_add_epi32(ix, ix)));
     const __m128i offset_low = _mm256_castsi256_si128(offset);
@@ -195,8 +201,6 @@ int BilinearPlaneInteriorAvx2(const KernelRaster& src, const RowPositions& row, 
                               uint8_t* out) {
   LanePositions p(row, first, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   const __m256i stride = _mm256_set1_epi32(static_cast<int32_t>(src.stride));
-  const __m256i weight_mask = _mm256_set1_epi32(kWeightOne - 1);
-  const __m256i weight_one = _mm256_set1_epi32(kWeightOne);
   const __m256i centre = _mm256_set1_epi8(static_cast<char>(0x80));
   const __m256i rounding = _mm256_set1_epi16(128 * kWeightOne + kWeightOne / 2);
   const __m256i low_bytes =
@@ -207,13 +211,7 @@ int BilinearPlaneInteriorAvx2(const KernelRaster& src, const RowPositions& row, 
   const auto* bottom = reinterpret_cast<const int*>(src.data + src.stride);
   int i = first;
   for (; i + 8 <= last; i += 8) {
-    const __m256i fx =
-        _mm256_and_si256(_mm256_srli_epi32(p.x, kFracBits - kWeightBits), weight_mask);
-    const __m256i fy =
-        _mm256_and_si256(_mm256_srli_epi32(p.y, kFracBits - kWeightBits), weight_mask);
-    // Bytes (128 - fx, fx, 0, 0); fy << 8 in the low word.
-    const __m256i wx = _mm256_or_si256(_mm256_sub_epi32(weight_one, fx), _mm256_slli_epi32(fx, 8));
-    const __m256i wy = _mm256_slli_epi32(fy, 8);
+    const auto [wx, wy] = LaneWeights(p);  // bytes (128 - fx, fx, 0, 0); fy << 8 in the low word
     const __m256i offset =
         _mm256_add_epi32(_mm256_mullo_epi32(_mm256_srai_epi32(p.y, kFracBits), stride),
                          _mm256_srai_epi32(p.x, kFracBits));
