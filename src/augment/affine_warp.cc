@@ -42,6 +42,11 @@ cv::Mat ConstMat(const RasterView& view) {
                  const_cast<uint8_t*>(view.data), static_cast<size_t>(view.stride_bytes));
 }
 
+// The other way: a view of an 8-bit OpenCV raster (1 or 3 channels).
+RasterView ViewOf(const cv::Mat& mat) {
+  return {mat.data, mat.cols, mat.rows, mat.channels(), static_cast<ptrdiff_t>(mat.step)};
+}
+
 cv::Mat WritableMat(const MutableRasterView& view) {
   assert(view.channels == 1 || view.channels == 3);
   return cv::Mat(view.height, view.width, CV_MAKETYPE(CV_8U, view.channels), view.data,
@@ -307,8 +312,7 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
                  source.mask.height * scale_y, image_out.width, image_out.height,
                  &scratch->reduced_image, &image_matrix);
 
-  const RasterView image_view{image.data, image.cols, image.rows, 3,
-                              static_cast<ptrdiff_t>(image.step)};
+  const RasterView image_view = ViewOf(image);
   if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
     ChannelSums sums{0, 0, 0};
     const std::array<int, 3>& fill = options.fill_value.rgb;
@@ -357,8 +361,7 @@ void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
     const cv::Mat raster =
         PreReduced(options, params, placement, view, luma_width / step_x, luma_height / step_y,
                    out.width, out.height, &scratch->reduced_image, &matrix);
-    const RasterView raster_view{raster.data, raster.cols, raster.rows, 1,
-                                 static_cast<ptrdiff_t>(raster.step)};
+    const RasterView raster_view = ViewOf(raster);
     if (FitsFixedPoint(matrix, out.width, out.height, raster_view)) {
       WarpBilinearPlane(raster_view, matrix, options.fill_mode, static_cast<uint8_t>(fill[plane]),
                         out);

@@ -109,6 +109,14 @@ void ColourMatrixScalar(const FixedColourMatrix& matrix, Input in, int first, in
   }
 }
 
+// The sum of a row's levels (a 32-bit total: vectorises, and a row of
+// 2^24 pixels fits).
+inline uint32_t RowSum(const uint8_t* row, int width) {
+  uint32_t sum = 0;
+  for (int x = 0; x < width; ++x) sum += row[x];
+  return sum;
+}
+
 // Pixels per chunk, as the colour jitter's: the levels of a chunk stay in
 // L1 between the matrix and the conversion.
 constexpr int kChunk = 512;
@@ -152,11 +160,7 @@ void YCbCrToRgbInPlace(const std::array<MutableRasterView, 3>& planes, ChannelSu
     ColourMatrixScalar(
         conversion, [&rows](int c, int i) { return int32_t{rows[c][i]}; }, done, width, rows[0],
         rows[1], rows[2]);
-    for (int c = 0; c < 3; ++c) {
-      uint32_t row_sum = 0;
-      for (int x = 0; x < width; ++x) row_sum += rows[c][x];
-      (*sums)[c] += row_sum;
-    }
+    for (int c = 0; c < 3; ++c) (*sums)[c] += RowSum(rows[c], width);
   }
 }
 
@@ -182,14 +186,9 @@ void InterleavePlanes(const std::array<MutableRasterView, 3>& planes,
 
 ChannelSums PlaneSums(const std::array<MutableRasterView, 3>& planes) {
   ChannelSums sums{0, 0, 0};
-  for (int plane = 0; plane < 3; ++plane) {
-    for (int y = 0; y < planes[plane].height; ++y) {
-      const uint8_t* row = planes[plane].Row(y);
-      uint32_t row_sum = 0;
-      for (int x = 0; x < planes[plane].width; ++x) row_sum += row[x];
-      sums[plane] += row_sum;
-    }
-  }
+  for (int plane = 0; plane < 3; ++plane)
+    for (int y = 0; y < planes[plane].height; ++y)
+      sums[plane] += RowSum(planes[plane].Row(y), planes[plane].width);
   return sums;
 }
 
