@@ -49,19 +49,23 @@ std::vector<uint8_t> QuadrantPicture() {
   return rgb;
 }
 
-// The quadrant picture as TurboJPEG writes it with `subsampling`.
-std::vector<uint8_t> EncodeQuadrants(int subsampling) {
-  const std::vector<uint8_t> rgb = QuadrantPicture();
+// `rgb` (width x height) as TurboJPEG writes it with `subsampling`.
+std::vector<uint8_t> EncodeWithTurbo(const std::vector<uint8_t>& rgb, int width, int height,
+                                     int subsampling) {
   tjhandle handle = tjInitCompress();
   unsigned char* jpeg = nullptr;
   unsigned long size = 0;
-  const int status = tjCompress2(handle, rgb.data(), kWidth, 0, kHeight, TJPF_RGB, &jpeg, &size,
-                                 subsampling, 95, 0);
+  const int status =
+      tjCompress2(handle, rgb.data(), width, 0, height, TJPF_RGB, &jpeg, &size, subsampling, 95, 0);
   EXPECT_EQ(status, 0) << tjGetErrorStr2(handle);
   std::vector<uint8_t> bytes(jpeg, jpeg + size);
   tjFree(jpeg);
   tjDestroy(handle);
   return bytes;
+}
+
+std::vector<uint8_t> EncodeQuadrants(int subsampling) {
+  return EncodeWithTurbo(QuadrantPicture(), kWidth, kHeight, subsampling);
 }
 
 struct Subsampling {
@@ -84,17 +88,18 @@ AugmentOptions NoAugmentation(int width, int height) {
   return options;
 }
 
-// The photo decoded with `colour` at `scale` and warped, unaugmented, to
-// kWidth/2 x kHeight/2 uint8 RGB.
+// The photo (width x height) decoded with `colour` at `scale` and warped,
+// unaugmented, to width/2 x height/2 uint8 RGB.
 std::vector<uint8_t> DecodeAndWarp(const std::vector<uint8_t>& jpeg, DecodeColour colour,
-                                   DctScale scale, DecodedImage* decoded) {
+                                   DctScale scale, DecodedImage* decoded, int photo_width = kWidth,
+                                   int photo_height = kHeight) {
   DecodeOptions decode;
   decode.decode_colour = colour;
   JpegDecoder decoder(decode);
   auto header = decoder.ReadHeader(jpeg, "quadrants.jpg");
   EXPECT_TRUE(header.ok());
   EXPECT_TRUE(decoder.Decode(jpeg, header.value(), scale, "quadrants.jpg", decoded).ok());
-  const std::vector<uint8_t> mask(size_t{kWidth} * kHeight, 0);
+  const std::vector<uint8_t> mask(size_t(photo_width) * photo_height, 0);
   internal::WarpSource source;
   if (decoded->layout == DecodedImage::Layout::kYCbCrPlanes) {
     source.image = {decoded->pixels.data(), decoded->width, decoded->height, 1, decoded->width};
@@ -108,14 +113,14 @@ std::vector<uint8_t> DecodeAndWarp(const std::vector<uint8_t>& jpeg, DecodeColou
     source.image = {decoded->pixels.data(), decoded->width, decoded->height, 3,
                     ptrdiff_t{decoded->width} * 3};
   }
-  source.mask = {mask.data(), kWidth, kHeight, 1, kWidth};
+  source.mask = {mask.data(), photo_width, photo_height, 1, photo_width};
   source.image_scale = static_cast<double>(scale.num) / scale.denom;
-  const int width = kWidth / 2, height = kHeight / 2;
+  const int width = photo_width / 2, height = photo_height / 2;
   OutputOptions output;
   output.image_dtype = ElementType::kUint8;
   output.mask_dtype = ElementType::kUint8;
   internal::SampleAugmenter augmenter(NoAugmentation(width, height), output, {}, colour);
-  std::vector<uint8_t> image(size_t{width} * height * 3), out_mask(size_t{width} * height);
+  std::vector<uint8_t> image(size_t(width) * height * 3), out_mask(size_t(width) * height);
   const internal::OutputConverter& converter = augmenter.converter();
   augmenter.Run({}, source, converter.DenseImage(image.data(), width, height),
                 converter.DenseMask(out_mask.data(), width));
@@ -160,6 +165,54 @@ TEST(YCbCrPathTest, EverySubsamplingDecodesAndWarpsToItsColours) {
         const Rgb& truth = kQuadrants[quadrant];
         for (int c = 0; c < 3; ++c) {
           EXPECT_NEAR(ours[c], grey ? Luma(truth) : truth[c], 6) << "quadrant " << quadrant;
+          EXPECT_NEAR(ours[c], theirs[c], 3) << "quadrant " << quadrant << " channel " << c;
+        }
+      }
+    }
+  }
+}
+
+// Files as other encoders write them (OpenCV's baseline, progressive and
+// grey JPEGs, libjpeg's arithmetic coding) decode to planes and warp back
+// to their colours, at 1/1 and at 1/2.
+TEST(YCbCrPathTest, OtherWritersFilesWarpToTheirColours) {
+  const std::vector<uint8_t> picture = QuadrantPicture();
+  struct Writer {
+    const char* name;
+    std::vector<uint8_t> jpeg;
+    bool grey;
+  };
+  const Writer writers[] = {
+      {"OpenCV baseline",
+       testing::EncodeJpegWithOpenCv(picture, kWidth, kHeight, testing::JpegVariant::kBaseline),
+       false},
+      {"OpenCV progressive",
+       testing::EncodeJpegWithOpenCv(picture, kWidth, kHeight, testing::JpegVariant::kProgressive),
+       false},
+      {"OpenCV grey",
+       testing::EncodeJpegWithOpenCv(picture, kWidth, kHeight, testing::JpegVariant::kGrayscale),
+       true},
+      {"libjpeg arithmetic",
+       testing::EncodeJpegWithLibjpeg(picture, kWidth, kHeight,
+                                      testing::LibjpegVariant::kArithmetic),
+       false}};
+  for (const Writer& writer : writers) {
+    for (const DctScale scale : {DctScale{1, 1}, DctScale{1, 2}}) {
+      SCOPED_TRACE(std::string(writer.name) + " at 1/" + std::to_string(scale.denom));
+      DecodedImage planes, rgb;
+      const std::vector<uint8_t> warped =
+          DecodeAndWarp(writer.jpeg, DecodeColour::kYCbCr, scale, &planes);
+      const std::vector<uint8_t> reference =
+          DecodeAndWarp(writer.jpeg, DecodeColour::kRgb, scale, &rgb);
+      ASSERT_EQ(planes.layout, DecodedImage::Layout::kYCbCrPlanes);
+      EXPECT_EQ(planes.chroma_width == 0, writer.grey);
+      for (int quadrant = 0; quadrant < 4; ++quadrant) {
+        const int x = (quadrant % 2) * kWidth / 4 + kWidth / 8;
+        const int y = (quadrant / 2) * kHeight / 4 + kHeight / 8;
+        const Rgb ours = At(warped, x, y), theirs = At(reference, x, y);
+        const Rgb& truth = kQuadrants[quadrant];
+        for (int c = 0; c < 3; ++c) {
+          EXPECT_NEAR(ours[c], writer.grey ? Luma(truth) : truth[c], 6) << "quadrant " << quadrant;
           EXPECT_NEAR(ours[c], theirs[c], 3) << "quadrant " << quadrant << " channel " << c;
         }
       }
