@@ -136,6 +136,22 @@ int Luma(const Rgb& rgb) {
   return static_cast<int>(std::lround(0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]));
 }
 
+// Each quadrant's centre of a warped quadrant picture is its colour (a grey
+// JPEG's: its luma), and close to the RGB path's `reference`.
+void ExpectQuadrantColours(const std::vector<uint8_t>& warped,
+                           const std::vector<uint8_t>& reference, bool grey) {
+  for (int quadrant = 0; quadrant < 4; ++quadrant) {
+    const int x = (quadrant % 2) * kWidth / 4 + kWidth / 8;
+    const int y = (quadrant / 2) * kHeight / 4 + kHeight / 8;
+    const Rgb ours = At(warped, x, y), theirs = At(reference, x, y);
+    const Rgb& truth = kQuadrants[quadrant];
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(ours[c], grey ? Luma(truth) : truth[c], 6) << "quadrant " << quadrant;
+      EXPECT_NEAR(ours[c], theirs[c], 3) << "quadrant " << quadrant << " channel " << c;
+    }
+  }
+}
+
 // Every subsampling decodes to its planes at the scale and sizes
 // TurboJPEG's, and each quadrant's centre warps back to its colour (grey
 // JPEGs: to its luma), at 1/1 and at 1/2.
@@ -158,16 +174,7 @@ TEST(YCbCrPathTest, EverySubsamplingDecodesAndWarpsToItsColours) {
       EXPECT_EQ(planes.chroma_step_y, kind.step_y);
       EXPECT_EQ(planes.pixels.size(), size_t(planes.width) * planes.height +
                                           2 * size_t(planes.chroma_width) * planes.chroma_height);
-      for (int quadrant = 0; quadrant < 4; ++quadrant) {
-        const int x = (quadrant % 2) * kWidth / 4 + kWidth / 8;
-        const int y = (quadrant / 2) * kHeight / 4 + kHeight / 8;
-        const Rgb ours = At(warped, x, y), theirs = At(reference, x, y);
-        const Rgb& truth = kQuadrants[quadrant];
-        for (int c = 0; c < 3; ++c) {
-          EXPECT_NEAR(ours[c], grey ? Luma(truth) : truth[c], 6) << "quadrant " << quadrant;
-          EXPECT_NEAR(ours[c], theirs[c], 3) << "quadrant " << quadrant << " channel " << c;
-        }
-      }
+      ExpectQuadrantColours(warped, reference, grey);
     }
   }
 }
@@ -206,16 +213,7 @@ TEST(YCbCrPathTest, OtherWritersFilesWarpToTheirColours) {
           DecodeAndWarp(writer.jpeg, DecodeColour::kRgb, scale, &rgb);
       ASSERT_EQ(planes.layout, DecodedImage::Layout::kYCbCrPlanes);
       EXPECT_EQ(planes.chroma_width == 0, writer.grey);
-      for (int quadrant = 0; quadrant < 4; ++quadrant) {
-        const int x = (quadrant % 2) * kWidth / 4 + kWidth / 8;
-        const int y = (quadrant / 2) * kHeight / 4 + kHeight / 8;
-        const Rgb ours = At(warped, x, y), theirs = At(reference, x, y);
-        const Rgb& truth = kQuadrants[quadrant];
-        for (int c = 0; c < 3; ++c) {
-          EXPECT_NEAR(ours[c], writer.grey ? Luma(truth) : truth[c], 6) << "quadrant " << quadrant;
-          EXPECT_NEAR(ours[c], theirs[c], 3) << "quadrant " << quadrant << " channel " << c;
-        }
-      }
+      ExpectQuadrantColours(warped, reference, writer.grey);
     }
   }
 }
