@@ -270,7 +270,8 @@ enum class MaskMode {
   kBinary,
   // Class-index label maps (VOC, Cityscapes, ADE20K): each pixel's palette
   // index, grey value or colour is its class id, kept exactly (after
-  // label_map or mask_colors). Pixels without a class are ignore_index.
+  // label_map or mask_colors). A GIF's transparent index is a class like any
+  // other index. Pixels without a class are ignore_index.
   kLabels,
 };
 

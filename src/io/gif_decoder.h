@@ -27,9 +27,12 @@ Error NonBinaryMaskWarning(std::string path, int mask_threshold);
 //
 // Semantics: only the first frame is decoded. The output has the logical
 // screen's size; a frame smaller than the screen is placed at its offset
-// and everything outside it is background (0), as is every pixel with the
-// frame's transparent index. Parts of a frame outside the screen are
-// clipped. Interlaced frames come out in display row order.
+// and everything outside it is 0 (background, or class 0 in labels mode).
+// In binary mode every pixel with the frame's transparent index is
+// background too, whatever its colour; in labels mode the transparent index
+// is a class like any other index (label GIFs are saved with transparency=0
+// by Pillow and others). Parts of a frame outside the screen are clipped.
+// Interlaced frames come out in display row order.
 class GifDecoder {
  public:
   explicit GifDecoder(const DecodeOptions& options) : options_(options), rule_(options) {}

@@ -76,7 +76,6 @@ IndexValues MaskValueRule::ForIndices(std::span<const PaletteColour> palette, in
       } else {
         value = Label(static_cast<uint32_t>(i), bad);
       }
-      if (i == transparent_index) value = kIgnoreLabel, bad = false;
     } else if (i == transparent_index || (has_palette && i >= static_cast<int>(palette.size()))) {
       value = 0;
     } else if (options_.mask_foreground == MaskForeground::kNonzero) {

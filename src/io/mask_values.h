@@ -66,7 +66,8 @@ class MaskValueRule {
 
   // For 8-bit samples: palette indices (`palette` non-empty; indices past it
   // are background in binary mode) or grey values of `grey_bits` bits.
-  // `transparent_index` (-1: none) is background, or ignore in labels mode.
+  // `transparent_index` (-1: none) is background in binary mode; in labels
+  // mode an index is a class, transparent or not.
   IndexValues ForIndices(std::span<const PaletteColour> palette, int grey_bits,
                          int transparent_index) const;
   // One 16-bit grey sample, or one RGB colour; `bad` is set for a value out

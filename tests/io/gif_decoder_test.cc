@@ -203,6 +203,25 @@ TEST(GifDecoderTest, TransparentIndexIsBackground) {
   EXPECT_FALSE(mask.used_more_than_two_colours);
 }
 
+// Label GIFs are saved with a transparent index (Pillow's transparency=0):
+// in labels mode an index is a class, transparent or not, as the same map
+// saved as PNG reads.
+TEST(GifDecoderTest, TransparentIndexIsAClassInLabelsMode) {
+  GifPicture picture;
+  picture.screen_width = 4;
+  picture.screen_height = 1;
+  picture.palette = {Rgb{0, 0, 0}, Rgb{128, 0, 0}, Rgb{0, 128, 0}, Rgb{0, 0, 0}};
+  DecodeOptions labels;
+  labels.mask_mode = MaskMode::kLabels;
+  labels.num_classes = 3;
+  for (int transparent : {0, 1, 2}) {
+    picture.frames = {{0, 0, 4, 1, false, transparent, {0, 1, 2, 0}}};
+    EXPECT_EQ(DecodeOk(testing::EncodeGif(picture), labels).pixels,
+              (std::vector<uint8_t>{0, 1, 2, 0}))
+        << "transparent index " << transparent;
+  }
+}
+
 TEST(GifDecoderTest, OnlyFirstFrameIsDecoded) {
   GifPicture picture;
   picture.screen_width = 3;
