@@ -275,14 +275,24 @@ enum class MaskMode {
   kLabels,
 };
 
-// Which pixels of a binary mask are foreground.
+// Which pixels of a binary mask are foreground: one rule for every mask
+// format. A pixel's value is its grey level (1 to 16 bits), its palette
+// index (palette PNG, GIF) or its colour (RGB, RGBA: alpha is ignored).
+// Either rule, a GIF's transparent index and palette indices outside the
+// palette are background (nothing is painted there), whatever their colour.
+// `segfeed check` reports a binary mask whose file holds more than two
+// distinct values as non_binary_mask (the rule still reads it), and one
+// whose two (or more) values all read as background, or all as foreground,
+// as suspicious_mask.
 enum class MaskForeground {
-  // Any palette index, grey value or colour other than 0 (black) is
-  // foreground, whatever its colour: VOC's (128, 0, 0) and pure red work.
-  // A GIF's transparent index and indices outside its palette are background.
+  // A value other than 0 is foreground: a grey level above 0, a palette
+  // index above 0 whatever its colour, a colour with any channel above 0.
+  // VOC's dark red (128, 0, 0) and grey level 1 are foreground.
   kNonzero,
-  // A pixel whose colour has luminance 0.299 R + 0.587 G + 0.114 B of at
-  // least mask_threshold is foreground (the rule of releases before 0.3).
+  // A pixel whose luminance is at least mask_threshold is foreground: the
+  // colour's (or palette colour's) 0.299 R + 0.587 G + 0.114 B, a grey level
+  // as the 8-bit level it stands for (16-bit v as v x 255 / 65535). The rule
+  // of releases before 0.3; dark foregrounds read as background.
   kLuminance,
 };
 
@@ -335,8 +345,9 @@ struct DecodeOptions {
   // allocated, and after a pair larger than planned the buffers shrink back.
   // 4 accepts photos of twice the planned width and height.
   double scratch_headroom = 4.0;
-  // A mask palette colour is foreground (1) when its luminance
-  // 0.299 R + 0.587 G + 0.114 B is at least this (0-255), else background (0).
+  // mask_foreground luminance: a mask pixel is foreground (1) when its
+  // luminance (see MaskForeground) is at least this (0-255), else
+  // background (0). Unused by the nonzero rule.
   int mask_threshold = 128;
   // Binary masks or class-index label maps; see MaskMode.
   MaskMode mask_mode = MaskMode::kBinary;

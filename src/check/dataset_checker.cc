@@ -49,6 +49,7 @@ struct FileOutcome {
   std::optional<Error> error;    // the file's own problem
   std::optional<Error> warning;  // non_binary_mask
   std::optional<Error> palette;  // suspicious_mask: the palette may be inverted
+  std::optional<Error> uniform;  // suspicious_mask: two values read as one
   uint64_t size_bytes = 0;       // 0 when the file was not read
   uint64_t digest = 0;
   bool header_read = false;  // width, height (and jpeg for images) are valid
@@ -166,7 +167,7 @@ class FileChecker {
 
  public:
   FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
-      : mask_threshold_(options.decode.mask_threshold),
+      : decode_(options.decode),
         labels_(options.decode.mask_mode == MaskMode::kLabels),
         // A 1x1 target gets the smallest DCT scale, 1/8; none, full size.
         photo_target_(options.statistics == ChannelStatistics::kExact ? 0 : 1),
@@ -218,9 +219,15 @@ class FileChecker {
         return out;
       }
       out.foreground_pixels = CountOnes(mask.pixels.data(), pixels);
-      if (mask.used_more_than_two_colours) {
-        out.warning = internal::NonBinaryMaskWarning(job.path.string(), mask_threshold_);
-      }
+      if (mask.distinct_values > 2)
+        out.warning = internal::NonBinaryMaskWarning(job.path.string(), decode_);
+      // A file with two values whose pixels all read as one: the rule in
+      // force does not tell its values apart (a dark foreground under the
+      // luminance rule, a transparent foreground index).
+      const bool all_foreground = static_cast<size_t>(out.foreground_pixels) == pixels;
+      if (mask.distinct_values >= 2 && (out.foreground_pixels == 0 || all_foreground))
+        out.uniform =
+            internal::UniformMaskWarning(job.path.string(), decode_, mask, all_foreground);
       if (mask.palette_disagrees) {
         out.palette = Error{ErrorKind::kSuspiciousMask, job.path.string(),
                             "palette index 0 is not black, or a used foreground index is black: "
@@ -248,7 +255,7 @@ class FileChecker {
     return static_cast<int64_t>(pixels - histogram[0] - histogram[internal::kIgnoreLabel]);
   }
 
-  int mask_threshold_;
+  DecodeOptions decode_;  // the mask rule, for the messages that state it
   bool labels_;
   int photo_target_;  // the size a photo is decoded for: 0 full, 1 the smallest
   internal::PairReader reader_;
@@ -613,6 +620,7 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
     if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);
     if (outcomes[i].warning) report.problems.push_back(*outcomes[i].warning);
     if (outcomes[i].palette) report.problems.push_back(*outcomes[i].palette);
+    if (outcomes[i].uniform) report.problems.push_back(*outcomes[i].uniform);
     if (jobs[i].role == FileRole::kImage) {
       AddImage(jobs, outcomes, i, &stats, &report);
     } else {

@@ -123,7 +123,7 @@ struct CheckReport {
   std::array<double, 3> channel_std{};
 
   // Fraction of foreground pixels per mask, over every mask that decoded
-  // without error (a non-binary mask counts, thresholded; in labels mode,
+  // without error (a non-binary mask counts, as the binary rule reads it; in labels mode,
   // pixels of a class other than 0, the background): the mean of the
   // per-mask fractions, the smallest and the largest. 0 when no mask decoded.
   int64_t foreground_masks = 0;

@@ -41,7 +41,9 @@ names a file outside its root: absolute, .., a symlink that leads elsewhere;
 unsupported_format, too_large, empty_file, io_error, label_out_of_range (a
 label map value that is no class nor ignore_index) and suspicious_mask
 (binary masks without any foreground pixel, on the mask folder; a palette
-that may be inverted).
+that may be inverted; a mask whose file holds two values or more that all
+read as background, or all as foreground). non_binary_mask and
+suspicious_mask state the binary rule in force (--mask-foreground).
 
 Then a summary: the pairing rule and its counts (pairs, unpaired images,
 orphan masks, ignored files), pairs, problems by kind, image and mask sizes, JPEG coding

@@ -258,27 +258,6 @@ void PlaceClippedFrame(const GifImageDesc& frame, const std::vector<uint8_t>& in
   });
 }
 
-// Distinct colours in the frame; two indices with the same RGB are one
-// colour, every out-of-palette index together counts as one more.
-bool UsesMoreThanTwoColours(const std::array<bool, 256>& index_used, int transparent_index,
-                            const ColorMapObject& palette) {
-  constexpr uint32_t kOutsidePalette = 1u << 24;
-  std::array<uint32_t, 3> colours{};
-  int distinct = 0;
-  for (int i = 0; i < 256 && distinct <= 2; ++i) {
-    if (!index_used[i] || i == transparent_index) continue;
-    uint32_t rgb = kOutsidePalette;
-    if (i < palette.ColorCount) {
-      const GifColorType& c = palette.Colors[i];
-      rgb = (uint32_t{c.Red} << 16) | (uint32_t{c.Green} << 8) | c.Blue;
-    }
-    if (std::find(colours.begin(), colours.begin() + distinct, rgb) == colours.begin() + distinct) {
-      colours[distinct++] = rgb;
-    }
-  }
-  return distinct > 2;
-}
-
 // Where the frame's pixels are decoded: the common case, one frame exactly
 // covering the screen in row order, straight into the output (kInPlace); a
 // frame inside the screen (interlaced, or smaller and offset) straight into
@@ -443,8 +422,9 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
       return OutOfRange(frame, placement, indices_, values, rule_, colours, path, *out);
   }
   MapToMask(frame, placement, indices_, values.value, index_used, !rule_.labels(), out);
-  out->used_more_than_two_colours =
-      !rule_.labels() && UsesMoreThanTwoColours(index_used, transparent_index, *palette);
+  out->distinct_values = DistinctValues(index_used, colours);
+  out->transparent_used =
+      transparent_index >= 0 && index_used[static_cast<size_t>(transparent_index)];
   out->bit_depth = 8;
   out->palette_digest = PaletteDigest(colours);
   out->palette_disagrees = !rule_.PaletteAgrees(colours, index_used, transparent_index);
@@ -455,12 +435,6 @@ void GifDecoder::ShrinkScratch(size_t keep_bytes) {
   if (indices_.capacity() > keep_bytes) std::vector<uint8_t>().swap(indices_);
   if (rows_.capacity() * sizeof(uint8_t*) > keep_bytes) std::vector<uint8_t*>().swap(rows_);
   if (compressed_.capacity() > keep_bytes) std::vector<uint8_t>().swap(compressed_);
-}
-
-Error NonBinaryMaskWarning(std::string path, int mask_threshold) {
-  return Error{ErrorKind::kNonBinaryMask, std::move(path),
-               "mask uses more than two palette colours; thresholded at luminance " +
-                   std::to_string(mask_threshold)};
 }
 
 }  // namespace segfeed::internal

@@ -14,11 +14,6 @@
 
 namespace segfeed::internal {
 
-// The non_binary_mask record for a mask at `path` that used more than two
-// colours and was thresholded at luminance `mask_threshold`. Built only by
-// the checker, which reports it; the loader uses the thresholded mask.
-Error NonBinaryMaskWarning(std::string path, int mask_threshold);
-
 // GIF mask decoding into reused buffers. giflib parses the file (records,
 // extensions, descriptors) and hands over the compressed pixel data; the
 // LZW expansion is GifLzwDecoder's (see why there). Never DGifSlurp, whose

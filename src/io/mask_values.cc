@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "fnv1a_digest.h"
 
@@ -98,7 +99,8 @@ IndexValues MaskValueRule::ForIndices(std::span<const PaletteColour> palette, in
 uint8_t MaskValueRule::ForGrey16(uint16_t value, bool& bad) const {
   if (labels()) return Label(value, bad);
   if (options_.mask_foreground == MaskForeground::kNonzero) return value != 0 ? 1 : 0;
-  return (value >> 8) >= options_.mask_threshold ? 1 : 0;
+  // As the 8-bit level it stands for, like grey values of up to 8 bits.
+  return uint32_t{value} * 255 / 65535 >= static_cast<uint32_t>(options_.mask_threshold) ? 1 : 0;
 }
 
 uint8_t MaskValueRule::ForColour(const PaletteColour& rgb, bool& bad) const {
@@ -156,6 +158,44 @@ bool MaskValueRule::PaletteAgrees(std::span<const PaletteColour> palette,
     if ((i == 0) != IsBlack(palette[i])) return false;
   }
   return true;
+}
+
+int DistinctValues(const std::array<bool, 256>& used, std::span<const PaletteColour> palette) {
+  constexpr uint32_t kOutsidePalette = 1u << 24;
+  DistinctValueCounter counter;
+  for (size_t i = 0; i < used.size() && counter.count() < 3; ++i) {
+    if (!used[i]) continue;
+    if (palette.empty()) {
+      counter.Add(static_cast<uint32_t>(i));
+    } else {
+      counter.Add(i < palette.size() ? Packed(palette[i]) : kOutsidePalette);
+    }
+  }
+  return counter.count();
+}
+
+std::string BinaryRuleText(const DecodeOptions& options) {
+  if (options.mask_foreground == MaskForeground::kNonzero)
+    return "foreground = every value other than 0 (mask_foreground nonzero)";
+  const std::string threshold = std::to_string(options.mask_threshold);
+  return "foreground = luminance of at least " + threshold +
+         " (mask_foreground luminance, mask_threshold " + threshold + ")";
+}
+
+Error NonBinaryMaskWarning(std::string path, const DecodeOptions& options) {
+  return Error{
+      ErrorKind::kNonBinaryMask, std::move(path),
+      "mask has more than two distinct values; read as binary with " + BinaryRuleText(options)};
+}
+
+Error UniformMaskWarning(std::string path, const DecodeOptions& options, const MaskImage& mask,
+                         bool foreground) {
+  std::string detail = std::string("mask holds ") +
+                       (mask.distinct_values > 2 ? "more than two" : "two") +
+                       " distinct values but every pixel reads as " +
+                       (foreground ? "foreground" : "background") + ": " + BinaryRuleText(options);
+  if (!foreground && mask.transparent_used) detail += "; its GIF transparent index is background";
+  return Error{ErrorKind::kSuspiciousMask, std::move(path), std::move(detail)};
 }
 
 uint64_t PaletteDigest(std::span<const PaletteColour> palette) {

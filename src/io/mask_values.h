@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,10 +25,18 @@ struct MaskImage {
   int width = 0;  // the GIF's logical screen, or the PNG's size, pixels
   int height = 0;
   std::vector<uint8_t> pixels;
-  // Binary mode: the pixels used more than two distinct palette colours (an
-  // index outside the palette counts as one more colour, the transparent
-  // index none) or grey values; the checker reports it as non_binary_mask.
-  bool used_more_than_two_colours = false;
+  // How many distinct values the file's pixels hold, counted up to 3 (3: more
+  // than two), whatever the mode: grey levels, RGB colours, and for palette
+  // files (PNG and GIF) the colours of the used indices (an index outside
+  // the palette counts as one more; a GIF's transparent index by its
+  // colour). In binary mode the checker reports more than two as
+  // non_binary_mask, and two that read as all background or all foreground
+  // as suspicious_mask.
+  int distinct_values = 0;
+  // A GIF whose transparent index some pixel uses (background in binary
+  // mode, whatever its colour): the checker names it when the mask reads
+  // empty.
+  bool transparent_used = false;
   // What the file was, for the checker: bits per sample (1 to 16), and a
   // digest of its palette (0 without one), so masks whose palette differs
   // from the rest's can be named.
@@ -99,6 +108,45 @@ class MaskValueRule {
   // mask_colors by 0xRRGGBB, sorted.
   std::vector<std::pair<uint32_t, uint8_t>> colours_;
 };
+
+// MaskImage::distinct_values of 8-bit samples: the distinct colours of the
+// indices `used` marks when there is a `palette` (an index past it is one
+// more), else the distinct sample values; counted up to 3.
+int DistinctValues(const std::array<bool, 256>& used, std::span<const PaletteColour> palette);
+
+// Counts distinct 16-bit grey levels or 0xRRGGBB colours up to 3, one pixel
+// at a time (for the samples that have no 256-entry table).
+class DistinctValueCounter {
+ public:
+  void Add(uint32_t value) {
+    if (count_ >= 3 || (count_ > 0 && value == seen_[0]) || (count_ > 1 && value == seen_[1]))
+      return;
+    if (count_ < 2) seen_[static_cast<size_t>(count_)] = value;
+    ++count_;
+  }
+  int count() const { return count_; }
+
+ private:
+  std::array<uint32_t, 2> seen_{};
+  int count_ = 0;
+};
+
+// The binary rule in force, as the checker's messages state it:
+// "foreground = every value other than 0 (mask_foreground nonzero)" or
+// "foreground = luminance of at least 128 (mask_foreground luminance,
+// mask_threshold 128)".
+std::string BinaryRuleText(const DecodeOptions& options);
+
+// The non_binary_mask record for a binary mask at `path` whose file holds
+// more than two distinct values; the loader reads it by the rule all the
+// same. Built only by the checker, which reports it.
+Error NonBinaryMaskWarning(std::string path, const DecodeOptions& options);
+
+// The suspicious_mask record for a binary mask at `path` whose file holds
+// two or more distinct values that all read as background (`foreground`
+// false) or all as foreground: the rule in force does not tell them apart.
+Error UniformMaskWarning(std::string path, const DecodeOptions& options, const MaskImage& mask,
+                         bool foreground);
 
 // 64-bit FNV-1a of a palette's colours, never 0 for a palette.
 uint64_t PaletteDigest(std::span<const PaletteColour> palette);

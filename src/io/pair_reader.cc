@@ -159,9 +159,14 @@ Status PairReader::DecodeImage(std::span<const uint8_t> bytes, const std::string
 
 Status PairReader::DecodeMask(std::span<const uint8_t> bytes, const std::string& path,
                               int64_t budget_bytes) {
-  if (SniffFormat(bytes) != SniffedFormat::kPng) {
-    return gif_.Decode(bytes, path, &mask_, budget_bytes);
+  const SniffedFormat format = SniffFormat(bytes);
+  // What Read()'s file reader says of a mask it refuses on its first bytes
+  // (a JPEG photo used as a mask), for ReadMask(), which reads it whole.
+  if (format != SniffedFormat::kPng && format != SniffedFormat::kGif) {
+    return Error{ErrorKind::kUnsupportedFormat, path,
+                 "not a GIF or PNG file (" + DescribeContent(bytes) + ")"};
   }
+  if (format == SniffedFormat::kGif) return gif_.Decode(bytes, path, &mask_, budget_bytes);
   auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptMask);
   if (!header.ok()) return header.error();
   if (header.value().color_type == 2 || header.value().color_type == 6) {
@@ -211,7 +216,8 @@ Status PairReader::MapPngSamples(const std::string& path) {
   mask_.bit_depth = samples.bit_depth;
   mask_.palette_digest = PaletteDigest(samples.palette);
   mask_.palette_disagrees = false;
-  mask_.used_more_than_two_colours = false;
+  mask_.distinct_values = 0;
+  mask_.transparent_used = false;
   uint8_t* out = mask_.pixels.data();
   std::vector<std::pair<uint32_t, uint64_t>> bad;
   switch (samples.format) {
@@ -220,8 +226,6 @@ Status PairReader::MapPngSamples(const std::string& path) {
           mask_rule_.ForIndices(samples.palette, samples.has_palette ? 8 : samples.bit_depth, -1);
       std::array<bool, 256> used{};
       for (size_t i = 0; i < count; ++i) used[samples.bytes[i]] = true;
-      int distinct = 0;
-      for (int i = 0; i < 256; ++i) distinct += used[static_cast<size_t>(i)];
       bool any_bad = false;
       for (int i = 0; i < 256; ++i)
         any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
@@ -245,20 +249,23 @@ Status PairReader::MapPngSamples(const std::string& path) {
       } else {
         MapIndices(values, samples.bytes.data(), out, count);
       }
-      mask_.used_more_than_two_colours = !mask_rule_.labels() && distinct > 2;
+      mask_.distinct_values = DistinctValues(used, samples.palette);
       mask_.palette_disagrees = !mask_rule_.PaletteAgrees(samples.palette, used, -1);
       return {};
     }
     case MaskSampleFormat::kGrey16: {
       std::vector<std::pair<uint32_t, uint64_t>> counts;
       const auto* values = reinterpret_cast<const uint16_t*>(samples.bytes.data());
+      DistinctValueCounter distinct;
       for (size_t i = 0; i < count; ++i) {
+        distinct.Add(values[i]);
         bool is_bad = false;
         out[i] = mask_rule_.ForGrey16(values[i], is_bad);
         if (!is_bad) continue;
         CountBadValue(values[i], &counts);
       }
       if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, false);
+      mask_.distinct_values = distinct.count();
       return {};
     }
     case MaskSampleFormat::kRgb8: {
@@ -269,9 +276,11 @@ Status PairReader::MapPngSamples(const std::string& path) {
       uint32_t last_key = UINT32_MAX;
       uint8_t last_value = 0;
       bool last_bad = false;
+      DistinctValueCounter distinct;
       for (size_t i = 0; i < count; ++i, rgb += 3) {
         const uint32_t key = (uint32_t{rgb[0]} << 16) | (uint32_t{rgb[1]} << 8) | rgb[2];
         if (key != last_key) {
+          distinct.Add(key);
           last_bad = false;
           last_value = mask_rule_.ForColour({rgb[0], rgb[1], rgb[2]}, last_bad);
           last_key = key;
@@ -281,6 +290,7 @@ Status PairReader::MapPngSamples(const std::string& path) {
         CountBadValue(key, &counts);
       }
       if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, true);
+      mask_.distinct_values = distinct.count();
       return {};
     }
   }

@@ -36,9 +36,9 @@ class PairReader {
   // size when a target is <= 0). Checks that the image's and the mask's
   // full-resolution sizes agree (size_mismatch, naming the image and the
   // mask) before decoding the image. Every error names the file at fault.
-  // A mask with more than two colours is not an error here: it is
-  // thresholded (mask().used_more_than_two_colours says so). Running out of memory on a file is
-  // that file's too_large error.
+  // A binary mask with more than two distinct values is not an error here:
+  // the binary rule reads it (mask().distinct_values says so). Running out
+  // of memory on a file is that file's too_large error.
   Status Read(const SamplePair& pair, int output_width, int output_height);
   // The same, for a target that depends on the photo: `target(width,
   // height)` of the full-resolution photo (from its header) is the size the

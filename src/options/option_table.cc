@@ -266,13 +266,14 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
   t.push_back(std::make_unique<IntOption<int>>(
       OptionSpec::Declaration{
           "mask_threshold", "mask-threshold", kDecode, K::kInt,
-          "mask_foreground luminance: a colour is foreground when its luminance is "
-          "at least this"},
+          "mask_foreground luminance: a pixel is foreground when its luminance (a grey level "
+          "as 8 bits) is at least this"},
       SEGFEED_FIELD(decode.mask_threshold), 0, 255));
   t.push_back(std::make_unique<ChoiceOption<MaskForeground>>(
       OptionSpec::Declaration{"mask_foreground", "mask-foreground", kDecode, K::kChoice,
-                              "binary masks: nonzero: every value but 0 is foreground, whatever "
-                              "its colour; luminance: colours of luminance >= mask_threshold"},
+                              "binary masks, every format: nonzero: a grey level, palette index "
+                              "(whatever its colour) or colour other than 0 is foreground; "
+                              "luminance: pixels of luminance >= mask_threshold"},
       SEGFEED_FIELD(decode.mask_foreground), internal::kMaskForegroundChoices,
       internal::kMaskForegroundChoices));
   t.push_back(std::make_unique<ChoiceOption<JpegWarnings>>(

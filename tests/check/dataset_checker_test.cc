@@ -472,6 +472,46 @@ TEST(DatasetCheckerTest, InvertedPaletteIsSuspiciousMaskNamingTheFile) {
       << report.problems[0].detail;
 }
 
+// One binary rule for every mask format: a 16-bit grey mask of three
+// levels is non_binary_mask like an 8-bit one, and a mask whose two levels
+// both read as background under the rule in force is suspicious_mask; both
+// messages state the rule.
+TEST(DatasetCheckerTest, BinaryMaskRulesHoldForEveryFormatAndNameTheRule) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  WritePhoto(dir.path(), "deep");
+  std::vector<uint16_t> deep(64 * 48, 0);
+  std::fill(deep.begin(), deep.begin() + 64 * 10, uint16_t{65535});
+  std::fill(deep.begin() + 64 * 10, deep.begin() + 64 * 12, uint16_t{30000});
+  const fs::path deep_mask = dir.path() / "train_masks" / "deep_mask.png";
+  const auto deep_file = OutputFile::Prepare(deep_mask);
+  ASSERT_TRUE(deep_file.ok());
+  ASSERT_TRUE(WriteGreyPng(deep_file.value(), deep.data(), 64, 48).ok());
+  WritePhoto(dir.path(), "dark");
+  std::vector<uint8_t> dark(64 * 48, 0);
+  std::fill(dark.begin(), dark.begin() + 64 * 10, uint8_t{1});
+  const fs::path dark_mask = dir.path() / "train_masks" / "dark_mask.png";
+  ASSERT_TRUE(WriteGreyPng(dark_mask, dark.data(), 64, 48).ok());
+
+  CheckOptions options = Threads(2);
+  CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+  ASSERT_EQ(report.problems.size(), 1u);
+  EXPECT_EQ(report.problems[0].Message(),
+            deep_mask.string() +
+                ": mask has more than two distinct values; read as binary with foreground = "
+                "every value other than 0 (mask_foreground nonzero) [non_binary_mask]");
+
+  options.decode.mask_foreground = MaskForeground::kLuminance;
+  report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+  EXPECT_EQ(PathsAndKinds(report.problems), (std::vector<std::pair<std::string, ErrorKind>>{
+                                                {dark_mask.string(), ErrorKind::kSuspiciousMask},
+                                                {deep_mask.string(), ErrorKind::kNonBinaryMask}}));
+  ASSERT_FALSE(report.problems.empty());
+  EXPECT_EQ(report.problems[0].detail,
+            "mask holds two distinct values but every pixel reads as background: foreground = "
+            "luminance of at least 128 (mask_foreground luminance, mask_threshold 128)");
+}
+
 TEST(DatasetCheckerTest, OtherPalettesAndBitDepthsAreCountedAsInformation) {
   TempDir dir;
   ASSERT_TRUE(WriteDemoDataset(dir.path(), LabelDemo(5, 3), {}).ok());

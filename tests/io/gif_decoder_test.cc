@@ -44,15 +44,7 @@ TEST(GifDecoderTest, RoundTripsKnownRaster) {
   EXPECT_EQ(mask.width, 61);
   EXPECT_EQ(mask.height, 37);
   EXPECT_TRUE(mask.pixels == raster);
-  EXPECT_FALSE(mask.used_more_than_two_colours);
-}
-
-TEST(GifDecoderTest, NonBinaryMaskWarningNamesMaskAndThreshold) {
-  const Error warning = NonBinaryMaskWarning("m/a_mask.gif", 128);
-  EXPECT_EQ(ErrorKindName(warning.kind), "non_binary_mask");
-  EXPECT_EQ(warning.Message(),
-            "m/a_mask.gif: mask uses more than two palette colours; thresholded at luminance 128 "
-            "[non_binary_mask]");
+  EXPECT_EQ(mask.distinct_values, 2);
 }
 
 // Varied frames (interlace, offsets that clip, transparency, palettes of
@@ -195,12 +187,16 @@ TEST(GifDecoderTest, TransparentIndexIsBackground) {
   GifPicture picture;
   picture.screen_width = 4;
   picture.screen_height = 1;
-  // Index 2 is white but transparent: background, whatever its colour.
+  // Index 2 is white but transparent: background, whatever its colour. The
+  // file's values are counted by colour, transparency aside: two.
   picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{255, 255, 255}, Rgb{0, 0, 0}};
   picture.frames.push_back({0, 0, 4, 1, false, 2, {0, 1, 2, 1}});
   const MaskImage mask = DecodeOk(testing::EncodeGif(picture));
   EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 1, 0, 1}));
-  EXPECT_FALSE(mask.used_more_than_two_colours);
+  EXPECT_EQ(mask.distinct_values, 2);
+  EXPECT_TRUE(mask.transparent_used);
+  picture.frames[0].indices = {0, 1, 1, 1};
+  EXPECT_FALSE(DecodeOk(testing::EncodeGif(picture)).transparent_used);
 }
 
 // Label GIFs are saved with a transparent index (Pillow's transparency=0):
@@ -307,7 +303,7 @@ TEST(GifDecoderTest, ForegroundIsLuminanceAtLeastThresholdUnderThatRule) {
   options.mask_foreground = MaskForeground::kLuminance;
   MaskImage mask = DecodeOk(gif, options);
   EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 1, 1, 0}));
-  EXPECT_TRUE(mask.used_more_than_two_colours);
+  EXPECT_EQ(mask.distinct_values, 3);
   options.mask_threshold = 150;
   mask = DecodeOk(gif, options);
   EXPECT_EQ(mask.pixels, (std::vector<uint8_t>{0, 0, 0, 0}));
@@ -320,13 +316,13 @@ TEST(GifDecoderTest, CountsDistinctColoursNotIndices) {
   // Four indices, two colours: still a binary mask.
   picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{0, 0, 0}, Rgb{255, 255, 255}};
   picture.frames.push_back({0, 0, 4, 1, false, -1, {0, 1, 2, 3}});
-  EXPECT_FALSE(DecodeOk(testing::EncodeGif(picture)).used_more_than_two_colours);
+  EXPECT_EQ(DecodeOk(testing::EncodeGif(picture)).distinct_values, 2);
   // A third colour present in the palette but not in the pixels is fine too.
   picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}, Rgb{9, 9, 9}};
   picture.frames[0].indices = {0, 1, 1, 0};
-  EXPECT_FALSE(DecodeOk(testing::EncodeGif(picture)).used_more_than_two_colours);
+  EXPECT_EQ(DecodeOk(testing::EncodeGif(picture)).distinct_values, 2);
   picture.frames[0].indices = {0, 1, 2, 0};
-  EXPECT_TRUE(DecodeOk(testing::EncodeGif(picture)).used_more_than_two_colours);
+  EXPECT_EQ(DecodeOk(testing::EncodeGif(picture)).distinct_values, 3);
 }
 
 TEST(GifDecoderTest, ReusesOutputBufferWithoutReallocating) {

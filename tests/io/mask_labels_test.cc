@@ -212,5 +212,103 @@ TEST(MaskLabelsTest, InvertedBinaryPaletteIsFlagged) {
   EXPECT_EQ(reader.mask().pixels, std::vector<uint8_t>(indices.begin(), indices.end()));
 }
 
+// One binary rule for every stored form: the value (grey level, palette
+// index, colour: any channel) decides under the nonzero rule, its luminance
+// (a grey level as the 8-bit level it stands for) under the luminance rule;
+// and every form counts the distinct values its file holds.
+TEST(MaskLabelsTest, OneBinaryRuleForEveryMaskFormat) {
+  TempDir dir;
+  const std::vector<uint16_t> two = {0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0};
+  const std::vector<uint16_t> three = {0, 1, 2, 0, 0, 0, 1, 1, 0, 0, 0, 0};
+  auto grey = [](const std::vector<uint16_t>& values, uint16_t one, uint16_t other, int bits) {
+    std::vector<uint16_t> levels;
+    for (uint16_t v : values) levels.push_back(v == 0 ? 0 : v == 1 ? one : other);
+    return GreyPng(levels, bits);
+  };
+  auto rgb = [](const std::vector<uint16_t>& values, Rgb one, Rgb other) {
+    std::vector<Rgb> colours;
+    for (uint16_t v : values) colours.push_back(v == 0 ? Rgb{0, 0, 0} : v == 1 ? one : other);
+    return RgbPng(colours);
+  };
+  const std::vector<Rgb> voc = {Rgb{0, 0, 0}, Rgb{128, 0, 0}, Rgb{0, 128, 0}};
+  testing::GifPicture gif;
+  gif.screen_width = kWidth;
+  gif.screen_height = kHeight;
+  gif.palette = voc;
+  auto gif_of = [&](const std::vector<uint16_t>& values) {
+    gif.frames = {
+        {0, 0, kWidth, kHeight, false, -1, std::vector<uint8_t>(values.begin(), values.end())}};
+    return testing::EncodeGif(gif);
+  };
+  // A dark foreground in every form: grey level 1, VOC's dark red.
+  const std::vector<std::pair<std::string, Bytes>> dark = {
+      {"grey8", grey(two, 1, 1, 8)},
+      {"grey16", grey(two, 1, 1, 16)},
+      {"rgb", rgb(two, {128, 0, 0}, {0, 0, 0})},
+      {"palette", PalettePng(two, voc)},
+      {"gif", gif_of(two)}};
+  const std::vector<uint8_t> foreground(two.begin(), two.end());
+  DecodeOptions luminance;
+  luminance.mask_foreground = MaskForeground::kLuminance;
+  for (const auto& [name, bytes] : dark) {
+    const SamplePair pair = WritePair(dir, name, bytes);
+    PairReader reader(DecodeOptions{});
+    ASSERT_TRUE(reader.Read(pair, 0, 0).ok()) << name;
+    EXPECT_EQ(reader.mask().pixels, foreground) << name;
+    EXPECT_EQ(reader.mask().distinct_values, 2) << name;
+    EXPECT_EQ(ReadMask(pair, luminance), std::vector<uint8_t>(two.size(), 0)) << name;
+  }
+  // Three values in every form.
+  const std::vector<std::pair<std::string, Bytes>> non_binary = {
+      {"grey8-3", grey(three, 255, 128, 8)},
+      {"grey16-3", grey(three, 65535, 30000, 16)},
+      {"rgb-3", rgb(three, {255, 255, 255}, {0, 255, 0})},
+      {"palette-3", PalettePng(three, voc)},
+      {"gif-3", gif_of(three)}};
+  for (const auto& [name, bytes] : non_binary) {
+    PairReader reader(DecodeOptions{});
+    ASSERT_TRUE(reader.Read(WritePair(dir, name, bytes), 0, 0).ok()) << name;
+    EXPECT_EQ(reader.mask().distinct_values, 3) << name;
+    EXPECT_EQ(reader.mask().pixels, (std::vector<uint8_t>{0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0}))
+        << name;
+  }
+  // A 16-bit level is the 8-bit level it stands for: 128 x 257 is level
+  // 128, one less is not.
+  const SamplePair at = WritePair(dir, "grey16-at", grey(two, 128 * 257, 0, 16));
+  EXPECT_EQ(ReadMask(at, luminance), foreground);
+  const SamplePair below = WritePair(dir, "grey16-below", grey(two, 128 * 257 - 1, 0, 16));
+  EXPECT_EQ(ReadMask(below, luminance), std::vector<uint8_t>(two.size(), 0));
+}
+
+// The checker's messages state the rule in force.
+TEST(MaskLabelsTest, BinaryMaskWarningsStateTheRuleInForce) {
+  DecodeOptions options;
+  const Error non_binary = NonBinaryMaskWarning("m/a_mask.png", options);
+  EXPECT_EQ(non_binary.Message(),
+            "m/a_mask.png: mask has more than two distinct values; read as binary with "
+            "foreground = every value other than 0 (mask_foreground nonzero) [non_binary_mask]");
+  options.mask_foreground = MaskForeground::kLuminance;
+  options.mask_threshold = 100;
+  EXPECT_EQ(NonBinaryMaskWarning("m/a_mask.png", options).detail,
+            "mask has more than two distinct values; read as binary with foreground = luminance "
+            "of at least 100 (mask_foreground luminance, mask_threshold 100)");
+  MaskImage mask;
+  mask.distinct_values = 2;
+  const Error empty = UniformMaskWarning("m/a_mask.png", options, mask, false);
+  EXPECT_EQ(ErrorKindName(empty.kind), "suspicious_mask");
+  EXPECT_EQ(empty.detail,
+            "mask holds two distinct values but every pixel reads as background: foreground = "
+            "luminance of at least 100 (mask_foreground luminance, mask_threshold 100)");
+  mask.distinct_values = 3;
+  mask.transparent_used = true;
+  EXPECT_EQ(UniformMaskWarning("m/a.gif", DecodeOptions{}, mask, false).detail,
+            "mask holds more than two distinct values but every pixel reads as background: "
+            "foreground = every value other than 0 (mask_foreground nonzero); its GIF "
+            "transparent index is background");
+  EXPECT_EQ(UniformMaskWarning("m/a.gif", DecodeOptions{}, mask, true).detail,
+            "mask holds more than two distinct values but every pixel reads as foreground: "
+            "foreground = every value other than 0 (mask_foreground nonzero)");
+}
+
 }  // namespace
 }  // namespace segfeed::internal

@@ -27,7 +27,7 @@ struct MixedDataset {
   std::vector<std::string> good_stems;
   // One per bad pair: the file at fault and what the loader reports.
   std::vector<MixedFile> bad_files;
-  // Pairs that load but whose mask has three colours (thresholded; the
+  // Pairs that load but whose mask has three colours (read by the binary rule; the
   // checker reports non_binary_mask).
   std::vector<MixedFile> non_binary_masks;
   std::vector<MixedFile> unpaired_images;  // missing_mask

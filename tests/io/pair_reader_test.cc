@@ -54,7 +54,7 @@ TEST(PairReaderTest, DecodesImageAtDctScaleAndMaskAtFullSize) {
   EXPECT_EQ(reader.mask().width, 400);
   EXPECT_EQ(reader.mask().height, 300);
   EXPECT_TRUE(reader.mask().pixels == testing::TestMask(400, 300));
-  EXPECT_FALSE(reader.mask().used_more_than_two_colours);
+  EXPECT_EQ(reader.mask().distinct_values, 2);
 }
 
 TEST(PairReaderTest, ScratchStopsGrowingAfterFirstSample) {
@@ -177,11 +177,11 @@ TEST(PairReaderTest, NonBinaryMaskIsThresholdedAndFlagged) {
   PairReader reader({});
   ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
   EXPECT_EQ(reader.mask().pixels, (std::vector<uint8_t>{0, 1, 1, 0}));
-  EXPECT_TRUE(reader.mask().used_more_than_two_colours);
+  EXPECT_EQ(reader.mask().distinct_values, 3);
   // The next clean pair clears it.
   pair = WritePair(dir, 4, 1, 4, 1);
   ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
-  EXPECT_FALSE(reader.mask().used_more_than_two_colours);
+  EXPECT_LE(reader.mask().distinct_values, 2);
 }
 
 // Every pair of a dataset where good and bad pairs alternate, read in order
