@@ -35,9 +35,10 @@ PACKAGES=(
 )
 
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
-# a 3 GB CUDA build that clashes with TensorFlow in one process), pytest, and
-# what builds the extension.
-PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest)
+# a 3 GB CUDA build that clashes with TensorFlow in one process), pytest,
+# what builds the extension, and Pillow and OpenCV, whose files and decodes
+# the tests hold segfeed's against.
+PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest python3-pil python3-opencv)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -370,7 +371,7 @@ check_wheel() {
   local venv="$ROOT/build/wheel-check-venv"
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q "$wheel" "numpy>=2" pytest
+  "$venv/bin/python" -m pip install -q "$wheel" "numpy>=2" pytest pillow opencv-python-headless
   (cd /tmp && "$venv/bin/segfeed" --version)
   SEGFEED_CLI="$venv/bin/segfeed" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" \
     --ignore="$ROOT/tests/python/keras_tf" --ignore="$ROOT/tests/python/pytorch"
