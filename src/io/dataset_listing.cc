@@ -191,11 +191,15 @@ class Listing {
         }
       }
       if (!Exists(image)) {
-        dataset_->problems.push_back(
-            Error{ErrorKind::kMissingImage, image.string(), "no such image, " + where});
+        dataset_->problems.push_back(Error{
+            ErrorKind::kMissingImage, image.string(),
+            (IsFolder(image) ? "not a regular file (a folder), " : "no such image, ") + where});
       } else if (!Exists(mask)) {
-        dataset_->problems.push_back(Error{ErrorKind::kMissingMask, image.string(),
-                                           "no mask " + mask.string() + ", " + where});
+        dataset_->problems.push_back(Error{
+            ErrorKind::kMissingMask, image.string(),
+            (IsFolder(mask) ? "the mask " + mask.string() + " is not a regular file (a folder)"
+                            : "no mask " + mask.string()) +
+                ", " + where});
       } else {
         dataset_->pairs.AddPaths(entry.first, entry.second);
       }
@@ -209,6 +213,12 @@ class Listing {
     std::error_code error;
     const fs::file_status status = fs::symlink_status(path, error);
     return !error && fs::exists(status) && !fs::is_directory(fs::status(path, error));
+  }
+
+  // Whether `path` is a folder (a listed path that exists, but is no file).
+  static bool IsFolder(const fs::path& path) {
+    std::error_code error;
+    return fs::is_directory(fs::status(path, error));
   }
 
   // The outside_root problem of a line whose image or mask path leads

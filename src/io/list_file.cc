@@ -1,11 +1,14 @@
 #include "io/list_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 
+#include "io/file_descriptor.h"
+#include "io/file_system.h"
 #include "segfeed/errors.h"
 
 namespace segfeed::internal {
@@ -47,14 +50,31 @@ ListFile::ListFile(const std::filesystem::path& path) {
   auto fail = [&name](const std::string& why) {
     throw FileError(Error{ErrorKind::kIoError, name, "cannot read list file: " + why});
   };
-  std::error_code error;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  if (error) fail(error.message());
+  // open(2) with O_NONBLOCK and then fstat(2), as FileReader does: a FIFO
+  // would otherwise wait for a writer, and a device would be read without
+  // end; both are refused by what they are, before any read.
+  int opened = -1;
+  do {
+    opened = FileSystemInUse().Open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  } while (opened < 0 && errno == EINTR);
+  FileDescriptor fd(opened);
+  if (fd.get() < 0) fail(std::strerror(errno));
+  struct stat info {};
+  if (FileSystemInUse().Fstat(fd.get(), &info) != 0) fail(std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    fail("not a regular file (" + std::string(FileTypeName(info.st_mode)) + ")");
+  const auto bytes = static_cast<std::uintmax_t>(info.st_size);
   if (bytes > kMaxListBytes) fail("larger than 1 GiB (" + std::to_string(bytes) + " bytes)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(std::strerror(errno));
-  text_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) fail(std::strerror(errno));
+  text_.resize(bytes);
+  size_t done = 0;
+  while (done < text_.size()) {
+    const ssize_t n = FileSystemInUse().Read(fd.get(), text_.data() + done, text_.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(std::strerror(errno));
+    if (n == 0) break;  // it shrank since fstat(2): what was there is the list
+    done += static_cast<size_t>(n);
+  }
+  text_.resize(done);
 
   auto bad_line = [&name](int line, const std::string& why) {
     throw ConfigError(name + ": line " + std::to_string(line) + ": " + why);

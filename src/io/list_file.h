@@ -24,7 +24,9 @@ struct ListEntry {
 class ListFile {
  public:
   // Reads and parses `path`. Throws FileError (io_error) when it cannot be
-  // read, and ConfigError naming the file and the line for a line with
+  // read or is not a regular file ("not a regular file (a FIFO)": a FIFO,
+  // a device or a folder is refused by what it is, never waited on or
+  // read), and ConfigError naming the file and the line for a line with
   // more than two fields, a file mixing one- and two-field lines, a file
   // with no entry, and a key (or image path) listed twice (naming both
   // lines).

@@ -3,6 +3,7 @@
 // that choose among them.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -377,6 +378,107 @@ TEST(DatasetRulesTest, APresetOnAnotherLayoutSaysWhatItFound) {
   WriteCityTree(dir.path());
   const std::string city = LayoutError(DatasetSpec::Cityscapes(dir.path(), "val"));
   EXPECT_NE(city.find("no split 'val': leftImg8bit/ has train/"), std::string::npos) << city;
+}
+
+// A split that is there but is not a list file (a FIFO, a device, a
+// folder) is not "missing": the message says what it is, as the readers of
+// images and masks do ("not a regular file"), and never reads it. A split
+// folder of Cityscapes or ADE20K that is a file likewise.
+TEST(DatasetRulesTest, ASplitThatIsNotARegularFileSaysWhatItIs) {
+  TempDir dir;
+  Touch(dir / "JPEGImages" / "a.jpg");
+  Touch(dir / "SegmentationClass" / "a.png");
+  const fs::path sets = dir / "ImageSets" / "Segmentation";
+  WriteText(sets / "train.txt", "a\n");
+  ASSERT_EQ(mkfifo((sets / "fifo.txt").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", sets / "zero.txt");
+  fs::create_directory(sets / "folder.txt");
+  const std::pair<std::string, std::string> cases[] = {
+      {"fifo", "a FIFO"}, {"zero", "a character device"}, {"folder", "a folder"}};
+  for (const auto& [split, what] : cases) {
+    const std::string error = LayoutError(DatasetSpec::Voc(dir.path(), split));
+    EXPECT_NE(error.find("no split '" + split + "': " + (sets / (split + ".txt")).string() +
+                         " is not a regular file (" + what + ")"),
+              std::string::npos)
+        << error;
+    EXPECT_EQ(error.find("no " + split + ".txt in"), std::string::npos) << error;
+  }
+
+  TempDir city;
+  WriteCityTree(city.path());
+  Touch(city / "leftImg8bit" / "val");
+  const std::string error = LayoutError(DatasetSpec::Cityscapes(city.path(), "val"));
+  EXPECT_NE(error.find("no split 'val': " + (city / "leftImg8bit" / "val").string() +
+                       " is not a folder (a regular file)"),
+            std::string::npos)
+      << error;
+}
+
+// What a folder holds is listed up to 8 entries, and a cut list says how
+// many it left out.
+TEST(DatasetRulesTest, AListingOfWhatIsThereSaysHowManyItLeftOut) {
+  TempDir dir;
+  Touch(dir / "JPEGImages" / "a.jpg");
+  Touch(dir / "SegmentationClass" / "a.png");
+  for (const char* name : {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10"})
+    WriteText(dir / "ImageSets/Segmentation" / (std::string(name) + ".txt"), "a\n");
+  const std::string error = LayoutError(DatasetSpec::Voc(dir.path(), "train"));
+  EXPECT_NE(
+      error.find("s0.txt, s1.txt, s10.txt, s2.txt, s3.txt, s4.txt, s5.txt, s6.txt and 3 more"),
+      std::string::npos)
+      << error;
+  TempDir other;
+  for (const char* name : {"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"})
+    fs::create_directory(other / name);
+  const std::string root = LayoutError(DatasetSpec::Voc(other.path(), "train"));
+  EXPECT_NE(root.find("found f0/, f1/, f2/, f3/, f4/, f5/, f6/, f7/ and 1 more"), std::string::npos)
+      << root;
+}
+
+// A list file that is a FIFO, a device or a folder is refused by what it
+// is, without waiting for a writer or reading the device.
+TEST(DatasetRulesTest, AListFileThatIsNotARegularFileSaysWhatItIs) {
+  TempDir dir;
+  Touch(dir / "images" / "a.jpg");
+  Touch(dir / "masks" / "a.png");
+  ASSERT_EQ(mkfifo((dir / "fifo.txt").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", dir / "zero.txt");
+  fs::create_directory(dir / "folder.txt");
+  const std::pair<std::string, std::string> cases[] = {
+      {"fifo.txt", "a FIFO"}, {"zero.txt", "a character device"}, {"folder.txt", "a folder"}};
+  for (const auto& [name, what] : cases) {
+    DatasetSpec spec = Folders(dir / "images", dir / "masks");
+    spec.name = "list";
+    spec.list_file = dir / name;
+    try {
+      ListDataset(spec);
+      ADD_FAILURE() << "expected FileError for " << name;
+    } catch (const FileError& e) {
+      EXPECT_EQ(e.error().path, (dir / name).string());
+      EXPECT_EQ(e.error().detail, "cannot read list file: not a regular file (" + what + ")");
+    }
+  }
+}
+
+// A two-column list's line naming a folder: the folder is there, so the
+// problem says it is not a regular file rather than "no such image".
+TEST(DatasetRulesTest, AListLineNamingAFolderSaysItIsNotARegularFile) {
+  TempDir dir;
+  Touch(dir / "photos" / "a.jpg");
+  Touch(dir / "masks" / "a.png");
+  fs::create_directories(dir / "photos" / "b.jpg");
+  WriteText(dir / "pairs.tsv", "photos/b.jpg\tmasks/a.png\nphotos/a.jpg\tmasks\n");
+  DatasetSpec spec;
+  spec.name = "list";
+  spec.list_file = dir / "pairs.tsv";
+  const Dataset dataset = ListDataset(spec);
+  ASSERT_EQ(Kinds(dataset), (std::vector<std::string>{"missing_image", "missing_mask"}));
+  EXPECT_EQ(dataset.problems[0].detail,
+            "not a regular file (a folder), listed on line 1 of " + spec.list_file.string());
+  EXPECT_EQ(dataset.problems[1].detail, "the mask " + (dir / "masks").string() +
+                                            " is not a regular file (a folder), listed on line 2 "
+                                            "of " +
+                                            spec.list_file.string());
 }
 
 TEST(DatasetRulesTest, KeywordsChooseTheRule) {
