@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <unordered_map>
 
 #include "io/file_descriptor.h"
@@ -45,6 +47,21 @@ std::vector<std::string_view> Fields(std::string_view line) {
 
 }  // namespace
 
+std::string NormalSpelling(std::string_view path) {
+  std::string normal;
+  if (path.starts_with('/')) normal.push_back('/');
+  while (!path.empty()) {
+    const size_t end = std::min(path.find('/'), path.size());
+    const std::string_view part = path.substr(0, end);
+    if (!part.empty() && part != ".") {
+      if (!normal.empty() && normal.back() != '/') normal.push_back('/');
+      normal.append(part);
+    }
+    path.remove_prefix(end == path.size() ? end : end + 1);
+  }
+  return normal.empty() ? "." : normal;
+}
+
 ListFile::ListFile(const std::filesystem::path& path) {
   const std::string name = path.string();
   auto fail = [&name](const std::string& why) {
@@ -82,8 +99,14 @@ ListFile::ListFile(const std::filesystem::path& path) {
   std::string_view rest(text_);
   if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
   int columns = 0, first_line = 0;
-  // Where each key was first listed, to name both lines of a repeat.
-  std::unordered_map<std::string_view, int> listed;
+  // Where each key (or image path) was first listed, by its
+  // NormalSpelling(), to name both lines of a repeat. A mask may be listed
+  // again: images may share one.
+  struct FirstListed {
+    int line;
+    std::string_view written;
+  };
+  std::unordered_map<std::string, FirstListed> listed;
   for (int number = 1; !rest.empty(); ++number) {
     const size_t end = rest.find('\n');
     const std::string_view line = Trim(rest.substr(0, end));
@@ -107,10 +130,15 @@ ListFile::ListFile(const std::filesystem::path& path) {
                            std::to_string(columns) +
                            ": a list is all keys or all (image, mask) pairs");
     }
-    const auto [it, inserted] = listed.emplace(fields[0], number);
+    const auto [it, inserted] =
+        listed.try_emplace(NormalSpelling(fields[0]), FirstListed{number, fields[0]});
     if (!inserted) {
-      bad_line(number, "'" + std::string(fields[0]) + "' is listed again (first on line " +
-                           std::to_string(it->second) + ")");
+      const FirstListed& first = it->second;
+      bad_line(number,
+               "'" + std::string(fields[0]) + "' is listed again (first on line " +
+                   std::to_string(first.line) +
+                   (first.written == fields[0] ? "" : " as '" + std::string(first.written) + "'") +
+                   ")");
     }
     entries_.push_back({number, fields[0], columns == 2 ? fields[1] : std::string_view()});
   }
