@@ -82,16 +82,18 @@ ListFile::ListFile(const std::filesystem::path& path) {
     fail("not a regular file (" + std::string(FileTypeName(info.st_mode)) + ")");
   const auto bytes = static_cast<std::uintmax_t>(info.st_size);
   if (bytes > kMaxListBytes) fail("larger than 1 GiB (" + std::to_string(bytes) + " bytes)");
-  text_.resize(bytes);
-  size_t done = 0;
-  while (done < text_.size()) {
-    const ssize_t n = FileSystemInUse().Read(fd.get(), text_.data() + done, text_.size() - done);
+  // Read to the end, not only st_size bytes: a list still being written
+  // is read as it is now, never cut mid-line where fstat(2) saw its end.
+  text_.reserve(bytes);
+  char chunk[64 * 1024];
+  for (;;) {
+    const ssize_t n = FileSystemInUse().Read(fd.get(), chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail(std::strerror(errno));
-    if (n == 0) break;  // it shrank since fstat(2): what was there is the list
-    done += static_cast<size_t>(n);
+    if (n == 0) break;
+    if (text_.size() + static_cast<size_t>(n) > kMaxListBytes) fail("larger than 1 GiB");
+    text_.append(chunk, static_cast<size_t>(n));
   }
-  text_.resize(done);
 
   auto bad_line = [&name](int line, const std::string& why) {
     throw ConfigError(name + ": line " + std::to_string(line) + ": " + why);
