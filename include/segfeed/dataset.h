@@ -37,8 +37,12 @@ namespace segfeed {
 // link that resolves inside the root is fine.
 //
 // In a list, '#' starts a comment line and blank lines are skipped; a key
-// listed twice is a ConfigError naming both lines, and a listed file that
-// does not exist is an unpaired file (missing_image or missing_mask).
+// (or image path) listed twice is a ConfigError naming both lines, whatever
+// the spelling ("./a", "a//b" and "a/./b" are "a" and "a/b"; an image reached
+// again through "..", a symbolic or a hard link is found by device and
+// inode; several images may share a mask), and a listed file that does not
+// exist is an unpaired file (missing_image or missing_mask); one that is a
+// folder is one too, "not a regular file (a folder)".
 // Extensions match case-insensitively (".jpg" matches "a.JPG").
 struct SEGFEED_EXPORT DatasetSpec {
   // The rule's name in reports: "carvana", "voc", "cityscapes", "ade20k"

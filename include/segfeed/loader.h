@@ -26,8 +26,8 @@ class LoaderRuntime;
 // they can add up to 4 s per second of wall time), plus the consumer's wait.
 struct StageSeconds {
   double read = 0;          // reading files into memory
-  double decode_image = 0;  // JPEG header and decoding at its DCT scale
-  double decode_mask = 0;   // GIF decoding
+  double decode_image = 0;  // the photo's decoding: JPEG at its DCT scale, or PNG
+  double decode_mask = 0;   // the mask's decoding: GIF or PNG
   double warp = 0;          // the fused affine warp of image and mask
   // Colour jitter; with jitter on, the image's conversion into the batch
   // slot is fused into the jitter pass and counted here.

@@ -363,9 +363,9 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
         result.timed_epochs == 1 ? "" : "s");
   }
   std::printf(
-      "  stages (thread-seconds, all epochs): read %.2f (%.0f%%), JPEG %.2f (%.0f%%), GIF %.2f "
-      "(%.0f%%), "
-      "warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); consumer waited %.2f s\n",
+      "  stages (thread-seconds, all epochs): read %.2f (%.0f%%), image decode %.2f (%.0f%%), "
+      "mask decode %.2f (%.0f%%), warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); "
+      "consumer waited %.2f s\n",
       stage.read, share(stage.read), stage.decode_image, share(stage.decode_image),
       stage.decode_mask, share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter,
       share(stage.jitter), stage.convert, share(stage.convert), stage.consumer_wait);

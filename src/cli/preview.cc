@@ -62,7 +62,9 @@ int RunPreview(std::span<const std::string> args) {
               "class ids of a label map), and "
               "DIR/params.json with every sample's id, stem, file names and augmentation "
               "parameters. A stem too long for a 255-byte file name is cut at a character and "
-              "tagged with '~' and 8 hex digits of its digest; params.json has the whole stem");
+              "tagged with '~' and 8 hex digits of its digest; params.json has the whole stem. A "
+              "stem's sub-folders (aachen/...) are made inside DIR; '.', '..' and empty parts "
+              "are dropped and the name tagged");
   cli.AddInt("--count", &count, 1, 256, "samples to show, in stream order");
   cli.AddInt("--epoch", &epoch, 0, INT64_MAX,
              "epoch to show; each epoch has its own order and augmentations");

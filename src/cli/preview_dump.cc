@@ -1,6 +1,7 @@
 #include "cli/preview_dump.h"
 
 #include <climits>
+#include <string>
 #include <system_error>
 #include <vector>
 
@@ -17,19 +18,81 @@ constexpr std::string_view kImageSuffix = "_image.png";
 constexpr std::string_view kMaskSuffix =
     "_mask.png";  // shorter: what fits with the image suffix fits with it
 
-}  // namespace
+constexpr size_t kMaxName = NAME_MAX - kImageSuffix.size();
 
-std::string PreviewDumpName(std::string_view stem) {
-  constexpr size_t kMaxName = NAME_MAX - kImageSuffix.size();
-  if (stem.size() <= kMaxName) return std::string(stem);
+// `name` cut at a character so that '~' and 8 hex digits of the digest of
+// `tagged` fit after it within kMaxName bytes, then that tag.
+std::string TaggedName(std::string_view name, std::string_view tagged) {
   Digest digest;
-  digest.Update(stem.data(), stem.size());
+  digest.Update(tagged.data(), tagged.size());
   // Appending piecewise sidesteps a false -Wrestrict in GCC 12 for "~" + s.
   std::string tag = "~";
   tag += digest.Hex().substr(0, 8);
-  std::string name(Utf8Prefix(stem, kMaxName - tag.size()));
-  name += tag;
-  return name;
+  std::string cut(Utf8Prefix(name, kMaxName - tag.size()));
+  cut += tag;
+  return cut;
+}
+
+// Makes each folder of `relative` (plain names, none "." or "..") under
+// `dir`, one level at a time. An existing folder is entered; a link or a
+// file in the way is refused, since a link could lead out of `dir` (into
+// the dataset, say) and the dump writes only inside it.
+internal::Status MakeSubFolders(const std::filesystem::path& dir,
+                                const std::filesystem::path& relative) {
+  std::filesystem::path folder = dir;
+  for (const std::filesystem::path& part : relative) {
+    folder /= part;
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::symlink_status(folder, error);
+    if (std::filesystem::is_directory(status)) continue;
+    if (std::filesystem::is_symlink(status)) {
+      return Error{ErrorKind::kIoError, folder.string(),
+                   "is a symbolic link, which could lead out of the dump folder: remove it or "
+                   "dump elsewhere"};
+    }
+    if (std::filesystem::exists(status)) {
+      return Error{ErrorKind::kIoError, folder.string(), "is in the way and not a folder"};
+    }
+    std::filesystem::create_directory(folder, error);
+    if (error) {
+      return Error{ErrorKind::kIoError, folder.string(),
+                   "cannot create directory: " + error.message()};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string PreviewDumpName(std::string_view stem) {
+  if (stem.size() <= kMaxName) return std::string(stem);
+  return TaggedName(stem, stem);
+}
+
+std::string PreviewDumpPath(std::string_view stem) {
+  const size_t slash = stem.rfind('/');
+  if (slash == std::string_view::npos) return PreviewDumpName(stem);
+  // Empty, "." and ".." parts are dropped ("/abs/x", "a//b", "../x" from a
+  // list's paths): what is left stays inside the dump folder, and the tag
+  // of the whole stem keeps "a//b" and "a/b" apart.
+  std::string folders;
+  bool dropped = false;
+  std::string_view rest = stem.substr(0, slash);
+  for (;;) {
+    const size_t end = rest.find('/');
+    const std::string_view part = rest.substr(0, end);
+    if (part.empty() || part == "." || part == "..") {
+      dropped = true;
+    } else {
+      folders.append(part);
+      folders.push_back('/');
+    }
+    if (end == std::string_view::npos) break;
+    rest.remove_prefix(end + 1);
+  }
+  const std::string_view name = stem.substr(slash + 1);
+  folders += dropped || name.size() > kMaxName ? TaggedName(name, stem) : std::string(name);
+  return folders;
 }
 
 std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t seed,
@@ -44,7 +107,7 @@ std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t s
   Json& entries = json["samples"] = Json::array();
   for (size_t i = 0; i < samples.size(); ++i) {
     const PreviewSample& sample = samples[i];
-    const std::string name = PreviewDumpName(sample.stem);
+    const std::string name = PreviewDumpPath(sample.stem);
     Json entry = Json::object();
     entry["index"] = i;
     entry["sample_id"] = sample.sample_id;
@@ -75,8 +138,10 @@ internal::Status WritePreviewDump(const std::filesystem::path& dir,
   };
   std::vector<uint8_t> mask_255;
   for (const PreviewSample& sample : samples) {
-    const std::string name = PreviewDumpName(sample.stem);
-    internal::Status status = write(name + std::string(kImageSuffix), [&](const OutputFile& file) {
+    const std::string name = PreviewDumpPath(sample.stem);
+    internal::Status status = MakeSubFolders(dir, std::filesystem::path(name).parent_path());
+    if (!status.ok()) return status;
+    status = write(name + std::string(kImageSuffix), [&](const OutputFile& file) {
       return WritePng(file, sample.rgb.data(), sample.width, sample.height, 3);
     });
     if (!status.ok()) return status;

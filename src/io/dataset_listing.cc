@@ -1,7 +1,10 @@
 // The three pairing rules of DatasetSpec: folders (flat or recursive), a list
 // of keys, a list of (image, mask) paths.
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "io/dataset_layout.h"
+#include "io/file_system.h"
 #include "io/folder_walk.h"
 #include "io/list_file.h"
 #include "io/list_root.h"
@@ -132,6 +136,48 @@ fs::path Under(const fs::path& top, std::string_view relative) {
   return relative.empty() ? top : top / relative;
 }
 
+// The images a list's pairs use, by device and inode: an image named again
+// under a spelling no text comparison sees ("a/../a", a symbolic or a hard
+// link) would be a second sample of the same file, streamed twice an epoch,
+// so it is the error a key listed twice is, naming both lines. Only files
+// already found inside the root (or allowed outside it) are looked at.
+// Masks are not compared: several images may share one (a blank mask for
+// every negative), as they may when the mask is spelled the same.
+class ListedImages {
+ public:
+  // `keys`: a list of keys, whose lines are named "the image of 'key'";
+  // else a list of paths, named by the image's path as written.
+  ListedImages(const fs::path& list, bool keys) : list_(list.string()), keys_(keys) {}
+
+  // Throws ConfigError when `path` is a file an earlier line's image was.
+  // A file that cannot be stat'ed (a dangling link) is left to the reader,
+  // which names it.
+  void Add(const fs::path& path, const internal::ListEntry& entry) {
+    struct stat info {};
+    if (internal::FileSystemInUse().Stat(path.c_str(), &info) != 0) return;
+    const auto [it, inserted] =
+        seen_.try_emplace(std::pair{info.st_dev, info.st_ino}, entry.line, entry.first);
+    if (inserted) return;
+    throw ConfigError(list_ + ": line " + std::to_string(entry.line) + ": " + Named(entry.first) +
+                      " is the same file as " + Named(it->second.second) + " on line " +
+                      std::to_string(it->second.first) + " (a link, or another spelling of it)");
+  }
+
+ private:
+  std::string Named(std::string_view written) const {
+    // Appending piecewise sidesteps a false -Wrestrict in GCC 12 for "'" + s.
+    std::string named = keys_ ? "the image of '" : "'";
+    named += written;
+    named += "'";
+    return named;
+  }
+
+  std::string list_;
+  bool keys_;
+  // (device, inode) -> (line, the image's path or key as written).
+  std::map<std::pair<dev_t, ino_t>, std::pair<int, std::string_view>> seen_;
+};
+
 class Listing {
  public:
   Listing(const DatasetSpec& spec, Dataset* dataset) : spec_(spec), dataset_(dataset) {}
@@ -181,6 +227,7 @@ class Listing {
   void PairPaths(const ListFile& list, const fs::path& root) {
     dataset_->pairs = PairList(root);
     const internal::ListRoot list_root(root);
+    ListedImages listed(spec_.list_file, false);
     for (const internal::ListEntry& entry : list.entries()) {
       const fs::path image = root / entry.first, mask = root / entry.second;
       const std::string where = Where(entry.line);
@@ -191,12 +238,17 @@ class Listing {
         }
       }
       if (!Exists(image)) {
-        dataset_->problems.push_back(
-            Error{ErrorKind::kMissingImage, image.string(), "no such image, " + where});
+        dataset_->problems.push_back(Error{
+            ErrorKind::kMissingImage, image.string(),
+            (IsFolder(image) ? "not a regular file (a folder), " : "no such image, ") + where});
       } else if (!Exists(mask)) {
-        dataset_->problems.push_back(Error{ErrorKind::kMissingMask, image.string(),
-                                           "no mask " + mask.string() + ", " + where});
+        dataset_->problems.push_back(Error{
+            ErrorKind::kMissingMask, image.string(),
+            (IsFolder(mask) ? "the mask " + mask.string() + " is not a regular file (a folder)"
+                            : "no mask " + mask.string()) +
+                ", " + where});
       } else {
+        listed.Add(image, entry);
         dataset_->pairs.AddPaths(entry.first, entry.second);
       }
     }
@@ -209,6 +261,12 @@ class Listing {
     std::error_code error;
     const fs::file_status status = fs::symlink_status(path, error);
     return !error && fs::exists(status) && !fs::is_directory(fs::status(path, error));
+  }
+
+  // Whether `path` is a folder (a listed path that exists, but is no file).
+  static bool IsFolder(const fs::path& path) {
+    std::error_code error;
+    return fs::is_directory(fs::status(path, error));
   }
 
   // The outside_root problem of a line whose image or mask path leads
@@ -346,26 +404,35 @@ class Listing {
     }
   }
 
-  // Both files of a key, unless one of them is claimed twice.
-  void Pair(const Candidate& image, const Candidate& mask) {
+  // Both files of a key, unless one of them is claimed twice; with a list
+  // (`listed`), unless a line before used the same image.
+  void Pair(const Candidate& image, const Candidate& mask,
+            const internal::ListEntry* entry = nullptr, ListedImages* listed = nullptr) {
     if (image.duplicate != Candidate::kNoDuplicate) AddDuplicate(image, spec_.image_dir, true);
     if (mask.duplicate != Candidate::kNoDuplicate) AddDuplicate(mask, spec_.mask_dir, false);
     if (image.duplicate != Candidate::kNoDuplicate || mask.duplicate != Candidate::kNoDuplicate)
       return;
+    if (listed != nullptr)
+      listed->Add(Under(spec_.image_dir, (*folders_)[image.folder], image.Name()), *entry);
     dataset_->pairs.AddKeyed(image.folder, image.Key(),
                              image.Name().substr(image.key_length + spec_.image_suffix.size()),
                              mask.Name().substr(mask.key_length + spec_.mask_suffix.size()));
   }
 
-  // Each listed key, in the list's order, looked up among the candidates.
+  // Each listed key, in the list's order, looked up among the candidates
+  // by its NormalSpelling() ("./a" is the key "a", "city//x" is "city/x").
   void LookUp(const ListFile& list, const std::vector<Candidate>& images,
               const std::vector<Candidate>& masks) {
+    ListedImages listed(spec_.list_file, true);
     for (const internal::ListEntry& entry : list.entries()) {
-      const size_t slash = entry.first.rfind('/');
-      const std::string_view folder =
-          slash == std::string_view::npos ? std::string_view() : entry.first.substr(0, slash);
-      const std::string_view key =
-          slash == std::string_view::npos ? entry.first : entry.first.substr(slash + 1);
+      const std::string normal = internal::NormalSpelling(entry.first);
+      const size_t slash = normal.rfind('/');
+      const std::string_view folder = slash == std::string::npos
+                                          ? std::string_view()
+                                          : std::string_view(normal).substr(0, slash);
+      const std::string_view key = slash == std::string::npos
+                                       ? std::string_view(normal)
+                                       : std::string_view(normal).substr(slash + 1);
       const Candidate* image = nullptr;
       const Candidate* mask = nullptr;
       if (folders_->Has(folder)) {
@@ -384,7 +451,7 @@ class Listing {
       } else if (mask == nullptr) {
         AddDuplicate(*image, spec_.image_dir, true);
       } else {
-        Pair(*image, *mask);
+        Pair(*image, *mask, &entry, &listed);
       }
     }
   }

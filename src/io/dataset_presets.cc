@@ -1,12 +1,17 @@
 // The layouts of the public datasets as DatasetSpec presets, and what a
 // preset says when it is pointed at a folder of another layout.
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "io/dataset_layout.h"
+#include "io/file_system.h"
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
 
@@ -66,8 +71,9 @@ bool HasLayout(const fs::path& root, const Layout& layout) {
   return IsFolder(root / layout.images) && IsFolder(root / layout.masks);
 }
 
-// The visible entries of `folder`, sorted, folders with a trailing '/'.
-std::vector<std::string> Entries(const fs::path& folder, size_t at_most) {
+// The visible entries of `folder`, sorted, folders with a trailing '/', for
+// a message: the first `at_most`, then how many more there are.
+std::string Entries(const fs::path& folder, size_t at_most) {
   std::vector<std::string> entries;
   std::error_code error;
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
@@ -77,17 +83,23 @@ std::vector<std::string> Entries(const fs::path& folder, size_t at_most) {
     entries.push_back(name + (it->is_directory(ignored) ? "/" : ""));
   }
   std::sort(entries.begin(), entries.end());
-  if (entries.size() > at_most) {
-    entries.resize(at_most);
-    entries.push_back("...");
-  }
-  return entries;
+  std::string text;
+  for (size_t i = 0; i < entries.size() && i < at_most; ++i)
+    text += (text.empty() ? "" : ", ") + entries[i];
+  if (entries.size() > at_most)
+    text += " and " + std::to_string(entries.size() - at_most) + " more";
+  return text.empty() ? "nothing" : text;
 }
 
-std::string Joined(const std::vector<std::string>& entries) {
-  std::string text;
-  for (const std::string& entry : entries) text += (text.empty() ? "" : ", ") + entry;
-  return text.empty() ? "nothing" : text;
+// Why `path`, which should be a folder (or a regular file), is not one:
+// "<path> is not a folder (a FIFO)"; nullopt when it is one or does not
+// exist (its absence is said otherwise). Follows links; opens nothing.
+std::optional<std::string> NotWhatWasExpected(const fs::path& path, bool folder) {
+  struct stat info {};
+  if (internal::FileSystemInUse().Stat(path.c_str(), &info) != 0) return std::nullopt;
+  if (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode)) return std::nullopt;
+  return path.string() + (folder ? " is not a folder (" : " is not a regular file (") +
+         std::string(internal::FileTypeName(info.st_mode)) + ")";
 }
 
 const Layout& LayoutOf(std::string_view name) {
@@ -107,7 +119,7 @@ const Layout& LayoutOf(std::string_view name) {
       "no " +
       std::string(IsFolder(spec.root / expected.images) ? expected.masks : expected.images) +
       "/ here, and the " + std::string(expected.name) + " layout is " +
-      std::string(expected.description) + "; found " + Joined(Entries(spec.root, 8));
+      std::string(expected.description) + "; found " + Entries(spec.root, 8);
   for (const Layout& other : kLayouts) {
     if (other.name != expected.name && HasLayout(spec.root, other)) {
       Refuse(spec, message + ": this looks like the " + std::string(other.name) +
@@ -229,17 +241,23 @@ void CheckLayout(const DatasetSpec& spec) {
   if (!HasLayout(spec.root, layout)) RefuseRoot(spec, layout);
   if (!IsFolder(spec.image_dir) || !IsFolder(spec.mask_dir)) {
     const fs::path& missing = IsFolder(spec.image_dir) ? spec.mask_dir : spec.image_dir;
-    Refuse(spec, "no split '" + missing.filename().string() +
-                     "': " + missing.parent_path().filename().string() + "/ has " +
-                     Joined(Entries(missing.parent_path(), 8)));
+    const std::string split = "no split '" + missing.filename().string() + "': ";
+    if (std::optional<std::string> why = NotWhatWasExpected(missing, true))
+      Refuse(spec, split + *why);
+    Refuse(spec, split + missing.parent_path().filename().string() + "/ has " +
+                     Entries(missing.parent_path(), 8));
   }
   if (!spec.list_file.empty()) {
     std::error_code error;
     if (!fs::is_regular_file(spec.list_file, error)) {
-      Refuse(spec, "no split '" + spec.list_file.stem().string() + "': no " +
-                       spec.list_file.filename().string() + " in " +
+      // A FIFO, a device or a folder of that name is there: saying "no
+      // fifo.txt" and then listing it would deny what the user sees.
+      const std::string split = "no split '" + spec.list_file.stem().string() + "': ";
+      if (std::optional<std::string> why = NotWhatWasExpected(spec.list_file, false))
+        Refuse(spec, split + *why);
+      Refuse(spec, split + "no " + spec.list_file.filename().string() + " in " +
                        spec.list_file.parent_path().string() + ", which has " +
-                       Joined(Entries(spec.list_file.parent_path(), 8)));
+                       Entries(spec.list_file.parent_path(), 8));
     }
   }
 }

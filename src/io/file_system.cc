@@ -37,6 +37,17 @@ std::atomic<FileSystem*> replacement{nullptr};
 
 }  // namespace
 
+std::string_view FileTypeName(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  return "a file of an unknown kind";
+}
+
 FileSystem& DefaultFileSystem() {
   static PosixFileSystem posix;
   return posix;

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <string_view>
 
 namespace segfeed::internal {
 
@@ -41,6 +42,11 @@ class FileSystem {
   virtual struct dirent* ReadDir(DIR* dir) = 0;
   virtual int CloseDir(DIR* dir) = 0;
 };
+
+// What kind of file `mode` (st_mode) describes, for messages about a file
+// that is not what was expected: "a regular file", "a folder", "a FIFO", "a
+// character device", "a block device", "a socket", "a symbolic link".
+std::string_view FileTypeName(mode_t mode);
 
 // The POSIX functions themselves.
 FileSystem& DefaultFileSystem();

@@ -1,11 +1,16 @@
 #include "io/list_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <string>
 #include <unordered_map>
 
+#include "io/file_descriptor.h"
+#include "io/file_system.h"
 #include "segfeed/errors.h"
 
 namespace segfeed::internal {
@@ -42,19 +47,53 @@ std::vector<std::string_view> Fields(std::string_view line) {
 
 }  // namespace
 
+std::string NormalSpelling(std::string_view path) {
+  std::string normal;
+  if (path.starts_with('/')) normal.push_back('/');
+  while (!path.empty()) {
+    const size_t end = std::min(path.find('/'), path.size());
+    const std::string_view part = path.substr(0, end);
+    if (!part.empty() && part != ".") {
+      if (!normal.empty() && normal.back() != '/') normal.push_back('/');
+      normal.append(part);
+    }
+    path.remove_prefix(end == path.size() ? end : end + 1);
+  }
+  return normal.empty() ? "." : normal;
+}
+
 ListFile::ListFile(const std::filesystem::path& path) {
   const std::string name = path.string();
   auto fail = [&name](const std::string& why) {
     throw FileError(Error{ErrorKind::kIoError, name, "cannot read list file: " + why});
   };
-  std::error_code error;
-  const std::uintmax_t bytes = std::filesystem::file_size(path, error);
-  if (error) fail(error.message());
+  // open(2) with O_NONBLOCK and then fstat(2), as FileReader does: a FIFO
+  // would otherwise wait for a writer, and a device would be read without
+  // end; both are refused by what they are, before any read.
+  int opened = -1;
+  do {
+    opened = FileSystemInUse().Open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+  } while (opened < 0 && errno == EINTR);
+  FileDescriptor fd(opened);
+  if (fd.get() < 0) fail(std::strerror(errno));
+  struct stat info {};
+  if (FileSystemInUse().Fstat(fd.get(), &info) != 0) fail(std::strerror(errno));
+  if (!S_ISREG(info.st_mode))
+    fail("not a regular file (" + std::string(FileTypeName(info.st_mode)) + ")");
+  const auto bytes = static_cast<std::uintmax_t>(info.st_size);
   if (bytes > kMaxListBytes) fail("larger than 1 GiB (" + std::to_string(bytes) + " bytes)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(std::strerror(errno));
-  text_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) fail(std::strerror(errno));
+  // Read to the end, not only st_size bytes: a list still being written
+  // is read as it is now, never cut mid-line where fstat(2) saw its end.
+  text_.reserve(bytes);
+  char chunk[64 * 1024];
+  for (;;) {
+    const ssize_t n = FileSystemInUse().Read(fd.get(), chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(std::strerror(errno));
+    if (n == 0) break;
+    if (text_.size() + static_cast<size_t>(n) > kMaxListBytes) fail("larger than 1 GiB");
+    text_.append(chunk, static_cast<size_t>(n));
+  }
 
   auto bad_line = [&name](int line, const std::string& why) {
     throw ConfigError(name + ": line " + std::to_string(line) + ": " + why);
@@ -62,8 +101,14 @@ ListFile::ListFile(const std::filesystem::path& path) {
   std::string_view rest(text_);
   if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);
   int columns = 0, first_line = 0;
-  // Where each key was first listed, to name both lines of a repeat.
-  std::unordered_map<std::string_view, int> listed;
+  // Where each key (or image path) was first listed, by its
+  // NormalSpelling(), to name both lines of a repeat. A mask may be listed
+  // again: images may share one.
+  struct FirstListed {
+    int line;
+    std::string_view written;
+  };
+  std::unordered_map<std::string, FirstListed> listed;
   for (int number = 1; !rest.empty(); ++number) {
     const size_t end = rest.find('\n');
     const std::string_view line = Trim(rest.substr(0, end));
@@ -87,10 +132,15 @@ ListFile::ListFile(const std::filesystem::path& path) {
                            std::to_string(columns) +
                            ": a list is all keys or all (image, mask) pairs");
     }
-    const auto [it, inserted] = listed.emplace(fields[0], number);
+    const auto [it, inserted] =
+        listed.try_emplace(NormalSpelling(fields[0]), FirstListed{number, fields[0]});
     if (!inserted) {
-      bad_line(number, "'" + std::string(fields[0]) + "' is listed again (first on line " +
-                           std::to_string(it->second) + ")");
+      const FirstListed& first = it->second;
+      bad_line(number,
+               "'" + std::string(fields[0]) + "' is listed again (first on line " +
+                   std::to_string(first.line) +
+                   (first.written == fields[0] ? "" : " as '" + std::string(first.written) + "'") +
+                   ")");
     }
     entries_.push_back({number, fields[0], columns == 2 ? fields[1] : std::string_view()});
   }

@@ -10,6 +10,12 @@
 
 namespace segfeed::internal {
 
+// `path` as a list's duplicate check compares it: runs of '/' as one, "."
+// parts and a trailing '/' dropped ("./a//b/." is "a/b"), which never
+// makes a path name another file. ".." is kept: "link/.." need not be the
+// folder the link is in; the listing compares the files themselves.
+std::string NormalSpelling(std::string_view path);
+
 struct ListEntry {
   int line = 0;             // 1-based, for messages
   std::string_view first;   // the key, or the image's path
@@ -24,10 +30,13 @@ struct ListEntry {
 class ListFile {
  public:
   // Reads and parses `path`. Throws FileError (io_error) when it cannot be
-  // read, and ConfigError naming the file and the line for a line with
+  // read or is not a regular file ("not a regular file (a FIFO)": a FIFO,
+  // a device or a folder is refused by what it is, never waited on or
+  // read), and ConfigError naming the file and the line for a line with
   // more than two fields, a file mixing one- and two-field lines, a file
   // with no entry, and a key (or image path) listed twice (naming both
-  // lines).
+  // lines), also under another NormalSpelling() ("./a" after "a"). A mask
+  // path may be listed again: images may share a mask.
   explicit ListFile(const std::filesystem::path& path);
 
   const std::vector<ListEntry>& entries() const { return entries_; }

@@ -105,6 +105,32 @@ TEST(BenchTest, LabelMapDigestIsTheSameForThreadsRunsAndKernels) {
   }
 }
 
+// The stage line names the decodes by their role, not by one format: PNG
+// photos with PNG label maps are neither "JPEG" nor "GIF" (nor are GIF
+// masks beside PNG photos, or JPEG photos with PNG masks).
+TEST(BenchTest, StageLineNamesTheDecodesByRoleWhateverTheFormats) {
+  TempDir dir;
+  segfeed::tools::DemoOptions demo;
+  demo.count = 4;
+  demo.width = 64;
+  demo.height = 48;
+  demo.classes = 3;
+  demo.image_format = segfeed::tools::DemoImageFormat::kPng;
+  const auto path = dir / "labels";
+  ASSERT_TRUE(segfeed::tools::WriteDemoDataset(path, demo, {}).ok());
+  for (const std::string& data : {path.string(), MakeDataset(dir, "gif", 4)}) {
+    const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 2 --epochs 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const size_t start = r.output.find("  stages (thread-seconds");
+    ASSERT_NE(start, std::string::npos) << r.output;
+    const std::string line = r.output.substr(start, r.output.find('\n', start) - start);
+    EXPECT_NE(line.find(", image decode "), std::string::npos) << line;
+    EXPECT_NE(line.find(", mask decode "), std::string::npos) << line;
+    EXPECT_EQ(line.find("GIF"), std::string::npos) << line;
+    EXPECT_EQ(line.find("JPEG"), std::string::npos) << line;
+  }
+}
+
 // The AVX-512 and AVX2 kernels of the augment stage must give the same
 // bytes as the one-pixel kernels that run on CPUs without them:
 // SEGFEED_NO_AVX512 forces the AVX2 kernels, SEGFEED_NO_AVX2 the one-pixel

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -15,6 +17,7 @@
 #include "cli/preview_grid.h"
 #include "cli/python_checks.h"
 #include "demo/demo_dataset.h"
+#include "demo/demo_layouts.h"
 #include "run_segfeed.h"
 #include "segfeed/loader.h"
 #include "support/hostile_names.h"
@@ -180,6 +183,105 @@ TEST_F(PreviewTest, DumpWorksForTheLongestAndHostileStems) {
   for (const auto& entry : std::filesystem::directory_iterator(dump))
     entries += entry.is_regular_file() ? 1 : 0;
   EXPECT_EQ(entries, files) << "no temporary file left behind";
+}
+
+// Every file params.json names, checked to be a PNG of the dump's size
+// under `dump`; and nothing else was written beside `dump`.
+void ExpectDumpedFiles(const std::filesystem::path& dump, size_t samples, const std::string& what) {
+  const auto params = segfeed::testing::ReadJsonStrings(dump / "params.json");
+  ASSERT_TRUE(params.valid) << what << ": " << params.error;
+  size_t files = 0;
+  for (const char* key : {"samples.image", "samples.mask"}) {
+    for (const std::string& name : params.At(key)) {
+      const cv::Mat png = cv::imread((dump / name).string(), cv::IMREAD_UNCHANGED);
+      EXPECT_EQ(png.size(), cv::Size(32, 32)) << what << ": " << name;
+      EXPECT_EQ(std::filesystem::weakly_canonical(dump / name)
+                    .string()
+                    .rfind(std::filesystem::weakly_canonical(dump).string() + "/", 0),
+                0u)
+          << what << ": " << name << " is inside the dump";
+      ++files;
+    }
+  }
+  EXPECT_EQ(files, 2 * samples) << what;
+  size_t written = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dump))
+    written += entry.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(written, files + 1) << what << ": the images, the masks and params.json only";
+}
+
+// Cityscapes' keys hold a city folder ("aachen/aachen_000000_000019"), and
+// so do the keys of --recursive trees and of lists: the dump makes the
+// sub-folders inside DIR, for every preset.
+TEST_F(PreviewTest, DumpWritesEveryPresetsSamplesIntoSubFolders) {
+  const std::pair<const char*, DemoLayout> presets[] = {{"carvana", DemoLayout::kCarvana},
+                                                        {"voc", DemoLayout::kVoc},
+                                                        {"cityscapes", DemoLayout::kCityscapes},
+                                                        {"ade20k", DemoLayout::kAde20k}};
+  DemoOptions demo;
+  demo.count = 4;
+  demo.width = 64;
+  demo.height = 48;
+  for (const auto& [name, layout] : presets) {
+    const std::filesystem::path data = dir_ / name;
+    ASSERT_TRUE(WriteDemoLayout(data, layout, demo, {}).ok()) << name;
+    const std::filesystem::path dump = dir_ / (std::string(name) + "-dump");
+    const auto r = RunSegfeed("preview --data " + Quoted(data.string()) + " --dataset " + name +
+                              " --dump " + Quoted(dump.string()) + " --count 3 --size 32");
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.output;
+    ExpectDumpedFiles(dump, 3, name);
+  }
+  // Cityscapes' own tree, paired by the folders rule with --recursive.
+  const std::filesystem::path cityscapes = dir_ / "cityscapes";
+  const auto r = RunSegfeed(
+      "preview --images " + Quoted((cityscapes / "leftImg8bit" / "train").string()) + " --masks " +
+      Quoted((cityscapes / "gtFine" / "train").string()) +
+      " --recursive --image-suffix _leftImg8bit --mask-suffix _gtFine_labelIds --mask-ext .png"
+      " --mask-mode labels --num-classes 34 --dump " +
+      Quoted((dir_ / "recursive-dump").string()) + " --count 2 --size 32");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ExpectDumpedFiles(dir_ / "recursive-dump", 2, "--recursive");
+}
+
+// A two-column list's paths make the stems: sub-folders, a name that is
+// not UTF-8, and (allowed outside the root) paths that climb out of it or
+// are absolute. Each sample's files land inside DIR, under names of their
+// own; nothing is written where the paths point.
+TEST_F(PreviewTest, DumpOfAListKeepsEveryStemInsideTheFolder) {
+  const std::filesystem::path root = dir_ / "listed";
+  const std::filesystem::path train = dir_ / "data" / "train";
+  const std::filesystem::path masks = dir_ / "data" / "train_masks";
+  const std::vector<std::string> folders = {"a/b", "sub \xff\xfe"};
+  for (const std::string& folder : folders) std::filesystem::create_directories(root / folder);
+  const std::string stem0 = DemoStem(0, 0), stem1 = DemoStem(0, 1), stem2 = DemoStem(0, 2);
+  std::filesystem::copy_file(train / (stem0 + ".jpg"), root / "a/b" / (stem0 + ".jpg"));
+  std::filesystem::copy_file(masks / (stem0 + "_mask.gif"), root / "a/b" / (stem0 + "_mask.gif"));
+  std::filesystem::copy_file(train / (stem1 + ".jpg"), root / folders[1] / (stem1 + ".jpg"));
+  std::filesystem::copy_file(masks / (stem1 + "_mask.gif"),
+                             root / folders[1] / (stem1 + "_mask.gif"));
+  const std::filesystem::path list = root / "pairs.tsv";
+  {
+    std::ofstream out(list);
+    out << "a/b/" << stem0 << ".jpg\ta/b/" << stem0 << "_mask.gif\n"
+        << folders[1] << "/" << stem1 << ".jpg\t" << folders[1] << "/" << stem1 << "_mask.gif\n"
+        << "../data/train/" << stem2 << ".jpg\t../data/train_masks/" << stem2 << "_mask.gif\n"
+        << train.string() << "/" << DemoStem(0, 3) << ".jpg\t" << masks.string() << "/"
+        << DemoStem(0, 3) << "_mask.gif\n";
+  }
+  const std::filesystem::path dump = dir_ / "out" / "dump";
+  const auto r =
+      RunSegfeed("preview --list " + Quoted(list.string()) + " --allow-outside-root --dump " +
+                 Quoted(dump.string()) + " --count 4 --size 32");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ExpectDumpedFiles(dump, 4, "list");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_ / "out"),
+                          std::filesystem::directory_iterator()),
+            1)
+      << "nothing beside the dump folder";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(train),
+                          std::filesystem::directory_iterator()),
+            7)
+      << "nothing written into the dataset";
 }
 
 TEST_F(PreviewTest, ADumpFolderLinkedIntoTheDatasetIsRefused) {

@@ -3,6 +3,7 @@
 // that choose among them.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -156,6 +157,111 @@ TEST(DatasetRulesTest, AListNamingAKeyTwiceNamesBothLines) {
   }
 }
 
+std::string ListError(const DatasetSpec& spec) {
+  try {
+    const Dataset dataset = ListDataset(spec);
+    return "no error: " + std::to_string(dataset.pairs.size()) + " pairs";
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+}
+
+// The list: the same two files again as "images/./a.jpg" and
+// "images//b.jpg" made 4 pairs of 2 files, each streamed twice an epoch. A
+// file is the same whatever the spelling ("./", "//", "x/../x" inside the
+// root, a symbolic or hard link): listing an image again is the error
+// README promises, naming both lines. A mask may be shared.
+TEST(DatasetRulesTest, AListNamingAFileAgainUnderAnotherSpellingNamesBothLines) {
+  TempDir dir;
+  for (const char* key : {"a", "b"}) {
+    Touch(dir / "images" / (std::string(key) + ".jpg"));
+    Touch(dir / "masks" / (std::string(key) + ".png"));
+  }
+  Touch(dir / "images" / "c.jpg");
+  Touch(dir / "masks" / "c.png");
+  fs::create_hard_link(dir / "images" / "a.jpg", dir / "images" / "hard.jpg");
+  fs::create_symlink("b.jpg", dir / "images" / "soft.jpg");
+  fs::create_hard_link(dir / "masks" / "a.png", dir / "masks" / "hard.png");
+  fs::create_directory_symlink("images", dir / "linked");
+  DatasetSpec spec;
+  spec.name = "list";
+  spec.list_file = dir / "pairs.tsv";
+  WriteText(spec.list_file,
+            "images/a.jpg\tmasks/a.png\nimages/b.jpg\tmasks/b.png\n"
+            "images/./a.jpg\tmasks/a.png\nimages//b.jpg\tmasks/b.png\n");
+  EXPECT_NE(ListError(spec).find("line 3: 'images/./a.jpg' is listed again (first on line 1 as "
+                                 "'images/a.jpg')"),
+            std::string::npos)
+      << ListError(spec);
+  const std::pair<std::string, std::string> again[] = {
+      {"images//a.jpg\tmasks/c.png", "'images//a.jpg' is listed again"},
+      {"./images/a.jpg\tmasks/c.png", "'./images/a.jpg' is listed again"},
+      {"images/../images/a.jpg\tmasks/c.png",
+       "'images/../images/a.jpg' is the same file as 'images/a.jpg' on line 1"},
+      {"images/hard.jpg\tmasks/c.png",
+       "'images/hard.jpg' is the same file as 'images/a.jpg' on line 1"},
+      {"linked/a.jpg\tmasks/c.png", "'linked/a.jpg' is the same file as 'images/a.jpg' on line 1"},
+  };
+  for (const auto& [line, words] : again) {
+    WriteText(spec.list_file, "images/a.jpg\tmasks/a.png\n" + line + "\n");
+    const std::string error = ListError(spec);
+    EXPECT_NE(error.find(spec.list_file.string() + ": line 2: " + words), std::string::npos)
+        << line << ": " << error;
+  }
+  WriteText(spec.list_file, "images/soft.jpg\tmasks/c.png\nimages/b.jpg\tmasks/b.png\n");
+  EXPECT_NE(ListError(spec).find("line 2: 'images/b.jpg' is the same file as 'images/soft.jpg' "
+                                 "on line 1"),
+            std::string::npos)
+      << ListError(spec);
+  // Distinct files under odd spellings pair as before, and images may share
+  // a mask, however it is spelled (a blank mask for every negative).
+  WriteText(spec.list_file,
+            "./images/a.jpg\tmasks//a.png\nimages/./b.jpg\tmasks/b.png\n"
+            "images/c.jpg\tmasks/./a.png\nimages/soft.jpg\tmasks/hard.png\n");
+  EXPECT_NE(ListError(spec).find("line 4: 'images/soft.jpg' is the same file as 'images/./b.jpg'"),
+            std::string::npos)
+      << ListError(spec);
+  WriteText(spec.list_file,
+            "./images/a.jpg\tmasks//a.png\nimages/./b.jpg\tmasks/b.png\n"
+            "images/c.jpg\tmasks/./a.png\n");
+  EXPECT_EQ(ListError(spec), "no error: 3 pairs");
+}
+
+// The same for a list of keys: "./a", "a//b" and "a/./b" are the keys "a"
+// and "a/b" (found, not missing), and two keys whose images are one file
+// through a link are the same sample.
+TEST(DatasetRulesTest, AListOfKeysNamingAKeyAgainUnderAnotherSpellingNamesBothLines) {
+  TempDir dir;
+  for (const char* key : {"a", "b", "c", "city/x", "city/y"}) {
+    Touch(dir / "images" / (std::string(key) + ".jpg"));
+    Touch(dir / "masks" / (std::string(key) + ".png"));
+  }
+  fs::remove(dir / "images" / "b.jpg");
+  fs::create_symlink("a.jpg", dir / "images" / "b.jpg");
+  fs::remove(dir / "masks" / "c.png");
+  fs::create_hard_link(dir / "masks" / "a.png", dir / "masks" / "c.png");
+  DatasetSpec spec = Folders(dir / "images", dir / "masks");
+  spec.name = "list";
+  spec.recursive = true;
+  spec.list_file = dir / "keys.txt";
+  const std::pair<std::string, std::string> again[] = {
+      {"a\n./a\n", "line 2: './a' is listed again (first on line 1 as 'a')"},
+      {"city/x\ncity//x\n", "line 2: 'city//x' is listed again (first on line 1 as 'city/x')"},
+      {"city/x\n./city/./x\n", "line 2: './city/./x' is listed again"},
+      {"a\nb\n", "line 2: the image of 'b' is the same file as the image of 'a' on line 1"},
+  };
+  for (const auto& [text, words] : again) {
+    WriteText(spec.list_file, text);
+    const std::string error = ListError(spec);
+    EXPECT_NE(error.find(words), std::string::npos) << text << ": " << error;
+  }
+  // c's mask is a's (a hard link): images may share a mask.
+  WriteText(spec.list_file, "./city//y\ncity/./x\na\nc\n");
+  const Dataset dataset = ListDataset(spec);
+  EXPECT_EQ(Stems(dataset), (std::vector<std::string>{"city/y", "city/x", "a", "c"}));
+  EXPECT_TRUE(dataset.problems.empty()) << dataset.problems[0].Message();
+}
+
 TEST(DatasetRulesTest, AListLineThatCannotBeParsedNamesItsNumber) {
   TempDir dir;
   const fs::path list = dir / "list.txt";
@@ -227,8 +333,10 @@ class ListOutsideRootTest : public ::testing::Test {
       Touch(dir_ / "data" / "masks" / (std::string(key) + ".png"));
     }
     Touch(dir_ / "elsewhere" / "photos" / "x.jpg");
+    Touch(dir_ / "elsewhere" / "photos" / "y.jpg");
     Touch(dir_ / "elsewhere" / "masks" / "x.png");
-    fs::create_symlink(dir_ / "elsewhere" / "photos" / "x.jpg", dir_ / "data" / "photos" / "x.jpg");
+    // Not line 1's x.jpg: with the option, that would be one image twice.
+    fs::create_symlink(dir_ / "elsewhere" / "photos" / "y.jpg", dir_ / "data" / "photos" / "x.jpg");
     fs::create_directory_symlink(dir_ / "elsewhere" / "masks", dir_ / "data" / "more");
     fs::create_symlink(dir_ / "data" / "photos" / "c.jpg", dir_ / "data" / "photos" / "alias.jpg");
     const std::string outside = (dir_ / "elsewhere").string();
@@ -271,7 +379,7 @@ TEST_F(ListOutsideRootTest, RefusedLinesAreProblemsAndTheOthersPair) {
                 ", leaves the dataset root " + Root() + how);
   EXPECT_EQ(dataset.problems[2].detail,
             "image path 'photos/x.jpg', listed on line 5 of " + List() + ", is a symlink to " +
-                elsewhere + "/photos/x.jpg, outside the dataset root " + Root() + how);
+                elsewhere + "/photos/y.jpg, outside the dataset root " + Root() + how);
   EXPECT_EQ(dataset.problems[3].detail, "mask path 'more/x.png', listed on line 6 of " + List() +
                                             ", goes through more, a " + "symlink to " + elsewhere +
                                             "/masks, outside the dataset root " + Root() + how);
@@ -377,6 +485,107 @@ TEST(DatasetRulesTest, APresetOnAnotherLayoutSaysWhatItFound) {
   WriteCityTree(dir.path());
   const std::string city = LayoutError(DatasetSpec::Cityscapes(dir.path(), "val"));
   EXPECT_NE(city.find("no split 'val': leftImg8bit/ has train/"), std::string::npos) << city;
+}
+
+// A split that is there but is not a list file (a FIFO, a device, a
+// folder) is not "missing": the message says what it is, as the readers of
+// images and masks do ("not a regular file"), and never reads it. A split
+// folder of Cityscapes or ADE20K that is a file likewise.
+TEST(DatasetRulesTest, ASplitThatIsNotARegularFileSaysWhatItIs) {
+  TempDir dir;
+  Touch(dir / "JPEGImages" / "a.jpg");
+  Touch(dir / "SegmentationClass" / "a.png");
+  const fs::path sets = dir / "ImageSets" / "Segmentation";
+  WriteText(sets / "train.txt", "a\n");
+  ASSERT_EQ(mkfifo((sets / "fifo.txt").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", sets / "zero.txt");
+  fs::create_directory(sets / "folder.txt");
+  const std::pair<std::string, std::string> cases[] = {
+      {"fifo", "a FIFO"}, {"zero", "a character device"}, {"folder", "a folder"}};
+  for (const auto& [split, what] : cases) {
+    const std::string error = LayoutError(DatasetSpec::Voc(dir.path(), split));
+    EXPECT_NE(error.find("no split '" + split + "': " + (sets / (split + ".txt")).string() +
+                         " is not a regular file (" + what + ")"),
+              std::string::npos)
+        << error;
+    EXPECT_EQ(error.find("no " + split + ".txt in"), std::string::npos) << error;
+  }
+
+  TempDir city;
+  WriteCityTree(city.path());
+  Touch(city / "leftImg8bit" / "val");
+  const std::string error = LayoutError(DatasetSpec::Cityscapes(city.path(), "val"));
+  EXPECT_NE(error.find("no split 'val': " + (city / "leftImg8bit" / "val").string() +
+                       " is not a folder (a regular file)"),
+            std::string::npos)
+      << error;
+}
+
+// What a folder holds is listed up to 8 entries, and a cut list says how
+// many it left out.
+TEST(DatasetRulesTest, AListingOfWhatIsThereSaysHowManyItLeftOut) {
+  TempDir dir;
+  Touch(dir / "JPEGImages" / "a.jpg");
+  Touch(dir / "SegmentationClass" / "a.png");
+  for (const char* name : {"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10"})
+    WriteText(dir / "ImageSets/Segmentation" / (std::string(name) + ".txt"), "a\n");
+  const std::string error = LayoutError(DatasetSpec::Voc(dir.path(), "train"));
+  EXPECT_NE(
+      error.find("s0.txt, s1.txt, s10.txt, s2.txt, s3.txt, s4.txt, s5.txt, s6.txt and 3 more"),
+      std::string::npos)
+      << error;
+  TempDir other;
+  for (const char* name : {"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"})
+    fs::create_directory(other / name);
+  const std::string root = LayoutError(DatasetSpec::Voc(other.path(), "train"));
+  EXPECT_NE(root.find("found f0/, f1/, f2/, f3/, f4/, f5/, f6/, f7/ and 1 more"), std::string::npos)
+      << root;
+}
+
+// A list file that is a FIFO, a device or a folder is refused by what it
+// is, without waiting for a writer or reading the device.
+TEST(DatasetRulesTest, AListFileThatIsNotARegularFileSaysWhatItIs) {
+  TempDir dir;
+  Touch(dir / "images" / "a.jpg");
+  Touch(dir / "masks" / "a.png");
+  ASSERT_EQ(mkfifo((dir / "fifo.txt").c_str(), 0600), 0);
+  fs::create_symlink("/dev/zero", dir / "zero.txt");
+  fs::create_directory(dir / "folder.txt");
+  const std::pair<std::string, std::string> cases[] = {
+      {"fifo.txt", "a FIFO"}, {"zero.txt", "a character device"}, {"folder.txt", "a folder"}};
+  for (const auto& [name, what] : cases) {
+    DatasetSpec spec = Folders(dir / "images", dir / "masks");
+    spec.name = "list";
+    spec.list_file = dir / name;
+    try {
+      ListDataset(spec);
+      ADD_FAILURE() << "expected FileError for " << name;
+    } catch (const FileError& e) {
+      EXPECT_EQ(e.error().path, (dir / name).string());
+      EXPECT_EQ(e.error().detail, "cannot read list file: not a regular file (" + what + ")");
+    }
+  }
+}
+
+// A two-column list's line naming a folder: the folder is there, so the
+// problem says it is not a regular file rather than "no such image".
+TEST(DatasetRulesTest, AListLineNamingAFolderSaysItIsNotARegularFile) {
+  TempDir dir;
+  Touch(dir / "photos" / "a.jpg");
+  Touch(dir / "masks" / "a.png");
+  fs::create_directories(dir / "photos" / "b.jpg");
+  WriteText(dir / "pairs.tsv", "photos/b.jpg\tmasks/a.png\nphotos/a.jpg\tmasks\n");
+  DatasetSpec spec;
+  spec.name = "list";
+  spec.list_file = dir / "pairs.tsv";
+  const Dataset dataset = ListDataset(spec);
+  ASSERT_EQ(Kinds(dataset), (std::vector<std::string>{"missing_image", "missing_mask"}));
+  EXPECT_EQ(dataset.problems[0].detail,
+            "not a regular file (a folder), listed on line 1 of " + spec.list_file.string());
+  EXPECT_EQ(dataset.problems[1].detail, "the mask " + (dir / "masks").string() +
+                                            " is not a regular file (a folder), listed on line 2 "
+                                            "of " +
+                                            spec.list_file.string());
 }
 
 TEST(DatasetRulesTest, KeywordsChooseTheRule) {
