@@ -216,6 +216,10 @@ struct SEGFEED_EXPORT LoaderState {
   struct Fields {
     std::map<std::string, FieldValue, std::less<>> values;
     std::vector<std::pair<std::string, std::string>> options;
+    // Values the reader could not turn into text, by key, with why ("must
+    // be a list of [pair id, error kind] (got 3)"): refused once the
+    // version is known to be one this segfeed reads.
+    std::map<std::string, std::string, std::less<>> unreadable;
   };
   // The one check of a state's fields, for Parse() and every other form:
   // each field present (or absent, known_bad) as its version has it, of its

@@ -199,8 +199,7 @@ std::string ReadDigest(std::string_view key, const LoaderState::FieldValue& valu
                    });
   if (!hex) {
     throw ConfigError(std::string(source) + ": " + std::string(key) +
-                      " must be 16 hex digits (got " +
-                      (value.type == Type::kOther ? text : Quoted(text)) + ")");
+                      " must be 16 hex digits (got " + ShownValue(value) + ")");
   }
   return text;
 }
@@ -330,15 +329,24 @@ LoaderState LoaderState::Read(const Fields& fields, std::string_view source) {
   };
   LoaderState state;
   state.version = ReadVersion(required("version"), source);
-  for (const auto& [key, value] : fields.values) {
+  std::vector<std::string_view> keys;
+  for (const auto& [key, value] : fields.values) keys.push_back(key);
+  for (const auto& [key, why] : fields.unreadable) {
+    if (key != "options") keys.push_back(key);  // the option lines, as a dict has them
+  }
+  for (const std::string_view key : keys) {
     const bool known = key == "version" ||
                        std::find(std::begin(kFields), std::end(kFields), key) != std::end(kFields);
     const bool newer = std::find(std::begin(kSinceVersion3), std::end(kSinceVersion3), key) !=
                        std::end(kSinceVersion3);
     if (!known || (newer && state.version < 3)) {
-      throw ConfigError(prefix + "unknown field " + key + " (in a version " +
+      throw ConfigError(prefix + "unknown field " + std::string(key) + " (in a version " +
                         std::to_string(state.version) + " state)");
     }
+  }
+  if (!fields.unreadable.empty()) {
+    const auto& [key, why] = *fields.unreadable.begin();
+    throw ConfigError(prefix + key + " " + why);
   }
   ForEachIntegerField(state.version, [&](const auto& field) {
     state.*field.member = ReadInteger(field, required(field.key), source);
