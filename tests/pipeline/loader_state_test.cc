@@ -323,6 +323,68 @@ void ExpectEachSampleOnce(const std::vector<Sample>& before, const std::vector<S
   }
 }
 
+// Under skip, a resume on another world size re-shards the rest of the
+// epoch: the slot of a bad pair is another position than in the
+// uninterrupted run and draws another replacement (README, "Resuming on
+// another number of ranks"). What holds: each good sample of the epoch
+// arrives once with its bytes, the bad pair never, and every slot is filled.
+TEST_F(LoaderStateTest, UnderSkipAResumeOnAnotherWorldSizeDeliversEachGoodSampleOnce) {
+  TempDir copy;
+  CopyTree(dir_->path(), copy.path());
+  const DatasetSpec spec = DatasetSpec::Carvana(copy.path());
+  const auto options = [](int rank, int world_size) {
+    LoaderOptions skip = ShardOptions(rank, world_size);
+    skip.on_bad_file = OnBadFile::kSkip;
+    return skip;
+  };
+  // The epoch's permutation and each sample's bytes, while all pairs are good.
+  std::vector<uint32_t> order;
+  std::map<uint32_t, std::string> reference;
+  {
+    Loader loader(spec, options(0, 1));
+    loader.StartEpoch(0);
+    for (Sample& sample : TakeSamples(loader)) {
+      order.push_back(sample.id);
+      reference[sample.id] = std::move(sample.bytes);
+    }
+  }
+  ASSERT_EQ(order.size(), 13u);
+  // Two ranks take a batch of 2 each: positions 0 to 3. Position 6 is in the rest.
+  const uint32_t bad = order[6];
+  const fs::path victim = Loader(spec, options(0, 1)).dataset().pairs[bad].image_path;
+  std::ofstream(victim, std::ios::binary | std::ios::trunc) << "not a JPEG";
+
+  std::vector<Sample> delivered;
+  LoaderState state;
+  for (int rank = 0; rank < 2; ++rank) {
+    Loader loader(spec, options(rank, 2));
+    loader.StartEpoch(0);
+    for (Sample& sample : TakeSamples(loader, 1)) delivered.push_back(std::move(sample));
+    state = loader.State();
+  }
+  EXPECT_EQ(state.global_position, 4);
+  Loader resumed(spec, options(0, 1));
+  resumed.Restore(state);
+  resumed.StartNextEpoch();
+  for (Sample& sample : TakeSamples(resumed)) delivered.push_back(std::move(sample));
+
+  EXPECT_EQ(delivered.size(), 13u);  // every slot filled
+  std::map<uint32_t, int> planned;
+  int replacements = 0;
+  for (const Sample& sample : delivered) {
+    EXPECT_NE(sample.id, bad);
+    // A replacement has augmentation of its own, not its pair's.
+    if (sample.bytes == reference.at(sample.id)) {
+      ++planned[sample.id];
+    } else {
+      ++replacements;
+    }
+  }
+  EXPECT_EQ(replacements, 1);
+  EXPECT_EQ(planned.size(), 12u);
+  for (const auto& [id, count] : planned) EXPECT_EQ(count, 1) << "sample " << id;
+}
+
 // World size 2 (13 samples, batches of 2: 7 per rank in 4 batches) stops
 // after 2 batches a rank, 8 samples in all; its state resumes at world size
 // 1 (the 5 left, 3 batches) and 3 (2 each, one of them padding).
