@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,15 +45,22 @@ DatasetSpec DatasetSpecFromDict(const nb::bytes& data, const nb::dict& values) {
   return DatasetFromValues(PathFromBytes(data), given);
 }
 
+// Python's bool or NumPy's (no subclass of it): a flag, not an integer,
+// whatever __index__ says.
+bool IsBool(nb::handle value) {
+  const std::string_view type = Py_TYPE(value.ptr())->tp_name;
+  return PyBool_Check(value.ptr()) || type == "numpy.bool_" || type == "numpy.bool";
+}
+
 // A state_dict value as LoaderState::Read() reads it: an int (or anything
 // with __index__, a numpy integer) as its digits, a str as itself.
 LoaderState::FieldValue FieldValueOf(nb::handle value) {
   using Type = LoaderState::FieldValue::Type;
   if (nb::isinstance<nb::str>(value)) return {nb::cast<std::string>(value), Type::kString};
-  if (!nb::isinstance<nb::bool_>(value) && PyIndex_Check(value.ptr())) {
+  if (!IsBool(value) && PyIndex_Check(value.ptr())) {
     const nb::object integer = nb::steal(PyNumber_Index(value.ptr()));
-    if (!integer.is_valid()) throw nb::python_error();
-    return {nb::str(integer).c_str(), Type::kInteger};
+    if (integer.is_valid()) return {nb::str(integer).c_str(), Type::kInteger};
+    PyErr_Clear();  // an __index__ that refuses (numpy's bool): not an integer
   }
   return {nb::repr(value).c_str(), Type::kOther};
 }

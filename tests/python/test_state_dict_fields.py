@@ -161,3 +161,15 @@ def test_an_edited_seed_or_known_bad_in_a_fail_loader_is_refused_naming_it(demo)
         with pytest.raises(segfeed.ConfigError, match=r"^state_dict: options must be a dict of option names"):
             loader.load_state_dict({**state, "options": {"batch_size": 2}})
         loader.load_state_dict(state)  # as it was: accepted
+
+
+def test_numpy_integers_are_ints_and_numpy_bools_are_not(demo):
+    # A state passed through NumPy (a checkpoint of arrays) keeps its ints.
+    np = pytest.importorskip("numpy")
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        state = loader.state_dict()
+        loader.load_state_dict({**state, "epoch": np.int64(2), "world_size": np.int32(1)})
+        assert loader.state_dict()["epoch"] == 2
+        with pytest.raises(segfeed.ConfigError,
+                           match=r"^state_dict: world_size must be an integer in \[1, 2147483647\] \(got True\)$"):
+            loader.load_state_dict({**state, "world_size": np.True_})
