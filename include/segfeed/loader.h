@@ -177,9 +177,8 @@ struct SEGFEED_EXPORT LoaderState {
   // of the resumed stream as it stayed out of the interrupted one. Empty
   // unless OnBadFile::kSkip met a bad file.
   std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
-  // Batches an epoch has at the state's world size (its batches_per_epoch());
-  // a resume checks that it is what the options, the listing and world_size
-  // give.
+  // Loader::batches_per_epoch() of the loader that made the state; a resume
+  // checks that it is what the options, the listing and world_size give.
   int64_t batches_per_epoch = 0;
   // The options that change the batches' bytes (OptionSpec::in_stream), name
   // and canonical text, as StreamOptionsText() lists them: what a refused
@@ -345,10 +344,9 @@ class SEGFEED_EXPORT Loader {
   // other than its world_size gives, resumed on another world size a
   // global_position other than its next_batch gives (at the same world size
   // next_batch alone places it), known_bad pairs under OnBadFile::kFail
-  // (which skips none). Resuming
-  // would not give the batches the interrupted run would have had. Options
-  // that do not change the stream (threads, prefetch_batches, pinned) may
-  // differ.
+  // (which skips none). Resuming would not give the batches the
+  // interrupted run would have had. Options that do not change the stream
+  // (threads, prefetch_batches, pinned) may differ.
   void Restore(const LoaderState& state);
 
   // Batches and samples one epoch of this loader's subset and shard has.
