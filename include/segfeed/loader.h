@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -175,8 +177,8 @@ struct SEGFEED_EXPORT LoaderState {
   // of the resumed stream as it stayed out of the interrupted one. Empty
   // unless OnBadFile::kSkip met a bad file.
   std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
-  // For whoever reads a checkpoint; a resume does not check it (the options
-  // and the listing decide it).
+  // Loader::batches_per_epoch() of the loader that made the state; a resume
+  // checks that it is what the options, the listing and world_size give.
   int64_t batches_per_epoch = 0;
   // The options that change the batches' bytes (OptionSpec::in_stream), name
   // and canonical text, as StreamOptionsText() lists them: what a refused
@@ -188,13 +190,42 @@ struct SEGFEED_EXPORT LoaderState {
   // order (16 hex digits). Another pair, name or size gives another digest.
   std::string listing_digest;
 
-  // A few lines of text ("segfeed-loader-state 2", then one "key value" line
+  // A few lines of text ("segfeed-loader-state 3", then one "key value" line
   // per field) that Parse() reads back into an equal state.
   std::string Serialize() const;
   // Reads Serialize()'s text. Throws ConfigError naming what is wrong: not a
   // loader state, another version, a missing, repeated, unknown or malformed
-  // field.
+  // field, an integer outside its field's range (saying the range).
   static LoaderState Parse(std::string_view text);
+
+  // One field's value as a reader of another form of the state found it
+  // (Python's state_dict), for Read().
+  struct FieldValue {
+    enum class Type {
+      kText,     // text without types: Parse()'s lines
+      kInteger,  // an integer, `text` its decimal digits (any size)
+      kString,   // a string, `text` itself
+      kOther,    // anything else, `text` how that form shows it
+    };
+    std::string text;
+    Type type = Type::kText;
+  };
+  // A state's fields by key ("version" included, known_bad as Serialize()
+  // writes it, "3=corrupt_image,17=io_error"), and its stream options.
+  struct Fields {
+    std::map<std::string, FieldValue, std::less<>> values;
+    std::vector<std::pair<std::string, std::string>> options;
+    // Values the reader could not turn into text, by key, with why ("must
+    // be a list of [pair id, error kind] (got 3)"): refused once the
+    // version is known to be one this segfeed reads.
+    std::map<std::string, std::string, std::less<>> unreadable;
+  };
+  // The one check of a state's fields, for Parse() and every other form:
+  // each field present (or absent, known_bad) as its version has it, of its
+  // type, within its range; rank below world_size; known_bad's pairs once
+  // each. Throws ConfigError "<source>: <field> ..." naming the field and,
+  // for an integer, its range.
+  static LoaderState Read(const Fields& fields, std::string_view source);
 
   bool operator==(const LoaderState&) const = default;
 };
@@ -306,11 +337,16 @@ class SEGFEED_EXPORT Loader {
   // ranks (batches_in_epoch() then counts fewer batches). Throws
   // ConfigError, changing nothing, when the state is of another version,
   // was made with other stream options (naming them) or of another listing
-  // (other files, names or sizes), or when its position is outside this
-  // loader's epochs or, resumed on another world size, its global_position
-  // disagrees with its next_batch: resuming would not give the
-  // batches the interrupted run would have had. Options that do not change
-  // the stream (threads, prefetch_batches, pinned) may differ.
+  // (other files, names or sizes), when a field is outside its range (as
+  // Read() checks them), or when the state contradicts itself, as only an
+  // edit makes it: a seed or option lines other than its options_digest
+  // stands for, a position outside this loader's epochs, a batches_per_epoch
+  // other than its world_size gives, resumed on another world size a
+  // global_position other than its next_batch gives (at the same world size
+  // next_batch alone places it), known_bad pairs under OnBadFile::kFail
+  // (which skips none). Resuming would not give the batches the
+  // interrupted run would have had. Options that do not change the stream
+  // (threads, prefetch_batches, pinned) may differ.
   void Restore(const LoaderState& state);
 
   // Batches and samples one epoch of this loader's subset and shard has.

@@ -328,10 +328,16 @@ class Loader:
 
         Raises ConfigError when the state is of a version this segfeed does
         not resume, comes from other options (naming them) or another
-        dataset listing, or (on another world size) its ``global_position``
-        disagrees with its ``next_batch``: resuming would not give the
-        batches the interrupted run would have had. ``threads``,
-        ``prefetch_batches`` and ``pinned`` may differ.
+        dataset listing, when a field is missing, of another type or outside
+        its range (naming the field and the range: ``world_size`` in
+        [1, 2**31 - 1], ...), or when it contradicts itself as only an edit
+        makes it: a ``seed`` or ``options`` other than its
+        ``options_digest`` stands for, a ``batches_per_epoch`` other than
+        its ``world_size`` gives, ``known_bad`` pairs under
+        ``on_bad_file="fail"``, or (on another world size) a
+        ``global_position`` other than its ``next_batch`` gives. Resuming
+        would not give the batches the interrupted run would have had.
+        ``threads``, ``prefetch_batches`` and ``pinned`` may differ.
         """
         self._core.restore(state)
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,42 +45,47 @@ DatasetSpec DatasetSpecFromDict(const nb::bytes& data, const nb::dict& values) {
   return DatasetFromValues(PathFromBytes(data), given);
 }
 
-// A value of a state_dict, or ConfigError naming the key.
-template <typename T>
-T StateField(const nb::dict& state, const char* key, const char* what) {
-  if (!state.contains(key)) {
-    throw ConfigError(std::string("not a segfeed.Loader state_dict: it has no '") + key + "'");
-  }
-  nb::handle value = state[key];
-  T result;
-  if (!nb::try_cast<T>(value, result) || nb::isinstance<nb::bool_>(value)) {
-    throw ConfigError(std::string("state_dict['") + key + "'] must be " + what + " (got " +
-                      nb::repr(value).c_str() + ")");
-  }
-  return result;
+// Python's bool or NumPy's (no subclass of it): a flag, not an integer,
+// whatever __index__ says.
+bool IsBool(nb::handle value) {
+  const std::string_view type = Py_TYPE(value.ptr())->tp_name;
+  return PyBool_Check(value.ptr()) || type == "numpy.bool_" || type == "numpy.bool";
 }
 
-// state_dict()['known_bad'] read back: [pair id, error kind name] items.
-std::vector<std::pair<uint32_t, ErrorKind>> KnownBadFromList(nb::handle value) {
-  const auto refuse = [&value] {
-    return ConfigError(
-        std::string("state_dict['known_bad'] must be a list of [pair id, error kind] (got ") +
-        nb::repr(value).c_str() + ")");
-  };
-  if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) throw refuse();
-  std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
-  for (nb::handle item : value) {
-    uint32_t id = 0;
-    std::string name;
-    if (nb::len(item) != 2 || !nb::try_cast<uint32_t>(item[0], id) ||
-        !nb::try_cast<std::string>(item[1], name)) {
-      throw refuse();
-    }
-    const std::optional<ErrorKind> kind = ErrorKindFromName(name);
-    if (!kind) throw refuse();
-    known_bad.emplace_back(id, *kind);
+// A state_dict value as LoaderState::Read() reads it: an int (or anything
+// with __index__, a numpy integer) as its digits, a str as itself.
+LoaderState::FieldValue FieldValueOf(nb::handle value) {
+  using Type = LoaderState::FieldValue::Type;
+  if (nb::isinstance<nb::str>(value)) return {nb::cast<std::string>(value), Type::kString};
+  if (!IsBool(value) && PyIndex_Check(value.ptr())) {
+    const nb::object integer = nb::steal(PyNumber_Index(value.ptr()));
+    if (integer.is_valid()) return {nb::str(integer).c_str(), Type::kInteger};
+    PyErr_Clear();  // an __index__ that refuses (numpy's bool): not an integer
   }
-  return known_bad;
+  return {nb::repr(value).c_str(), Type::kOther};
+}
+
+// state_dict()['known_bad'], [[pair id, error kind name], ...], as
+// Serialize() writes it ("3=corrupt_image,17=io_error"), for Read() to
+// check; nothing when it is not such a list.
+std::optional<LoaderState::FieldValue> KnownBadText(nb::handle value) {
+  using Type = LoaderState::FieldValue::Type;
+  if (!nb::isinstance<nb::list>(value) && !nb::isinstance<nb::tuple>(value)) return std::nullopt;
+  std::string text;
+  for (nb::handle item : value) {
+    if ((!nb::isinstance<nb::list>(item) && !nb::isinstance<nb::tuple>(item)) ||
+        nb::len(item) != 2) {
+      return std::nullopt;
+    }
+    const LoaderState::FieldValue id = FieldValueOf(item[0]);
+    std::string kind;
+    if (id.type != Type::kInteger || !nb::try_cast<std::string>(item[1], kind) ||
+        !ErrorKindFromName(kind)) {
+      return std::nullopt;
+    }
+    text += (text.empty() ? "" : ",") + id.text + "=" + kind;
+  }
+  return LoaderState::FieldValue{text, Type::kText};
 }
 
 // What segfeed.Loader.state_dict() returns: LoaderState's fields by name,
@@ -111,43 +117,44 @@ nb::dict StateDict(const LoaderState& state) {
   return d;
 }
 
-// StateDict() read back. A state of a version this segfeed does not resume
-// is returned with only its version, which Loader::Restore() refuses, saying
-// so.
+// StateDict() read back, by the check LoaderState::Parse() uses too:
+// ConfigError "state_dict: <key> ..." for a key missing, unknown, of another
+// type or outside its range.
 LoaderState StateFromDict(nb::handle object) {
   if (!nb::isinstance<nb::dict>(object)) {
     throw ConfigError(std::string("not a segfeed.Loader state_dict: a dict was expected (got ") +
                       nb::repr(object).c_str() + ")");
   }
-  const nb::dict d = nb::borrow<nb::dict>(object);
-  LoaderState state;
-  state.version = StateField<int>(d, "version", "an int");
-  if (state.version < LoaderState::kOldestResumable || state.version > LoaderState::kVersion) {
-    return state;
-  }
-  state.seed = StateField<uint64_t>(d, "seed", "an int in [0, 2**64)");
-  state.epoch = StateField<int64_t>(d, "epoch", "an int");
-  state.next_batch = StateField<int64_t>(d, "next_batch", "an int");
-  state.rank = StateField<int>(d, "rank", "an int");
-  state.world_size = StateField<int>(d, "world_size", "an int");
-  if (state.version >= 3) {
-    state.shard_start = StateField<int64_t>(d, "shard_start", "an int");
-    state.global_position = StateField<int64_t>(d, "global_position", "an int");
-    if (d.contains("known_bad")) state.known_bad = KnownBadFromList(d["known_bad"]);
-  }
-  state.batches_per_epoch = StateField<int64_t>(d, "batches_per_epoch", "an int");
-  for (const auto& [name, text] : StateField<nb::dict>(d, "options", "a dict")) {
-    std::string name_text, value_text;
-    if (!nb::try_cast<std::string>(name, name_text) ||
-        !nb::try_cast<std::string>(text, value_text)) {
-      throw ConfigError(std::string("state_dict['options'] must map names to strings (got ") +
-                        nb::repr(name).c_str() + ": " + nb::repr(text).c_str() + ")");
+  LoaderState::Fields fields;
+  for (const auto& [key, value] : nb::borrow<nb::dict>(object)) {
+    std::string name;
+    if (!nb::try_cast<std::string>(key, name)) {
+      throw ConfigError(std::string("state_dict: keys must be str (got ") + nb::repr(key).c_str() +
+                        ")");
     }
-    state.options.emplace_back(std::move(name_text), std::move(value_text));
+    const std::string got = std::string(" (got ") + nb::repr(value).c_str() + ")";
+    if (name == "options") {
+      bool readable = nb::isinstance<nb::dict>(value);
+      for (const auto& [option, text] : readable ? nb::borrow<nb::dict>(value) : nb::dict()) {
+        std::string option_text, value_text;
+        readable = readable && nb::try_cast<std::string>(option, option_text) &&
+                   nb::try_cast<std::string>(text, value_text);
+        fields.options.emplace_back(std::move(option_text), std::move(value_text));
+      }
+      if (!readable) fields.unreadable[name] = "must be a dict of option names to strings" + got;
+    } else if (name == "known_bad") {
+      // Serialize() leaves out an empty list; so does a version 2 state.
+      std::optional<LoaderState::FieldValue> text = KnownBadText(value);
+      if (!text) {
+        fields.unreadable[name] = "must be a list of [pair id, error kind]" + got;
+      } else if (!text->text.empty()) {
+        fields.values[name] = std::move(*text);
+      }
+    } else {
+      fields.values[name] = FieldValueOf(value);
+    }
   }
-  state.options_digest = StateField<std::string>(d, "options_digest", "a str");
-  state.listing_digest = StateField<std::string>(d, "listing_digest", "a str");
-  return state;
+  return LoaderState::Read(fields, "state_dict");
 }
 
 // The Python side of an epoch: iterates the epoch `token` started. When the

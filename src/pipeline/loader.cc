@@ -49,7 +49,6 @@ int EnvironmentInt(const char* name) {
 
 // The epoch after the last one must exist too: position() moves on to it.
 void CheckEpoch(int64_t epoch) {
-  constexpr int64_t kLastEpoch = std::numeric_limits<int64_t>::max() - 1;
   if (epoch < 0 || epoch > kLastEpoch) {
     throw ConfigError("epoch must be in [0, " + std::to_string(kLastEpoch) + "] (got " +
                       std::to_string(epoch) + ")");
@@ -351,8 +350,14 @@ int64_t LoaderRuntime::GlobalPosition(const LoaderPosition& position) const {
 }
 
 void LoaderRuntime::Restore(const LoaderState& state) {
+  CheckStateFields(state, "loader state");  // a state made by hand, too
   CheckResumes(state, State(), spec_);
-  CheckEpoch(state.epoch);
+  if (!state.known_bad.empty() && options_.on_bad_file != OnBadFile::kSkip) {
+    throw ConfigError("the state's known_bad lists " + std::to_string(state.known_bad.size()) +
+                      " pair(s), but its on_bad_file is '" +
+                      std::string(OnBadFileName(options_.on_bad_file)) +
+                      "', which skips none: it was edited");
+  }
   const int64_t epoch_samples = std::ssize(epoch_plan_spec_.sample_ids);
   if (state.shard_start < 0 || state.shard_start >= std::max<int64_t>(epoch_samples, 1)) {
     throw ConfigError("shard_start must be in [0, " + std::to_string(epoch_samples) + ") (got " +
@@ -364,6 +369,13 @@ void LoaderRuntime::Restore(const LoaderState& state) {
   saved.rank = 0;  // every rank's plan has the same counts
   saved.shard_start = state.shard_start;
   const EpochPlan saved_plan = MakeEpochShape(saved);
+  saved.shard_start = 0;
+  const int64_t saved_batches_per_epoch = MakeEpochShape(saved).batch_count;
+  if (state.batches_per_epoch != saved_batches_per_epoch) {
+    throw ConfigError("the state's batches_per_epoch " + std::to_string(state.batches_per_epoch) +
+                      " is not what its world_size " + std::to_string(state.world_size) +
+                      " gives (" + std::to_string(saved_batches_per_epoch) + "): it was edited");
+  }
   if (state.next_batch < 0 || state.next_batch > saved_plan.batch_count) {
     throw ConfigError("next_batch must be in [0, " + std::to_string(saved_plan.batch_count) +
                       "] (got " + std::to_string(state.next_batch) + ")");

@@ -5,10 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 
 #include "fnv1a_digest.h"
 #include "segfeed/errors.h"
@@ -35,8 +38,40 @@ constexpr std::string_view kFields[] = {"epoch",
                                         "listing_digest"};
 // The fields a version 2 state does not have.
 constexpr std::string_view kSinceVersion3[] = {"shard_start", "global_position", "known_bad"};
-// An excerpt of a malformed line in a message, at most this long.
+// An excerpt of a malformed value in a message, at most this long.
 constexpr size_t kQuotedChars = 40;
+
+// An integer field of a state: where it lives and the values it may take.
+template <typename Int>
+struct IntegerField {
+  std::string_view key;
+  Int LoaderState::*member;
+  Int minimum;
+  Int maximum;
+  bool since_version3 = false;
+};
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int kIntMax = std::numeric_limits<int>::max();
+// Every integer field, in Serialize()'s order: what both Read() and
+// CheckStateFields() check, so that no form of the state escapes a range.
+constexpr auto kIntegerFields = std::make_tuple(
+    IntegerField<int64_t>{"epoch", &LoaderState::epoch, 0, internal::kLastEpoch},
+    IntegerField<int64_t>{"next_batch", &LoaderState::next_batch, 0, kInt64Max},
+    IntegerField<uint64_t>{"seed", &LoaderState::seed, 0, std::numeric_limits<uint64_t>::max()},
+    IntegerField<int>{"rank", &LoaderState::rank, 0, kIntMax},
+    IntegerField<int>{"world_size", &LoaderState::world_size, 1, kIntMax},
+    IntegerField<int64_t>{"shard_start", &LoaderState::shard_start, 0, kInt64Max, true},
+    IntegerField<int64_t>{"global_position", &LoaderState::global_position, 0, kInt64Max, true},
+    IntegerField<int64_t>{"batches_per_epoch", &LoaderState::batches_per_epoch, 0, kInt64Max});
+
+template <typename Visit>
+void ForEachIntegerField(int version, Visit&& visit) {
+  std::apply(
+      [&](const auto&... field) {
+        ((field.since_version3 && version < 3 ? void() : visit(field)), ...);
+      },
+      kIntegerFields);
+}
 
 std::string Quoted(std::string_view text) {
   std::string quoted = "'" + std::string(text.substr(0, kQuotedChars));
@@ -44,15 +79,34 @@ std::string Quoted(std::string_view text) {
   return quoted + "'";
 }
 
+// Whether a value is an integer, of any size: digits with an optional minus.
+bool IsInteger(const LoaderState::FieldValue& value) {
+  using Type = LoaderState::FieldValue::Type;
+  if (value.type != Type::kText) return value.type == Type::kInteger;
+  const std::string_view digits = std::string_view(value.text).substr(value.text.starts_with('-'));
+  return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// How a message shows a value it refuses: an integer as its digits (long
+// ones cut short), text quoted, anything else as its form shows it.
+std::string ShownValue(const LoaderState::FieldValue& value) {
+  if (value.type == LoaderState::FieldValue::Type::kOther) return value.text;
+  if (!IsInteger(value)) return Quoted(value.text);
+  if (value.text.size() <= kQuotedChars) return value.text;
+  return value.text.substr(0, kQuotedChars) + "... (" + std::to_string(value.text.size()) +
+         " digits)";
+}
+
 bool Resumable(int version) {
   return version >= LoaderState::kOldestResumable && version <= LoaderState::kVersion;
 }
 
-ConfigError VersionError(int version) {
+ConfigError VersionError(std::string_view version) {
   std::string message =
       "not a segfeed loader state of version " + std::to_string(LoaderState::kOldestResumable) +
-      " to " + std::to_string(LoaderState::kVersion) + " (got version " + std::to_string(version);
-  if (version >= 1 && version < LoaderState::kOldestResumable) {
+      " to " + std::to_string(LoaderState::kVersion) + " (got version " + std::string(version);
+  if (version.size() == 1 && version[0] >= '1' &&
+      version[0] < '0' + LoaderState::kOldestResumable) {
     message +=
         ": a state of an earlier segfeed, whose digests this version computes differently; "
         "resume it with that segfeed, or start the epoch again";
@@ -60,25 +114,39 @@ ConfigError VersionError(int version) {
   return ConfigError(message + ")");
 }
 
+// "[1, 2147483647]"
 template <typename Int>
-Int ParseInteger(std::string_view key, std::string_view text) {
-  Int value{};
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) {
-    throw ConfigError("loader state: " + std::string(key) +
-                      " must be an integer of its range (got " + Quoted(text) + ")");
-  }
-  return value;
+std::string Range(const IntegerField<Int>& field) {
+  return "[" + std::to_string(field.minimum) + ", " + std::to_string(field.maximum) + "]";
 }
 
 template <typename Int>
-Int ParseAtLeast(std::string_view key, std::string_view text, Int minimum) {
-  const Int value = ParseInteger<Int>(key, text);
-  if (value < minimum) {
-    throw ConfigError("loader state: " + std::string(key) + " must be >= " +
-                      std::to_string(minimum) + " (got " + std::string(text) + ")");
+Int ReadInteger(const IntegerField<Int>& field, const LoaderState::FieldValue& value,
+                std::string_view source) {
+  const std::string& text = value.text;
+  Int parsed{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
+  const bool whole = error == std::errc() && end == text.data() + text.size();
+  const bool integer = IsInteger(value);
+  if (integer && whole && parsed >= field.minimum && parsed <= field.maximum) return parsed;
+  // An integer too large or too small for its field, or not an integer.
+  throw ConfigError(std::string(source) + ": " + std::string(field.key) + " must be " +
+                    (integer ? "in " : "an integer in ") + Range(field) + " (got " +
+                    ShownValue(value) + ")");
+}
+
+int ReadVersion(const LoaderState::FieldValue& value, std::string_view source) {
+  if (!IsInteger(value)) {
+    throw ConfigError(std::string(source) + ": version must be an integer (got " +
+                      ShownValue(value) + ")");
   }
-  return value;
+  const std::string& text = value.text;
+  int version = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+  if (error != std::errc() || end != text.data() + text.size() || !Resumable(version)) {
+    throw VersionError(ShownValue(value));
+  }
+  return version;
 }
 
 // "3=corrupt_image,17=io_error": known_bad's text.
@@ -93,7 +161,16 @@ std::string KnownBadText(const std::vector<std::pair<uint32_t, ErrorKind>>& know
   return text;
 }
 
-std::vector<std::pair<uint32_t, ErrorKind>> ParseKnownBad(std::string_view text) {
+std::vector<std::pair<uint32_t, ErrorKind>> ReadKnownBad(const LoaderState::FieldValue& value,
+                                                         std::string_view source) {
+  using Type = LoaderState::FieldValue::Type;
+  const std::string prefix = std::string(source) + ": known_bad ";
+  if (value.type != Type::kText && value.type != Type::kString) {
+    throw ConfigError(prefix + "must list <pair id>=<error kind> (got " + ShownValue(value) + ")");
+  }
+  const std::string_view text = value.text;
+  constexpr IntegerField<uint32_t> kPairId{"known_bad pair id", nullptr, 0,
+                                           std::numeric_limits<uint32_t>::max()};
   std::vector<std::pair<uint32_t, ErrorKind>> known_bad;
   for (size_t start = 0; start <= text.size();) {
     const size_t comma = std::min(text.find(',', start), text.size());
@@ -103,24 +180,28 @@ std::vector<std::pair<uint32_t, ErrorKind>> ParseKnownBad(std::string_view text)
                                               ? std::nullopt
                                               : ErrorKindFromName(item.substr(equals + 1));
     if (!kind) {
-      throw ConfigError("loader state: known_bad must list <pair id>=<error kind> (got " +
-                        Quoted(item) + ")");
+      throw ConfigError(prefix + "must list <pair id>=<error kind> (got " + Quoted(item) + ")");
     }
-    known_bad.emplace_back(ParseInteger<uint32_t>("known_bad", item.substr(0, equals)), *kind);
+    const LoaderState::FieldValue id{std::string(item.substr(0, equals))};
+    known_bad.emplace_back(ReadInteger(kPairId, id, source), *kind);
     start = comma + 1;
   }
   return known_bad;
 }
 
-std::string ParseDigest(std::string_view key, std::string_view text) {
-  const bool hex = text.size() == 16 && std::all_of(text.begin(), text.end(), [](char c) {
+std::string ReadDigest(std::string_view key, const LoaderState::FieldValue& value,
+                       std::string_view source) {
+  using Type = LoaderState::FieldValue::Type;
+  const std::string& text = value.text;
+  const bool hex = (value.type == Type::kText || value.type == Type::kString) &&
+                   text.size() == 16 && std::all_of(text.begin(), text.end(), [](char c) {
                      return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
                    });
   if (!hex) {
-    throw ConfigError("loader state: " + std::string(key) + " must be 16 hex digits (got " +
-                      Quoted(text) + ")");
+    throw ConfigError(std::string(source) + ": " + std::string(key) +
+                      " must be 16 hex digits (got " + ShownValue(value) + ")");
   }
-  return std::string(text);
+  return text;
 }
 
 // How a message shows an option's canonical text: a choice quoted as
@@ -203,11 +284,8 @@ LoaderState LoaderState::Parse(std::string_view text) {
                       Quoted(lines.empty() ? std::string_view() : lines[0]) + ", not '" +
                       std::string(kMagic) + " <version>'");
   }
-  LoaderState state;
-  state.version = ParseInteger<int>("version", lines[0].substr(magic.size()));
-  if (!Resumable(state.version)) throw VersionError(state.version);
-
-  std::map<std::string, std::string_view, std::less<>> fields;
+  Fields fields;
+  fields.values["version"].text = lines[0].substr(magic.size());
   for (size_t i = 1; i < lines.size(); ++i) {
     const size_t space = lines[i].find(' ');
     const std::string_view key = lines[i].substr(0, space);
@@ -224,49 +302,63 @@ LoaderState LoaderState::Parse(std::string_view text) {
                           " is not 'option <name>=<value>'");
       }
       const std::string name(value.substr(0, equals));
-      for (const auto& option : state.options) {
+      for (const auto& option : fields.options) {
         if (option.first == name)
           throw ConfigError("loader state: option " + name + " is given twice");
       }
-      state.options.emplace_back(name, std::string(value.substr(equals + 1)));
+      fields.options.emplace_back(name, std::string(value.substr(equals + 1)));
       continue;
     }
-    if (!fields.emplace(std::string(key), value).second) {
+    if (!fields.values.emplace(std::string(key), FieldValue{std::string(value)}).second) {
       throw ConfigError("loader state: " + std::string(key) + " is given twice");
     }
   }
-  for (const auto& field : fields) {
-    const bool known =
-        std::find(std::begin(kFields), std::end(kFields), field.first) != std::end(kFields);
-    const bool newer = std::find(std::begin(kSinceVersion3), std::end(kSinceVersion3),
-                                 field.first) != std::end(kSinceVersion3);
+  return Read(fields, "loader state");
+}
+
+LoaderState LoaderState::Read(const Fields& fields, std::string_view source) {
+  const std::string prefix = std::string(source) + ": ";
+  const auto value_of = [&](std::string_view key) -> const FieldValue* {
+    const auto found = fields.values.find(key);
+    return found == fields.values.end() ? nullptr : &found->second;
+  };
+  const auto required = [&](std::string_view key) -> const FieldValue& {
+    const FieldValue* value = value_of(key);
+    if (!value) throw ConfigError(prefix + "no " + std::string(key));
+    return *value;
+  };
+  LoaderState state;
+  state.version = ReadVersion(required("version"), source);
+  std::vector<std::string_view> keys;
+  for (const auto& [key, value] : fields.values) keys.push_back(key);
+  for (const auto& [key, why] : fields.unreadable) {
+    if (key != "options") keys.push_back(key);  // the option lines, as a dict has them
+  }
+  for (const std::string_view key : keys) {
+    const bool known = key == "version" ||
+                       std::find(std::begin(kFields), std::end(kFields), key) != std::end(kFields);
+    const bool newer = std::find(std::begin(kSinceVersion3), std::end(kSinceVersion3), key) !=
+                       std::end(kSinceVersion3);
     if (!known || (newer && state.version < 3)) {
-      throw ConfigError("loader state: unknown field " + field.first + " (in a version " +
+      throw ConfigError(prefix + "unknown field " + std::string(key) + " (in a version " +
                         std::to_string(state.version) + " state)");
     }
   }
-  const auto take = [&fields](std::string_view key) {
-    const auto found = fields.find(key);
-    if (found == fields.end()) throw ConfigError("loader state: no " + std::string(key));
-    const std::string_view value = found->second;
-    fields.erase(found);
-    return value;
-  };
-  state.epoch = ParseAtLeast<int64_t>("epoch", take("epoch"), 0);
-  state.next_batch = ParseAtLeast<int64_t>("next_batch", take("next_batch"), 0);
-  state.seed = ParseInteger<uint64_t>("seed", take("seed"));
-  state.rank = ParseAtLeast<int>("rank", take("rank"), 0);
-  state.world_size = ParseAtLeast<int>("world_size", take("world_size"), 1);
-  if (state.version >= 3) {
-    state.shard_start = ParseAtLeast<int64_t>("shard_start", take("shard_start"), 0);
-    state.global_position = ParseAtLeast<int64_t>("global_position", take("global_position"), 0);
-    if (fields.contains("known_bad")) state.known_bad = ParseKnownBad(take("known_bad"));
+  if (!fields.unreadable.empty()) {
+    const auto& [key, why] = *fields.unreadable.begin();
+    throw ConfigError(prefix + key + " " + why);
   }
-  state.batches_per_epoch =
-      ParseAtLeast<int64_t>("batches_per_epoch", take("batches_per_epoch"), 0);
-  state.options_digest = ParseDigest("options_digest", take("options_digest"));
-  state.listing_digest = ParseDigest("listing_digest", take("listing_digest"));
-  if (state.options.empty()) throw ConfigError("loader state: no option lines");
+  ForEachIntegerField(state.version, [&](const auto& field) {
+    state.*field.member = ReadInteger(field, required(field.key), source);
+  });
+  if (const FieldValue* known_bad = value_of("known_bad"); known_bad && state.version >= 3) {
+    state.known_bad = ReadKnownBad(*known_bad, source);
+  }
+  state.options_digest = ReadDigest("options_digest", required("options_digest"), source);
+  state.listing_digest = ReadDigest("listing_digest", required("listing_digest"), source);
+  if (fields.options.empty()) throw ConfigError(prefix + "no options");
+  state.options = fields.options;
+  internal::CheckStateFields(state, source);
   return state;
 }
 
@@ -305,8 +397,31 @@ std::string ListingDigest(const PairList& pairs) {
   return digest.Hex();
 }
 
+void CheckStateFields(const LoaderState& state, std::string_view source) {
+  const std::string prefix = std::string(source) + ": ";
+  if (!Resumable(state.version)) throw VersionError(std::to_string(state.version));
+  ForEachIntegerField(state.version, [&](const auto& field) {
+    const auto value = state.*field.member;
+    if (value < field.minimum || value > field.maximum) {
+      throw ConfigError(prefix + std::string(field.key) + " must be in " + Range(field) + " (got " +
+                        std::to_string(value) + ")");
+    }
+  });
+  if (state.rank >= state.world_size) {
+    throw ConfigError(prefix + "rank must be in [0, world_size " +
+                      std::to_string(state.world_size) + ") (got " + std::to_string(state.rank) +
+                      ")");
+  }
+  std::set<uint32_t> known_bad;
+  for (const auto& [id, kind] : state.known_bad) {
+    if (!known_bad.insert(id).second) {
+      throw ConfigError(prefix + "known_bad lists pair " + std::to_string(id) + " twice");
+    }
+  }
+}
+
 void CheckResumes(const LoaderState& saved, const LoaderState& current, const DatasetSpec& spec) {
-  if (!Resumable(saved.version)) throw VersionError(saved.version);
+  if (!Resumable(saved.version)) throw VersionError(std::to_string(saved.version));
   if (saved.options_digest != current.options_digest) {
     const std::string changed = ChangedOptions(saved, current);
     throw ConfigError("the checkpoint was made with other options (" +
@@ -319,6 +434,16 @@ void CheckResumes(const LoaderState& saved, const LoaderState& current, const Da
                       ": other files, names or sizes in " + spec.image_dir.string() + " or " +
                       spec.mask_dir.string() +
                       "): the same batch indices would hold other samples");
+  }
+  // The digest matched: whatever else speaks of the options must agree with it.
+  if (saved.options != current.options) {
+    throw ConfigError("the state's option lines are not those its options_digest stands for (" +
+                      ChangedOptions(saved, current) + "): it was edited");
+  }
+  if (saved.seed != current.seed) {
+    throw ConfigError("the state's seed " + std::to_string(saved.seed) +
+                      " is not the seed its options_digest stands for (" +
+                      std::to_string(current.seed) + "): it was edited");
   }
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,6 +17,15 @@ namespace segfeed::internal {
 // checks of Loader::Restore(). LoaderState::Serialize() and Parse() live
 // beside them (loader_state.cc).
 
+// The last epoch a loader starts: the one after it must be a number too.
+constexpr int64_t kLastEpoch = std::numeric_limits<int64_t>::max() - 1;
+
+// Throws ConfigError "<source>: <field> ..." unless every field of `state`
+// is within its range (the ranges LoaderState::Read() checks), rank is
+// below world_size and known_bad names each pair once: what Restore() asks
+// of a state made by hand, and Read() of every state it reads.
+void CheckStateFields(const LoaderState& state, std::string_view source);
+
 // LoaderState::options: StreamOptionsText(options), one (name, text) per line.
 std::vector<std::pair<std::string, std::string>> StreamOptionList(const LoaderOptions& options);
 
@@ -25,7 +37,8 @@ std::string ListingDigest(const PairList& pairs);
 // Throws ConfigError unless `saved` continues the stream that `current`
 // describes (positions and shards aside: any rank and world size resume):
 // a version this segfeed resumes, the same stream options (naming those
-// that differ) and listing, checked in that order. `spec` names the
+// that differ) and listing, checked in that order, then option lines and a
+// seed that agree with the options digest (an edited state). `spec` names the
 // folders in the message about the listing.
 void CheckResumes(const LoaderState& saved, const LoaderState& current, const DatasetSpec& spec);
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -322,6 +323,68 @@ void ExpectEachSampleOnce(const std::vector<Sample>& before, const std::vector<S
   }
 }
 
+// Under skip, a resume on another world size re-shards the rest of the
+// epoch: the slot of a bad pair is another position than in the
+// uninterrupted run and draws another replacement (README, "Resuming on
+// another number of ranks"). What holds: each good sample of the epoch
+// arrives once with its bytes, the bad pair never, and every slot is filled.
+TEST_F(LoaderStateTest, UnderSkipAResumeOnAnotherWorldSizeDeliversEachGoodSampleOnce) {
+  TempDir copy;
+  CopyTree(dir_->path(), copy.path());
+  const DatasetSpec spec = DatasetSpec::Carvana(copy.path());
+  const auto options = [](int rank, int world_size) {
+    LoaderOptions skip = ShardOptions(rank, world_size);
+    skip.on_bad_file = OnBadFile::kSkip;
+    return skip;
+  };
+  // The epoch's permutation and each sample's bytes, while all pairs are good.
+  std::vector<uint32_t> order;
+  std::map<uint32_t, std::string> reference;
+  {
+    Loader loader(spec, options(0, 1));
+    loader.StartEpoch(0);
+    for (Sample& sample : TakeSamples(loader)) {
+      order.push_back(sample.id);
+      reference[sample.id] = std::move(sample.bytes);
+    }
+  }
+  ASSERT_EQ(order.size(), 13u);
+  // Two ranks take a batch of 2 each: positions 0 to 3. Position 6 is in the rest.
+  const uint32_t bad = order[6];
+  const fs::path victim = Loader(spec, options(0, 1)).dataset().pairs[bad].image_path;
+  std::ofstream(victim, std::ios::binary | std::ios::trunc) << "not a JPEG";
+
+  std::vector<Sample> delivered;
+  LoaderState state;
+  for (int rank = 0; rank < 2; ++rank) {
+    Loader loader(spec, options(rank, 2));
+    loader.StartEpoch(0);
+    for (Sample& sample : TakeSamples(loader, 1)) delivered.push_back(std::move(sample));
+    state = loader.State();
+  }
+  EXPECT_EQ(state.global_position, 4);
+  Loader resumed(spec, options(0, 1));
+  resumed.Restore(state);
+  resumed.StartNextEpoch();
+  for (Sample& sample : TakeSamples(resumed)) delivered.push_back(std::move(sample));
+
+  EXPECT_EQ(delivered.size(), 13u);  // every slot filled
+  std::map<uint32_t, int> planned;
+  int replacements = 0;
+  for (const Sample& sample : delivered) {
+    EXPECT_NE(sample.id, bad);
+    // A replacement has augmentation of its own, not its pair's.
+    if (sample.bytes == reference.at(sample.id)) {
+      ++planned[sample.id];
+    } else {
+      ++replacements;
+    }
+  }
+  EXPECT_EQ(replacements, 1);
+  EXPECT_EQ(planned.size(), 12u);
+  for (const auto& [id, count] : planned) EXPECT_EQ(count, 1) << "sample " << id;
+}
+
 // World size 2 (13 samples, batches of 2: 7 per rank in 4 batches) stops
 // after 2 batches a rank, 8 samples in all; its state resumes at world size
 // 1 (the 5 left, 3 batches) and 3 (2 each, one of them padding).
@@ -551,7 +614,8 @@ TEST_F(LoaderStateTest, AnEpochWithoutANextOneIsRefused) {
   EXPECT_EQ(ConfigErrorOf([&] { loader.StartEpoch(-1); }), message + "-1)");
   LoaderState state = loader.State();
   state.epoch = INT64_MAX;
-  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }), message + "9223372036854775807)");
+  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }),
+            "loader state: " + message + "9223372036854775807)");
   loader.StartEpoch(INT64_MAX - 1, 3);
   ASSERT_TRUE(loader.Next().has_value());
   EXPECT_EQ(loader.position(), (LoaderPosition{INT64_MAX, 0}));
@@ -571,7 +635,7 @@ TEST_F(LoaderStateTest, SerializeAndParseRoundTrip) {
   EXPECT_EQ(LoaderState::Parse(crlf), state);
   LoaderState large = state;
   large.seed = UINT64_MAX;
-  large.epoch = INT64_MAX;
+  large.epoch = INT64_MAX - 1;  // the last epoch: the one after it is a number too
   EXPECT_EQ(LoaderState::Parse(large.Serialize()), large);
 }
 
@@ -595,21 +659,31 @@ TEST_F(LoaderStateTest, ParseRefusesMalformedTextNamingWhatIsWrong) {
        "not a segfeed loader state of version 2 to 3 (got version 99)"},
       {replaced("state 3", "state 2"),
        "loader state: unknown field global_position (in a version 2 state)"},
-      {replaced("state 3", "state two"), "loader state: version must be an integer"},
+      {replaced("state 3", "state two"), "loader state: version must be an integer (got 'two')"},
+      {replaced("state 3", "state 2147483648"),
+       "not a segfeed loader state of version 2 to 3 (got version 2147483648)"},
       {replaced("epoch 0\n", ""), "loader state: no epoch"},
       {replaced("epoch 0\n", "epoch 0\nepoch 1\n"), "loader state: epoch is given twice"},
       {replaced("epoch 0", "epoch zero"),
-       "loader state: epoch must be an integer of its range (got 'zero')"},
-      {replaced("epoch 0", "epoch -1"), "loader state: epoch must be >= 0 (got -1)"},
-      {replaced("seed 11", "seed 18446744073709551616"), "loader state: seed must be an integer"},
-      {replaced("world_size 1", "world_size 0"), "loader state: world_size must be >= 1 (got 0)"},
+       "loader state: epoch must be an integer in [0, 9223372036854775806] (got 'zero')"},
+      {replaced("epoch 0", "epoch -1"),
+       "loader state: epoch must be in [0, 9223372036854775806] (got -1)"},
+      {replaced("seed 11", "seed 18446744073709551616"),
+       "loader state: seed must be in [0, 18446744073709551615] (got 18446744073709551616)"},
+      {replaced("world_size 1", "world_size 0"),
+       "loader state: world_size must be in [1, 2147483647] (got 0)"},
+      {replaced("rank 0", "rank 1"), "loader state: rank must be in [0, world_size 1) (got 1)"},
       {replaced("shard_start 0", "shard_start -1"),
-       "loader state: shard_start must be >= 0 (got -1)"},
+       "loader state: shard_start must be in [0, 9223372036854775807] (got -1)"},
       {replaced("global_position 0\n", ""), "loader state: no global_position"},
       {replaced("global_position 0\n", "global_position 0\nknown_bad 3=nonsense\n"),
        "loader state: known_bad must list <pair id>=<error kind> (got '3=nonsense')"},
       {replaced("global_position 0\n", "global_position 0\nknown_bad x=io_error\n"),
-       "loader state: known_bad must be an integer of its range (got 'x')"},
+       "loader state: known_bad pair id must be an integer in [0, 4294967295] (got 'x')"},
+      {replaced("global_position 0\n", "global_position 0\nknown_bad 4294967296=io_error\n"),
+       "loader state: known_bad pair id must be in [0, 4294967295] (got 4294967296)"},
+      {replaced("global_position 0\n", "global_position 0\nknown_bad 3=io_error,3=io_error\n"),
+       "loader state: known_bad lists pair 3 twice"},
       {replaced("epoch 0", "epoch"), "loader state: line 2 'epoch' is not '<field> <value>'"},
       {replaced("epoch 0", "colour blue"), "loader state: unknown field colour"},
       {replaced("options_digest ", "options_digest x"),
@@ -618,12 +692,182 @@ TEST_F(LoaderStateTest, ParseRefusesMalformedTextNamingWhatIsWrong) {
        "loader state: line 12 'option batch_size' is not 'option <name>=<value>'"},
       {replaced("option batch_size=4\n", "option batch_size=4\noption batch_size=5\n"),
        "loader state: option batch_size is given twice"},
-      {replaced(options_start, ""), "loader state: no option lines"},
+      {replaced(options_start, ""), "loader state: no options"},
   };
   for (const auto& [text, message] : cases) {
     const std::string got = ConfigErrorOf([&text] { LoaderState::Parse(text); });
     EXPECT_EQ(got.rfind(message, 0), 0u) << "got: " << got << "\nfor:\n" << text;
   }
+}
+
+// Every integer field of the state, the values it may take, as messages show them.
+struct IntegerFieldRange {
+  std::string key;
+  std::string range;
+};
+const IntegerFieldRange kIntegerFieldRanges[] = {
+    {"epoch", "[0, 9223372036854775806]"},
+    {"next_batch", "[0, 9223372036854775807]"},
+    {"seed", "[0, 18446744073709551615]"},
+    {"rank", "[0, 2147483647]"},
+    {"world_size", "[1, 2147483647]"},
+    {"shard_start", "[0, 9223372036854775807]"},
+    {"global_position", "[0, 9223372036854775807]"},
+    {"batches_per_epoch", "[0, 9223372036854775807]"},
+};
+
+// Whether `value` lies in "[low, high]", both non-negative.
+bool InRange(const std::string& value, const std::string& range) {
+  const auto less_or_equal = [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a <= b;
+  };
+  const size_t comma = range.find(", ");
+  const std::string low = range.substr(1, comma - 1);
+  const std::string high = range.substr(comma + 2, range.size() - comma - 3);
+  return value[0] != '-' && less_or_equal(low, value) && less_or_equal(value, high);
+}
+
+// The text path: each integer field at the edges of the types it could be
+// read into, and values that are no integer, is read when within its range
+// and refused otherwise, naming the field and its range (not "an integer
+// of its range", nor a crash later).
+TEST_F(LoaderStateTest, EveryIntegerFieldIsReadWithinItsRangeAndRefusedOutsideNamingIt) {
+  const std::string good = Loader(Spec(), SmallOptions()).State().Serialize();
+  const std::vector<std::string> integers = {"0",
+                                             "1",
+                                             "-1",
+                                             "2147483647",
+                                             "2147483648",
+                                             "4294967296",
+                                             "9223372036854775807",
+                                             "9223372036854775808",
+                                             "18446744073709551615",
+                                             "18446744073709551616",
+                                             "-9223372036854775809"};
+  const std::vector<std::string> not_integers = {"1.5", "x", "0x10", "+1", "1e3", "-"};
+  for (const auto& [key, range] : kIntegerFieldRanges) {
+    const size_t start = good.find("\n" + key + " ") + 1;
+    ASSERT_NE(start, 0u) << key;
+    const size_t end = good.find('\n', start);
+    const auto with = [&](const std::string& value) {
+      return good.substr(0, start) + key + " " + value + good.substr(end);
+    };
+    for (const std::string& value : integers) {
+      // rank must also be below world_size (1 here): its own case below.
+      const bool accepted = InRange(value, range) && (key != "rank" || value == "0");
+      const std::string text = with(value);
+      if (accepted) {
+        EXPECT_EQ(LoaderState::Parse(text).Serialize(), text) << key << " " << value;
+        continue;
+      }
+      const std::string expected =
+          key == "rank" && InRange(value, range)
+              ? "loader state: rank must be in [0, world_size 1) (got " + value + ")"
+              : "loader state: " + key + " must be in " + range + " (got " + value + ")";
+      EXPECT_EQ(ConfigErrorOf([&] { LoaderState::Parse(text); }), expected);
+    }
+    for (const std::string& value : not_integers) {
+      EXPECT_EQ(
+          ConfigErrorOf([&] { LoaderState::Parse(with(value)); }),
+          "loader state: " + key + " must be an integer in " + range + " (got '" + value + "')");
+    }
+    EXPECT_EQ(
+        ConfigErrorOf([&] { LoaderState::Parse(good.substr(0, start) + good.substr(end + 1)); }),
+        "loader state: no " + key);
+  }
+}
+
+// The struct path: a LoaderState made (or edited) in C++ and handed to
+// Restore() is checked against the same ranges. world_size 0 was a
+// division by zero (SIGFPE), -1 a message about next_batch.
+TEST_F(LoaderStateTest, RestoreRefusesAFieldOutsideItsRangeNamingIt) {
+  Loader loader(Spec(), SmallOptions());
+  const LoaderState good = loader.State();
+  const auto refused = [&](const std::function<void(LoaderState&)>& edit) {
+    LoaderState state = good;
+    edit(state);
+    return ConfigErrorOf([&] { loader.Restore(state); });
+  };
+  EXPECT_EQ(refused([](LoaderState& s) { s.world_size = 0; }),
+            "loader state: world_size must be in [1, 2147483647] (got 0)");
+  EXPECT_EQ(refused([](LoaderState& s) { s.world_size = -1; }),
+            "loader state: world_size must be in [1, 2147483647] (got -1)");
+  EXPECT_EQ(refused([](LoaderState& s) { s.world_size = INT_MIN; }),
+            "loader state: world_size must be in [1, 2147483647] (got -2147483648)");
+  EXPECT_EQ(refused([](LoaderState& s) { s.rank = -1; }),
+            "loader state: rank must be in [0, 2147483647] (got -1)");
+  EXPECT_EQ(refused([](LoaderState& s) { s.rank = 1; }),
+            "loader state: rank must be in [0, world_size 1) (got 1)");
+  EXPECT_EQ(refused([](LoaderState& s) { s.epoch = -1; }),
+            "loader state: epoch must be in [0, 9223372036854775806] (got -1)");
+  for (const auto& [key, member] :
+       {std::pair<std::string, int64_t LoaderState::*>{"next_batch", &LoaderState::next_batch},
+        {"shard_start", &LoaderState::shard_start},
+        {"global_position", &LoaderState::global_position},
+        {"batches_per_epoch", &LoaderState::batches_per_epoch}}) {
+    EXPECT_EQ(
+        refused([member = member](LoaderState& s) { s.*member = INT64_MIN; }),
+        "loader state: " + key + " must be in [0, 9223372036854775807] (got -9223372036854775808)");
+  }
+  EXPECT_EQ(refused([](LoaderState& s) { s.version = 0; }).rfind("not a segfeed loader state", 0),
+            0u);
+  EXPECT_EQ(loader.position(), (LoaderPosition{0, 0}));  // nothing changed
+}
+
+// Fields the options digest already decides: an edit of one alone was
+// accepted and ignored (a seed edited to 12 still streamed seed 11's
+// batches). Refused, naming the field.
+TEST_F(LoaderStateTest, ASeedOrOptionLinesOtherThanTheDigestIsRefused) {
+  Loader loader(Spec(), SmallOptions());
+  const std::string good = loader.State().Serialize();
+  const auto edited = [&good](const std::string& from, const std::string& to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return LoaderState::Parse(text);
+  };
+  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(edited("\nseed 11\n", "\nseed 12\n")); }),
+            "the state's seed 12 is not the seed its options_digest stands for (11): it was "
+            "edited");
+  EXPECT_EQ(
+      ConfigErrorOf([&] { loader.Restore(edited("option batch_size=4", "option batch_size=5")); }),
+      "the state's option lines are not those its options_digest stands for (batch_size "
+      "5 -> 4): it was edited");
+  loader.Restore(LoaderState::Parse(good));  // as it was: accepted
+}
+
+// batches_per_epoch is what the options, the listing and the state's
+// world size give: an edited one does not change the epoch's length, so it
+// is refused rather than ignored.
+TEST_F(LoaderStateTest, AnEditedBatchesPerEpochIsRefused) {
+  Loader loader(Spec(), ShardOptions(0, 2));
+  LoaderState state = loader.State();
+  EXPECT_EQ(state.batches_per_epoch, 4);
+  state.batches_per_epoch = 7;
+  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }),
+            "the state's batches_per_epoch 7 is not what its world_size 2 gives (4): it was "
+            "edited");
+  Loader other(Spec(), ShardOptions(0, 3));  // another world size: the state's own count
+  EXPECT_NE(ConfigErrorOf([&] { other.Restore(state); }).find("batches_per_epoch 7"),
+            std::string::npos);
+  state.batches_per_epoch = 4;
+  other.Restore(state);
+}
+
+// A fail loader never skips a pair, so its state never lists one: a
+// known_bad added by hand would have silently replaced a good pair.
+TEST_F(LoaderStateTest, KnownBadInTheStateOfAFailLoaderIsRefused) {
+  Loader loader(Spec(), SmallOptions());
+  ASSERT_EQ(SmallOptions().on_bad_file, OnBadFile::kFail);
+  LoaderState state = loader.State();
+  state.known_bad = {{3, ErrorKind::kCorruptImage}};
+  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }),
+            "the state's known_bad lists 1 pair(s), but its on_bad_file is 'fail', which skips "
+            "none: it was edited");
+  state.known_bad = {{3, ErrorKind::kCorruptImage}, {3, ErrorKind::kIoError}};
+  EXPECT_EQ(ConfigErrorOf([&] { loader.Restore(state); }),
+            "loader state: known_bad lists pair 3 twice");
+  loader.StartEpoch(0);
+  EXPECT_TRUE(Remaining(loader) == Uninterrupted(0));  // pair 3 read, as in the run
 }
 
 }  // namespace
