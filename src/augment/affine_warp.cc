@@ -330,6 +330,14 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   }
 }
 
+// Where the Y plane was sampled: the raster's size and the output -> raster
+// matrix.
+struct LumaSampling {
+  int width = 0;
+  int height = 0;
+  AffineMatrix matrix{};
+};
+
 // The fill colour in each YCbCr plane.
 std::array<int, 3> FillLevels(const AugmentOptions& options) {
   return RgbToYCbCr(options.fill_value.rgb);
@@ -348,6 +356,19 @@ void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
   const double luma_height = source.mask.height * scale_y;
   const std::array<int, 3> fill = FillLevels(options);
   const bool grey = source.chroma[0].data == nullptr;
+  // A constant fill enters each output pixel of the RGB warp by the share
+  // of its taps outside the photo, in every channel alike, and libjpeg's
+  // upsampling repeats the chroma's outermost sample up to the photo's
+  // edge. A chroma plane warped with the fill on its own does neither: a
+  // chroma sample spans several luma pixels, so its taps leave the plane up
+  // to a sample before the luma's leave the photo, and the fill would blend
+  // into pixels the Y warp takes wholly from the photo. So at the edges each
+  // chroma pixel is taken again with its taps clamped to the plane (a grey
+  // photo's: 128) and the fill blended in by the share the
+  // Y warp took from outside: the Y raster it sampled (the photo's, or its
+  // pre-reduced block) and its matrix. Not for a Y that OpenCV warped (a
+  // source beyond 16.16): its chroma keeps OpenCV's fill.
+  std::optional<LumaSampling> luma;
   for (int plane = 0; plane < (grey ? 1 : 3); ++plane) {
     // A chroma raster covers the photo's extent with 1/step of the luma's
     // pixels on each axis: its matrix is the luma's, scaled, so that the
@@ -362,18 +383,30 @@ void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
         PreReduced(options, params, placement, view, luma_width / step_x, luma_height / step_y,
                    out.width, out.height, &scratch->reduced_image, &matrix);
     const RasterView raster_view = ViewOf(raster);
-    if (FitsFixedPoint(matrix, out.width, out.height, raster_view)) {
+    const bool fixed_point = FitsFixedPoint(matrix, out.width, out.height, raster_view);
+    if (fixed_point) {
       WarpBilinearPlane(raster_view, matrix, options.fill_mode, static_cast<uint8_t>(fill[plane]),
                         out);
     } else {
       cv::Mat dst = WritableMat(out);
       Warp(raster, matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[plane]), dst);
     }
+    if (plane == 0 && fixed_point && options.fill_mode == FillMode::kConstant)
+      luma = LumaSampling{raster_view.width, raster_view.height, matrix};
+    // Before the next plane's pre-reduction takes the scratch this raster
+    // may lie in.
+    if (plane > 0 && fixed_point && luma)
+      BlendFillByCoverage(raster_view, matrix, luma->width, luma->height, luma->matrix,
+                          static_cast<uint8_t>(fill[plane]), out);
   }
   if (grey) {
-    for (int plane = 1; plane < 3; ++plane)
+    for (int plane = 1; plane < 3; ++plane) {
       for (int y = 0; y < planes_out[plane].height; ++y)
         std::fill_n(planes_out[plane].Row(y), planes_out[plane].width, uint8_t{128});
+      if (luma && fill[plane] != 128)  // else the fill's chroma is the photo's
+        BlendFillByCoverage(RasterView{}, luma->matrix, luma->width, luma->height, luma->matrix,
+                            static_cast<uint8_t>(fill[plane]), planes_out[plane]);
+    }
   }
 }
 

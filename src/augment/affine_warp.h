@@ -161,8 +161,12 @@ void WarpMaskOnly(const AugmentOptions& options, const AugmentParams& params,
 // that the chroma is upsampled by the warp's own interpolation at the
 // output positions. Each plane is area-reduced first where it must shrink
 // by more than 2x (as WarpImageAndMask does). A grey photo's chroma planes
-// are written 128. Uses OpenCV's fixed-point warp: bit-exact, whatever the
-// thread count or the vector unit. The mask is WarpMaskOnly's.
+// are written 128. Under a constant fill the chroma within a sample of the
+// photo's edge repeats the edge sample (as libjpeg's upsampling does) and
+// each plane takes the fill by the share the Y warp takes from outside the
+// photo, so the colour at the edge is the RGB warp's. Uses segfeed's
+// fixed-point warp (OpenCV's for sources beyond it): bit-exact, whatever
+// the thread count or the vector unit. The mask is WarpMaskOnly's.
 void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
                      const WarpSource& source, const std::array<MutableRasterView, 3>& planes_out,
                      WarpScratch* scratch);

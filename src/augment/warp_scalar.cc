@@ -314,6 +314,62 @@ void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, FillMode
   WarpBilinear<1>(source, m, mode, &fill, out, nullptr);
 }
 
+void BlendFillByCoverage(const RasterView& source, const AffineMatrix& m, int cover_width,
+                         int cover_height, const AffineMatrix& cover_m, uint8_t fill,
+                         const MutableRasterView& out) {
+  assert(out.channels == 1);
+  // Bilinear()'s arithmetic on taps of 255 inside the cover and 0 outside.
+  auto coverage = [&](int32_t x, int32_t y) {
+    const int ix = x >> kFracBits, iy = y >> kFracBits;
+    auto inside = [&](int sx, int sy) {
+      return sx >= 0 && sx < cover_width && sy >= 0 && sy < cover_height ? 255 : 0;
+    };
+    return Bilinear(inside(ix, iy), inside(ix + 1, iy), inside(ix, iy + 1), inside(ix + 1, iy + 1),
+                    WeightX(x), WeightX(y));
+  };
+  // The source's level with its taps clamped to its edge.
+  auto clamped_level = [&](int32_t x, int32_t y) {
+    const int ix = x >> kFracBits, iy = y >> kFracBits;
+    const int x0 = std::clamp(ix, 0, source.width - 1),
+              x1 = std::clamp(ix + 1, 0, source.width - 1);
+    const uint8_t* const top = source.Row(std::clamp(iy, 0, source.height - 1));
+    const uint8_t* const bottom = source.Row(std::clamp(iy + 1, 0, source.height - 1));
+    return Bilinear(top[x0], top[x1], bottom[x0], bottom[x1], WeightX(x), WeightX(y));
+  };
+  auto interior_of = [&](const RowPositions& row, int width, int height) {
+    return Intersect(SolveSpan(row.x, row.x_step, 0, int64_t{width - 1} << kFracBits, out.width),
+                     SolveSpan(row.y, row.y_step, 0, int64_t{height - 1} << kFracBits, out.width));
+  };
+  for (int y = 0; y < out.height; ++y) {
+    // WarpBilinear's spans, for the cover and for the source.
+    const RowPositions cover = PositionsOfRow(cover_m, y, kBilinearOffset);
+    const Span touching = Intersect(
+        SolveSpan(cover.x, cover.x_step, -kOne, int64_t{cover_width} << kFracBits, out.width),
+        SolveSpan(cover.y, cover.y_step, -kOne, int64_t{cover_height} << kFracBits, out.width));
+    const Span cover_interior = Intersect(touching, interior_of(cover, cover_width, cover_height));
+    const RowPositions row = PositionsOfRow(m, y, kBilinearOffset);
+    Span untouched = cover_interior;
+    if (source.data != nullptr)
+      untouched = Intersect(untouched, interior_of(row, source.width, source.height));
+    if (untouched.first >= untouched.last) untouched = {touching.last, touching.last};
+    uint8_t* const dst = out.Row(y);
+    std::memset(dst, fill, static_cast<size_t>(touching.first));
+    std::memset(dst + touching.last, fill, static_cast<size_t>(out.width - touching.last));
+    for (const Span& blended :
+         {Span{touching.first, untouched.first}, Span{untouched.last, touching.last}}) {
+      for (int x = blended.first; x < blended.last; ++x) {
+        const bool whole = x >= cover_interior.first && x < cover_interior.last;
+        const int inside =
+            whole ? 255 : coverage(cover.x + cover.x_step * x, cover.y + cover.y_step * x);
+        const int level = source.data == nullptr
+                              ? 128
+                              : clamped_level(row.x + row.x_step * x, row.y + row.y_step * x);
+        dst[x] = static_cast<uint8_t>((level * inside + fill * (255 - inside) + 127) / 255);
+      }
+    }
+  }
+}
+
 void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
                      uint8_t* out, int output_width, int output_height,
                      ptrdiff_t out_stride_bytes) {

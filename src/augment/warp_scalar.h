@@ -40,6 +40,19 @@ void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode m
 void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
                        const MutableRasterView& out);
 
+// Blends `fill` into `out`, a plane WarpBilinearPlane wrote from `source`
+// through `m`, by the share of each pixel's taps that the same warp of a
+// cover_width x cover_height raster through `cover_m` takes from outside
+// that raster under FillMode::kConstant: level * c + fill * (1 - c), where
+// c is the level that warp gives for a raster of 255 with a fill of 0 (over
+// 255), and the level is `source`'s with its taps clamped to its edge (the
+// edge pixel repeated), or 128 where source.data is nullptr. Pixels whose
+// taps lie inside both rasters are left as they are; those the cover
+// takes nothing for become `fill`.
+void BlendFillByCoverage(const RasterView& source, const AffineMatrix& m, int cover_width,
+                         int cover_height, const AffineMatrix& cover_m, uint8_t fill,
+                         const MutableRasterView& out);
+
 // Nearest neighbour for a 1-channel mask into `out`'s elements: output_height
 // rows of output_width elements, rows `out_stride_bytes` apart. uint8 keeps the
 // source's values (0/1 stays 0/1); float is 1.0 for any nonzero source value

@@ -282,15 +282,33 @@ DctScale JpegDecoder::ChooseScale(int source_width, int source_height, int outpu
   return best;
 }
 
+bool JpegDecoder::DecodesToPlanes(const JpegHeader& header) const {
+  return options_.decode_colour == DecodeColour::kYCbCr &&
+         (header.colorspace == JpegColorspace::kYCbCr ||
+          header.colorspace == JpegColorspace::kGray);
+}
+
+int64_t JpegDecoder::DecodedBytes(const JpegHeader& header, DctScale scale) const {
+  const int width = scale.Apply(header.width), height = scale.Apply(header.height);
+  if (!DecodesToPlanes(header)) return int64_t{width} * height * 3;
+  // tjPlaneSizeYUV() with the strides DecodePlanes() passes.
+  const int subsampling = ToTurboSubsampling(header.subsampling);
+  int64_t bytes = 0;
+  for (int plane = 0; plane < (subsampling == TJSAMP_GRAY ? 1 : 3); ++plane) {
+    bytes += int64_t{tjPlaneWidth(plane, width, subsampling)} *
+             tjPlaneHeight(plane, height, subsampling);
+  }
+  return bytes;
+}
+
 Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
                            std::string_view path, DecodedImage* out) {
-  if (options_.decode_colour == DecodeColour::kYCbCr &&
-      (header.colorspace == JpegColorspace::kYCbCr || header.colorspace == JpegColorspace::kGray))
-    return DecodePlanes(jpeg, header, scale, path, out);
+  if (DecodesToPlanes(header)) return DecodePlanes(jpeg, header, scale, path, out);
   StartNewFile();
   out->width = scale.Apply(header.width);
   out->height = scale.Apply(header.height);
   out->layout = DecodedImage::Layout::kRgb;
+  out->luma_stride = out->luma_rows = 0;
   out->chroma_width = out->chroma_height = 0;
   out->chroma_step_x = out->chroma_step_y = 1;
   // resize() keeps the capacity, so this allocates only for a larger image
@@ -313,18 +331,22 @@ Status JpegDecoder::DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader
   out->height = height;
   out->layout = DecodedImage::Layout::kYCbCrPlanes;
   const bool grey = subsampling == TJSAMP_GRAY;
+  // TurboJPEG writes tjPlaneHeight(0) rows of tjPlaneWidth(0) bytes: the
+  // size rounded up to whole chroma samples, one row and one column more
+  // than the photo at an odd size. The chroma planes are its ceil(size /
+  // step) samples, the last one covering the padding.
+  out->luma_stride = tjPlaneWidth(0, width, subsampling);
+  out->luma_rows = tjPlaneHeight(0, height, subsampling);
   out->chroma_width = grey ? 0 : tjPlaneWidth(1, width, subsampling);
   out->chroma_height = grey ? 0 : tjPlaneHeight(1, height, subsampling);
   out->chroma_step_x = grey ? 1 : tjMCUWidth[subsampling] / 8;
   out->chroma_step_y = grey ? 1 : tjMCUHeight[subsampling] / 8;
-  // At most the RGB decode's bytes (4:4:4 is as many), so the decode
-  // budget and the memory plan of the RGB path hold.
-  const size_t luma_bytes = static_cast<size_t>(width) * height;
+  const size_t luma_bytes = static_cast<size_t>(out->luma_stride) * out->luma_rows;
   const size_t chroma_bytes = static_cast<size_t>(out->chroma_width) * out->chroma_height;
   ResizeScratch(&out->pixels, luma_bytes + 2 * chroma_bytes);
   unsigned char* planes[3] = {out->pixels.data(), out->pixels.data() + luma_bytes,
                               out->pixels.data() + luma_bytes + chroma_bytes};
-  int strides[3] = {width, out->chroma_width, out->chroma_width};
+  int strides[3] = {out->luma_stride, out->chroma_width, out->chroma_width};
   if (tjDecompressToYUVPlanes(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()),
                               planes, width, strides, height, DecodeFlags(options_)) != 0)
     return DecodeFailure(path);

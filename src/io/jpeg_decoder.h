@@ -47,15 +47,21 @@ struct DctScale {
 struct DecodedImage {
   enum class Layout {
     kRgb,  // height x width x 3, rows packed
-    // A YCbCr JPEG's planes (decode_colour = ycbcr): Y, width x height,
-    // then Cb and Cr, chroma_width x chroma_height each, rows packed. A
-    // chroma sample spans chroma_step_x x chroma_step_y luma samples (2 x 2
-    // for 4:2:0). A grey JPEG has Y alone (chroma_width = 0).
+    // A YCbCr JPEG's planes (decode_colour = ycbcr): Y, luma_stride x
+    // luma_rows, of which width x height is the photo, then Cb and Cr,
+    // chroma_width x chroma_height each, rows packed. TurboJPEG writes the
+    // Y plane padded to whole chroma samples (a 4:2:0 photo of 500x375 gets
+    // 500x376, one of 375x500 gets 376x500), so the plane is held that size:
+    // packed at width x height, the padding row would land on the first
+    // rows of Cb. A chroma sample spans chroma_step_x x chroma_step_y luma
+    // samples (2 x 2 for 4:2:0). A grey JPEG has Y alone (chroma_width = 0).
     kYCbCrPlanes,
   };
   int width = 0;
   int height = 0;
   Layout layout = Layout::kRgb;
+  int luma_stride = 0;  // bytes from one Y row to the next (kYCbCrPlanes)
+  int luma_rows = 0;    // Y rows held, the padding included (kYCbCrPlanes)
   int chroma_width = 0;
   int chroma_height = 0;
   int chroma_step_x = 1;
@@ -63,7 +69,8 @@ struct DecodedImage {
   std::vector<uint8_t> pixels;
 
   const uint8_t* ChromaPlane(int index) const {  // 0: Cb, 1: Cr
-    return pixels.data() + size_t(width) * height + size_t(index) * chroma_width * chroma_height;
+    return pixels.data() + size_t(luma_stride) * luma_rows +
+           size_t(index) * chroma_width * chroma_height;
   }
 };
 
@@ -104,6 +111,13 @@ class JpegDecoder {
   DctScale ChooseScale(int source_width, int source_height, int output_width,
                        int output_height) const;
 
+  // Bytes Decode() holds in DecodedImage::pixels for `header` at `scale`:
+  // 3 per pixel, or a YCbCr file's planes under decode_colour = ycbcr. The
+  // planes take no more than RGB unless a side is 1 pixel, where the
+  // padding of the Y plane and the chroma samples make up to twice as much
+  // (a 1-pixel-wide 4:1:1 photo's Y rows are 4 bytes).
+  int64_t DecodedBytes(const JpegHeader& header, DctScale scale) const;
+
   // Decodes `jpeg`, whose header ReadHeader() accepted, at `scale` (one
   // ChooseScale() can return) into `out`: RGB, or with decode_colour =
   // ycbcr a YCbCr or grey file's planes (an RGB-coded file stays RGB). On error (corrupt_image with
@@ -118,6 +132,8 @@ class JpegDecoder {
   };
   // Replaces the handle with a fresh one, for the next file.
   void StartNewFile();
+  // True when Decode() gives `header`'s file as planes.
+  bool DecodesToPlanes(const JpegHeader& header) const;
   // The planes of a YCbCr or grey file at `scale` into `out`.
   Status DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
                       std::string_view path, DecodedImage* out);

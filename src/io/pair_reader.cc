@@ -320,8 +320,9 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
         jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
   }
   // Checked on the header, before the mask or the pixels take any memory.
-  const int64_t pixel_bytes = int64_t{image_scale_.Apply(image_header_.width)} *
-                              image_scale_.Apply(image_header_.height) * 3;
+  const int64_t pixel_bytes = image_format_ == SniffedFormat::kJpeg
+                                  ? jpeg_.DecodedBytes(image_header_, image_scale_)
+                                  : int64_t{image_header_.width} * image_header_.height * 3;
   const int64_t image_needs =
       std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) +
       image_header_.coefficient_bytes;

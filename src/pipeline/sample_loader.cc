@@ -101,7 +101,8 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   const MaskImage& mask = worker.reader.mask();
   WarpSource source;
   if (image.layout == DecodedImage::Layout::kYCbCrPlanes) {
-    source.image = {image.pixels.data(), image.width, image.height, 1, ptrdiff_t{image.width}};
+    source.image = {image.pixels.data(), image.width, image.height, 1,
+                    ptrdiff_t{image.luma_stride}};
     if (image.chroma_width > 0) {
       for (int plane = 0; plane < 2; ++plane)
         source.chroma[plane] = {image.ChromaPlane(plane), image.chroma_width, image.chroma_height,
