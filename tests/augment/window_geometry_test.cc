@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -359,8 +360,15 @@ void CheckEveryGeometry(int zoom, FillCounts* counts) {
                 WarpScratch scratch;
                 WarpSource source{View(image), View(mask)};
                 source.mask_fill = mask_fill;
+                std::optional<ChannelSums> sums;
                 WarpImageAndMask(options, params, source, MutableView(image_out),
-                                 MutableView(mask_out), &scratch);
+                                 MutableView(mask_out), &scratch, &sums);
+                // The contrast step's means: the sums of the levels written,
+                // fill included.
+                const cv::Scalar levels = cv::sum(image_out);
+                ASSERT_TRUE(sums.has_value()) << where;
+                for (int c = 0; c < 3; ++c)
+                  ASSERT_EQ((*sums)[c], static_cast<uint64_t>(levels[c])) << where;
                 if (first_image.empty()) {
                   first_image = image_out, first_mask = mask_out;
                 } else {
