@@ -65,14 +65,22 @@ struct FillColor {
   std::array<int, 3> rgb;
 };
 
-// What the warp writes where the rotated output looks outside the source.
+// What the warp writes where the output looks past an edge of the photo
+// that the window reaches without padding past it: the corners a rotation
+// brings in, and the taps of the photo's outermost pixels. Padding (where
+// the window lies past the photo: keep_ratio's letterbox, a window larger
+// than the scaled photo) and all that lies beyond it is always `fill_value`
+// in the image and 0 or ignore_index in the mask, whatever the mode.
 enum class FillMode {
   // Image pixels become `fill_value`, mask pixels become 0 (background) or
   // a label map's ignore_index, so filled areas never count as foreground.
   kConstant,
-  // Image and mask are mirrored about the source's edge (edge pixel repeated,
-  // "fedcba|abcdef"). Mirroring about the edge rather than about the edge
-  // pixel's centre keeps image and mask aligned when their resolutions differ.
+  // Image and mask are mirrored about the photo's edge (edge pixel
+  // repeated, "fedcba|abcdef"), together, so the mask labels what the
+  // image shows. Mirroring about the edge rather than about the edge
+  // pixel's centre keeps image and mask aligned when their resolutions
+  // differ. Refused where the window pads past every edge for every sample
+  // (stretch or keep_ratio with scale_factor.max < 1): nothing to mirror.
   kReflect,
 };
 
@@ -105,8 +113,9 @@ struct AugmentOptions {
 
   // Geometry: the photo is scaled by `resize`, then by a factor drawn from
   // `scale_factor` (when scale_enabled), and the output window is cut from
-  // it at `crop`; where the window leaves the photo, the image gets
-  // fill_value and the mask 0 (binary) or ignore_index (labels).
+  // it at `crop`; where the window leaves the photo (padding), the image
+  // gets fill_value and the mask 0 (binary) or ignore_index (labels),
+  // under every fill_mode.
   ResizeMode resize = ResizeMode::kStretch;
   bool scale_enabled = false;
   UniformRange scale_factor{0.5, 2.0};
@@ -149,11 +158,12 @@ struct AugmentOptions {
   // How the four colour ops above are computed; see ColourModel.
   ColourModel colour_model = ColourModel::kHsv;
 
-  // Areas rotated in from outside the source.
+  // Areas a rotation brings in from past the photo's edges (see FillMode);
+  // never the padding.
   FillMode fill_mode = FillMode::kConstant;
-  // Image colour for FillMode::kConstant and for padding: one level for
-  // every channel (`fill_value = 128`) or R, G, B (`{124, 116, 104}`, the
-  // ImageNet mean), each in [0, 255].
+  // Image colour for padding, and for rotated-in areas under
+  // FillMode::kConstant: one level for every channel (`fill_value = 128`)
+  // or R, G, B (`{124, 116, 104}`, the ImageNet mean), each in [0, 255].
   FillColor fill_value;
 
   // When the image must shrink by more than 2x along an axis after decoding,

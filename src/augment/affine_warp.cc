@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 #include <optional>
 #include <type_traits>
@@ -53,17 +54,39 @@ cv::Mat WritableMat(const MutableRasterView& view) {
                  static_cast<size_t>(view.stride_bytes));
 }
 
-void Warp(const cv::Mat& source, const AffineMatrix& m, int interpolation,
-          const AugmentOptions& options, const cv::Scalar& constant_fill, cv::Mat& out) {
+// OpenCV's warp, for sources too large for the fixed-point kernels. Its
+// border is one for all four edges: where `border` mirrors some edges and
+// fills others, the pixels whose taps may reach past a filled edge are
+// taken from a constant warp and the rest from a reflected one (so a tap
+// past a mirrored edge too, in the corner where the two kinds meet, takes
+// the fill).
+void Warp(const cv::Mat& source, const AffineMatrix& m, int interpolation, const Border& border,
+          const cv::Scalar& constant_fill, cv::Mat& out) {
   const cv::Mat matrix(2, 3, CV_64F, const_cast<double*>(m.data()));
-  const int border =
-      options.fill_mode == FillMode::kReflect ? cv::BORDER_REFLECT : cv::BORDER_CONSTANT;
+  const bool mirror_all =
+      border.mirror_left && border.mirror_right && border.mirror_top && border.mirror_bottom;
+  const bool mirror_any =
+      border.mirror_left || border.mirror_right || border.mirror_top || border.mirror_bottom;
   // `out` wraps the caller's memory with the right size and type, so
   // warpAffine writes in place and never reallocates.
   [[maybe_unused]] const uchar* caller_memory = out.data;
-  cv::warpAffine(source, out, matrix, out.size(), interpolation | cv::WARP_INVERSE_MAP, border,
-                 constant_fill);
+  cv::warpAffine(source, out, matrix, out.size(), interpolation | cv::WARP_INVERSE_MAP,
+                 mirror_all ? cv::BORDER_REFLECT : cv::BORDER_CONSTANT, constant_fill);
   assert(out.data == caller_memory);
+  if (mirror_all || !mirror_any) return;
+  cv::Mat mirrored(out.size(), out.type());
+  cv::warpAffine(source, mirrored, matrix, out.size(), interpolation | cv::WARP_INVERSE_MAP,
+                 cv::BORDER_REFLECT);
+  const double last_x = source.cols - 1.0, last_y = source.rows - 1.0;
+  for (int y = 0; y < out.rows; ++y) {
+    for (int x = 0; x < out.cols; ++x) {
+      const double sx = m[0] * x + m[1] * y + m[2], sy = m[3] * x + m[4] * y + m[5];
+      const bool near_filled_edge =
+          (sx < 1 && !border.mirror_left) || (sx > last_x - 1 && !border.mirror_right) ||
+          (sy < 1 && !border.mirror_top) || (sy > last_y - 1 && !border.mirror_bottom);
+      if (!near_filled_edge) std::memcpy(out.ptr(y, x), mirrored.ptr(y, x), out.elemSize());
+    }
+  }
 }
 
 // The mask's warp into `out`'s elements (see WarpNearestMask).
@@ -76,8 +99,9 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params,
   // whatever the image's fill value.
   const AffineMatrix mask_matrix =
       OutputToSourceMatrix(params, placement, mask.width, mask.height, output_width, output_height);
+  const Border border = BorderFor(options, placement);
   if (FitsFixedPoint(mask_matrix, output_width, output_height, mask)) {
-    WarpNearestMask(mask, mask_matrix, options.fill_mode, fill, out, output_width, output_height,
+    WarpNearestMask(mask, mask_matrix, border, fill, out, output_width, output_height,
                     out_stride_bytes);
     return;
   }
@@ -87,7 +111,7 @@ void WarpMask(const AugmentOptions& options, const AugmentParams& params,
         cv::Mat(output_height, output_width, CV_8UC1, out, static_cast<size_t>(out_stride_bytes));
   else
     warped.create(output_height, output_width, CV_8UC1);
-  Warp(ConstMat(mask), mask_matrix, cv::INTER_NEAREST, options, cv::Scalar::all(fill), warped);
+  Warp(ConstMat(mask), mask_matrix, cv::INTER_NEAREST, border, cv::Scalar::all(fill), warped);
   if constexpr (std::is_same_v<T, float>) {
     // Only sources too large for the fixed-point kernels come here.
     for (int y = 0; y < output_height; ++y) {
@@ -144,6 +168,20 @@ WindowPlacement PlaceWindow(const AugmentOptions& options, const AugmentParams& 
   return placement;
 }
 
+Border BorderFor(const AugmentOptions& options, const WindowPlacement& placement) {
+  if (options.fill_mode == FillMode::kConstant) return {};
+  // The window's edges on the scaled photo, in output pixels. A hair past
+  // the photo's edge is rounding (keep_ratio's fitted axis), not padding.
+  constexpr double kHair = 1e-6;
+  const double left = placement.centre_x * placement.scaled_width - options.output_width / 2.0;
+  const double top = placement.centre_y * placement.scaled_height - options.output_height / 2.0;
+  return {
+      .mirror_left = left > -kHair,
+      .mirror_right =
+          left + options.output_width<placement.scaled_width + kHair, .mirror_top = top> - kHair,
+      .mirror_bottom = top + options.output_height < placement.scaled_height + kHair};
+}
+
 AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlacement& placement,
                                   double extent_width, double extent_height, int output_width,
                                   int output_height) {
@@ -191,10 +229,12 @@ PreReduction PlanPreReduction(const AugmentOptions& options, const WindowPlaceme
     }
   }
   // One axis's block: the pixels the bilinear taps touch, two reduced
-  // pixels more on each side, aligned to the factor, within the image. A
-  // reflected border reads pixels mirrored from inside: the whole axis.
-  auto span = [&](double low, double high, int factor, int pixels, int* start, int* length) {
-    if (options.fill_mode == FillMode::kReflect && (low < 0 || high > pixels - 1)) {
+  // pixels more on each side, aligned to the factor, within the image. Taps
+  // past a mirrored edge read pixels mirrored from inside: the whole axis.
+  const Border border = BorderFor(options, placement);
+  auto span = [&](double low, double high, bool mirror_low, bool mirror_high, int factor,
+                  int pixels, int* start, int* length) {
+    if ((mirror_low && low < 0) || (mirror_high && high > pixels - 1)) {
       *start = 0, *length = pixels;
       return;
     }
@@ -207,8 +247,10 @@ PreReduction PlanPreReduction(const AugmentOptions& options, const WindowPlaceme
     *start = begin, *length = end - begin;
   };
   PreReduction block;
-  span(low_x, high_x, factor_x, image_width, &block.x, &block.width);
-  span(low_y, high_y, factor_y, image_height, &block.y, &block.height);
+  span(low_x, high_x, border.mirror_left, border.mirror_right, factor_x, image_width, &block.x,
+       &block.width);
+  span(low_y, high_y, border.mirror_top, border.mirror_bottom, factor_y, image_height, &block.y,
+       &block.height);
   block.reduced_width = std::max(1, (block.width + factor_x / 2) / factor_x);
   block.reduced_height = std::max(1, (block.height + factor_y / 2) / factor_y);
   block.whole = block.width == image_width && block.height == image_height;
@@ -316,7 +358,7 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
   if (FitsFixedPoint(image_matrix, image_out.width, image_out.height, image_view)) {
     ChannelSums sums{0, 0, 0};
     const std::array<int, 3>& fill = options.fill_value.rgb;
-    WarpBilinearRgb(image_view, image_matrix, options.fill_mode,
+    WarpBilinearRgb(image_view, image_matrix, BorderFor(options, placement),
                     {static_cast<uint8_t>(fill[0]), static_cast<uint8_t>(fill[1]),
                      static_cast<uint8_t>(fill[2])},
                     image_out, &sums);
@@ -325,8 +367,8 @@ void WarpImage(const AugmentOptions& options, const AugmentParams& params,
     if (image_sums != nullptr) image_sums->reset();
     cv::Mat image_dst = WritableMat(image_out);
     const std::array<int, 3>& fill = options.fill_value.rgb;
-    Warp(image, image_matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[0], fill[1], fill[2]),
-         image_dst);
+    Warp(image, image_matrix, cv::INTER_LINEAR, BorderFor(options, placement),
+         cv::Scalar(fill[0], fill[1], fill[2]), image_dst);
   }
 }
 
@@ -355,6 +397,7 @@ void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
   const double luma_width = source.mask.width * scale_x;
   const double luma_height = source.mask.height * scale_y;
   const std::array<int, 3> fill = FillLevels(options);
+  const Border border = BorderFor(options, placement);
   const bool grey = source.chroma[0].data == nullptr;
   // A constant fill enters each output pixel of the RGB warp by the share
   // of its taps outside the photo, in every channel alike, and libjpeg's
@@ -385,11 +428,10 @@ void WarpYCbCrPlanes(const AugmentOptions& options, const AugmentParams& params,
     const RasterView raster_view = ViewOf(raster);
     const bool fixed_point = FitsFixedPoint(matrix, out.width, out.height, raster_view);
     if (fixed_point) {
-      WarpBilinearPlane(raster_view, matrix, options.fill_mode, static_cast<uint8_t>(fill[plane]),
-                        out);
+      WarpBilinearPlane(raster_view, matrix, border, static_cast<uint8_t>(fill[plane]), out);
     } else {
       cv::Mat dst = WritableMat(out);
-      Warp(raster, matrix, cv::INTER_LINEAR, options, cv::Scalar(fill[plane]), dst);
+      Warp(raster, matrix, cv::INTER_LINEAR, border, cv::Scalar(fill[plane]), dst);
     }
     if (plane == 0 && fixed_point && options.fill_mode == FillMode::kConstant)
       luma = LumaSampling{raster_view.width, raster_view.height, matrix};

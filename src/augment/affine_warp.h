@@ -65,6 +65,24 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlace
                                   double extent_width, double extent_height, int output_width,
                                   int output_height);
 
+// What a tap past each edge of the source reads: the pixel mirrored about
+// that edge ("fedcba|abcdef"), or the fill. A tap past two edges (a corner)
+// is mirrored only when both mirror.
+struct Border {
+  bool mirror_left = false;
+  bool mirror_right = false;
+  bool mirror_top = false;
+  bool mirror_bottom = false;
+};
+
+// The border of one sample's warp, for every raster of its photo: under
+// FillMode::kReflect, the edges of the photo that the window reaches without
+// padding past them mirror (the corners a rotation brings in are the photo
+// mirrored, image and mask alike); an edge the window pads past is filled,
+// so the padding, and all that lies beyond it, is fill_value in the image
+// and the mask's fill. FillMode::kConstant fills past every edge.
+Border BorderFor(const AugmentOptions& options, const WindowPlacement& placement);
+
 // One sample's decoded rasters.
 struct WarpSource {
   // RGB, 3 channels; may be a reduced (DCT-scaled) decode of the photo. Or
@@ -78,7 +96,7 @@ struct WarpSource {
   // sizes up (1918/8 -> 240), and inferring from those counts would shift the
   // image against the mask by up to half a reduced pixel at the far edge.
   double image_scale = 0.0;
-  // What the mask is taken to hold outside itself under FillMode::kConstant:
+  // What the mask is taken to hold where the warp fills (see BorderFor):
   // background 0, or a label map's ignore value (MaskEncoding::fill()).
   uint8_t mask_fill = 0;
   // With a Y plane: the Cb and Cr planes (data nullptr for a grey photo),
@@ -151,7 +169,7 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       std::optional<ChannelSums>* image_sums = nullptr);
 
 // The mask's part of WarpImageAndMask alone, into `mask_out` (output size,
-// one channel), with `fill` outside the source under FillMode::kConstant.
+// one channel), with `fill` where the warp fills (see BorderFor).
 void WarpMaskOnly(const AugmentOptions& options, const AugmentParams& params,
                   const RasterView& mask, uint8_t fill, const MutableRasterView& mask_out);
 

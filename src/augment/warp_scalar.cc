@@ -21,6 +21,8 @@ namespace {
 constexpr int32_t kOne = 1 << kFracBits;
 // |position| bound in source pixels for the fixed-point kernels.
 constexpr double kMaxFixedPointPixels = 1 << 14;
+// A 16.16 bound no position reaches: an edge that leaves nothing out.
+constexpr int64_t kBeyondAnyPosition = int64_t{1} << 40;
 
 int32_t ToFixed(double pixels) { return static_cast<int32_t>(std::lround(pixels * kOne)); }
 
@@ -68,6 +70,13 @@ int ReflectIndex(int index, int size) {
   return i < size ? i : period - 1 - i;
 }
 
+// True when a tap at index (x, y), outside a width x height source, takes
+// the fill: it lies past an edge that `border` does not mirror.
+inline bool TapTakesFill(const Border& border, int x, int y, int width, int height) {
+  return (x < 0 && !border.mirror_left) || (x >= width && !border.mirror_right) ||
+         (y < 0 && !border.mirror_top) || (y >= height && !border.mirror_bottom);
+}
+
 // --- Bilinear RGB ----------------------------------------------------------
 // 7-bit weights and centred taps, as warp_kernels.h describes; Bilinear() is
 // the arithmetic every vector kernel repeats.
@@ -88,7 +97,7 @@ inline int Bilinear(int p00, int p01, int p10, int p11, int fx, int fy) {
 
 // One pixel of kChannels levels whose taps may lie outside the source.
 template <int kChannels>
-void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode mode,
+void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, const Border& border,
                          const uint8_t* fill, uint8_t* out) {
   const int ix = x >> kFracBits, iy = y >> kFracBits;
   const int fx = WeightX(x), fy = WeightX(y);
@@ -97,7 +106,7 @@ void BilinearBorderPixel(const KernelRaster& src, int32_t x, int32_t y, FillMode
     for (int dx = 0; dx < 2; ++dx) {
       int sx = ix + dx, sy = iy + dy;
       const bool inside = sx >= 0 && sx < src.width && sy >= 0 && sy < src.height;
-      if (!inside && mode == FillMode::kConstant) {
+      if (!inside && TapTakesFill(border, sx, sy, src.width, src.height)) {
         taps[dy][dx] = fill;
         continue;
       }
@@ -147,8 +156,9 @@ inline void StoreMask(float* dst, uint8_t value) { *dst = value != 0 ? 1.0f : 0.
 
 // WarpNearestMask for either element type.
 template <typename T>
-void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                 T* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
+void WarpNearest(const RasterView& source, const AffineMatrix& m, const Border& border,
+                 uint8_t fill, T* out, int output_width, int output_height,
+                 ptrdiff_t out_stride_bytes) {
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
   const bool avx2 = CpuHasAvx2() && source.width >= 4;
@@ -161,13 +171,14 @@ void WarpNearest(const RasterView& source, const AffineMatrix& m, FillMode mode,
         SolveSpan(row.x, row.x_step, 0, int64_t{source.width} << kFracBits, output_width),
         SolveSpan(row.y, row.y_step, 0, int64_t{source.height} << kFracBits, output_width));
     auto outside_pixel = [&](int x) {
-      if (mode == FillMode::kConstant) {
+      const int sx = (row.x + row.x_step * x) >> kFracBits;
+      const int sy = (row.y + row.y_step * x) >> kFracBits;
+      if (TapTakesFill(border, sx, sy, source.width, source.height)) {
         StoreMask(dst + x, fill);
         return;
       }
-      const int sx = ReflectIndex((row.x + row.x_step * x) >> kFracBits, source.width);
-      const int sy = ReflectIndex((row.y + row.y_step * x) >> kFracBits, source.height);
-      StoreMask(dst + x, source.Row(sy)[sx]);
+      StoreMask(dst + x,
+                source.Row(ReflectIndex(sy, source.height))[ReflectIndex(sx, source.width)]);
     };
     auto inside_pixels = [&](int first, int last) {
       int32_t sx = row.x + row.x_step * first, sy = row.y + row.y_step * first;
@@ -228,7 +239,7 @@ void FillPixels(uint8_t* dst, int count, const uint8_t* fill) {
 // WarpBilinearRgb (kChannels 3, adding to `sums`) and WarpBilinearPlane
 // (1, no sums).
 template <int kChannels>
-void WarpBilinear(const RasterView& source, const AffineMatrix& m, FillMode mode,
+void WarpBilinear(const RasterView& source, const AffineMatrix& m, const Border& border,
                   const uint8_t* fill, const MutableRasterView& out, ChannelSums* sums) {
   const KernelRaster src{source.data, source.width, source.height, source.stride_bytes};
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
@@ -238,27 +249,29 @@ void WarpBilinear(const RasterView& source, const AffineMatrix& m, FillMode mode
   for (int y = 0; y < out.height; ++y) {
     const RowPositions row = PositionsOfRow(m, y, kBilinearOffset);
     uint8_t* dst = out.Row(y);
-    // Interior: both taps inside on both axes. Touching: some tap inside;
-    // outside that a constant fill is the whole answer.
+    // Interior: both taps inside on both axes. Touching: some tap inside,
+    // or past a mirrored edge; a whole pixel past a filled edge, the fill is
+    // the whole answer.
     const Span interior = Intersect(
         SolveSpan(row.x, row.x_step, 0, int64_t{source.width - 1} << kFracBits, out.width),
         SolveSpan(row.y, row.y_step, 0, int64_t{source.height - 1} << kFracBits, out.width));
-    Span touching{0, out.width};
-    if (mode == FillMode::kConstant) {
-      touching = Intersect(
-          SolveSpan(row.x, row.x_step, -kOne, int64_t{source.width} << kFracBits, out.width),
-          SolveSpan(row.y, row.y_step, -kOne, int64_t{source.height} << kFracBits, out.width));
-      FillPixels<kChannels>(dst, touching.first, fill);
-      FillPixels<kChannels>(dst + kChannels * touching.last, out.width - touching.last, fill);
-      if constexpr (kChannels == 3) {
-        const uint64_t filled = touching.first + (out.width - touching.last);
-        for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill[c];
-      }
+    const Span touching = Intersect(
+        SolveSpan(row.x, row.x_step, border.mirror_left ? -kBeyondAnyPosition : -kOne,
+                  border.mirror_right ? kBeyondAnyPosition : int64_t{source.width} << kFracBits,
+                  out.width),
+        SolveSpan(row.y, row.y_step, border.mirror_top ? -kBeyondAnyPosition : -kOne,
+                  border.mirror_bottom ? kBeyondAnyPosition : int64_t{source.height} << kFracBits,
+                  out.width));
+    FillPixels<kChannels>(dst, touching.first, fill);
+    FillPixels<kChannels>(dst + kChannels * touching.last, out.width - touching.last, fill);
+    if constexpr (kChannels == 3) {
+      const uint64_t filled = touching.first + (out.width - touching.last);
+      for (int c = 0; c < 3; ++c) (*sums)[c] += filled * fill[c];
     }
     const int inner_first = std::clamp(interior.first, touching.first, touching.last);
     const int inner_last = std::clamp(interior.last, inner_first, touching.last);
     for (int x = touching.first; x < inner_first; ++x)
-      BilinearBorderPixel<kChannels>(src, row.x + row.x_step * x, row.y + row.y_step * x, mode,
+      BilinearBorderPixel<kChannels>(src, row.x + row.x_step * x, row.y + row.y_step * x, border,
                                      fill, dst + kChannels * x);
     int done = inner_first;
     int vector_first = inner_first, vector_last = inner_first;  // summed by the kernels
@@ -289,7 +302,7 @@ void WarpBilinear(const RasterView& source, const AffineMatrix& m, FillMode mode
 #endif
     BilinearInteriorScalar<kChannels>(src, row, done, inner_last, dst);
     for (int x = inner_last; x < touching.last; ++x)
-      BilinearBorderPixel<kChannels>(src, row.x + row.x_step * x, row.y + row.y_step * x, mode,
+      BilinearBorderPixel<kChannels>(src, row.x + row.x_step * x, row.y + row.y_step * x, border,
                                      fill, dst + kChannels * x);
     if constexpr (kChannels == 3) {
       AddLevels(dst, touching.first, vector_first, sums);
@@ -302,16 +315,16 @@ void WarpBilinear(const RasterView& source, const AffineMatrix& m, FillMode mode
 
 // Also adds every written level to `sums`: the vector kernels from their
 // registers, the rest from the row just written, the fill by count.
-void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, const Border& border,
                      const Rgb& fill, const MutableRasterView& out, ChannelSums* sums) {
   assert(source.channels == 3 && out.channels == 3);
-  WarpBilinear<3>(source, m, mode, fill.data(), out, sums);
+  WarpBilinear<3>(source, m, border, fill.data(), out, sums);
 }
 
-void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                       const MutableRasterView& out) {
+void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, const Border& border,
+                       uint8_t fill, const MutableRasterView& out) {
   assert(source.channels == 1 && out.channels == 1);
-  WarpBilinear<1>(source, m, mode, &fill, out, nullptr);
+  WarpBilinear<1>(source, m, border, &fill, out, nullptr);
 }
 
 void BlendFillByCoverage(const RasterView& source, const AffineMatrix& m, int cover_width,
@@ -370,15 +383,16 @@ void BlendFillByCoverage(const RasterView& source, const AffineMatrix& m, int co
   }
 }
 
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                     uint8_t* out, int output_width, int output_height,
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, const Border& border,
+                     uint8_t fill, uint8_t* out, int output_width, int output_height,
                      ptrdiff_t out_stride_bytes) {
-  WarpNearest(source, m, mode, fill, out, output_width, output_height, out_stride_bytes);
+  WarpNearest(source, m, border, fill, out, output_width, output_height, out_stride_bytes);
 }
 
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                     float* out, int output_width, int output_height, ptrdiff_t out_stride_bytes) {
-  WarpNearest(source, m, mode, fill, out, output_width, output_height, out_stride_bytes);
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, const Border& border,
+                     uint8_t fill, float* out, int output_width, int output_height,
+                     ptrdiff_t out_stride_bytes) {
+  WarpNearest(source, m, border, fill, out, output_width, output_height, out_stride_bytes);
 }
 
 }  // namespace segfeed::internal

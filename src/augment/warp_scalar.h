@@ -30,15 +30,15 @@ bool FitsFixedPoint(const AffineMatrix& m, int output_width, int output_height,
 
 // Bilinear RGB (weights in 1/128 pixel) into `out`, and adds every written
 // level to `sums`. Taps outside the source take `fill` or the reflected
-// pixel, as `mode` says.
-void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, FillMode mode,
+// pixel, as `border` says.
+void WarpBilinearRgb(const RasterView& source, const AffineMatrix& m, const Border& border,
                      const Rgb& fill, const MutableRasterView& out, ChannelSums* sums);
 
 // The same bilinear warp for one 1-channel plane (a JPEG's Y, Cb or Cr),
 // without sums; the same bytes per plane as WarpBilinearRgb gives per
 // channel.
-void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                       const MutableRasterView& out);
+void WarpBilinearPlane(const RasterView& source, const AffineMatrix& m, const Border& border,
+                       uint8_t fill, const MutableRasterView& out);
 
 // Blends `fill` into `out`, a plane WarpBilinearPlane wrote from `source`
 // through `m`, by the share of each pixel's taps that the same warp of a
@@ -57,10 +57,12 @@ void BlendFillByCoverage(const RasterView& source, const AffineMatrix& m, int co
 // rows of output_width elements, rows `out_stride_bytes` apart. uint8 keeps the
 // source's values (0/1 stays 0/1); float is 1.0 for any nonzero source value
 // and 0.0 elsewhere. Outside the source: `fill` (background 0, or a label
-// map's ignore value), or the reflected pixel.
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                     uint8_t* out, int output_width, int output_height, ptrdiff_t out_stride_bytes);
-void WarpNearestMask(const RasterView& source, const AffineMatrix& m, FillMode mode, uint8_t fill,
-                     float* out, int output_width, int output_height, ptrdiff_t out_stride_bytes);
+// map's ignore value), or the reflected pixel, as `border` says.
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, const Border& border,
+                     uint8_t fill, uint8_t* out, int output_width, int output_height,
+                     ptrdiff_t out_stride_bytes);
+void WarpNearestMask(const RasterView& source, const AffineMatrix& m, const Border& border,
+                     uint8_t fill, float* out, int output_width, int output_height,
+                     ptrdiff_t out_stride_bytes);
 
 }  // namespace segfeed::internal

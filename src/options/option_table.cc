@@ -232,8 +232,9 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       internal::kColourModelChoices));
   t.push_back(std::make_unique<ChoiceOption<FillMode>>(
       OptionSpec::Declaration{"fill_mode", "fill-mode", kAugment, K::kChoice,
-                              "what rotation brings in from outside: constant (image fill_value, "
-                              "mask 0) or reflect"},
+                              "what rotation brings in from past the photo: constant (image "
+                              "fill_value, mask 0 or ignore) or reflect (image and mask "
+                              "mirrored); padding is always the fill"},
       SEGFEED_FIELD(augment.fill_mode), internal::kFillModeChoices, internal::kFillModeChoices));
   t.push_back(std::make_unique<FillColorOption>(
       OptionSpec::Declaration{"fill_value", "fill-value", kAugment, K::kColor,

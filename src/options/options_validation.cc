@@ -4,7 +4,9 @@
 
 #include <string>
 
+#include "options/enum_names.h"
 #include "options/label_options.h"
+#include "options/option_values.h"
 #include "segfeed/errors.h"
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
@@ -25,12 +27,34 @@ void CheckNormalization(const OutputOptions& output) {
   }
 }
 
+// Reflect mirrors the photo only past an edge the window reaches without
+// padding past it (padding is always fill_value). Stretched or fitted and
+// then only shrunk, the photo is smaller than the window on both axes for
+// every sample: the window pads past every edge, and there is nothing left
+// to mirror.
+void CheckFillMode(const AugmentOptions& augment) {
+  if (augment.fill_mode != FillMode::kReflect) return;
+  const bool fitted =
+      augment.resize == ResizeMode::kStretch || augment.resize == ResizeMode::kKeepRatio;
+  if (fitted && augment.scale_enabled && augment.scale_factor.max < 1.0) {
+    throw ConfigError(
+        "fill_mode must be constant with resize " +
+        std::string(
+            internal::ChoiceName(internal::kResizeModeChoices, static_cast<int>(augment.resize))) +
+        " and scale_range below 1 (got reflect, scale_range max " +
+        internal::NumberText(augment.scale_factor.max) +
+        "): the window pads past every edge of the photo, and padding is fill_value, so "
+        "nothing is left to mirror");
+  }
+}
+
 }  // namespace
 
 void ValidateAugmentOptions(const AugmentOptions& augment) {
   LoaderOptions options;
   options.augment = augment;
   CheckEveryOption(options);
+  CheckFillMode(augment);
 }
 
 void ValidateOutputOptions(const OutputOptions& output) {
@@ -52,6 +76,7 @@ void ValidateDecodeOptions(const DecodeOptions& decode) {
 void ValidateLoaderOptions(const LoaderOptions& options) {
   ValidateOutputOptions(options.output);
   CheckEveryOption(options);
+  CheckFillMode(options.augment);
   internal::CheckLabelOptions(options.decode);
   internal::CheckMaskDtypeForMode(options.decode, options.output);
   if (options.rank >= options.world_size) {

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -13,6 +17,9 @@
 
 #include "augment/affine_warp.h"
 #include "augment/sample_augmenter.h"
+#include "augment/simd_dispatch.h"
+#include "augment/ycbcr_colour.h"
+#include "kernel_scopes.h"
 #include "test_rasters.h"
 
 namespace segfeed::internal {
@@ -187,6 +194,288 @@ TEST(WindowGeometryTest, PaddingIsFillValueForImagesAndTheMaskFill) {
       EXPECT_GT(blended, 64);  // the turned edges
     }
   }
+}
+
+// The source position (continuous: pixel i spans [i, i + 1]) of output
+// pixel (x, y)'s centre.
+std::array<double, 2> SourceOf(const AffineMatrix& m, int x, int y) {
+  return {m[0] * x + m[1] * y + m[2] + 0.5, m[3] * x + m[4] * y + m[5] + 0.5};
+}
+
+// The edges of a photo the window lies past (padding beyond them), from the
+// applied geometry: left, right, top, bottom.
+std::array<bool, 4> PaddedEdges(const AugmentOptions& options, AugmentParams params, int width,
+                                int height) {
+  SetAppliedGeometry(options, width, height, &params);
+  constexpr double kTolerance = 1e-6;
+  return {params.window_x<-kTolerance, params.window_x + params.window_width> width + kTolerance,
+          params.window_y<-kTolerance, params.window_y + params.window_height> height + kTolerance};
+}
+
+// True where (x, y) lies more than `margin` past an edge in `edges`.
+bool PastAnEdge(const std::array<bool, 4>& edges, double x, double y, int width, int height,
+                double margin) {
+  return (edges[0] && x < -margin) || (edges[1] && x > width + margin) ||
+         (edges[2] && y < -margin) || (edges[3] && y > height + margin);
+}
+
+int ReflectedIndex(int index, int size) {
+  const int period = 2 * size;
+  const int i = ((index % period) + period) % period;
+  return i < size ? i : period - 1 - i;
+}
+
+// One warp's output and what it is checked against.
+struct FillCase {
+  const cv::Mat& image_out;  // RGB
+  const cv::Mat& mask_out;
+  const cv::Mat& reference;  // OpenCV's bilinear warp of the photo, reflected borders
+  const cv::Mat& mask;       // the source mask
+  const AffineMatrix& m;     // output -> source, for the photo's (and mask's) pixels
+  std::array<bool, 4> padded;
+  FillMode mode;
+  cv::Vec3b fill_pixel;
+  uint8_t mask_fill;
+  const cv::Mat& luma;  // the same warp's Y plane of a grey photo, or empty
+  uint8_t fill_luma;
+};
+
+struct FillCounts {
+  int padding = 0, mirrored = 0, photo = 0;
+};
+
+// Pixel by pixel: past a padded edge (by more than the taps reach), the
+// fill in image, Y plane and mask whatever the mode; past any other edge,
+// the fill under constant and the mirrored photo and labels under reflect;
+// inside, the photo and its labels. Pixels whose taps straddle an edge blend
+// and are left out.
+void CheckFills(const FillCase& c, const std::string& where, FillCounts* counts) {
+  const int width = c.mask.cols, height = c.mask.rows;
+  // How far the image's taps reach, in photo pixels: a pixel, or a
+  // pre-reduced pixel where the photo shrinks by more than 2x.
+  const double reach = std::max({1.0, std::hypot(c.m[0], c.m[3]), std::hypot(c.m[1], c.m[4])});
+  for (int y = 0; y < c.image_out.rows; ++y) {
+    for (int x = 0; x < c.image_out.cols; ++x) {
+      const auto [sx, sy] = SourceOf(c.m, x, y);
+      // Built only for a failure's message.
+      const auto at = [&] {
+        return where + " at " + std::to_string(x) + "," + std::to_string(y) + " from " +
+               std::to_string(sx) + "," + std::to_string(sy);
+      };
+      const uint8_t got_mask = c.mask_out.at<uint8_t>(y, x);
+      const cv::Vec3b got = c.image_out.at<cv::Vec3b>(y, x);
+      // The mask's nearest neighbour has no taps to straddle.
+      if (PastAnEdge(c.padded, sx, sy, width, height, 0.01)) {
+        ASSERT_EQ(got_mask, c.mask_fill) << at();
+      }
+      if (PastAnEdge(c.padded, sx, sy, width, height, reach)) {
+        ASSERT_EQ(got, c.fill_pixel) << at();
+        if (!c.luma.empty()) {
+          ASSERT_EQ(c.luma.at<uint8_t>(y, x), c.fill_luma) << at();
+        }
+        ++counts->padding;
+        continue;
+      }
+      const bool inside = sx > reach && sx < width - reach && sy > reach && sy < height - reach;
+      const bool outside = sx < -reach || sx > width + reach || sy < -reach || sy > height + reach;
+      if (outside && c.mode == FillMode::kConstant) {
+        ASSERT_EQ(got, c.fill_pixel) << at();
+        ASSERT_EQ(got_mask, c.mask_fill) << at();
+        continue;
+      }
+      if (!inside && !outside) continue;
+      if (outside && PastAnEdge(c.padded, sx, sy, width, height, -reach)) continue;
+      const cv::Vec3b want = c.reference.at<cv::Vec3b>(y, x);
+      for (int i = 0; i < 3; ++i) ASSERT_NEAR(got[i], want[i], 3) << at();
+      const double fx = sx - std::floor(sx), fy = sy - std::floor(sy);
+      if (fx > 0.01 && fx < 0.99 && fy > 0.01 && fy < 0.99) {
+        const int ix = ReflectedIndex(static_cast<int>(std::floor(sx)), width);
+        const int iy = ReflectedIndex(static_cast<int>(std::floor(sy)), height);
+        ASSERT_EQ(got_mask, c.mask.at<uint8_t>(iy, ix)) << at();
+      }
+      (outside ? counts->mirrored : counts->photo) += 1;
+    }
+  }
+}
+
+// CheckFills for every geometry of the test below, on a photo of 48x36
+// pixels times `zoom`: a smooth image, so that OpenCV's bilinear warp is a
+// close reference (at zoom 10 the warp area-reduces the photo first), and
+// blocks of labels 1-5 (or 0/1).
+void CheckEveryGeometry(int zoom, FillCounts* counts) {
+  const int width = 48 * zoom, height = 36 * zoom;
+  cv::Mat image(height, width, CV_8UC3), labels(height, width, CV_8UC1);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      image.at<cv::Vec3b>(y, x) =
+          cv::Vec3b(std::lround(40 + 3.0 * x / zoom), std::lround(30 + 4.0 * y / zoom),
+                    std::lround(100 + (2.0 * x + y) / zoom));
+      labels.at<uint8_t>(y, x) = 1 + (x / (6 * zoom) + 2 * (y / (6 * zoom))) % 5;
+    }
+  }
+  const cv::Mat binary = labels & cv::Scalar(1);
+  const FillColor fill_value(7, 9, 11);
+  const cv::Vec3b fill_pixel(7, 9, 11);
+  const uint8_t fill_luma = static_cast<uint8_t>(RgbToYCbCr(fill_value.rgb)[0]);
+  cv::Mat grey;
+  cv::cvtColor(image, grey, cv::COLOR_RGB2GRAY);
+  const KernelChoice widest = KernelChoiceForTesting();
+  const KernelChoice kernels[] = {{false, false}, {widest.avx2, false}, widest};
+  for (ResizeMode resize : {ResizeMode::kStretch, ResizeMode::kKeepRatio, ResizeMode::kShortSide,
+                            ResizeMode::kLongSide}) {
+    AugmentOptions options = Options(resize, 32, 40);
+    options.scale_enabled = true;
+    options.fill_value = fill_value;
+    for (double scale : {0.7, 1.0, 1.6}) {
+      for (const auto& [crop_x, crop_y] :
+           std::vector<std::array<double, 2>>{{0, 1}, {0.5, 0.5}, {1, 0.3}}) {
+        for (double angle : {0.0, 25.0, -140.0}) {
+          AugmentParams params;
+          params.scale_factor = scale;
+          params.crop_x = crop_x;
+          params.crop_y = crop_y;
+          params.angle_deg = angle;
+          params.flip_lr = angle > 0;
+          const std::array<bool, 4> padded = PaddedEdges(options, params, width, height);
+          const AffineMatrix m = OutputToSourceMatrix(
+              params, PlaceWindow(options, params, width, height), width, height, 32, 40);
+          for (FillMode mode : {FillMode::kConstant, FillMode::kReflect}) {
+            options.fill_mode = mode;
+            cv::Mat reference;
+            cv::warpAffine(image, reference, cv::Mat(2, 3, CV_64F, const_cast<double*>(m.data())),
+                           cv::Size(32, 40), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP,
+                           cv::BORDER_REFLECT);
+            for (uint8_t mask_fill : {uint8_t{0}, uint8_t{255}}) {  // binary, labels
+              const cv::Mat& mask = mask_fill == 0 ? binary : labels;
+              const std::string where =
+                  "resize " + std::to_string(static_cast<int>(resize)) + " scale " +
+                  std::to_string(scale) + " crop " + std::to_string(crop_x) + "," +
+                  std::to_string(crop_y) + " angle " + std::to_string(angle) + " " +
+                  std::string(FillModeName(mode)) + " zoom " + std::to_string(zoom) +
+                  " mask fill " + std::to_string(mask_fill);
+              cv::Mat first_image, first_mask;
+              for (const KernelChoice& kernel : kernels) {
+                ScopedKernelChoice scope(kernel);
+                cv::Mat image_out(40, 32, CV_8UC3), mask_out(40, 32, CV_8UC1);
+                WarpScratch scratch;
+                WarpSource source{View(image), View(mask)};
+                source.mask_fill = mask_fill;
+                std::optional<ChannelSums> sums;
+                WarpImageAndMask(options, params, source, MutableView(image_out),
+                                 MutableView(mask_out), &scratch, &sums);
+                // The contrast step's means: the sums of the levels written,
+                // fill included.
+                const cv::Scalar levels = cv::sum(image_out);
+                ASSERT_TRUE(sums.has_value()) << where;
+                for (int c = 0; c < 3; ++c)
+                  ASSERT_EQ((*sums)[c], static_cast<uint64_t>(levels[c])) << where;
+                if (first_image.empty()) {
+                  first_image = image_out, first_mask = mask_out;
+                } else {
+                  EXPECT_EQ(cv::norm(image_out, first_image, cv::NORM_INF), 0) << where;
+                  EXPECT_EQ(cv::norm(mask_out, first_mask, cv::NORM_INF), 0) << where;
+                }
+                // The same geometry into a float mask and into a grey photo's
+                // Y plane (the ycbcr decode's path).
+                cv::Mat float_mask(40, 32, CV_32FC1);
+                WarpImageAndMask(options, params, source, MutableView(image_out),
+                                 FloatMaskView{float_mask.ptr<float>(), 32, 40,
+                                               static_cast<ptrdiff_t>(float_mask.step)},
+                                 &scratch);
+                cv::Mat planes[3] = {cv::Mat(40, 32, CV_8UC1), cv::Mat(40, 32, CV_8UC1),
+                                     cv::Mat(40, 32, CV_8UC1)};
+                WarpSource grey_source{View(grey), View(mask)};
+                WarpYCbCrPlanes(
+                    options, params, grey_source,
+                    {MutableView(planes[0]), MutableView(planes[1]), MutableView(planes[2])},
+                    &scratch);
+                CheckFills({image_out, mask_out, reference, mask, m, padded, mode, fill_pixel,
+                            mask_fill, planes[0], fill_luma},
+                           where, counts);
+                ASSERT_FALSE(::testing::Test::HasFatalFailure());
+                for (int y = 0; y < 40; ++y)
+                  for (int x = 0; x < 32; ++x)
+                    ASSERT_EQ(float_mask.at<float>(y, x), mask_out.at<uint8_t>(y, x) != 0 ? 1 : 0)
+                        << where;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Every resize mode, scale, crop, angle, fill mode, mask kind and kernel,
+// pixel by pixel: where the window pads the photo (keep_ratio's letterbox, a
+// window larger than the scaled photo, short_side and long_side past an
+// edge), the image is fill_value and the mask 0 or the ignore value under
+// either fill mode, and so is everything past that edge; only past an edge
+// the window reaches without padding (the corners a rotation brings in) does
+// reflect mirror the photo, image and labels together. The photo itself is
+// the photo's, and the kernels agree to the byte.
+TEST(WindowGeometryTest, PaddingIsTheFillWhateverTheFillModeAndKernel) {
+  FillCounts counts;
+  for (int zoom : {1, 10}) {
+    CheckEveryGeometry(zoom, &counts);
+    ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  }
+  // Each case was seen many times: padding in both modes, mirrored corners.
+  std::printf("pixels checked: padding %d, mirrored %d, photo %d\n", counts.padding,
+              counts.mirrored, counts.photo);
+  EXPECT_GT(counts.padding, 20000);
+  EXPECT_GT(counts.mirrored, 2000);
+  EXPECT_GT(counts.photo, 20000);
+}
+
+// The same rule where a photo is too large for the fixed-point kernels
+// (16384 pixels or more on a side) and OpenCV warps it, with one border for
+// all four edges: a 16400x300 strip scaled by its short side at 0.7, so
+// that the window pads above and below it and a rotation brings in corners
+// past its left edge.
+TEST(WindowGeometryTest, PaddingIsTheFillOnOpenCvsPathForLargePhotos) {
+  constexpr int kWidth = 16400, kHeight = 300;
+  cv::Mat image(kHeight, kWidth, CV_8UC3), labels(kHeight, kWidth, CV_8UC1);
+  for (int y = 0; y < kHeight; ++y) {
+    for (int x = 0; x < kWidth; ++x) {
+      image.at<cv::Vec3b>(y, x) = cv::Vec3b(40 + x % 1600 / 10, 30 + y / 2, 90);
+      labels.at<uint8_t>(y, x) = 1 + (x / 50 + y / 50) % 5;
+    }
+  }
+  AugmentOptions options = Options(ResizeMode::kShortSide, 64, 48);
+  options.scale_enabled = true;
+  options.antialias = false;  // the image too stays larger than the kernels take
+  options.fill_value = FillColor(7, 9, 11);
+  FillCounts counts;
+  for (double angle : {0.0, 30.0}) {
+    AugmentParams params;
+    params.scale_factor = 0.7;
+    params.crop_x = 0;
+    params.angle_deg = angle;
+    const std::array<bool, 4> padded = PaddedEdges(options, params, kWidth, kHeight);
+    ASSERT_EQ(padded, (std::array<bool, 4>{false, false, true, true}));
+    const AffineMatrix m = OutputToSourceMatrix(
+        params, PlaceWindow(options, params, kWidth, kHeight), kWidth, kHeight, 64, 48);
+    cv::Mat reference;
+    cv::warpAffine(image, reference, cv::Mat(2, 3, CV_64F, const_cast<double*>(m.data())),
+                   cv::Size(64, 48), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_REFLECT);
+    for (FillMode mode : {FillMode::kConstant, FillMode::kReflect}) {
+      options.fill_mode = mode;
+      cv::Mat image_out(48, 64, CV_8UC3), mask_out(48, 64, CV_8UC1);
+      WarpScratch scratch;
+      WarpSource source{View(image), View(labels)};
+      source.mask_fill = 255;
+      WarpImageAndMask(options, params, source, MutableView(image_out), MutableView(mask_out),
+                       &scratch);
+      CheckFills({image_out, mask_out, reference, labels, m, padded, mode, cv::Vec3b(7, 9, 11), 255,
+                  cv::Mat(), 0},
+                 "angle " + std::to_string(angle) + " " + std::string(FillModeName(mode)), &counts);
+      ASSERT_FALSE(::testing::Test::HasFatalFailure());
+    }
+  }
+  EXPECT_GT(counts.padding, 1000);
+  EXPECT_GT(counts.mirrored, 50);
+  EXPECT_GT(counts.photo, 1000);
 }
 
 // A crop of a panorama scaled by its short side: the warp area-reduces the

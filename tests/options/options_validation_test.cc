@@ -74,6 +74,51 @@ TEST(OptionsValidationTest, DisabledOpsStillNeedSaneRanges) {
             "");
 }
 
+// Reflect mirrors only past an edge the window reaches without padding, so
+// a photo stretched or fitted and then only shrunk leaves it nothing: the
+// loader refuses the combination, naming the options. Where the window can
+// reach an edge (a scale up to 1 or more, a crop of short_side or
+// long_side), or a rotation is off (reflect still repeats the edge pixel for
+// an upscale's taps), it stands.
+TEST(OptionsValidationTest, ReflectWithNothingToMirrorIsRefused) {
+  const std::string refused =
+      "fill_mode must be constant with resize keep_ratio and scale_range below 1 (got reflect, "
+      "scale_range max 0.8): the window pads past every edge of the photo, and padding is "
+      "fill_value, so nothing is left to mirror";
+  auto shrunk = [](ResizeMode resize, double max) {
+    return [=](AugmentOptions& o) {
+      o.fill_mode = FillMode::kReflect;
+      o.resize = resize;
+      o.scale_enabled = true;
+      o.scale_factor = {0.5, max};
+    };
+  };
+  EXPECT_EQ(AugmentMessage(shrunk(ResizeMode::kKeepRatio, 0.8)), refused);
+  EXPECT_NE(AugmentMessage(shrunk(ResizeMode::kStretch, 0.8)).find("with resize stretch"),
+            std::string::npos);
+  LoaderOptions loader;
+  shrunk(ResizeMode::kKeepRatio, 0.8)(loader.augment);
+  EXPECT_EQ(MessageOf([&] { ValidateLoaderOptions(loader); }), refused);
+  EXPECT_EQ(AugmentMessage(shrunk(ResizeMode::kKeepRatio, 1.0)), "");
+  EXPECT_EQ(AugmentMessage(shrunk(ResizeMode::kShortSide, 0.8)), "");
+  EXPECT_EQ(AugmentMessage(shrunk(ResizeMode::kLongSide, 0.8)), "");
+  EXPECT_EQ(AugmentMessage([&](AugmentOptions& o) {
+              shrunk(ResizeMode::kKeepRatio, 0.8)(o);
+              o.fill_mode = FillMode::kConstant;
+            }),
+            "");
+  EXPECT_EQ(AugmentMessage([&](AugmentOptions& o) {
+              shrunk(ResizeMode::kKeepRatio, 0.8)(o);
+              o.scale_enabled = false;
+            }),
+            "");
+  EXPECT_EQ(AugmentMessage([](AugmentOptions& o) {
+              o.fill_mode = FillMode::kReflect;
+              o.rotation_fraction = 0;
+            }),
+            "");
+}
+
 TEST(OptionsValidationTest, OutputMessagesNameFieldAndValue) {
   EXPECT_EQ(OutputMessage([](auto& o) {
               o.image_dtype = ElementType::kUint8;

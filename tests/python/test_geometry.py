@@ -23,6 +23,41 @@ def test_padding_takes_the_fill_colour_per_channel_and_the_ignore_value(label_sc
             assert (masks[:, 20:44] != 255).any()
 
 
+@pytest.mark.parametrize("fill_mode", ["constant", "reflect"])
+@pytest.mark.parametrize("rotation_fraction", [0.0, 0.05])
+@pytest.mark.parametrize("mask_mode", ["binary", "labels"])
+def test_padding_is_the_fill_whatever_the_fill_mode(request, fill_mode, rotation_fraction, mask_mode):
+    # keep_ratio's letterbox (rows 0-10 and 53-63 of 96x64 photos fitted into
+    # 64x64) is fill_value and 0 or the ignore value under reflect too: the
+    # mode decides only what a rotation brings in past the photo's left and
+    # right edges. Turned by up to 18 degrees, the middle columns' first and
+    # last 3 rows still lie in the padding.
+    data = request.getfixturevalue("label_scenes" if mask_mode == "labels" else "demo")
+    labels = dict(mask_mode="labels", num_classes=5) if mask_mode == "labels" else {}
+    augment = dataclasses.replace(segfeed.Augment.none(), resize="keep_ratio", fill_value=(124, 116, 104),
+                                  fill_mode=fill_mode, rotation_fraction=rotation_fraction)
+    with segfeed.Loader(data, batch_size=8, size=64, image_dtype="uint8", layout="nhwc", augment=augment,
+                        shuffle=False, **labels) as loader:
+        with next(iter(loader)) as batch:
+            images, masks = np.asarray(batch.images), np.asarray(batch.masks).reshape(8, 64, 64)
+            mask_fill = 255 if mask_mode == "labels" else 0
+            for rows in (slice(0, 3), slice(61, 64)):
+                assert (images[:, rows, 24:40] == (124, 116, 104)).all()
+                assert (masks[:, rows, 24:40] == mask_fill).all()
+            if rotation_fraction == 0:
+                for rows in (slice(0, 10), slice(54, 64)):
+                    assert (images[:, rows] == (124, 116, 104)).all()
+                    assert (masks[:, rows] == mask_fill).all()
+            assert (masks[:, 20:44] != mask_fill).any()
+
+
+def test_reflect_is_refused_where_nothing_is_left_to_mirror(demo):
+    augment = segfeed.Augment(resize="keep_ratio", scale_range=(0.5, 0.8), fill_mode="reflect")
+    with pytest.raises(segfeed.ConfigError, match=r"fill_mode must be constant with resize keep_ratio and "
+                                                  r"scale_range below 1 \(got reflect, scale_range max 0.8\)"):
+        segfeed.Loader(demo, size=64, augment=augment)
+
+
 def test_fill_value_is_one_level_or_three(demo):
     with segfeed.Loader(demo, size=8, augment=segfeed.Augment(fill_value=7)) as loader:
         assert loader.options["fill_value"] == 7
