@@ -470,5 +470,37 @@ TEST(LoaderMemoryTest, HugeHeadersOfEveryFormatAreTooLarge) {
   EXPECT_LE(stats.peak_scratch_bytes, loader.plan().scratch_ceiling_bytes);
 }
 
+// Lying headers that outnumber the honest photos do not become the plan:
+// a header whose file is too short for its pixels is skipped when
+// planning, so the budget stays the honest photos' and every lying pair is
+// too_large (it used to plan for 10000x10000, 1.9 GB per thread, and
+// decode each lying file into 300 MB before finding it short).
+TEST(LoaderMemoryTest, AMajorityOfLyingHeadersDoesNotRaiseThePlan) {
+  TempDir dir;
+  testing::WriteGoodPairsOfMixedDataset(dir.path(), 3);
+  for (int copy = 0; copy < 3; ++copy)
+    testing::WriteHugeHeaderPairs(dir.path() / ("copy" + std::to_string(copy)));
+  for (int copy = 0; copy < 3; ++copy) {
+    const fs::path from = dir.path() / ("copy" + std::to_string(copy));
+    for (const char* folder : {"train", "train_masks"}) {
+      for (const auto& entry : fs::directory_iterator(from / folder)) {
+        if (entry.path().filename().string().rfind("huge_mask", 0) == 0) continue;
+        fs::rename(entry.path(),
+                   dir.path() / folder / (std::to_string(copy) + entry.path().filename().string()));
+      }
+    }
+    fs::remove_all(from);
+  }
+  Loader loader(DatasetSpec::Carvana(dir.path()), SmallOptions(2));
+  EXPECT_LT(loader.plan().decode_budget_bytes_per_thread, size_t{1} << 20);  // 64x48 photos
+  loader.StartEpoch(0);
+  while (auto lease = loader.Next()) {
+  }
+  const LoaderStats stats = loader.stats();
+  EXPECT_EQ(stats.skipped_files.size(), 15u);  // 5 lying photos, 3 copies each
+  for (const Error& e : stats.skipped_files) EXPECT_EQ(e.kind, ErrorKind::kTooLarge) << e.Message();
+  EXPECT_LE(stats.peak_scratch_bytes, loader.plan().scratch_ceiling_bytes);
+}
+
 }  // namespace
 }  // namespace segfeed
