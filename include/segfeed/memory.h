@@ -53,9 +53,11 @@ struct MemoryPlan {
   size_t scratch_bytes_per_thread = 0;
   size_t scratch_bytes = 0;  // threads x scratch_bytes_per_thread
   // Per decode thread, the most decoding one pair may hold:
-  // DecodeOptions::scratch_headroom x (decoded photo + mask) of the planned
-  // source. A larger pair is too_large; after one nearer the budget than
-  // the plan, buffers shrink back.
+  // DecodeOptions::scratch_headroom x (decoded photo + mask, + libjpeg's
+  // coefficients when the planned photo is progressive) of the planned
+  // source, + 64 KiB for the decoders' fixed needs. A larger pair is
+  // too_large; after one nearer the budget than the plan, buffers shrink
+  // back.
   size_t decode_budget_bytes_per_thread = 0;
   // threads x (decode budget + the augment stage's largest scratch).
   size_t scratch_ceiling_bytes = 0;
@@ -106,6 +108,10 @@ void ForEachField(const MemoryPlan& p, Fn&& fn) {
 struct SourceFormats {
   bool png_images = false;
   int png_mask_bytes_per_pixel = 0;  // 0: GIF masks
+  // libjpeg's whole-image DCT coefficients for the planned photo when it
+  // is a JPEG of several scans (progressive): about 3 bytes per pixel for
+  // 4:2:0, 6 for 4:4:4, whatever the DCT scale. 0 for a baseline photo.
+  int64_t jpeg_coefficient_bytes = 0;
 };
 
 // Plans for `options` (validated; throws ConfigError) and photos of

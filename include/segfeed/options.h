@@ -348,12 +348,14 @@ struct DecodeOptions {
   // hundreds of scans over a large image costs seconds. 10^9 is ~0.5 s of
   // decoding; a 24-megapixel progressive photo (~10 scans) is 2.4 x 10^8.
   int64_t max_pixel_scans = 1'000'000'000;
-  // The Loader's decode budget per thread, as a multiple of what the
-  // planned source size needs (the decoded photo at its DCT scale, the
-  // mask, libjpeg's coefficients for a progressive photo): a pair whose
-  // headers say it needs more is too_large, refused before anything is
-  // allocated, and after a pair larger than planned the buffers shrink back.
-  // 4 accepts photos of twice the planned width and height.
+  // The Loader's (and `segfeed check`'s) decode budget per thread, as a
+  // multiple of what the planned source size needs (the decoded photo at
+  // its DCT scale, the mask, libjpeg's coefficients for a progressive
+  // photo), plus 64 KiB for the decoders' fixed needs, so that a tiny photo
+  // always fits: a pair whose headers say it needs more is too_large,
+  // refused before anything is allocated, and after a pair larger than
+  // planned the buffers shrink back. 4 accepts photos of twice the planned
+  // width and height.
   double scratch_headroom = 4.0;
   // mask_foreground luminance: a mask pixel is foreground (1) when its
   // luminance (see MaskForeground) is at least this (0-255), else

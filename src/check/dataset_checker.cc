@@ -166,15 +166,21 @@ class FileChecker {
   }
 
  public:
-  FileChecker(const CheckOptions& options, const internal::PlannedSource& plan)
+  // `budget_bytes` is the decode budget of this thread (DecodeBudget()).
+  FileChecker(const CheckOptions& options, const internal::PlannedSource& plan,
+              int64_t budget_bytes)
       : decode_(options.decode),
         labels_(options.decode.mask_mode == MaskMode::kLabels),
-        // A 1x1 target gets the smallest DCT scale, 1/8; none, full size.
-        photo_target_(options.statistics == ChannelStatistics::kExact ? 0 : 1),
+        photo_target_(PhotoTarget(options)),
         reader_(RgbDecode(options.decode)) {
-    // No decode budget beyond the options' limits (max_pixels,
-    // max_file_bytes): the report depends on them only, never on the plan.
-    reader_.Reserve(plan.width, plan.height, photo_target_, photo_target_, INT64_MAX, plan.formats);
+    reader_.Reserve(plan.width, plan.height, photo_target_, photo_target_, budget_bytes,
+                    plan.formats);
+  }
+
+  // The size a photo is decoded for: a 1x1 target gets the smallest DCT
+  // scale, 1/8; none (0), full size.
+  static int PhotoTarget(const CheckOptions& options) {
+    return options.statistics == ChannelStatistics::kExact ? 0 : 1;
   }
 
   FileOutcome Check(const FileJob& job) {
@@ -344,10 +350,27 @@ void ValidateCheckOptions(const CheckOptions& options) {
   }
 }
 
+// The decode budget of each checking thread, the Loader's for the same
+// planned photo (MemoryPlan::decode_budget_bytes_per_thread) at the
+// checker's DCT scale, so that a file the Loader would refuse as too_large
+// is too_large here too, before anything is allocated for it. Without a
+// plan (no sampled photo's header parses) only max_pixels bounds a file.
+int64_t DecodeBudget(const CheckOptions& options, const internal::PlannedSource& plan) {
+  if (plan.width < 1 || plan.height < 1) return INT64_MAX;
+  const int target = FileChecker::PhotoTarget(options);
+  const internal::DctScale scale = plan.formats.png_images
+                                       ? internal::DctScale{}
+                                       : internal::JpegDecoder(options.decode)
+                                             .ChooseScale(plan.width, plan.height, target, target);
+  return static_cast<int64_t>(internal::PairReader::DecodeBudgetBytes(
+      scale, plan.width, plan.height, plan.formats, options.decode.scratch_headroom));
+}
+
 // Checks every job on `threads` threads; outcomes[i] belongs to jobs[i].
 // The checkers' class sums are added to `class_sums`.
 std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
-                                    const internal::PlannedSource& plan, ClassSums* class_sums) {
+                                    const internal::PlannedSource& plan, int64_t budget_bytes,
+                                    ClassSums* class_sums) {
   std::vector<FileOutcome> outcomes(jobs.size());
   if (jobs.empty()) return outcomes;
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
@@ -363,7 +386,7 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
                       [&](const tbb::blocked_range<size_t>& range) {
                         std::unique_ptr<FileChecker> checker;
                         if (!checkers.try_pop(checker))
-                          checker = std::make_unique<FileChecker>(options, plan);
+                          checker = std::make_unique<FileChecker>(options, plan, budget_bytes);
                         for (size_t i = range.begin(); i != range.end(); ++i) {
                           outcomes[i] = checker->Check(jobs[i]);
                           const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -613,8 +636,12 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   internal::PlannedSource plan;
   if (auto source = internal::PlanSourceFromHeaders(dataset.pairs, options.decode); source.ok())
     plan = source.value();
+  const int64_t budget_bytes = DecodeBudget(options, plan);
+  report.decode_budget_bytes_per_thread = budget_bytes == INT64_MAX ? 0 : budget_bytes;
+  report.read_buffer_bytes_per_thread = 2 * options.decode.max_file_bytes;
   ClassSums class_sums;
-  const std::vector<FileOutcome> outcomes = CheckFiles(jobs, options, plan, &class_sums);
+  const std::vector<FileOutcome> outcomes =
+      CheckFiles(jobs, options, plan, budget_bytes, &class_sums);
   Statistics stats;
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);

@@ -45,8 +45,9 @@ struct CheckOptions {
   // with grey and warns).
   DecodeOptions decode;
   ChannelStatistics statistics = ChannelStatistics::kBlockMeans;
-  // Threads decoding files; 0 means one per core. Each holds one file buffer
-  // and one decoded image (3 bytes per pixel at its DCT scale).
+  // Threads decoding files; 0 means one per core. Each holds at most its
+  // decode budget and two file buffers (CheckReport says how much), so
+  // memory grows with this, never with the files.
   int threads = 0;
   // Called after each file with (files done, files in total), from worker
   // threads, possibly concurrently: it must be thread-safe. May be empty.
@@ -95,6 +96,17 @@ struct CheckReport {
   // Files in the dataset folders that are neither image nor mask (hidden
   // files, subfolders, other names, a second file for one stem), by path.
   std::vector<IgnoredFile> ignored;
+
+  // The memory bound of each checking thread, the Loader's: at most its
+  // decode budget (decoded pixels, libjpeg's coefficients, scanlines; a
+  // file whose header says it needs more is too_large) and two file
+  // buffers of up to max_file_bytes. The budget is scratch_headroom x what
+  // the planned photo (the median of a few pairs' headers) needs at the
+  // checker's DCT scale, plus the decoders' fixed needs; 0 when no sampled
+  // photo's header parsed, where only max_pixels bounds a file. The files'
+  // own sizes never raise it.
+  int64_t decode_budget_bytes_per_thread = 0;
+  int64_t read_buffer_bytes_per_thread = 0;
 
   // Image and mask sizes ("1918x1280"), over every file whose header could
   // be read, sorted by value.
@@ -166,16 +178,17 @@ struct CheckReport {
 // wrong), and each mask whose palette contradicts the nonzero rule (maybe
 // inverted).
 //
-// Each thread reads with a PairReader, under the Loader's memory policy: its
-// buffers are planned for the dataset's typical photo (the median of a few
-// pairs' headers) at the DCT scale of options.statistics, a file over
-// decode.max_file_bytes or decode.max_pixels is too_large without its
+// Each thread reads with a PairReader, under the Loader's memory policy and
+// decode budget: its buffers are planned for the dataset's typical photo
+// (the median of a few pairs' headers) at the DCT scale of
+// options.statistics, a file over decode.max_file_bytes or
+// decode.max_pixels, or whose header says decoding it needs more than the
+// budget (3 bytes per pixel at its scale, libjpeg's coefficients for a
+// progressive JPEG, a mask's canvas and samples), is too_large without its
 // pixels being allocated, a larger file's buffers are freed before the next
-// file, and running out of memory is that file's too_large. So memory is
-// about `threads` x (the typical photo and mask, the largest file allowed
-// and its pixels: 3 bytes per pixel at its scale, plus libjpeg's
-// coefficients for a progressive JPEG) plus a fixed-size record per listed
-// file.
+// file, and running out of memory is that file's too_large. So memory is at
+// most `threads` x (decode budget + 2 x max_file_bytes), as the report
+// states, plus a fixed-size record per listed file.
 CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
 
 // Problems of one kind in `report`.

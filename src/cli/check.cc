@@ -60,6 +60,15 @@ pixels and two loss weights, inverse frequency (labelled / (N x pixels)) and
 median frequency (SegNet's), 0 for an absent class; and the ignore pixels.
 The output is the same for any thread count.
 
+Memory is bounded per thread, as the loader's is: each thread holds at
+most its decode budget (--headroom of the loader, 4, times what the
+dataset's median photo needs at the checker's DCT scale, plus 64 KiB for
+the decoders' fixed needs) and two read buffers of max_file_bytes (16 MiB).
+A file whose header says decoding it needs more than the budget (a PNG of
+a few bytes claiming 10000x10000 pixels) is too_large, refused before
+anything is allocated for it, as the loader refuses it. The summary's
+memory line gives the bound; --threads multiplies it.
+
 A dataset without a single image/mask pair is not clean: check says what
 it found in each folder (images, masks, ignored files by extension) and the
 names it expects, <image folder>/<stem>.jpg with <mask folder>/<stem>_mask.gif.
@@ -68,6 +77,8 @@ Exit status: 0 when no problem was found, 1 when some were, when there was
 no pair to check or when the report could not be written (standard output
 included), 2 for a usage error.
 )";
+
+double MiB(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 // How many ignored files the text report names; the JSON has all of them.
 constexpr size_t kIgnoredListed = 10;
@@ -169,6 +180,25 @@ void PrintClasses(const CheckReport& report) {
   }
 }
 
+// The per-thread bound, which does not depend on --threads: the report
+// stays the same for any thread count.
+void PrintMemoryBound(const CheckReport& report) {
+  const double read_mib = MiB(report.read_buffer_bytes_per_thread);
+  if (report.decode_budget_bytes_per_thread > 0) {
+    std::printf(
+        "  memory           at most %.1f MiB per thread: decode budget %.1f MiB (headroom x the "
+        "median photo's needs; a file whose header needs more is too_large) + read buffers "
+        "%.1f MiB (2 x max_file_bytes)\n",
+        MiB(report.decode_budget_bytes_per_thread) + read_mib,
+        MiB(report.decode_budget_bytes_per_thread), read_mib);
+  } else {
+    std::printf(
+        "  memory           no decode budget (no sampled photo's header parsed): max_pixels "
+        "bounds each file; read buffers %.1f MiB per thread (2 x max_file_bytes)\n",
+        read_mib);
+  }
+}
+
 void PrintText(const CheckReport& report, const DatasetSpec& spec) {
   std::printf("problems: %zu\n", report.problems.size());
   // Names are escaped: one problem is one line, and nothing reaches the terminal raw.
@@ -234,6 +264,7 @@ void PrintText(const CheckReport& report, const DatasetSpec& spec) {
     std::printf("  mask foreground  none (no mask decoded)\n");
   }
   std::printf("  mask bit depths  %s\n", Join(report.mask_bit_depths).c_str());
+  PrintMemoryBound(report);
   std::printf("  other palettes   %lld mask%s with a palette other than the most common one\n",
               static_cast<long long>(report.other_palette_masks),
               report.other_palette_masks == 1 ? "" : "s");
@@ -346,6 +377,9 @@ std::string ReportJson(const CheckReport& report, const DatasetSpec& spec) {
     return groups;
   };
   summary["mask_bit_depths"] = CountsJson(report.mask_bit_depths);
+  // 0: no decode budget (no sampled photo's header parsed).
+  summary["memory_per_thread"] = {{"decode_budget_bytes", report.decode_budget_bytes_per_thread},
+                                  {"read_buffer_bytes", report.read_buffer_bytes_per_thread}};
   Json other_palette_paths = Json::array();
   for (const std::string& path : report.other_palette_paths)
     other_palette_paths.push_back(JsonText(path));

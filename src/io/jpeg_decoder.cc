@@ -260,6 +260,19 @@ Result<JpegHeader> JpegDecoder::ReadHeader(std::span<const uint8_t> jpeg, std::s
   return header;
 }
 
+Status JpegDecoder::CheckDataCanHoldBlocks(std::span<const uint8_t> jpeg, const JpegHeader& header,
+                                           std::string_view path) {
+  if (header.arithmetic) return {};
+  const int64_t blocks = (int64_t{header.width} + 7) / 8 * ((int64_t{header.height} + 7) / 8);
+  const int64_t bits = static_cast<int64_t>(jpeg.size()) * 8;
+  if (bits >= blocks) return {};
+  return ImageError(ErrorKind::kCorruptImage, path,
+                    "truncated JPEG: " + std::to_string(jpeg.size()) + " bytes cannot hold the " +
+                        std::to_string(blocks) + " 8x8 blocks of the " +
+                        std::to_string(header.width) + "x" + std::to_string(header.height) +
+                        " pixels its frame header claims (at least 1 bit each)");
+}
+
 Status JpegDecoder::CheckPixelLimit(int width, int height, std::string_view path) const {
   const int64_t pixels = static_cast<int64_t>(width) * height;
   if (pixels <= options_.max_pixels) return {};
@@ -303,6 +316,7 @@ int64_t JpegDecoder::DecodedBytes(const JpegHeader& header, DctScale scale) cons
 
 Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
                            std::string_view path, DecodedImage* out) {
+  if (Status enough = CheckDataCanHoldBlocks(jpeg, header, path); !enough.ok()) return enough;
   if (DecodesToPlanes(header)) return DecodePlanes(jpeg, header, scale, path, out);
   StartNewFile();
   out->width = scale.Apply(header.width);

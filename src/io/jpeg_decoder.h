@@ -103,6 +103,15 @@ class JpegDecoder {
   // all, corrupt_image with libjpeg-turbo's message when the header is bad.
   Result<JpegHeader> ReadHeader(std::span<const uint8_t> jpeg, std::string_view path);
 
+  // corrupt_image naming `path` when a Huffman-coded file is too short to
+  // hold the blocks its frame header claims: every 8x8 block of the largest
+  // component codes its DC term in at least one bit, so a file of N bytes
+  // holds at most 8N blocks (a header that lies, or a file cut short).
+  // Arithmetic coding has no such floor. Reads no pixel; Decode() checks it
+  // before allocating, and the memory plan skips such a header.
+  static Status CheckDataCanHoldBlocks(std::span<const uint8_t> jpeg, const JpegHeader& header,
+                                       std::string_view path);
+
   // The smallest scale libjpeg-turbo supports whose decoded size is still
   // at least output_width x output_height (the size the photo is warped
   // to); 1/1 when the output is as large as the source or larger (never

@@ -185,7 +185,13 @@ Status PairReader::DecodeMask(std::span<const uint8_t> bytes, const std::string&
                      std::to_string(header.value().height) + "), more than the " +
                      std::to_string(budget_bytes) + " bytes left of the decode budget"};
   }
-  if (Status status = png_.DecodeMask(bytes, path, &mask_samples_); !status.ok()) return status;
+  // The decoder checks the rest of the budget against its samples and its
+  // scanlines, which are as wide as the file says (8 bytes a pixel for
+  // 16-bit RGBA).
+  const int64_t mask_values = std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels);
+  if (Status status = png_.DecodeMask(bytes, path, &mask_samples_, budget_bytes - mask_values);
+      !status.ok())
+    return status;
   return MapPngSamples(path);
 }
 
@@ -299,10 +305,12 @@ Status PairReader::MapPngSamples(const std::string& path) {
 
 Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
                                             const DecodeTarget& target) {
+  int64_t png_row_bytes = 0;  // libspng's scanlines and ours, for a PNG photo
   if (SniffFormat(bytes) == SniffedFormat::kPng) {
     // PNG has no DCT scaling: the photo is decoded at full size.
     auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptImage);
     if (!header.ok()) return header.error();
+    png_row_bytes = PngDecoder::ImageRowBytes(header.value());
     image_format_ = SniffedFormat::kPng;
     image_header_ = JpegHeader{};
     image_header_.width = header.value().width;
@@ -325,7 +333,7 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
                                   : int64_t{image_header_.width} * image_header_.height * 3;
   const int64_t image_needs =
       std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) +
-      image_header_.coefficient_bytes;
+      image_header_.coefficient_bytes + png_row_bytes;
   if (image_needs > budget_bytes_) {
     return Error{ErrorKind::kTooLarge, path,
                  "decoding needs " + std::to_string(image_needs) + " bytes (" +
@@ -338,7 +346,9 @@ Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, cons
                                 std::to_string(image_header_.scans) + " scans"
                           : std::string()) +
                      "), more than the decode budget of " + std::to_string(budget_bytes_) +
-                     " bytes per thread (scratch_headroom x what the planned source needs)"};
+                     " bytes per thread (scratch_headroom x what the planned source needs, "
+                     "plus " +
+                     std::to_string(kDecoderFixedBytes) + " for the decoder's fixed needs)"};
   }
   return image_needs;
 }
@@ -367,6 +377,15 @@ size_t PairReader::PlannedScratchBytes(DctScale scale, int source_width, int sou
   return static_cast<size_t>(scale.Apply(source_width)) *
              static_cast<size_t>(scale.Apply(source_height)) * 3 +
          mask_pixels * (1 + static_cast<size_t>(mask_sample_bytes));
+}
+
+size_t PairReader::DecodeBudgetBytes(DctScale scale, int source_width, int source_height,
+                                     const SourceFormats& formats, double scratch_headroom) {
+  const size_t planned =
+      PlannedScratchBytes(scale, source_width, source_height, formats.png_mask_bytes_per_pixel) +
+      static_cast<size_t>(std::max<int64_t>(formats.jpeg_coefficient_bytes, 0));
+  return static_cast<size_t>(static_cast<double>(planned) * scratch_headroom) +
+         static_cast<size_t>(kDecoderFixedBytes);
 }
 
 size_t PairReader::scratch_bytes() const {

@@ -76,6 +76,21 @@ class PairReader {
   // samples at `mask_sample_bytes` per pixel. Allocates nothing.
   static size_t PlannedScratchBytes(DctScale scale, int source_width, int source_height,
                                     int mask_sample_bytes = 0);
+  // The decode budget of one thread for a source decoded at `scale`:
+  // scratch_headroom x (PlannedScratchBytes() plus libjpeg's coefficients
+  // for the planned photo when it is progressive), plus kDecoderFixedBytes
+  // once. The budget of the Loader (MemoryPlan) and of the dataset checker.
+  static size_t DecodeBudgetBytes(DctScale scale, int source_width, int source_height,
+                                  const SourceFormats& formats, double scratch_headroom);
+  // What every decode budget allows beyond scratch_headroom x the planned
+  // source: what a decoder library holds for one photo whatever its size
+  // (libjpeg's decompressor, its tables and a few MCU rows: 24 KiB
+  // measured for baseline and progressive files of 1x1 to 64x64; libspng's
+  // context and zlib's 32 KiB window), not counted per file. It also holds
+  // a small photo's whole needs, so a photo is never too_large for being
+  // small: a progressive 1x1 JPEG's coefficients are 768 bytes (whole
+  // MCUs), 256 times its pixels, more than any headroom of a tiny plan.
+  static constexpr int64_t kDecoderFixedBytes = int64_t{64} << 10;
   // Pixel scratch held now: decoded photo and mask, and the GIF decoder's
   // frame buffer for interlaced or offset frames.
   size_t scratch_bytes() const;

@@ -24,6 +24,12 @@ Result<PlannedSource> ReadPhotoHeaderOrThrow(const std::filesystem::path& path,
     auto header =
         PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptImage);
     if (!header.ok()) return header.error();
+    // A header whose data cannot hold its pixels must not set the budget
+    // of every thread: a majority of them would otherwise be the median.
+    if (Status enough = PngDecoder::CheckImageDataCanHoldPixels(
+            bytes.value(), header.value(), path.native(), ErrorKind::kCorruptImage);
+        !enough.ok())
+      return enough.error();
     source.width = header.value().width;
     source.height = header.value().height;
     source.formats.png_images = true;
@@ -31,8 +37,13 @@ Result<PlannedSource> ReadPhotoHeaderOrThrow(const std::filesystem::path& path,
   }
   auto header = JpegDecoder(decode).ReadHeader(bytes.value(), path.native());
   if (!header.ok()) return header.error();
+  if (Status enough =
+          JpegDecoder::CheckDataCanHoldBlocks(bytes.value(), header.value(), path.native());
+      !enough.ok())
+    return enough.error();
   source.width = header.value().width;
   source.height = header.value().height;
+  source.formats.jpeg_coefficient_bytes = header.value().coefficient_bytes;
   return source;
 }
 
@@ -99,7 +110,10 @@ Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeO
       [&](const PlannedSource& a, const PlannedSource& b) { return pixels(a) < pixels(b); });
   PlannedSource median = sizes[sizes.size() / 2];
   median.headers_read = static_cast<int>(sizes.size());
-  median.formats = {png_images, mask_sample_bytes};
+  // The median photo's own coefficients: a progressive outlier among the
+  // sampled ones (a hostile header claiming max_pixels, say) must not set
+  // the budget of every thread.
+  median.formats = {png_images, mask_sample_bytes, median.formats.jpeg_coefficient_bytes};
   return median;
 }
 

@@ -28,6 +28,10 @@ constexpr size_t kChunkCacheBytes = size_t{8} << 20;
 // a row for conversion or de-interlacing, each about one stored scanline.
 constexpr int64_t kSpngScanlines = 3;
 
+// Deflate codes at most 258 bytes in one match of at least 2 bits (RFC
+// 1951), so no zlib stream inflates to more than 1032 times its size.
+constexpr int64_t kMaxDeflateRatio = 1032;
+
 int Channels(int color_type) {
   switch (color_type) {
     case SPNG_COLOR_TYPE_TRUECOLOR:
@@ -116,6 +120,20 @@ class PngErrors {
 uint32_t BigEndian32(std::span<const uint8_t> bytes, size_t at) {
   return (uint32_t{bytes[at]} << 24) | (uint32_t{bytes[at + 1]} << 16) |
          (uint32_t{bytes[at + 2]} << 8) | bytes[at + 3];
+}
+
+// The bytes of IDAT chunk data in the file, as far as the file goes.
+int64_t ImageDataBytes(std::span<const uint8_t> bytes) {
+  int64_t total = 0;
+  for (size_t at = 8; at + 8 <= bytes.size();) {  // after the signature
+    const size_t length = BigEndian32(bytes, at);
+    const size_t data = at + 8;
+    if (std::memcmp(&bytes[at + 4], "IDAT", 4) == 0)
+      total += static_cast<int64_t>(std::min(length, bytes.size() - data));
+    if (std::memcmp(&bytes[at + 4], "IEND", 4) == 0) break;
+    at = data + length + 4;  // and the CRC
+  }
+  return total;
 }
 
 Error TooManyPixels(const PngErrors& errors, uint32_t width, uint32_t height, int64_t max_pixels) {
@@ -299,6 +317,28 @@ int64_t PngDecoder::ImageBytes(const PngHeader& header) {
   return int64_t{header.width} * header.height * 3;
 }
 
+Status PngDecoder::CheckImageDataCanHoldPixels(std::span<const uint8_t> bytes,
+                                               const PngHeader& header, std::string_view path,
+                                               ErrorKind corrupt_kind) {
+  // Every pixel's samples are stored once, interlaced or not; filter bytes
+  // and row padding only add to this.
+  const int64_t sample_bytes =
+      int64_t{header.width} * header.height * Channels(header.color_type) * header.bit_depth / 8;
+  const int64_t data_bytes = ImageDataBytes(bytes);
+  if (data_bytes * kMaxDeflateRatio >= sample_bytes) return {};
+  return PngErrors(bytes, path, corrupt_kind)
+      .Corrupt("truncated PNG: " + std::to_string(data_bytes) +
+               " bytes of image data cannot hold the " + std::to_string(header.width) + "x" +
+               std::to_string(header.height) + " pixels its header claims (" +
+               std::to_string(sample_bytes) + " bytes of samples; deflate compresses at most " +
+               std::to_string(kMaxDeflateRatio) + ":1)");
+}
+
+int64_t PngDecoder::ImageRowBytes(const PngHeader& header) {
+  const bool palette = header.color_type == SPNG_COLOR_TYPE_INDEXED;
+  return (kSpngScanlines + (palette ? 1 : 0)) * StoredRowBytes(header);
+}
+
 int64_t PngDecoder::MaskSampleBytes(const PngHeader& header) {
   return int64_t{header.width} * header.height * MaskPixelBytes(MaskFormatOf(header));
 }
@@ -326,6 +366,9 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
                            "), more than the " + std::to_string(budget_bytes) +
                            " bytes left of the decode budget");
   }
+  if (Status enough = CheckImageDataCanHoldPixels(bytes, header, path, ErrorKind::kCorruptImage);
+      !enough.ok())
+    return enough;
   out->width = header.width;
   out->height = header.height;
   out->layout = DecodedImage::Layout::kRgb;
@@ -395,6 +438,9 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
                            "), more than the " + std::to_string(budget_bytes) +
                            " bytes left of the decode budget");
   }
+  if (Status enough = CheckImageDataCanHoldPixels(bytes, header, path, ErrorKind::kCorruptMask);
+      !enough.ok())
+    return enough;
   const bool palette = header.color_type == SPNG_COLOR_TYPE_INDEXED;
   spng_plte plte{};
   out->palette.clear();

@@ -68,6 +68,18 @@ class PngDecoder {
   static int64_t ImageBytes(const PngHeader& header);
   // width x height x 1 (grey up to 8 bits, palette), 2 (grey 16) or 3 (RGB).
   static int64_t MaskSampleBytes(const PngHeader& header);
+  // The scanlines DecodeImage() needs besides its output: libspng's and,
+  // for a palette file, this decoder's, each as wide as the file stores a
+  // row (up to 8 bytes a pixel for 16-bit RGBA, more than the output).
+  static int64_t ImageRowBytes(const PngHeader& header);
+
+  // `corrupt_kind` naming `path` when the file's image data (its IDAT
+  // chunks) is too short to hold the samples its header claims even at
+  // deflate's best ratio, 1032:1: a file cut short, or a header that lies
+  // (69 bytes claiming 10000x10000 pixels). Reads no pixel; the decoders
+  // check it before allocating, and the memory plan skips such a header.
+  static Status CheckImageDataCanHoldPixels(std::span<const uint8_t> bytes, const PngHeader& header,
+                                            std::string_view path, ErrorKind corrupt_kind);
 
   // Decodes a photo into `out` as 8-bit RGB: grey is expanded, a palette to
   // its colours, 16-bit samples keep their high byte, and alpha is dropped,

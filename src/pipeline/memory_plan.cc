@@ -94,8 +94,8 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
                          options.augment, scale.Apply(source_width), scale.Apply(source_height),
                          options.decode.decode_colour);
   plan.scratch_bytes = Times(plan.scratch_bytes_per_thread, threads, "the scratch");
-  plan.decode_budget_bytes_per_thread =
-      static_cast<size_t>(static_cast<double>(decode_bytes) * options.decode.scratch_headroom);
+  plan.decode_budget_bytes_per_thread = internal::PairReader::DecodeBudgetBytes(
+      scale, source_width, source_height, formats, options.decode.scratch_headroom);
   plan.scratch_ceiling_bytes = Times(Plus(plan.decode_budget_bytes_per_thread,
                                           internal::SampleAugmenter::MaxScratchBytes(
                                               options.augment, options.decode.decode_colour),

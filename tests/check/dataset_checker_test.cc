@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "demo/demo_dataset.h"
 #include "io/fixtures.h"
 #include "io/mixed_dataset.h"
+#include "io/scratch_growth.h"
 #include "output/image_writers.h"
 #include "support/planted_dataset.h"
 #include "temp_dir.h"
@@ -537,6 +539,113 @@ TEST(DatasetCheckerTest, OtherPalettesAndBitDepthsAreCountedAsInformation) {
     EXPECT_EQ(report.mask_bit_depths[0].files, 4);
     EXPECT_EQ(report.mask_bit_depths[1].value, "16");
     EXPECT_EQ(report.mask_bit_depths[1].files, 1);
+  }
+}
+
+// Records the largest buffer growth any decode thread asks for: the bytes
+// a file made the checker allocate, counted before the allocation.
+class LargestGrowth final : public internal::ScratchGrowthObserverForTesting {
+ public:
+  void BeforeGrowth(size_t bytes) override {
+    size_t seen = largest_.load();
+    while (bytes > seen && !largest_.compare_exchange_weak(seen, bytes)) {
+    }
+  }
+  size_t bytes() const { return largest_.load(); }
+
+ private:
+  std::atomic<size_t> largest_{0};
+};
+
+// The checker reads under the loader's memory policy: a file whose header
+// claims far more pixels than the dataset's photos is too_large, refused
+// before anything is allocated for it (a 69-byte PNG claiming 10000x10000
+// used to cost 300 MB of zeroed pixels before its missing data was found),
+// and no file makes a thread allocate more than its decode budget.
+TEST(DatasetCheckerTest, HugeHeadersAreTooLargeBeforeAnythingIsAllocated) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 6);
+  const std::vector<std::string> huge = segfeed::testing::WriteHugeHeaderPairs(dir.path()).claiming;
+  for (ChannelStatistics statistics : {ChannelStatistics::kBlockMeans, ChannelStatistics::kExact}) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("threads " + std::to_string(threads) +
+                   (statistics == ChannelStatistics::kExact ? ", exact" : ", block"));
+      CheckOptions options = Threads(threads);
+      options.statistics = statistics;
+      LargestGrowth growth;
+      const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+      std::vector<std::string> too_large;
+      for (const Error& problem : report.problems) {
+        EXPECT_EQ(problem.kind, ErrorKind::kTooLarge) << problem.Message();
+        if (problem.kind == ErrorKind::kTooLarge) too_large.push_back(problem.path);
+      }
+      EXPECT_EQ(too_large, huge);
+      // The good photos: the clean ones, and those of pairs whose mask lies.
+      const auto photos_claiming = std::count_if(
+          huge.begin(), huge.end(),
+          [](const std::string& path) { return path.find("/train/") != std::string::npos; });
+      EXPECT_EQ(report.statistics_images, report.images_checked - photos_claiming);
+      EXPECT_EQ(report.images_checked, 6 + 9);  // the clean pairs and the lying ones
+      // The demo photos are 64x48: a few hundred kilobytes would do; the
+      // claimed sizes would need 100 MB and more. The bound the report
+      // states is the one every growth keeps to.
+      EXPECT_LT(growth.bytes(), size_t{4} << 20);
+      EXPECT_GT(report.decode_budget_bytes_per_thread, 0);
+      EXPECT_LE(static_cast<int64_t>(growth.bytes()), report.decode_budget_bytes_per_thread);
+      EXPECT_EQ(report.read_buffer_bytes_per_thread, 2 * options.decode.max_file_bytes);
+    }
+  }
+}
+
+// Copies of the pairs whose photo's header lies, `copies` more of each, so
+// that they are the majority of any sample of the dataset's photos.
+void CopyLyingPhotoPairs(const fs::path& root, int copies) {
+  for (const auto& entry : fs::directory_iterator(root / "train")) {
+    const std::string stem = entry.path().stem().string();
+    if (stem.rfind("huge_png", 0) != 0 && stem.rfind("huge_jpeg", 0) != 0) continue;
+    for (const auto& mask : fs::directory_iterator(root / "train_masks")) {
+      if (mask.path().stem().string() != stem + "_mask") continue;
+      for (int i = 0; i < copies; ++i) {
+        const std::string copy = stem + "_copy" + std::to_string(i);
+        fs::copy_file(entry.path(), root / "train" / (copy + entry.path().extension().string()));
+        fs::copy_file(mask.path(),
+                      root / "train_masks" / (copy + "_mask" + mask.path().extension().string()));
+      }
+    }
+  }
+}
+
+// Lying headers cannot set the budget by outnumbering the honest photos:
+// the plan skips a header whose file is too short to hold its pixels (as
+// the decoders refuse it before allocating), so the median is an honest
+// photo's and every lying file is still too_large.
+TEST(DatasetCheckerTest, AMajorityOfLyingHeadersDoesNotRaiseTheBudget) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir.path(), 2);
+  segfeed::testing::WriteHugeHeaderPairs(dir.path());
+  CopyLyingPhotoPairs(dir.path(), 3);
+  LargestGrowth growth;
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
+  EXPECT_GT(report.decode_budget_bytes_per_thread, 0);
+  EXPECT_LT(report.decode_budget_bytes_per_thread, 1 << 20);  // 64x48 photos
+  EXPECT_LT(growth.bytes(), size_t{4} << 20);
+  EXPECT_EQ(CountProblems(report, ErrorKind::kTooLarge),
+            static_cast<int64_t>(report.problems.size()));
+  EXPECT_EQ(report.statistics_images, 2 + 4);  // the clean photos, the good ones of lying masks
+}
+
+// A tiny image is not too large, whatever its coding: libjpeg's fixed needs
+// per decode (the coefficients of a progressive 1x1 photo are 768 bytes)
+// are part of the budget the checker shares with the loader.
+TEST(DatasetCheckerTest, TinyJpegsOfEveryCodingAreClean) {
+  TempDir dir;
+  const int pairs = segfeed::testing::WriteTinyJpegPairs(dir.path());
+  for (ChannelStatistics statistics : {ChannelStatistics::kBlockMeans, ChannelStatistics::kExact}) {
+    CheckOptions options = Threads(2);
+    options.statistics = statistics;
+    const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
+    for (const Error& problem : report.problems) ADD_FAILURE() << problem.Message();
+    EXPECT_EQ(report.statistics_images, pairs);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "cli/python_checks.h"
 #include "cli/run_segfeed.h"
 #include "io/fixtures.h"
+#include "io/mixed_dataset.h"
 #include "segfeed/errors.h"
 #include "support/hostile_names.h"
 #include "support/planted_dataset.h"
@@ -183,6 +184,35 @@ TEST(CheckTest, CleanDatasetExitsZero) {
   EXPECT_NE(r.output.find("problems: 0"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("clean: 0 problems in 4 pairs"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("image sizes      64x48 (4)"), std::string::npos) << r.output;
+}
+
+// Files whose headers claim 10000x10000 pixels are too_large, as the
+// loader finds them, and the summary states the bound of each thread's
+// memory (the same for any --threads: the report does not change with it).
+TEST(CheckTest, HugeHeadersAreTooLargeAndTheMemoryBoundIsStated) {
+  TempDir dir;
+  segfeed::testing::WriteCleanDataset(dir / "data", 4);
+  const auto huge = segfeed::testing::WriteHugeHeaderPairs(dir / "data");
+  const std::string check = "check --data " + Quoted(dir / "data");
+  const auto one = RunSegfeed(check + " --threads 1 --json " + Quoted(dir / "1.json"),
+                              segfeed::testing::Streams::kStdoutOnly);
+  const auto two = RunSegfeed(check + " --threads 2 --json " + Quoted(dir / "2.json"),
+                              segfeed::testing::Streams::kStdoutOnly);
+  EXPECT_EQ(one.exit_code, 1) << one.output;
+  EXPECT_EQ(one.output, two.output);
+  EXPECT_EQ(ReadText(dir / "1.json"), ReadText(dir / "2.json"));
+  for (const std::string& path : huge.claiming)
+    EXPECT_NE(one.output.find(path + ": "), std::string::npos) << path << "\n" << one.output;
+  EXPECT_NE(one.output.find("problems         " + std::to_string(huge.claiming.size()) +
+                            " (too_large " + std::to_string(huge.claiming.size()) + ")"),
+            std::string::npos)
+      << one.output;
+  EXPECT_NE(one.output.find("memory           at most "), std::string::npos) << one.output;
+  const Json memory =
+      JsonParser(ReadText(dir / "1.json")).ParseDocument().at("summary").at("memory_per_thread");
+  EXPECT_GT(memory.at("decode_budget_bytes").number, 0);
+  EXPECT_LT(memory.at("decode_budget_bytes").number, 1 << 20);  // 64x48 photos
+  EXPECT_EQ(memory.at("read_buffer_bytes").number, 2.0 * (16 << 20));
 }
 
 // --stats block (the default) gives the mean of the block means and no std

@@ -272,7 +272,7 @@ TEST_F(PlanTest, PlansBeyondTheMachineAreRefusedWithTheirBytes) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("in flight     3000000000 samples"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("pool        12582912000000000 bytes"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("the memory plan needs 12582912109892632 bytes"), std::string::npos)
+  EXPECT_NE(r.output.find("the memory plan needs 12582912110023704 bytes"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("of physical memory"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("bad_alloc"), std::string::npos) << r.output;

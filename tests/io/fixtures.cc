@@ -65,7 +65,20 @@ Bytes EncodeJpegWithLibjpeg(const std::vector<uint8_t>& rgb, int width, int heig
   cinfo.in_color_space = ink ? JCS_CMYK : JCS_RGB;
   jpeg_set_defaults(&cinfo);
   jpeg_set_quality(&cinfo, 90, TRUE);
-  if (variant == LibjpegVariant::kArithmetic) cinfo.arith_code = TRUE;
+  if (variant == LibjpegVariant::kArithmetic || variant == LibjpegVariant::kArithmeticProgressive)
+    cinfo.arith_code = TRUE;
+  if (variant == LibjpegVariant::kProgressive411) {
+    cinfo.comp_info[0].h_samp_factor = 4;
+    cinfo.comp_info[0].v_samp_factor = 1;
+  }
+  if (variant == LibjpegVariant::kProgressive444) {
+    cinfo.comp_info[0].h_samp_factor = 1;
+    cinfo.comp_info[0].v_samp_factor = 1;
+  }
+  if (variant == LibjpegVariant::kProgressive ||
+      variant == LibjpegVariant::kArithmeticProgressive ||
+      variant == LibjpegVariant::kProgressive411 || variant == LibjpegVariant::kProgressive444)
+    jpeg_simple_progression(&cinfo);
   if (variant == LibjpegVariant::kCmyk) jpeg_set_colorspace(&cinfo, JCS_CMYK);
   if (variant == LibjpegVariant::kYcck) jpeg_set_colorspace(&cinfo, JCS_YCCK);
   if (variant == LibjpegVariant::kRgbCoded) jpeg_set_colorspace(&cinfo, JCS_RGB);

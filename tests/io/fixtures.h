@@ -22,10 +22,20 @@ enum class JpegVariant { kBaseline, kProgressive, kGrayscale };
 Bytes EncodeJpegWithOpenCv(const std::vector<uint8_t>& rgb, int width, int height,
                            JpegVariant variant, int quality = 90);
 
-enum class LibjpegVariant { kArithmetic, kCmyk, kYcck, kRgbCoded };
+enum class LibjpegVariant {
+  kArithmetic,
+  kCmyk,
+  kYcck,
+  kRgbCoded,
+  kProgressive,            // libjpeg's own progression (jpeg_simple_progression)
+  kArithmeticProgressive,  // both of the above
+  kProgressive411,         // progressive, chroma subsampled 4:1:1
+  kProgressive444,         // progressive, chroma at full resolution
+};
 // Encodes with libjpeg's own API, for variants OpenCV cannot write:
 // arithmetic entropy coding (from `rgb`), CMYK/YCCK (ink derived from
-// `rgb`), and RGB stored as R, G, B components (no YCbCr transform).
+// `rgb`), RGB stored as R, G, B components (no YCbCr transform), and
+// libjpeg's progressive scans, arithmetic-coded or 4:1:1 too.
 Bytes EncodeJpegWithLibjpeg(const std::vector<uint8_t>& rgb, int width, int height,
                             LibjpegVariant variant);
 

@@ -197,6 +197,29 @@ TEST(JpegDecoderTest, RefusesHugeHeaderBeforeAllocating) {
   }
 }
 
+// A frame header within max_pixels over far too little data for its 8x8
+// blocks (each costs a Huffman-coded file at least one bit): a truncated
+// file, refused before its pixels are allocated, baseline or progressive.
+// Arithmetic coding has no such floor and is left to libjpeg.
+TEST(JpegDecoderTest, DataTooShortForTheClaimedBlocksIsCorruptBeforeAllocating) {
+  const auto rgb = testing::TestPicture(16, 16);
+  for (JpegVariant variant : {JpegVariant::kBaseline, JpegVariant::kProgressive}) {
+    const Bytes jpeg = testing::WithJpegFrameSize(
+        testing::EncodeJpegWithOpenCv(rgb, 16, 16, variant), 10000, 10000);
+    JpegDecoder decoder({});
+    auto header = decoder.ReadHeader(jpeg, kPath);
+    ASSERT_TRUE(header.ok()) << header.error().Message();
+    DecodedImage image;
+    const Status status = decoder.Decode(jpeg, header.value(), {1, 8}, kPath, &image);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().kind, ErrorKind::kCorruptImage);
+    EXPECT_EQ(status.error().path, kPath);
+    EXPECT_NE(status.error().detail.find("cannot hold the 1562500 8x8 blocks"), std::string::npos)
+        << status.error().detail;
+    EXPECT_EQ(image.pixels.capacity(), 0u);
+  }
+}
+
 TEST(JpegDecoderTest, MaxPixelsOptionIsTheLimit) {
   const auto rgb = testing::TestPicture(20, 10);
   const Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 20, 10, JpegVariant::kBaseline);

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "io/defective_files.h"
 #include "io/fixtures.h"
+#include "io/png_fixtures.h"
 
 namespace segfeed::testing {
 namespace {
@@ -188,6 +190,94 @@ MixedDataset WriteMixedDataset(const fs::path& root, int good_pairs) {
     dataset.orphan_masks.push_back({layout.Mask(stem).string(), ErrorKind::kOrphanMask});
   }
   return dataset;
+}
+
+HugeHeaderFiles WriteHugeHeaderPairs(const fs::path& root) {
+  fs::create_directories(root / "train");
+  fs::create_directories(root / "train_masks");
+  constexpr uint32_t kSide = 10000;
+  // An 8x8 picture with the header of a kSide x kSide one: its image data
+  // ends long before the claimed rows.
+  auto png = [](int bit_depth, int color_type, bool interlaced) {
+    PngPicture picture{8, 8, bit_depth, color_type, interlaced, {}, {}};
+    const int channels = color_type == 2 ? 3 : color_type == 6 ? 4 : color_type == 4 ? 2 : 1;
+    if (color_type == 3) picture.palette = {Rgb{0, 0, 0}, Rgb{255, 255, 255}};
+    picture.samples = PackPngSamples(TestSamples(8, 8, channels, color_type == 3 ? 1 : bit_depth),
+                                     8, 8, channels, bit_depth);
+    return WithPngSize(EncodePngWithSpng(picture), kSide, kSide);
+  };
+  auto gif = [](int side) {
+    GifPicture screen;
+    screen.screen_width = screen.screen_height = side;
+    screen.frames.push_back({0, 0, 2, 2, false, -1, {0, 1, 1, 0}});
+    return EncodeGif(screen);
+  };
+  const std::vector<uint8_t> rgb = TestPicture(16, 16);
+  const Bytes good_photo =
+      EncodeJpegWithOpenCv(TestPicture(64, 48), 64, 48, JpegVariant::kBaseline);
+  struct Pair {
+    std::string stem;
+    Bytes photo;
+    Bytes mask;
+    bool photo_claims;  // false: a good photo, the mask claims the size
+  };
+  const std::vector<Pair> pairs = {
+      {"huge_png_rgb8", png(8, 2, false), png(8, 0, false), true},
+      {"huge_png_rgba16", png(16, 6, false), png(16, 0, false), true},
+      {"huge_png_palette_interlaced", png(8, 3, true), png(1, 0, true), true},
+      {"huge_jpeg_baseline",
+       WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, 16, 16, JpegVariant::kBaseline), kSide, kSide),
+       gif(kSide), true},
+      {"huge_jpeg_progressive",
+       WithJpegFrameSize(EncodeJpegWithOpenCv(rgb, 16, 16, JpegVariant::kProgressive), 8000, 8000),
+       gif(8000), true},
+      {"huge_mask_png_grey8", good_photo, png(8, 0, false), false},
+      {"huge_mask_png_grey16", good_photo, png(16, 0, false), false},
+      {"huge_mask_png_interlaced", good_photo, png(8, 0, true), false},
+      {"huge_mask_gif", good_photo, gif(kSide), false},
+  };
+  HugeHeaderFiles files;
+  for (const Pair& pair : pairs) {
+    const fs::path photo = root / "train" / (pair.stem + (pair.photo[0] == 0x89 ? ".png" : ".jpg"));
+    const fs::path mask =
+        root / "train_masks" / (pair.stem + (pair.mask[0] == 0x89 ? "_mask.png" : "_mask.gif"));
+    WriteFile(photo, pair.photo);
+    WriteFile(mask, pair.mask);
+    if (pair.photo_claims) files.claiming.push_back(photo.string());
+    files.claiming.push_back(mask.string());
+    files.first_of_pair.push_back(pair.photo_claims ? photo.string() : mask.string());
+  }
+  std::sort(files.claiming.begin(), files.claiming.end());
+  std::sort(files.first_of_pair.begin(), files.first_of_pair.end());
+  return files;
+}
+
+int WriteTinyJpegPairs(const fs::path& root) {
+  fs::create_directories(root / "train");
+  fs::create_directories(root / "train_masks");
+  int pairs = 0;
+  for (int side = 1; side <= 16; ++side) {
+    const std::vector<uint8_t> rgb = TestPicture(side, side);
+    const std::vector<std::pair<std::string, Bytes>> photos = {
+        {"opencv_progressive", EncodeJpegWithOpenCv(rgb, side, side, JpegVariant::kProgressive)},
+        {"opencv_baseline", EncodeJpegWithOpenCv(rgb, side, side, JpegVariant::kBaseline)},
+        {"libjpeg_progressive",
+         EncodeJpegWithLibjpeg(rgb, side, side, LibjpegVariant::kProgressive)},
+        {"libjpeg_arithmetic", EncodeJpegWithLibjpeg(rgb, side, side, LibjpegVariant::kArithmetic)},
+        {"libjpeg_arithmetic_progressive",
+         EncodeJpegWithLibjpeg(rgb, side, side, LibjpegVariant::kArithmeticProgressive)},
+        {"libjpeg_progressive_411",
+         EncodeJpegWithLibjpeg(rgb, side, side, LibjpegVariant::kProgressive411)},
+    };
+    const Bytes mask = EncodeMaskGif(TestMask(side, side), side, side);
+    for (const auto& [coding, jpeg] : photos) {
+      const std::string stem = coding + "_" + std::to_string(side);
+      WriteFile(root / "train" / (stem + ".jpg"), jpeg);
+      WriteFile(root / "train_masks" / (stem + "_mask.gif"), mask);
+      ++pairs;
+    }
+  }
+  return pairs;
 }
 
 }  // namespace segfeed::testing

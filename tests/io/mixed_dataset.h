@@ -51,6 +51,31 @@ MixedDataset WriteMixedDataset(const std::filesystem::path& root, int good_pairs
 // it. Returns the file at fault of each, with the kind the loader reports.
 std::vector<MixedFile> WriteOutlierPairs(const std::filesystem::path& root, int64_t max_file_bytes);
 
+// Files of a few dozen bytes whose headers claim 10000x10000 pixels (8000x8000
+// for a progressive JPEG: its coefficients alone would be 200 MB), as a
+// broken or hostile tool writes them, in pairs written into `root`/train
+// and `root`/train_masks: PNG photos (8-bit RGB, 16-bit RGBA, interlaced
+// palette) with PNG masks of the same claimed size (8- and 16-bit grey,
+// interlaced 1-bit), JPEG photos whose frame header lies (baseline,
+// progressive) with GIF masks whose logical screen is as large, and good
+// 64x48 photos with such masks (PNG 8- and 16-bit, interlaced, GIF).
+struct HugeHeaderFiles {
+  // Every file whose header claims the size, sorted: what the checker,
+  // which reads every file, reports as too_large.
+  std::vector<std::string> claiming;
+  // The first of each pair that does, sorted: what the loader reports as
+  // too_large (it reads no further into a pair than its first bad file).
+  std::vector<std::string> first_of_pair;
+};
+HugeHeaderFiles WriteHugeHeaderPairs(const std::filesystem::path& root);
+
+// Tiny JPEG photos of every coding, 1x1 to 16x16, with GIF masks, in
+// `root`/train and `root`/train_masks: progressive as OpenCV writes it
+// (libjpeg-turbo's default progression) and as libjpeg's own simple
+// progression writes it, arithmetic-coded (sequential and progressive),
+// progressive 4:1:1, and baseline. Returns how many pairs.
+int WriteTinyJpegPairs(const std::filesystem::path& root);
+
 // Only the good pairs of WriteMixedDataset(), with the same stems and bytes.
 void WriteGoodPairsOfMixedDataset(const std::filesystem::path& root, int good_pairs);
 

@@ -12,6 +12,7 @@
 
 #include "io/fixtures.h"
 #include "io/mixed_dataset.h"
+#include "io/png_fixtures.h"
 #include "temp_dir.h"
 
 namespace segfeed::internal {
@@ -249,6 +250,39 @@ TEST(PairReaderTest, SingleFilesShrinkBackToThePlanAfterALargerOne) {
   EXPECT_EQ(reader.image().width, 64);
   EXPECT_EQ(reader.mask().width, 64);
   EXPECT_EQ(reader.file_bytes().size(), fs::file_size(small.mask_path));
+}
+
+// A PNG's scanlines are as wide as the file stores a row: 8 bytes a pixel
+// for 16-bit RGBA, where the RGB output has 3. libspng holds three of them
+// and they count in the budget: a wide, one-row photo whose output fits
+// but whose rows do not is too_large, photo or mask.
+TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
+  TempDir dir;
+  constexpr int kWidth = 4096;
+  testing::PngPicture picture{kWidth, 1, 16, 6, false, {}, {}};
+  picture.samples =
+      testing::PackPngSamples(testing::TestSamples(kWidth, 1, 4, 16), kWidth, 1, 4, 16);
+  const fs::path png = dir / "wide.png";
+  testing::WriteFile(png, testing::EncodePngWithSpng(picture));
+  PairReader reader({});
+  // Room for the 12 KiB of RGB output and a mask's values, not for three
+  // 32 KiB rows: past the decoders' fixed allowance, the plan's 4 bytes.
+  reader.Reserve(1, 1, 0, 0, PairReader::kDecoderFixedBytes + 32 * 1024);
+  const Status image = reader.ReadImage(png, 0, 0);
+  ASSERT_FALSE(image.ok());
+  EXPECT_EQ(image.error().kind, ErrorKind::kTooLarge);
+  EXPECT_NE(
+      image.error().detail.find("decoding needs " + std::to_string(kWidth * 3 + 3 * kWidth * 8)),
+      std::string::npos)
+      << image.error().detail;
+  const Status mask = reader.ReadMask(png);
+  ASSERT_FALSE(mask.ok());
+  EXPECT_EQ(mask.error().kind, ErrorKind::kTooLarge);
+  EXPECT_NE(mask.error().detail.find("decode budget"), std::string::npos) << mask.error().detail;
+  // With room for them, both decode.
+  reader.Reserve(1, 1, 0, 0, PairReader::kDecoderFixedBytes + 256 * 1024);
+  EXPECT_TRUE(reader.ReadImage(png, 0, 0).ok());
+  EXPECT_TRUE(reader.ReadMask(png).ok());
 }
 
 TEST(PairReaderTest, SingleImageThatFailsToDecodeKeepsItsBytesAndHeader) {

@@ -382,6 +382,38 @@ TEST(PngDecoderTest, RefusesHugeHeaderBeforeAllocating) {
   }
 }
 
+// A header within max_pixels and the budget over image data that cannot
+// hold it (deflate inflates at most 1032:1): a 10000x10000 claim over the
+// data of 8x8 pixels is a truncated file, refused before the 100-300 MB of
+// its pixels are allocated, for every colour type, depth and interlace.
+TEST(PngDecoderTest, ImageDataTooShortForTheClaimedSizeIsCorruptBeforeAllocating) {
+  for (const PngKind& kind : std::vector<PngKind>{{0, 8}, {0, 16}, {2, 8}, {3, 4}, {6, 16}}) {
+    for (bool interlaced : {false, true}) {
+      std::vector<uint16_t> values;
+      const Bytes png = testing::WithPngSize(
+          testing::EncodePngWithSpng(MakePicture(kind, interlaced, 8, 8, &values)), 10000, 10000);
+      PngDecoder decoder({});
+      Result<PngHeader> header = decoder.ReadHeader(png, kMaskPath, ErrorKind::kCorruptMask);
+      ASSERT_TRUE(header.ok()) << header.error().Message();  // 10^8 = max_pixels
+      MaskSamples mask;
+      const Status mask_status = decoder.DecodeMask(png, kMaskPath, &mask);
+      ASSERT_FALSE(mask_status.ok());
+      EXPECT_EQ(mask_status.error().kind, ErrorKind::kCorruptMask);
+      EXPECT_NE(mask_status.error().detail.find("cannot hold the 10000x10000 pixels"),
+                std::string::npos)
+          << mask_status.error().detail;
+      DecodedImage image;
+      const Status image_status = decoder.DecodeImage(png, kImagePath, &image);
+      ASSERT_FALSE(image_status.ok());
+      EXPECT_EQ(image_status.error().kind, ErrorKind::kCorruptImage);
+      EXPECT_EQ(image_status.error().path, kImagePath);
+      EXPECT_EQ(mask.bytes.capacity(), 0u);
+      EXPECT_EQ(image.pixels.capacity(), 0u);
+      EXPECT_EQ(decoder.scratch_bytes(), 0u);
+    }
+  }
+}
+
 TEST(PngDecoderTest, HeaderOverMaxPixelsIsTooLarge) {
   std::vector<uint16_t> values;
   const Bytes png = testing::EncodePngWithSpng(MakePicture({0, 8}, false, 30, 20, &values));

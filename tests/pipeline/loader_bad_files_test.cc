@@ -4,6 +4,7 @@
 // error, lost samples and timing-dependent replacements show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -341,15 +342,21 @@ TEST(LoaderMemoryTest, OutliersAreTooLargeAndNothingGrowsPastThePlan) {
 // buffers it grew shrink back before the next pair.
 TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
   TempDir dir;
-  testing::WriteGoodPairsOfMixedDataset(dir.path(), 9);
+  // Photos large enough that the headroom, not the decoders' fixed
+  // allowance (PairReader::kDecoderFixedBytes), decides.
+  auto write_pair = [&](const std::string& stem, int width, int height) {
+    testing::WriteFile(dir.path() / "train" / (stem + ".jpg"),
+                       testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width,
+                                                     height, testing::JpegVariant::kBaseline));
+    testing::WriteFile(dir.path() / "train_masks" / (stem + "_mask.gif"),
+                       testing::EncodeMaskGif(testing::TestMask(width, height), width, height));
+  };
+  fs::create_directories(dir.path() / "train");
+  fs::create_directories(dir.path() / "train_masks");
+  for (int i = 0; i < 9; ++i) write_pair("00" + std::to_string(i) + "_good", 256, 192);
   // One pair at twice the planned width and height: its mask alone needs
   // four times the planned mask, within the default headroom of 4.
-  const int width = MixedDataset::kWidth * 2, height = MixedDataset::kHeight * 2;
-  testing::WriteFile(dir.path() / "train" / "999_larger.jpg",
-                     testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width,
-                                                   height, testing::JpegVariant::kBaseline));
-  testing::WriteFile(dir.path() / "train_masks" / "999_larger_mask.gif",
-                     testing::EncodeMaskGif(testing::TestMask(width, height), width, height));
+  write_pair("999_larger", 512, 384);
   LoaderOptions options = SmallOptions(1);
   options.on_bad_file = OnBadFile::kFail;
   Loader loader(DatasetSpec::Carvana(dir.path()), options);
@@ -372,9 +379,127 @@ TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
     EXPECT_EQ(e.error().kind, ErrorKind::kTooLarge);
     // The photo fits at its DCT scale; the full-size mask does not.
     EXPECT_EQ(e.error().path, (dir.path() / "train_masks" / "999_larger_mask.gif").string());
-    EXPECT_NE(std::string(e.what()).find("GIF needs 12288 bytes to decode"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("GIF needs 196608 bytes to decode"), std::string::npos)
         << e.what();
   }
+}
+
+// A tiny image is not too large: libjpeg's coefficient buffers for a
+// progressive 1x1 photo (768 bytes: whole MCUs) and its fixed needs per
+// decode are part of every decode budget, so such photos load at every DCT
+// scale under either policy, with nothing skipped, as baseline ones do.
+TEST(LoaderMemoryTest, TinyJpegsOfEveryCodingLoadAtEveryScaleUnderBothPolicies) {
+  TempDir dir;
+  const int pairs = testing::WriteTinyJpegPairs(dir.path());
+  for (OnBadFile policy : {OnBadFile::kFail, OnBadFile::kSkip}) {
+    for (int output_side : {2, 8, 32}) {  // 1/8, 1/2 and full size for 16x16
+      SCOPED_TRACE(std::string(policy == OnBadFile::kFail ? "fail" : "skip") + ", output " +
+                   std::to_string(output_side));
+      LoaderOptions options = SmallOptions(2);
+      options.on_bad_file = policy;
+      options.augment.output_width = options.augment.output_height = output_side;
+      Loader loader(DatasetSpec::Carvana(dir.path()), options);
+      loader.StartEpoch(0);
+      int samples = 0;
+      try {
+        while (auto lease = loader.Next()) samples += lease->size();
+      } catch (const FileError& e) {
+        ADD_FAILURE() << e.what();
+      }
+      EXPECT_EQ(samples, pairs);
+      const LoaderStats stats = loader.stats();
+      EXPECT_EQ(stats.samples_skipped, 0);
+      for (const Error& e : stats.skipped_files) ADD_FAILURE() << e.Message();
+    }
+  }
+}
+
+// A dataset of progressive photos is planned with their coefficients,
+// which libjpeg holds for the whole image whatever the DCT scale: 4:4:4
+// at 256x192 needs 288 KiB of them, more than four times the rest of what
+// decoding one at 1/8 for a 32x24 output holds. Every photo loads.
+TEST(LoaderMemoryTest, ProgressivePhotosArePlannedWithTheirCoefficients) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "train");
+  fs::create_directories(dir.path() / "train_masks");
+  constexpr int kWidth = 256, kHeight = 192;
+  for (int i = 0; i < 9; ++i) {
+    const std::string stem = "progressive_" + std::to_string(i);
+    testing::WriteFile(
+        dir.path() / "train" / (stem + ".jpg"),
+        testing::EncodeJpegWithLibjpeg(testing::TestPicture(kWidth, kHeight), kWidth, kHeight,
+                                       testing::LibjpegVariant::kProgressive444));
+    testing::WriteFile(dir.path() / "train_masks" / (stem + "_mask.gif"),
+                       testing::EncodeMaskGif(testing::TestMask(kWidth, kHeight), kWidth, kHeight));
+  }
+  LoaderOptions options = SmallOptions(1);
+  options.on_bad_file = OnBadFile::kFail;
+  options.batch_size = 3;
+  Loader loader(DatasetSpec::Carvana(dir.path()), options);
+  constexpr size_t kCoefficientBytes = size_t{kWidth / 8} * (kHeight / 8) * 3 * 64 * 2;
+  EXPECT_GE(loader.plan().decode_budget_bytes_per_thread, 4 * kCoefficientBytes);
+  loader.StartEpoch(0);
+  int samples = 0;
+  try {
+    while (auto lease = loader.Next()) samples += lease->size();
+  } catch (const FileError& e) {
+    ADD_FAILURE() << e.what();
+  }
+  EXPECT_EQ(samples, 9);
+}
+
+// The loader's side of the checker's HugeHeadersAreTooLargeBeforeAnythingIsAllocated:
+// photos and masks of every format whose headers claim 10000x10000 pixels
+// are too_large, named, refused before their pixels take any memory.
+TEST(LoaderMemoryTest, HugeHeadersOfEveryFormatAreTooLarge) {
+  TempDir dir;
+  testing::WriteGoodPairsOfMixedDataset(dir.path(), 12);
+  const testing::HugeHeaderFiles huge = testing::WriteHugeHeaderPairs(dir.path());
+  Loader loader(DatasetSpec::Carvana(dir.path()), SmallOptions(2));
+  loader.StartEpoch(0);
+  while (auto lease = loader.Next()) {
+  }
+  const LoaderStats stats = loader.stats();
+  std::vector<std::string> skipped;
+  for (const Error& e : stats.skipped_files) {
+    EXPECT_EQ(e.kind, ErrorKind::kTooLarge) << e.Message();
+    skipped.push_back(e.path);
+  }
+  std::sort(skipped.begin(), skipped.end());
+  EXPECT_EQ(skipped, huge.first_of_pair);
+  EXPECT_LE(stats.peak_scratch_bytes, loader.plan().scratch_ceiling_bytes);
+}
+
+// Lying headers that outnumber the honest photos do not become the plan:
+// a header whose file is too short for its pixels is skipped when
+// planning, so the budget stays the honest photos' and every lying pair is
+// too_large (it used to plan for 10000x10000, 1.9 GB per thread, and
+// decode each lying file into 300 MB before finding it short).
+TEST(LoaderMemoryTest, AMajorityOfLyingHeadersDoesNotRaiseThePlan) {
+  TempDir dir;
+  testing::WriteGoodPairsOfMixedDataset(dir.path(), 3);
+  for (int copy = 0; copy < 3; ++copy)
+    testing::WriteHugeHeaderPairs(dir.path() / ("copy" + std::to_string(copy)));
+  for (int copy = 0; copy < 3; ++copy) {
+    const fs::path from = dir.path() / ("copy" + std::to_string(copy));
+    for (const char* folder : {"train", "train_masks"}) {
+      for (const auto& entry : fs::directory_iterator(from / folder)) {
+        if (entry.path().filename().string().rfind("huge_mask", 0) == 0) continue;
+        fs::rename(entry.path(),
+                   dir.path() / folder / (std::to_string(copy) + entry.path().filename().string()));
+      }
+    }
+    fs::remove_all(from);
+  }
+  Loader loader(DatasetSpec::Carvana(dir.path()), SmallOptions(2));
+  EXPECT_LT(loader.plan().decode_budget_bytes_per_thread, size_t{1} << 20);  // 64x48 photos
+  loader.StartEpoch(0);
+  while (auto lease = loader.Next()) {
+  }
+  const LoaderStats stats = loader.stats();
+  EXPECT_EQ(stats.skipped_files.size(), 15u);  // 5 lying photos, 3 copies each
+  for (const Error& e : stats.skipped_files) EXPECT_EQ(e.kind, ErrorKind::kTooLarge) << e.Message();
+  EXPECT_LE(stats.peak_scratch_bytes, loader.plan().scratch_ceiling_bytes);
 }
 
 }  // namespace

@@ -46,9 +46,16 @@ TEST(MemoryPlanTest, TotalIsPoolPlusScratchCeilingPlusReadBuffers) {
   options.threads = 3;
   const MemoryPlan plan = PlanMemory(options, 1918, 1280);
   EXPECT_EQ(plan.read_buffer_bytes, 3u * 2 * (16u << 20));
-  // 959x640 RGB at 1/2 scale plus the 1918x1280 mask, times the headroom.
+  // 959x640 RGB at 1/2 scale plus the 1918x1280 mask, times the headroom,
+  // plus the decoders' fixed allowance (64 KiB).
   EXPECT_EQ(plan.decode_budget_bytes_per_thread,
-            static_cast<size_t>(4.0 * (959 * 640 * 3 + 1918 * 1280)));
+            static_cast<size_t>(4.0 * (959 * 640 * 3 + 1918 * 1280)) + (64 << 10));
+  // A progressive photo's coefficients are part of what the headroom
+  // multiplies: libjpeg holds them whatever the DCT scale.
+  const MemoryPlan progressive =
+      PlanMemory(options, 1918, 1280, SourceFormats{false, 0, 7'372'800});
+  EXPECT_EQ(progressive.decode_budget_bytes_per_thread,
+            plan.decode_budget_bytes_per_thread + size_t{4} * 7'372'800);
   EXPECT_GT(plan.scratch_ceiling_bytes, 3 * plan.decode_budget_bytes_per_thread);
   EXPECT_GE(plan.scratch_ceiling_bytes, plan.scratch_bytes);
   EXPECT_EQ(plan.total_bytes,
