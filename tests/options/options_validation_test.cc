@@ -39,9 +39,9 @@ TEST(OptionsValidationTest, DefaultsAreValid) {
 
 TEST(OptionsValidationTest, AugmentMessagesNameFieldAndValue) {
   EXPECT_EQ(AugmentMessage([](auto& o) { o.output_width = 0; }),
-            "output_width must be in [1, 16384] (got 0)");
+            "size's width must be in [1, 16384] (got 0)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.output_height = -5; }),
-            "output_height must be in [1, 16384] (got -5)");
+            "size's height must be in [1, 16384] (got -5)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.flip_lr_probability = 1.5; }),
             "flip_lr_probability must be in [0, 1] (got 1.5)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.flip_ud_probability = -0.1; }),
@@ -51,19 +51,50 @@ TEST(OptionsValidationTest, AugmentMessagesNameFieldAndValue) {
   EXPECT_EQ(AugmentMessage([](auto& o) {
               o.contrast_factor = {0.6, 0.4};
             }),
-            "contrast_factor must be an interval with min <= max (got [0.6, 0.4])");
+            "contrast must be an interval with min <= max (got [0.6, 0.4])");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.saturation_factor.min = -1; }),
-            "saturation_factor.min must be in [0, 1e+06] (got -1)");
+            "saturation's min must be in [0, 1e+06] (got -1)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.brightness_delta.max = 2; }),
-            "brightness_delta.max must be in [-1, 1] (got 2)");
+            "brightness's max must be in [-1, 1] (got 2)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.hue_delta.min = -0.75; }),
-            "hue_delta.min must be in [-0.5, 0.5] (got -0.75)");
+            "hue's min must be in [-0.5, 0.5] (got -0.75)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.fill_value = 300; }),
             "fill_value must be in [0, 255] (got 300)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.fill_value = FillColor(0, -1, 0); }),
             "fill_value[1] must be in [0, 255] (got -1)");
   EXPECT_EQ(AugmentMessage([](auto& o) { o.rotation_fraction = std::nan(""); }),
             "rotation_fraction must be finite (got nan)");
+}
+
+// A range is named as the user gives it (scale_range, contrast), never by
+// the struct's field (scale_factor, contrast_factor), which no front end
+// spells.
+TEST(OptionsValidationTest, RangeMessagesNameTheOptionNotTheField) {
+  EXPECT_EQ(AugmentMessage([](auto& o) {
+              o.scale_factor = {0.0, 1.0};
+            }),
+            "scale_range's min must be in [0.05, 20] (got 0)");
+  EXPECT_EQ(AugmentMessage([](auto& o) {
+              o.scale_factor = {0.5, 30.0};
+            }),
+            "scale_range's max must be in [0.05, 20] (got 30)");
+  EXPECT_EQ(AugmentMessage([](auto& o) {
+              o.scale_factor = {2.0, 1.0};
+            }),
+            "scale_range must be an interval with min <= max (got [2, 1])");
+  for (const std::string field :
+       {"scale_factor", "contrast_factor", "brightness_delta", "saturation_factor", "hue_delta"}) {
+    for (const std::string& message :
+         {AugmentMessage([](auto& o) { o.scale_factor.min = -1; }),
+          AugmentMessage([](auto& o) { o.contrast_factor.max = -1; }),
+          AugmentMessage([](auto& o) { o.brightness_delta.min = 5; }), AugmentMessage([](auto& o) {
+            o.saturation_factor = {3, 2};
+          }),
+          AugmentMessage([](auto& o) { o.hue_delta.max = 1; })}) {
+      ASSERT_NE(message, "");
+      EXPECT_EQ(message.find(field), std::string::npos) << message;
+    }
+  }
 }
 
 TEST(OptionsValidationTest, DisabledOpsStillNeedSaneRanges) {

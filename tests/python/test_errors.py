@@ -88,7 +88,7 @@ def test_config_errors_carry_the_cpp_text(demo, cli, option, flag, flag_value):
     (dict(image_dtype="uint8", mean=(0.5, 0.5, 0.5), std=(0.2, 0.2, 0.2)), "normalize must be false for image_dtype uint8"),
     (dict(mean=(0.5, 0.5, 0.5)), "mean and std go together"),
     (dict(augment=segfeed.Augment(rotation_fraction=0.7)), "rotation_fraction must be in [0, 0.5] (got 0.7)"),
-    (dict(augment=segfeed.Augment(hue=(0.3, 0.1))), "hue_delta must be an interval with min <= max"),
+    (dict(augment=segfeed.Augment(hue=(0.3, 0.1))), "hue must be an interval with min <= max"),
     (dict(seed=-1), "seed is out of range (got -1)"),
     (dict(batch_size=2**40), "batch_size is out of range"),
 ])
