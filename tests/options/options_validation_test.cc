@@ -97,6 +97,80 @@ TEST(OptionsValidationTest, RangeMessagesNameTheOptionNotTheField) {
   }
 }
 
+std::string LoaderMessage(const std::function<void(LoaderOptions&)>& change) {
+  LoaderOptions options;
+  change(options);
+  return MessageOf([&] { ValidateLoaderOptions(options); });
+}
+
+void Labels(LoaderOptions& o) {
+  o.decode.mask_mode = MaskMode::kLabels;
+  o.decode.num_classes = 5;
+  o.output.mask_dtype = ElementType::kInt64;
+}
+
+// An option that does nothing in the mode given is refused, naming it, the
+// mode, and the value, as num_classes is in binary mode; at its default it
+// is accepted in every mode, and where it does something it is accepted.
+TEST(OptionsValidationTest, OptionsThatDoNothingInTheModeAreRefused) {
+  EXPECT_EQ(LoaderMessage([](auto& o) { o.augment.crop_max_class_ratio = 0.75; }),
+            "crop_max_class_ratio applies to label maps: set mask_mode='labels', or leave it at 1 "
+            "(got 0.75 with mask_mode='binary')");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              Labels(o);
+              o.augment.crop = CropPlacement::kCenter;
+              o.augment.crop_max_class_ratio = 0.5;
+            }),
+            "crop_max_class_ratio applies to random windows: set crop='random', or leave it at 1 "
+            "(got 0.5 with crop='center')");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              Labels(o);
+              o.decode.mask_foreground = MaskForeground::kLuminance;
+            }),
+            "mask_foreground applies to binary masks: label maps keep their class ids (got "
+            "'luminance' with mask_mode='labels')");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              Labels(o);
+              o.decode.mask_threshold = 100;
+            }),
+            "mask_threshold applies to binary masks: label maps keep their class ids (got 100 "
+            "with mask_mode='labels')");
+  EXPECT_EQ(LoaderMessage([](auto& o) { o.decode.mask_threshold = 100; }),
+            "mask_threshold applies to mask_foreground='luminance': set it, or leave the "
+            "threshold out (got 100 with mask_foreground='nonzero')");
+  EXPECT_EQ(LoaderMessage([](auto& o) { o.decode.ignore_index = -100; }),
+            "ignore_index applies to label maps: set mask_mode='labels' (got -100 with "
+            "mask_mode='binary')");
+  // The decode side alone (segfeed check's path) refuses the same.
+  DecodeOptions decode;
+  decode.mask_threshold = 100;
+  EXPECT_NE(MessageOf([&] { ValidateDecodeOptions(decode); }).find("mask_threshold applies"),
+            std::string::npos);
+
+  // Where they do something, and at their defaults, they are accepted.
+  EXPECT_EQ(LoaderMessage([](auto&) {}), "");
+  EXPECT_EQ(LoaderMessage(Labels), "");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              Labels(o);
+              o.augment.crop_max_class_ratio = 0.75;
+            }),
+            "");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              o.decode.mask_foreground = MaskForeground::kLuminance;
+              o.decode.mask_threshold = 100;
+            }),
+            "");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              Labels(o);
+              o.decode.ignore_index = -100;
+            }),
+            "");
+  EXPECT_EQ(LoaderMessage([](auto& o) {
+              o.augment.crop = CropPlacement::kCenter;  // --no-augment's window, ratio at 1
+            }),
+            "");
+}
+
 TEST(OptionsValidationTest, DisabledOpsStillNeedSaneRanges) {
   EXPECT_NE(AugmentMessage([](auto& o) {
               o.hue_enabled = false;

@@ -1,6 +1,7 @@
 """Bad files and bad options: FileError after the batches before it, skip lists it,
 ConfigError with the C++ text."""
 
+import dataclasses
 import re
 import subprocess
 
@@ -89,6 +90,19 @@ def test_config_errors_carry_the_cpp_text(demo, cli, option, flag, flag_value):
     (dict(mean=(0.5, 0.5, 0.5)), "mean and std go together"),
     (dict(augment=segfeed.Augment(rotation_fraction=0.7)), "rotation_fraction must be in [0, 0.5] (got 0.7)"),
     (dict(augment=segfeed.Augment(hue=(0.3, 0.1))), "hue must be an interval with min <= max"),
+    # An option that does nothing in the mode given is refused, as num_classes is in binary mode.
+    (dict(augment=segfeed.Augment.mmseg_like()), "crop_max_class_ratio applies to label maps: set "
+     "mask_mode='labels', or leave it at 1 (got 0.75 with mask_mode='binary')"),
+    (dict(mask_mode="labels", num_classes=3, augment=segfeed.Augment(crop="center", crop_max_class_ratio=0.5)),
+     "crop_max_class_ratio applies to random windows"),
+    (dict(decode=segfeed.Decode(mask_threshold=100)), "mask_threshold applies to mask_foreground='luminance'"),
+    (dict(mask_mode="labels", num_classes=3, decode=segfeed.Decode(mask_threshold=100)),
+     "mask_threshold applies to binary masks"),
+    (dict(mask_mode="labels", num_classes=3, decode=segfeed.Decode(mask_foreground="luminance")),
+     "mask_foreground applies to binary masks: label maps keep their class ids (got 'luminance' with "
+     "mask_mode='labels')"),
+    (dict(ignore_index=-100), "ignore_index applies to label maps: set mask_mode='labels' (got -100 with "
+     "mask_mode='binary')"),
     (dict(seed=-1), "seed is out of range (got -1)"),
     (dict(batch_size=2**40), "batch_size is out of range"),
 ])
@@ -96,6 +110,14 @@ def test_config_errors(demo, option, text):
     with pytest.raises(segfeed.ConfigError) as raised:
         segfeed.Loader(demo, **{**OPTIONS, **option})
     assert text in str(raised.value)
+
+
+def test_the_same_options_are_accepted_where_they_do_something(demo):
+    for option in (dict(mask_mode="labels", num_classes=5, ignore_index=-100, augment=segfeed.Augment.mmseg_like()),
+                   dict(decode=segfeed.Decode(mask_foreground="luminance", mask_threshold=100)),
+                   dict(augment=dataclasses.replace(segfeed.Augment.mmseg_like(), crop_max_class_ratio=1.0)),
+                   dict(augment=segfeed.Augment.mmseg_like().for_validation())):
+        segfeed.Loader(demo, **{**OPTIONS, **option}).close()
 
 
 def test_first_batch_out_of_range(demo):
