@@ -94,7 +94,7 @@ int RunPreview(std::span<const std::string> args) {
   options.output.layout = Layout::kNHWC;
   // One batch covers a small grid; a large one streams through a bounded pool.
   if (!loader_flags.Given("batch_size")) options.batch_size = std::min(count, 16);
-  loader_flags.Check(options);
+  loader_flags.Check(options, spec);
 
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   Loader loader(spec, options);

@@ -84,6 +84,28 @@ TEST_F(DatasetFlagsTest, BenchAndPreviewRunOnEveryPresetTheSameOnOneAndTwoThread
   }
 }
 
+// A value a preset set is never blamed on a flag the user did not give:
+// the message says it is the preset's.
+TEST_F(DatasetFlagsTest, APresetsValueIsNamedAsThePresets) {
+  for (const std::string command : {"bench", "check", "preview --out x.png", "plan"}) {
+    const CommandResult r = RunSegfeed(command + " " + Data("cityscapes") + " --num-classes 10");
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_TRUE(Has(r,
+                    ": the cityscapes preset's --label-map must map to class ids in [0, 10) or "
+                    "--ignore-index 255 (got "))
+        << command << "\n"
+        << r.output;
+    EXPECT_FALSE(Has(r, ": --label-map:")) << r.output;
+  }
+  // The user's own --label-map is the user's.
+  const CommandResult own =
+      RunSegfeed("bench " + Data("cityscapes") + " --num-classes 10 --label-map 7:12");
+  EXPECT_TRUE(Has(own,
+                  "segfeed bench: --label-map must map to class ids in [0, 10) or "
+                  "--ignore-index 255 (got 7:12)"))
+      << own.output;
+}
+
 TEST_F(DatasetFlagsTest, ListsOfKeysAndOfPaths) {
   TempDir dir;
   const fs::path voc = Root("voc");
