@@ -123,7 +123,8 @@ struct AugmentOptions {
   // Label maps, random crops: while one class covers more than this share
   // of the window's labelled pixels (ignore pixels not counted), the window
   // is drawn again, up to kCropRedraws times (mmsegmentation's
-  // cat_max_ratio); the last draw stays. 1 switches it off.
+  // cat_max_ratio); the last draw stays. 1 switches it off; below 1 it is
+  // refused for binary masks and with crop kCenter, where it does nothing.
   double crop_max_class_ratio = 1.0;
 
   // Probability of a left-right (mirror) flip, in [0, 1].
@@ -359,11 +360,13 @@ struct DecodeOptions {
   double scratch_headroom = 4.0;
   // mask_foreground luminance: a mask pixel is foreground (1) when its
   // luminance (see MaskForeground) is at least this (0-255), else
-  // background (0). Unused by the nonzero rule.
+  // background (0). Read only by that rule: another value is refused with
+  // kNonzero and in labels mode.
   int mask_threshold = 128;
   // Binary masks or class-index label maps; see MaskMode.
   MaskMode mask_mode = MaskMode::kBinary;
-  // Binary mode: which pixels are foreground; see MaskForeground.
+  // Binary mode: which pixels are foreground; see MaskForeground. Labels
+  // mode refuses kLuminance (a label map's values are class ids).
   MaskForeground mask_foreground = MaskForeground::kNonzero;
   // Labels mode (required there): training classes are 0 .. num_classes - 1,
   // num_classes in [1, 255].
@@ -371,7 +374,8 @@ struct DecodeOptions {
   // Labels mode: the value of pixels that carry no class: ids that
   // label_map leaves out, pixels rotated in from outside the source, a
   // mask's own 255 boundary (VOC). Must not be a class id; -1 and -100
-  // (PyTorch's default) are allowed for int32/int64 masks.
+  // (PyTorch's default) are allowed for int32/int64 masks. Binary mode
+  // refuses a value other than 255 (it has no ignore pixels).
   int ignore_index = 255;
   // Labels mode: source id -> training id (Cityscapes' 34 ids -> 19
   // classes). Empty: ids are used as they are. Ids not in a non-empty map

@@ -42,7 +42,10 @@ def _mmseg_like(cls) -> "Augment":
     map's window (``cat_max_ratio``), left-right flips and the colour jitter; no
     rotation, no up-down flip. Padding is ``fill_value`` in the image and the
     ignore value in a label map. Its validation side is ``for_validation()``:
-    the whole photo fitted and padded."""
+    the whole photo fitted and padded. For binary masks, which have no class
+    to balance, take ``dataclasses.replace(Augment.mmseg_like(),
+    crop_max_class_ratio=1.0)``: a binary Loader refuses a ratio it would
+    ignore."""
     return cls(resize="keep_ratio", scale_range=(0.5, 2.0), crop="random", crop_max_class_ratio=0.75,
                flip_ud_probability=0.0, rotation_fraction=0.0)
 

@@ -16,6 +16,7 @@ thread waited for segfeed's batches, and the input stage's memory: what
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
 
@@ -118,7 +119,9 @@ def main() -> None:
                   validation_fraction=0.05, on_bad_file="skip")
     # Whole batches only: a short last batch would make TensorFlow trace the step again.
     rss_before, _ = rss_mib()
-    augment = segfeed.Augment.mmseg_like() if args.recipe == "mmseg-like" else segfeed.Augment()
+    # Binary masks have no class to balance: the recipe's crop_max_class_ratio stays at 1.
+    augment = (dataclasses.replace(segfeed.Augment.mmseg_like(), crop_max_class_ratio=1.0)
+               if args.recipe == "mmseg-like" else segfeed.Augment())
     train = segfeed.Loader(args.data, subset="train", drop_last=True, augment=augment, **common)
     validation = segfeed.Loader(args.data, subset="validation", shuffle=False, augment=augment.for_validation(),
                                 **common)  # no augmentation

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import hashlib
 import os
 import pathlib
@@ -152,8 +153,10 @@ def ensure_dataset(args: argparse.Namespace, temporary: str) -> pathlib.Path:
 def recipe_augments(recipe: str) -> Tuple[segfeed.Augment, segfeed.Augment]:
     """The training and validation augmentation of a --recipe: ``stretch`` (each photo
     stretched to the square, flips, rotation, colour), or ``mmseg-like`` (aspect kept,
-    random scale 0.5-2.0 and crop, left-right flips, colour; validation fitted and padded)."""
-    train = segfeed.Augment.mmseg_like() if recipe == "mmseg-like" else segfeed.Augment()
+    random scale 0.5-2.0 and crop, left-right flips, colour; validation fitted and padded).
+    Binary masks have no class to balance: the recipe's crop_max_class_ratio stays at 1."""
+    train = (dataclasses.replace(segfeed.Augment.mmseg_like(), crop_max_class_ratio=1.0)
+             if recipe == "mmseg-like" else segfeed.Augment())
     return train, train.for_validation()
 
 

@@ -1,5 +1,6 @@
 #include "cli/loader_flags.h"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 
@@ -56,10 +57,87 @@ std::string Description(const OptionSpec& spec) {
          spec.Text(LoaderOptions{}) + ")";
 }
 
-// The field a validation message is about: its first word ("rank must be
-// ..." -> "rank").
-std::string_view SubjectOf(std::string_view message) {
-  return message.substr(0, message.find_first_of(" .["));
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The option a validation message is about: its first word ("rank must be
+// ..." -> rank, "scale_range's min ..." -> scale_range), or nullptr.
+const OptionSpec* SubjectOf(std::string_view message) {
+  size_t end = 0;
+  while (end < message.size() && IsWordChar(message[end])) ++end;
+  return FindOption(message.substr(0, end));
+}
+
+// A library message in the command line's words: each option keyword
+// becomes its flag ("scale_range's min" -> "--scale's min",
+// "mask_mode='binary'" -> "--mask-mode binary"). A keyword is taken as one
+// where it cannot be an ordinary word: with an underscore, leading the
+// message, or followed by '=', '[' or "'s".
+std::string InOptionFlags(const std::string& message,
+                          const std::function<std::string(const OptionSpec&)>& flag_of) {
+  std::string out;
+  for (size_t i = 0; i < message.size();) {
+    if (!IsWordChar(message[i]) || (i > 0 && IsWordChar(message[i - 1]))) {
+      out += message[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < message.size() && IsWordChar(message[end])) ++end;
+    const std::string word = message.substr(i, end - i);
+    const std::string_view rest = std::string_view(message).substr(end);
+    const OptionSpec* spec = FindOption(word);
+    const bool keyword =
+        spec && (i == 0 || word.find('_') != std::string::npos || rest.starts_with("=") ||
+                 rest.starts_with("[") || rest.starts_with("'s "));
+    // --shard sets rank and world_size, and its help calls them so.
+    if (!keyword || (i > 0 && message[i - 1] == '-') || flag_of(*spec) == "--shard") {
+      out += word;
+      i = end;
+      continue;
+    }
+    out += flag_of(*spec);
+    i = end;
+    // name='value' is how Python spells it; the command line's is --flag value.
+    if (rest.starts_with("='")) {
+      const size_t close = rest.find('\'', 2);
+      if (close != std::string_view::npos) {
+        out += " ";
+        out += rest.substr(2, close - 2);
+        i = end + close + 1;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FlagMessage(const std::string& flag, const std::string& message,
+                        const std::function<std::string(const OptionSpec&)>& flag_of) {
+  const std::string translated = InOptionFlags(message, flag_of);
+  // "--scale's min must be ..." names its flag already.
+  const bool leads = translated.starts_with(flag) &&
+                     (translated.size() == flag.size() ||
+                      (!IsWordChar(translated[flag.size()]) && translated[flag.size()] != '-'));
+  if (leads) return translated;
+  return flag + ": " + translated;
+}
+
+namespace {
+
+// A message of a rule between options, led by the flag of the option it
+// names first. When that option's value is a preset's (the user did not
+// give its flag), it says so rather than blame a flag the user never gave.
+std::string RuleMessage(const std::string& message, const DatasetSpec& dataset,
+                        const std::function<std::string(const OptionSpec&)>& flag_of,
+                        const std::function<bool(const OptionSpec&)>& given) {
+  const OptionSpec* subject = SubjectOf(message);
+  if (!subject) return InOptionFlags(message, flag_of);
+  const bool from_preset =
+      !given(*subject) &&
+      std::any_of(dataset.options.begin(), dataset.options.end(),
+                  [&](const auto& entry) { return entry.first == subject->name(); });
+  if (from_preset) return "the " + dataset.name + " preset's " + InOptionFlags(message, flag_of);
+  return FlagMessage(flag_of(*subject), message, flag_of);
 }
 
 }  // namespace
@@ -72,7 +150,7 @@ void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
     try {
       flag.spec->Parse(options, *text);
     } catch (const ConfigError& e) {
-      throw UsageError(flag_of(*flag.spec) + ": " + e.what());
+      throw UsageError(FlagMessage(flag_of(*flag.spec), e.what(), flag_of));
     }
   }
 }
@@ -216,7 +294,8 @@ LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
     augment.scale_enabled = false;
     augment.crop = CropPlacement::kCenter;
   }
-  ParseGivenFlags(flags_, options, [this](const OptionSpec& spec) { return FlagOf(spec); });
+  const auto flag_of = [this](const OptionSpec& spec) { return FlagOf(spec); };
+  ParseGivenFlags(flags_, options, flag_of);
   if (const std::optional<std::string> shard = CommandLine::LastValue(shard_)) {
     if (*shard == "auto") {
       options.shard_from_environment = true;
@@ -228,7 +307,7 @@ LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
         FindOption("rank")->Parse(options, shard->substr(0, slash));
         FindOption("world_size")->Parse(options, shard->substr(slash + 1));
       } catch (const ConfigError& e) {
-        throw UsageError(std::string("--shard: ") + e.what());
+        throw UsageError(FlagMessage("--shard", e.what(), flag_of));
       }
     }
   }
@@ -241,33 +320,33 @@ LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
       OptionsFromValues(std::vector<std::pair<std::string, OptionValue>>{
           {given, FindOption(given)->Get(options)}});
     } catch (const ConfigError& e) {
-      throw UsageError("--" + std::string(FindOption(given)->flag()) + ": " + e.what());
+      throw UsageError(FlagMessage(FlagOf(*FindOption(given)), e.what(), flag_of));
     }
   }
   if (mean && std_dev) options.output.normalize = true;
   // As OptionsFromValues: label maps come as int64 unless --mask-dtype says.
   if (options.decode.mask_mode == MaskMode::kLabels && !Given("mask_dtype"))
     options.output.mask_dtype = ElementType::kInt64;
-  Check(options);
+  Check(options, dataset);
   return options;
 }
 
-void LoaderFlags::Check(const LoaderOptions& options) const {
+void LoaderFlags::Check(const LoaderOptions& options, const DatasetSpec& dataset) const {
+  const auto flag_of = [this](const OptionSpec& spec) { return FlagOf(spec); };
   // Each option on its own first, so a message leads with its own flag.
   for (const TableFlag& flag : flags_) {
     try {
       flag.spec->Check(options);
     } catch (const ConfigError& e) {
-      throw UsageError(FlagOf(*flag.spec) + ": " + e.what());
+      throw UsageError(FlagMessage(FlagOf(*flag.spec), e.what(), flag_of));
     }
   }
   // Then the rules that tie options together, led by the option named first.
   try {
     ValidateLoaderOptions(options);
   } catch (const ConfigError& e) {
-    if (const OptionSpec* spec = FindOption(SubjectOf(e.what())))
-      throw UsageError(FlagOf(*spec) + ": " + e.what());
-    throw UsageError(e.what());
+    throw UsageError(RuleMessage(e.what(), dataset, flag_of,
+                                 [this](const OptionSpec& spec) { return Given(spec.name()); }));
   }
 }
 
@@ -286,14 +365,17 @@ DecodeOptions MaskFlags::Apply(const DecodeOptions& decode, const DatasetSpec& d
   LoaderOptions options;
   options.decode = decode;
   ApplyDatasetOptions(dataset, options);
-  ParseGivenFlags(flags_, options,
-                  [](const OptionSpec& spec) { return "--" + std::string(spec.flag()); });
+  const auto flag_of = [](const OptionSpec& spec) { return "--" + std::string(spec.flag()); };
+  ParseGivenFlags(flags_, options, flag_of);
   try {
     ValidateDecodeOptions(options.decode);
   } catch (const ConfigError& e) {
-    if (const OptionSpec* spec = FindOption(SubjectOf(e.what())))
-      throw UsageError("--" + std::string(spec->flag()) + ": " + e.what());
-    throw UsageError(e.what());
+    throw UsageError(RuleMessage(e.what(), dataset, flag_of, [this](const OptionSpec& spec) {
+      for (const TableFlag& flag : flags_) {
+        if (flag.spec == &spec) return flag.option->count() > 0;
+      }
+      return false;
+    }));
   }
   return options.decode;
 }

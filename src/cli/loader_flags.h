@@ -43,8 +43,15 @@ struct TableFlag {
   CLI::Option* option;
 };
 
+// A library message about the option whose flag is `flag`, in the command
+// line's words: every option keyword in it becomes its flag (flag_of), and
+// it is led by `flag` ("--scale's min must be ...", or "--flag: ..." when
+// the message does not start with it).
+std::string FlagMessage(const std::string& flag, const std::string& message,
+                        const std::function<std::string(const OptionSpec&)>& flag_of);
+
 // Parses every flag of `flags` given on the command line into `options`; a
-// bad value is the UsageError "<flag_of(spec)>: <the table's message>".
+// bad value is the UsageError FlagMessage(flag_of(spec), the table's message).
 void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
                      const std::function<std::string(const OptionSpec&)>& flag_of);
 
@@ -69,8 +76,9 @@ class LoaderFlags {
   bool no_color() const { return no_color_; }
   // Validates `options` as the Loader would (ValidateLoaderOptions), for a
   // command that changes them after Options(); a ConfigError becomes a
-  // UsageError led by the flag that sets the field.
-  void Check(const LoaderOptions& options) const;
+  // UsageError led by the flag that sets the field, or by `dataset`'s
+  // preset where the value is the preset's and the flag was not given.
+  void Check(const LoaderOptions& options, const DatasetSpec& dataset) const;
 
  private:
   // "--<flag>" of `spec`, or "--shard" for the fields --shard set.

@@ -30,7 +30,7 @@ constexpr const char* kHelp =
     R"(usage: segfeed preview DATASET (--out FILE.png | --dump DIR) [options]
 DATASET: --data ROOT [--dataset NAME [--split S]], --images DIR --masks DIR, or --list FILE
 
-Runs the loader (the same code a trainer gets, uint8 NHWC output) for the
+Runs the loader (the same code a trainer gets, uint8 NHWC images) for the
 first --count samples of an epoch and shows them as they come out: each
 image with its mask overlaid (translucent magenta, yellow outline) and
 labelled with its sample id, stem, flips, rotation and colour factors. A
@@ -42,12 +42,16 @@ legend line lists the classes present.
 The grid has ceil(sqrt(count)) columns; each cell is the output image
 (at least 224 px wide) above a 48 px label band, with 4 px gaps.
 
---dtype, --mask-dtype, --layout and --normalize are not accepted: preview
-shows the loader's uint8 NHWC output. --batch defaults to min(count, 16).
+The masks come in the dtype bench and a trainer would get (--mask-dtype, by
+default float32 for binary masks and int64 for label maps), so an
+--ignore-index of -1 or -100 is drawn as ignore like 255. --dtype, --layout
+and --normalize are not accepted: preview shows uint8 NHWC images. --batch
+defaults to min(count, 16).
 )";
 
-// The options preview fixes: it shows the loader's uint8 NHWC output.
-constexpr const char* kFixedOptions[] = {"image_dtype", "mask_dtype", "layout", "normalize"};
+// The options preview fixes: it shows uint8 NHWC images. The mask dtype is
+// left as bench would run it: it decides which ignore_index is allowed.
+constexpr const char* kFixedOptions[] = {"image_dtype", "layout", "normalize"};
 
 }  // namespace
 
@@ -59,7 +63,7 @@ int RunPreview(std::span<const std::string> args) {
   cli.AddText("--out", "FILE.png", &out_path, "write the grid as a PNG");
   cli.AddText("--dump", "DIR", &dump_dir,
               "write each sample as DIR/<stem>_image.png and DIR/<stem>_mask.png (0/255, or the "
-              "class ids of a label map), and "
+              "class ids of a label map, with 255 for an ignore_index outside 0-255), and "
               "DIR/params.json with every sample's id, stem, file names and augmentation "
               "parameters. A stem too long for a 255-byte file name is cut at a character and "
               "tagged with '~' and 8 hex digits of its digest; params.json has the whole stem. A "
@@ -74,7 +78,7 @@ int RunPreview(std::span<const std::string> args) {
   for (const char* fixed : kFixedOptions) {
     if (loader_flags.Given(fixed)) {
       throw UsageError("--" + std::string(FindOption(fixed)->flag()) +
-                       " cannot be set: preview shows the loader's uint8 NHWC output");
+                       " cannot be set: preview shows uint8 NHWC images");
     }
   }
   if (!out_path && !dump_dir) throw UsageError("give --out FILE.png, --dump DIR or both");
@@ -92,11 +96,10 @@ int RunPreview(std::span<const std::string> args) {
 
   LoaderOptions options = loader_flags.Options(spec);
   options.output.image_dtype = ElementType::kUint8;
-  options.output.mask_dtype = ElementType::kUint8;
   options.output.layout = Layout::kNHWC;
   // One batch covers a small grid; a large one streams through a bounded pool.
   if (!loader_flags.Given("batch_size")) options.batch_size = std::min(count, 16);
-  loader_flags.Check(options);
+  loader_flags.Check(options, spec);
 
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   Loader loader(spec, options);

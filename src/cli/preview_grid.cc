@@ -92,6 +92,36 @@ void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y) {
   if (ignore) swatch(kIgnoreColour, "ignore");
 }
 
+// One mask element as the preview draws it: a class id or 0/1 as it is; a
+// value outside 0-255 (an ignore_index of -1 or -100 in an int32/int64
+// map) as 255, which is never a class (num_classes <= 255), so it is drawn
+// and dumped as ignore.
+uint8_t PreviewMaskValue(const uint8_t* element, ElementType type) {
+  int64_t value = 0;
+  switch (type) {
+    case ElementType::kUint8:
+      return *element;
+    case ElementType::kFloat32: {
+      float real;
+      std::memcpy(&real, element, sizeof real);
+      value = real != 0.0f ? 1 : 0;  // binary masks only: exactly 0 or 1
+      break;
+    }
+    case ElementType::kInt32: {
+      int32_t id;
+      std::memcpy(&id, element, sizeof id);
+      value = id;
+      break;
+    }
+    case ElementType::kInt64:
+      std::memcpy(&value, element, sizeof value);
+      break;
+    case ElementType::kFloat16:
+      throw std::invalid_argument("preview cannot draw float16 masks");
+  }
+  return value >= 0 && value <= 255 ? static_cast<uint8_t>(value) : uint8_t{255};
+}
+
 }  // namespace
 
 std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, int count,
@@ -104,10 +134,8 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
     if (!lease) break;
     const TensorView& images = lease->images();
     const TensorView& masks = lease->masks();
-    if (images.element_type != ElementType::kUint8 || lease->layout() != Layout::kNHWC ||
-        masks.element_type != ElementType::kUint8) {
-      throw std::invalid_argument("preview needs uint8 NHWC images and uint8 masks");
-    }
+    if (images.element_type != ElementType::kUint8 || lease->layout() != Layout::kNHWC)
+      throw std::invalid_argument("preview needs uint8 NHWC images");
     const int height = static_cast<int>(images.shape[1]);
     const int width = static_cast<int>(images.shape[2]);
     for (int slot = 0; slot < lease->size() && static_cast<int>(samples.size()) < count; ++slot) {
@@ -133,7 +161,7 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
         uint8_t* mask_out = sample.mask.data() + static_cast<size_t>(y) * width;
         for (int x = 0; x < width; ++x) {
           std::memcpy(rgb_out + 3 * x, image_row + x * images.strides_bytes[2], 3);
-          mask_out[x] = mask_row[x * masks.strides_bytes[2]];
+          mask_out[x] = PreviewMaskValue(mask_row + x * masks.strides_bytes[2], masks.element_type);
         }
       }
       samples.push_back(std::move(sample));

@@ -19,8 +19,10 @@ struct PreviewSample {
   AugmentParams params;
   int width = 0;
   int height = 0;
-  std::vector<uint8_t> rgb;   // height x width x 3, the batch's uint8 pixels
-  std::vector<uint8_t> mask;  // height x width: 0 or 1, or class ids and ignore_index
+  std::vector<uint8_t> rgb;  // height x width x 3, the batch's uint8 pixels
+  // height x width: 0 or 1, or class ids and ignore_index (255 where the
+  // ignore_index is outside 0-255, as -100 in an int64 map).
+  std::vector<uint8_t> mask;
   // Label maps: classes 0 .. num_classes - 1 (0 the background), any other
   // value is ignore. 0 for a binary mask.
   int num_classes = 0;
@@ -28,7 +30,8 @@ struct PreviewSample {
 
 // Streams `epoch` from `loader` and copies the first `count` samples in
 // stream order (fewer when the epoch has fewer). The loader must deliver
-// uint8 NHWC images and uint8 masks; anything else throws
+// uint8 NHWC images, and masks of any mask dtype (uint8, float32, int32,
+// int64: the one a trainer would get); anything else throws
 // std::invalid_argument. A bad file surfaces as the loader's FileError.
 // `progress(samples_so_far)` is called after each batch (may be empty).
 // `num_classes` > 0: the masks are label maps of that many classes.

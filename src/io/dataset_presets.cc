@@ -28,11 +28,13 @@ constexpr const char* kCityscapesTrainIds =
     "32:17,33:18";
 
 // ADE20K's 150 classes are 1..150 in its maps, 0 being "other": trained as
-// 0..149 with 0 ignored, as mmsegmentation's reduce_zero_label does.
+// 0..149 with 0 ignored, as mmsegmentation's reduce_zero_label does. 0 is
+// left out of the map rather than sent to 255: an id the map leaves out
+// becomes ignore_index, so the user's --ignore-index -100 holds for it too.
 std::string Ade20kLabelMap() {
-  std::string map = "0:255";
+  std::string map;
   for (int id = 1; id <= 150; ++id) {
-    map.push_back(',');
+    if (!map.empty()) map.push_back(',');
     map.append(std::to_string(id));
     map.push_back(':');
     map.append(std::to_string(id - 1));

@@ -232,6 +232,14 @@ void MaskColorsOption::Check(const LoaderOptions& options) const {
 
 // --- The rules between them -------------------------------------------------
 
+namespace {
+
+// An option that does nothing in the mode given is refused when it differs
+// from its default: the default is what every mode gets without a word.
+const DecodeOptions kDefaults;
+
+}  // namespace
+
 void CheckLabelOptions(const DecodeOptions& decode) {
   if (decode.mask_mode == MaskMode::kBinary) {
     const auto labels_only = [](std::string_view option, const std::string& got) {
@@ -240,10 +248,30 @@ void CheckLabelOptions(const DecodeOptions& decode) {
                         " with mask_mode='binary')");
     };
     if (decode.num_classes != 0) labels_only("num_classes", std::to_string(decode.num_classes));
+    if (decode.ignore_index != kDefaults.ignore_index)
+      labels_only("ignore_index", std::to_string(decode.ignore_index));
     if (!decode.label_map.empty()) labels_only("label_map", LabelMapText(decode.label_map));
     if (!decode.mask_colors.empty()) labels_only("mask_colors", MaskColorsText(decode.mask_colors));
+    // The threshold is the luminance rule's; the nonzero rule reads none.
+    if (decode.mask_foreground == MaskForeground::kNonzero &&
+        decode.mask_threshold != kDefaults.mask_threshold) {
+      throw ConfigError(
+          "mask_threshold applies to mask_foreground='luminance': set it, or leave the "
+          "threshold out (got " +
+          std::to_string(decode.mask_threshold) + " with mask_foreground='nonzero')");
+    }
     return;
   }
+  // A label map's values are class ids: no foreground rule reads them.
+  const auto binary_only = [](std::string_view option, const std::string& got) {
+    throw ConfigError(std::string(option) +
+                      " applies to binary masks: label maps keep their class ids (got " + got +
+                      " with mask_mode='labels')");
+  };
+  if (decode.mask_foreground != kDefaults.mask_foreground)
+    binary_only("mask_foreground", "'luminance'");
+  if (decode.mask_threshold != kDefaults.mask_threshold)
+    binary_only("mask_threshold", std::to_string(decode.mask_threshold));
   if (decode.num_classes < 1 || decode.num_classes > 255) {
     FailCheck("num_classes", "in [1, 255] with mask_mode='labels'",
               std::to_string(decode.num_classes));
@@ -270,6 +298,24 @@ void CheckLabelOptions(const DecodeOptions& decode) {
     throw ConfigError(
         "label_map and mask_colors do not go together: colours map to classes directly (got "
         "both)");
+  }
+}
+
+void CheckWindowOptions(const DecodeOptions& decode, const AugmentOptions& augment) {
+  if (augment.crop_max_class_ratio == AugmentOptions{}.crop_max_class_ratio) return;
+  const std::string ratio = NumberText(augment.crop_max_class_ratio);
+  // Only a label map has classes to count, and only a random window moves.
+  if (decode.mask_mode == MaskMode::kBinary) {
+    throw ConfigError(
+        "crop_max_class_ratio applies to label maps: set mask_mode='labels', or leave it at 1 "
+        "(got " +
+        ratio + " with mask_mode='binary')");
+  }
+  if (augment.crop != CropPlacement::kRandom) {
+    throw ConfigError(
+        "crop_max_class_ratio applies to random windows: set crop='random', or leave it at 1 "
+        "(got " +
+        ratio + " with crop='center')");
   }
 }
 

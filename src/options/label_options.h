@@ -47,9 +47,13 @@ class MaskColorsOption final : public OptionSpec {
 
 // The rules between the label options and the mask dtype, for a whole
 // LoaderOptions: labels mode needs num_classes, ignore_index is no class,
-// map targets are classes or ignore_index, binary mode takes none of them,
+// map targets are classes or ignore_index, binary mode takes none of them
+// (ignore_index but its default), labels mode no foreground rule,
 // and the mask dtype fits the mode. ConfigError naming the option.
 void CheckLabelOptions(const DecodeOptions& decode);
+// crop_max_class_ratio does something only for label maps and random
+// windows; elsewhere a value but 1 is a ConfigError naming it.
+void CheckWindowOptions(const DecodeOptions& decode, const AugmentOptions& augment);
 void CheckMaskDtypeForMode(const DecodeOptions& decode, const OutputOptions& output);
 
 // "7:0,8:1" and "#800000:1": the CLI spelling of the two maps.

@@ -229,7 +229,7 @@ std::string RangeOption::Accepts() const {
 void RangeOption::Check(const LoaderOptions& options) const {
   // Checked even while the op is off: a nonsense range is a mistake whether
   // or not it is used today.
-  CheckRange(field_name_, Read(range_, options), lo_, hi_);
+  CheckRange(name(), Read(range_, options), lo_, hi_);
 }
 
 // --- TripleOption --------------------------------------------------------
@@ -374,9 +374,9 @@ std::string SizeOption::Accepts() const {
 void SizeOption::CheckSize(const AugmentOptions& augment) {
   const std::string requirement = "in [1, " + std::to_string(kMaxOutputSide) + "]";
   if (augment.output_width < 1 || augment.output_width > kMaxOutputSide)
-    FailCheck("output_width", requirement, std::to_string(augment.output_width));
+    FailCheck("size's width", requirement, std::to_string(augment.output_width));
   if (augment.output_height < 1 || augment.output_height > kMaxOutputSide)
-    FailCheck("output_height", requirement, std::to_string(augment.output_height));
+    FailCheck("size's height", requirement, std::to_string(augment.output_height));
 }
 
 }  // namespace segfeed::internal

@@ -105,18 +105,14 @@ class ChoiceOption final : public OptionSpec {
   std::span<const OptionChoice> choices_, names_;
 };
 
-// A colour op's (min, max) range and its switch: None switches the op off.
-// Messages name the C++ field ("contrast_factor.min").
+// A random op's (min, max) range and its switch: None switches the op off.
+// Messages name the option as the user gives it ("scale_range's min"), not
+// the struct's field (scale_factor).
 class RangeOption final : public OptionSpec {
  public:
   RangeOption(const Declaration& declaration, Field<UniformRange> range, Field<bool> enabled,
-              std::string_view field_name, double lo, double hi)
-      : OptionSpec(declaration),
-        range_(range),
-        enabled_(enabled),
-        field_name_(field_name),
-        lo_(lo),
-        hi_(hi) {}
+              double lo, double hi)
+      : OptionSpec(declaration), range_(range), enabled_(enabled), lo_(lo), hi_(hi) {}
 
   void Set(LoaderOptions& options, const OptionValue& value) const override;
   void Parse(LoaderOptions& options, std::string_view text) const override;
@@ -128,7 +124,6 @@ class RangeOption final : public OptionSpec {
  private:
   Field<UniformRange> range_;
   Field<bool> enabled_;
-  std::string_view field_name_;
   double lo_, hi_;
 };
 
@@ -172,7 +167,8 @@ class FillColorOption final : public OptionSpec {
   Field<FillColor> field_;
 };
 
-// The output size: output_width and output_height.
+// The output size: output_width and output_height. Messages name the
+// option ("size's width"), as the user gives it.
 class SizeOption final : public OptionSpec {
  public:
   explicit SizeOption(const Declaration& declaration) : OptionSpec(declaration) {}

@@ -175,8 +175,7 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "a random scale factor per sample on top of resize (0.5,2.0 as "
                               "mmsegmentation's ratio_range)",
                               true, "no random scale"},
-      SEGFEED_FIELD(augment.scale_factor), SEGFEED_FIELD(augment.scale_enabled), "scale_factor",
-      0.05, 20.0));
+      SEGFEED_FIELD(augment.scale_factor), SEGFEED_FIELD(augment.scale_enabled), 0.05, 20.0));
   t.push_back(std::make_unique<ChoiceOption<CropPlacement>>(
       OptionSpec::Declaration{"crop", "crop", kAugment, K::kChoice,
                               "where the output window lies on the scaled photo: random (uniform "
@@ -204,26 +203,24 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       OptionSpec::Declaration{"contrast", "contrast", kAugment, K::kRange,
                               "contrast factor range, around each channel's mean", true,
                               "no contrast change"},
-      SEGFEED_FIELD(augment.contrast_factor), SEGFEED_FIELD(augment.contrast_enabled),
-      "contrast_factor", 0.0, 1e6));
+      SEGFEED_FIELD(augment.contrast_factor), SEGFEED_FIELD(augment.contrast_enabled), 0.0, 1e6));
   t.push_back(std::make_unique<RangeOption>(
       OptionSpec::Declaration{"brightness", "brightness", kAugment, K::kRange,
                               "brightness delta range on the [0, 1] scale", true,
                               "no brightness change"},
-      SEGFEED_FIELD(augment.brightness_delta), SEGFEED_FIELD(augment.brightness_enabled),
-      "brightness_delta", -1.0, 1.0));
+      SEGFEED_FIELD(augment.brightness_delta), SEGFEED_FIELD(augment.brightness_enabled), -1.0,
+      1.0));
   t.push_back(std::make_unique<RangeOption>(
       OptionSpec::Declaration{"saturation", "saturation", kAugment, K::kRange,
                               "HSV saturation factor range (0 gives grey)", true,
                               "no saturation change"},
-      SEGFEED_FIELD(augment.saturation_factor), SEGFEED_FIELD(augment.saturation_enabled),
-      "saturation_factor", 0.0, 1e6));
+      SEGFEED_FIELD(augment.saturation_factor), SEGFEED_FIELD(augment.saturation_enabled), 0.0,
+      1e6));
   t.push_back(std::make_unique<RangeOption>(
       OptionSpec::Declaration{"hue", "hue", kAugment, K::kRange,
                               "hue delta range, as a fraction of the hue circle", true,
                               "no hue change"},
-      SEGFEED_FIELD(augment.hue_delta), SEGFEED_FIELD(augment.hue_enabled), "hue_delta", -0.5,
-      0.5));
+      SEGFEED_FIELD(augment.hue_delta), SEGFEED_FIELD(augment.hue_enabled), -0.5, 0.5));
   t.push_back(std::make_unique<ChoiceOption<ColourModel>>(
       OptionSpec::Declaration{"colour_model", "colour-model", kAugment, K::kChoice,
                               "how the colour ops are computed: hsv (tf.image's semantics) or "

@@ -31,7 +31,13 @@ std::string Describe(const OptionScalar& scalar) {
     std::string operator()(bool b) const { return b ? "True" : "False"; }
     std::string operator()(int64_t i) const { return std::to_string(i); }
     std::string operator()(uint64_t u) const { return std::to_string(u); }
-    std::string operator()(double d) const { return NumberText(d); }
+    // As Python's repr: 2.0 stays 2.0, so a float where an integer is
+    // needed reads as the float the user gave, not as the integer.
+    std::string operator()(double d) const {
+      std::string text = NumberText(d);
+      if (std::isfinite(d) && text.find_first_of(".e") == std::string::npos) text += ".0";
+      return text;
+    }
     std::string operator()(const std::string& s) const { return Quoted(s); }
   } describe;
   return std::visit(describe, scalar);
@@ -136,8 +142,8 @@ void CheckBetween(std::string_view field, double value, double lo, double hi) {
 }
 
 void CheckRange(std::string_view field, const UniformRange& range, double lo, double hi) {
-  CheckBetween(std::string(field) + ".min", range.min, lo, hi);
-  CheckBetween(std::string(field) + ".max", range.max, lo, hi);
+  CheckBetween(std::string(field) + "'s min", range.min, lo, hi);
+  CheckBetween(std::string(field) + "'s max", range.max, lo, hi);
   if (range.min > range.max) {
     FailCheck(field, "an interval with min <= max",
               "[" + NumberText(range.min) + ", " + NumberText(range.max) + "]");

@@ -48,7 +48,7 @@ std::vector<std::string_view> SplitList(std::string_view text);
                             std::string_view got);
 // Finite and within [lo, hi], else FailCheck.
 void CheckBetween(std::string_view field, double value, double lo, double hi);
-// Both ends within [lo, hi] ("<field>.min"), and min <= max.
+// Both ends within [lo, hi] ("<field>'s min"), and min <= max.
 void CheckRange(std::string_view field, const UniformRange& range, double lo, double hi);
 
 // An integer scalar as T, "is out of range" beyond T; false when not an integer.

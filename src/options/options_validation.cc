@@ -78,6 +78,7 @@ void ValidateLoaderOptions(const LoaderOptions& options) {
   CheckEveryOption(options);
   CheckFillMode(options.augment);
   internal::CheckLabelOptions(options.decode);
+  internal::CheckWindowOptions(options.decode, options.augment);
   internal::CheckMaskDtypeForMode(options.decode, options.output);
   if (options.rank >= options.world_size) {
     throw ConfigError("rank must be in [0, world_size) (got rank " + std::to_string(options.rank) +

@@ -496,9 +496,8 @@ TEST(BenchTest, DurationEndsTheRunAndSampleDigestsListEverySample) {
 TEST(BenchTest, UsageErrorsExitTwoAndNameTheOption) {
   auto r = RunSegfeed("bench --dtype float64");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(
-      r.output.find("--dtype: image_dtype must be one of uint8, float16, float32 (got 'float64')"),
-      std::string::npos)
+  EXPECT_NE(r.output.find("--dtype must be one of uint8, float16, float32 (got 'float64')"),
+            std::string::npos)
       << r.output;
   r = RunSegfeed("bench --epoch 3");
   EXPECT_EQ(r.exit_code, 2);

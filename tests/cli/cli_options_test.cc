@@ -136,6 +136,30 @@ std::optional<std::string> WrongArgument(const OptionSpec& spec) {
   return std::nullopt;
 }
 
+// The table's message in the command line's words: led by the flag where
+// it is led by the option's keyword ("--batch must be >= 1 (got 0)"), else
+// after it ("--size: ..."), as make-demo's own flags read.
+std::string InFlagWords(const OptionSpec& spec, const std::string& message) {
+  const std::string name(spec.name());
+  if (message.rfind(name, 0) == 0) return Flag(spec) + message.substr(name.size());
+  return Flag(spec) + ": " + message;
+}
+
+// A Python keyword or a struct field (batch_size, scale_factor,
+// output_width) in `text`, which a command-line user never types; empty if
+// none. Choice names (keep_ratio) are what the user types.
+std::string SnakeCaseWord(const std::string& text) {
+  const std::regex word(R"(\b[a-z0-9]+_[a-z0-9_]+\b)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), word); it != std::sregex_iterator();
+       ++it) {
+    const std::string found = it->str();
+    if (FindOption(found) || found.starts_with("output_") || found.ends_with("_factor") ||
+        found.ends_with("_delta"))
+      return found;
+  }
+  return {};
+}
+
 // The value part of WrongArgument(), as Parse() gets it.
 std::string ValueOf(const std::string& argument, const OptionSpec& spec) {
   std::string value = argument.substr(Flag(spec).size() + 1);
@@ -182,9 +206,10 @@ TEST(CliOptionsTest, AWrongValueIsAUsageErrorWithTheTablesMessage) {
           RunSegfeedScript("\"$SEGFEED\" " + command + " " + *argument + " 2>&1 >/dev/null");
       const std::string name = command.substr(0, command.find(' '));
       EXPECT_EQ(r.exit_code, 2) << command << " " << *argument << "\n" << r.output;
-      EXPECT_EQ(r.output, "segfeed " + name + ": " + Flag(*spec) + ": " + message +
+      EXPECT_EQ(r.output, "segfeed " + name + ": " + InFlagWords(*spec, message) +
                               "\nTry 'segfeed " + name + " --help'.\n")
           << command << " " << *argument;
+      EXPECT_EQ(SnakeCaseWord(r.output), "") << r.output;
     }
     // The alias spells the same option.
     const std::string dashed = Dashed(spec->name());
@@ -192,8 +217,63 @@ TEST(CliOptionsTest, AWrongValueIsAUsageErrorWithTheTablesMessage) {
       const std::string alias = "--" + dashed + argument->substr(Flag(*spec).size());
       const auto r = RunSegfeedScript("\"$SEGFEED\" " + kPlan + " " + alias + " 2>&1 >/dev/null");
       EXPECT_EQ(r.exit_code, 2) << alias;
-      EXPECT_NE(r.output.find(Flag(*spec) + ": " + message), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find(InFlagWords(*spec, message)), std::string::npos) << r.output;
     }
+  }
+}
+
+// The rules between options, and the checks of a value's parts, name
+// every option by its flag: "--scale's min", not scale_factor.min.
+TEST(CliOptionsTest, RuleMessagesNameEveryOptionByItsFlag) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"--scale 0,1", "--scale's min must be in [0.05, 20] (got 0)"},
+      {"--scale 0.5,30", "--scale's max must be in [0.05, 20] (got 30)"},
+      {"--scale 2,1", "--scale must be an interval with min <= max (got [2, 1])"},
+      {"--contrast -1,1", "--contrast's min must be in [0, 1e+06] (got -1)"},
+      {"--size 0x64", "--size's width must be in [1, 16384] (got 0)"},
+      {"--mask-mode binary --num-classes 3",
+       "--num-classes applies to label maps: set --mask-mode labels (got 3 with --mask-mode "
+       "binary)"},
+      {"--mask-mode labels --num-classes 3 --ignore-index 1",
+       "--ignore-index must not be a class id in [0, --num-classes = 3) (got 1)"},
+      {"--mask-mode labels --num-classes 3 --mask-dtype uint8 --ignore-index -100",
+       "--ignore-index must be in [0, 255] for --mask-dtype uint8 (got -100)"},
+      {"--mask-mode labels --num-classes 3 --mask-dtype float32",
+       "--mask-dtype must be uint8, int32 or int64 for label maps (got float32)"},
+      {"--crop-max-class-ratio 0.75",
+       "--crop-max-class-ratio applies to label maps: set --mask-mode labels, or leave it at 1 "
+       "(got 0.75 with --mask-mode binary)"},
+      {"--mask-mode labels --num-classes 3 --crop center --crop-max-class-ratio 0.75",
+       "--crop-max-class-ratio applies to random windows: set --crop random, or leave it at 1 "
+       "(got 0.75 with --crop center)"},
+      {"--mask-mode labels --num-classes 3 --mask-threshold 100",
+       "--mask-threshold applies to binary masks: label maps keep their class ids (got 100 with "
+       "--mask-mode labels)"},
+      {"--mask-mode labels --num-classes 3 --mask-foreground luminance",
+       "--mask-foreground applies to binary masks: label maps keep their class ids (got "
+       "'luminance' with --mask-mode labels)"},
+      {"--mask-threshold 100",
+       "--mask-threshold applies to --mask-foreground luminance: set it, or leave the threshold "
+       "out (got 100 with --mask-foreground nonzero)"},
+      {"--ignore-index -100",
+       "--ignore-index applies to label maps: set --mask-mode labels (got -100 with --mask-mode "
+       "binary)"},
+      {"--shard 2/2", "--shard: rank must be in [0, world_size) (got rank 2, world_size 2)"},
+  };
+  for (const auto& [flags, message] : cases) {
+    const auto r = RunSegfeedScript("\"$SEGFEED\" " + kPlan + " " + flags + " 2>&1 >/dev/null");
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
+    EXPECT_EQ(r.output, "segfeed plan: " + message + "\nTry 'segfeed plan --help'.\n") << flags;
+    if (flags.find("--shard") == std::string::npos) {
+      EXPECT_EQ(SnakeCaseWord(r.output), "") << r.output;
+    }
+  }
+  // Where they do something, the same options are accepted.
+  for (const std::string flags :
+       {"--mask-mode labels --num-classes 3 --crop-max-class-ratio 0.75 --ignore-index -100",
+        "--mask-foreground luminance --mask-threshold 100", "--no-augment"}) {
+    const auto r = RunSegfeed(kPlan + " " + flags);
+    EXPECT_EQ(r.exit_code, 0) << flags << "\n" << r.output;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <opencv2/imgcodecs.hpp>
 #include <string>
 
 #include "cli/run_segfeed.h"
@@ -82,6 +83,76 @@ TEST_F(DatasetFlagsTest, BenchAndPreviewRunOnEveryPresetTheSameOnOneAndTwoThread
     EXPECT_EQ(preview.exit_code, 0) << preview.output;
     EXPECT_TRUE(fs::exists(out / "grid.png")) << name;
   }
+}
+
+// The user's ignore value wins over the presets' maps: they send nothing
+// to 255 themselves, so ADE20K's 0 (left out of its map) is the
+// user's -100; bench runs it, and preview draws it with the mask dtype bench
+// would use (int64), its dump writing the -100 pixels as 255.
+TEST_F(DatasetFlagsTest, TheUsersIgnoreIndexWinsOverThePresetsMaps) {
+  // VOC's masks carry their own 255 boundary, a source id that only an
+  // ignore_index of 255 names: not a preset map's doing, so not here.
+  const std::map<std::string, int> classes = {{"cityscapes", 19}, {"ade20k", 150}};
+  for (const auto& [name, num_classes] : classes) {
+    for (const std::string dtype : {" --mask-dtype int64", " --mask-dtype int32", ""}) {
+      const CommandResult bench = RunSegfeed(
+          "bench " + Data(name) + " --epochs 1 --size 32x48 --ignore-index -100" + dtype);
+      EXPECT_EQ(bench.exit_code, 0) << name << dtype << "\n" << bench.output;
+    }
+    TempDir out;
+    const std::string preview_flags =
+        "preview " + Data(name) + " --count 4 --no-augment --size 32x48 --ignore-index -100";
+    const CommandResult preview = RunSegfeed(preview_flags + " --out " + Quoted(out / "grid.png"));
+    ASSERT_EQ(preview.exit_code, 0) << name << "\n" << preview.output;
+    EXPECT_TRUE(fs::exists(out / "grid.png")) << name;
+    // Cityscapes' keys have sub-folders, which are not this test's subject.
+    if (name == "cityscapes") continue;
+    const CommandResult dump = RunSegfeed(preview_flags + " --dump " + Quoted(out / "dump"));
+    ASSERT_EQ(dump.exit_code, 0) << name << "\n" << dump.output;
+    int ignored = 0;
+    for (const fs::directory_entry& file : fs::directory_iterator(out / "dump")) {
+      if (!file.path().string().ends_with("_mask.png")) continue;
+      const cv::Mat mask = cv::imread(file.path().string(), cv::IMREAD_UNCHANGED);
+      ASSERT_EQ(mask.type(), CV_8UC1) << file.path();
+      for (auto it = mask.begin<uint8_t>(); it != mask.end<uint8_t>(); ++it) {
+        EXPECT_TRUE(*it < num_classes || *it == 255) << file.path() << ": " << int{*it};
+        ignored += *it == 255;
+      }
+    }
+    // ADE20K's "other" (0) is everywhere between its objects.
+    if (name == "ade20k") {
+      EXPECT_GT(ignored, 0);
+    }
+  }
+  // uint8 cannot hold -100: both flags the user gave are named.
+  const CommandResult uint8 =
+      RunSegfeed("preview " + Data("ade20k") + " --ignore-index -100 --mask-dtype uint8 --out " +
+                 Quoted(*dir_ / "never.png"));
+  EXPECT_EQ(uint8.exit_code, 2) << uint8.output;
+  EXPECT_TRUE(Has(uint8, "--ignore-index must be in [0, 255] for --mask-dtype uint8 (got -100)"))
+      << uint8.output;
+}
+
+// A value a preset set is never blamed on a flag the user did not give:
+// the message says it is the preset's.
+TEST_F(DatasetFlagsTest, APresetsValueIsNamedAsThePresets) {
+  for (const std::string command : {"bench", "check", "preview --out x.png", "plan"}) {
+    const CommandResult r = RunSegfeed(command + " " + Data("cityscapes") + " --num-classes 10");
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_TRUE(Has(r,
+                    ": the cityscapes preset's --label-map must map to class ids in [0, 10) or "
+                    "--ignore-index 255 (got "))
+        << command << "\n"
+        << r.output;
+    EXPECT_FALSE(Has(r, ": --label-map:")) << r.output;
+  }
+  // The user's own --label-map is the user's.
+  const CommandResult own =
+      RunSegfeed("bench " + Data("cityscapes") + " --num-classes 10 --label-map 7:12");
+  EXPECT_TRUE(Has(own,
+                  "segfeed bench: --label-map must map to class ids in [0, 10) or "
+                  "--ignore-index 255 (got 7:12)"))
+      << own.output;
 }
 
 TEST_F(DatasetFlagsTest, ListsOfKeysAndOfPaths) {

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -16,6 +18,7 @@ namespace segfeed::tools {
 namespace {
 
 using segfeed::testing::TempDir;
+namespace fs = std::filesystem;
 
 // A flat grey sample with a rectangular mask, so every pixel's expected value
 // is known.
@@ -234,10 +237,54 @@ TEST_F(PreviewCollectTest, StopsAtTheEndOfTheEpoch) {
   EXPECT_EQ(last_progress, 7);
 }
 
-TEST_F(PreviewCollectTest, RefusesFloatBatches) {
+TEST_F(PreviewCollectTest, RefusesFloatImages) {
   options_.output.image_dtype = ElementType::kFloat32;
   Loader loader(DatasetSpec::Carvana(dir_.path()), options_);
   EXPECT_THROW(CollectPreviewSamples(loader, 0, 2, {}), std::invalid_argument);
+}
+
+// Preview draws the masks bench would stream, in their dtype: a binary
+// float32 mask as the uint8 one, and a label map of int32/int64 with
+// ignore_index -100 as the uint8 map with 255, pixel for pixel (a value
+// outside 0-255 is ignore, 255).
+TEST_F(PreviewCollectTest, MasksOfEveryDtypeDrawAsTheUint8Ones) {
+  const auto collect = [&](const fs::path& root, const LoaderOptions& options, int num_classes) {
+    Loader loader(DatasetSpec::Carvana(root), options);
+    return CollectPreviewSamples(loader, 0, 5, {}, num_classes);
+  };
+  const auto expect_same_masks = [](const std::vector<PreviewSample>& a,
+                                    const std::vector<PreviewSample>& b, const std::string& what) {
+    ASSERT_EQ(a.size(), b.size()) << what;
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].mask, b[i].mask) << what << " " << i;
+  };
+  const std::vector<PreviewSample> binary = collect(dir_.path(), options_, 0);
+  LoaderOptions float_masks = options_;
+  float_masks.output.mask_dtype = ElementType::kFloat32;
+  expect_same_masks(collect(dir_.path(), float_masks, 0), binary, "float32");
+
+  TempDir labelled;
+  DemoOptions demo;
+  demo.count = 5;
+  demo.width = 96;
+  demo.height = 64;
+  demo.classes = 5;
+  demo.mask_format = DemoMaskFormat::kGrey;  // ids 0-4, no 255 band
+  ASSERT_TRUE(WriteDemoDataset(labelled.path(), demo, {}).ok());
+  LoaderOptions labels = options_;
+  labels.decode.mask_mode = MaskMode::kLabels;
+  labels.decode.num_classes = 4;
+  labels.decode.label_map = {{1, 0}, {2, 1}, {3, 2}, {4, 3}};  // 0 left out: ignore
+  const std::vector<PreviewSample> uint8_255 = collect(labelled.path(), labels, 4);
+  size_t ignored = 0;
+  for (const PreviewSample& sample : uint8_255)
+    ignored += static_cast<size_t>(std::count(sample.mask.begin(), sample.mask.end(), 255));
+  EXPECT_GT(ignored, 0u);
+  labels.decode.ignore_index = -100;
+  for (const ElementType dtype : {ElementType::kInt32, ElementType::kInt64}) {
+    labels.output.mask_dtype = dtype;
+    expect_same_masks(collect(labelled.path(), labels, 4), uint8_255,
+                      std::string(ElementTypeName(dtype)));
+  }
 }
 
 }  // namespace

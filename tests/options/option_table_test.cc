@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -59,9 +60,9 @@ TEST(OptionTableTest, TextAndValuesGiveTheSameMessages) {
   EXPECT_EQ(MessageOf([&] { FindOption("layout")->Parse(options, "nhcw"); }),
             "layout must be one of nhwc, nchw (got 'nhcw')");
   EXPECT_EQ(MessageOf([&] { FindOption("hue")->Parse(options, "0.3,0.1"); }),
-            "hue_delta must be an interval with min <= max (got [0.3, 0.1])");
+            "hue must be an interval with min <= max (got [0.3, 0.1])");
   EXPECT_EQ(MessageOf([&] { FindOption("size")->Parse(options, "48x0"); }),
-            "output_height must be in [1, 16384] (got 0)");
+            "size's height must be in [1, 16384] (got 0)");
   EXPECT_EQ(MessageOf([&] { FindOption("scratch_headroom")->Parse(options, "1e300"); }),
             "scratch_headroom must be in [1, 1e+06] (got 1e+300)");
 }
@@ -79,6 +80,57 @@ TEST(OptionTableTest, WrongTypesAreTypeErrors) {
   EXPECT_EQ(
       MessageOf([&] { FindOption("batch_size")->Set(options, OptionScalar(int64_t{1} << 40)); }),
       "batch_size is out of range (got 1099511627776)");
+}
+
+// A float where an integer is needed is shown as the user gave it, 2.0,
+// not as the integer it equals ("got 2" read as if 2 were refused).
+TEST(OptionTableTest, AFloatForAnIntegerIsShownAsAFloat) {
+  for (const OptionSpec* spec : LoaderOptionTable()) {
+    if (spec->kind() != OptionKind::kInt) continue;
+    LoaderOptions options;
+    std::string message;
+    try {
+      spec->Set(options, OptionScalar(2.0));
+    } catch (const OptionTypeError& e) {
+      message = e.what();
+    }
+    EXPECT_EQ(message, std::string(spec->name()) + " must be an integer (got 2.0)");
+  }
+  LoaderOptions options;
+  const auto message_of = [&](const OptionValue& value) {
+    try {
+      FindOption("size")->Set(options, value);
+    } catch (const OptionTypeError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message_of(std::vector<OptionScalar>{int64_t{32}, 48.0}),
+            "size must be an int or (height, width) (got (32, 48.0))");
+  EXPECT_EQ(message_of(OptionScalar(1e20)), "size must be an int or (height, width) (got 1e+20)");
+  EXPECT_EQ(message_of(OptionScalar(0.5)), "size must be an int or (height, width) (got 0.5)");
+}
+
+// Every message an option's own check gives starts with the option's name
+// as the user gives it: no struct field (output_width, scale_factor) that
+// no front end spells.
+TEST(OptionTableTest, MessagesNameTheOptionAsTheUserGivesIt) {
+  const std::pair<const char*, const char*> wrong[] = {{"size", "0"},
+                                                       {"size", "48x0"},
+                                                       {"scale_range", "0,1"},
+                                                       {"scale_range", "2,1"},
+                                                       {"contrast", "-1,1"},
+                                                       {"brightness", "-1,2"},
+                                                       {"saturation", "-1,1"},
+                                                       {"hue", "0.3,0.1"},
+                                                       {"fill_value", "0,300,0"},
+                                                       {"mean", "1,2"},
+                                                       {"rotation_fraction", "0.7"}};
+  for (const auto& [name, text] : wrong) {
+    LoaderOptions options;
+    const std::string message = MessageOf([&] { FindOption(name)->Parse(options, text); });
+    EXPECT_EQ(message.rfind(name, 0), 0u) << name << " " << text << ": " << message;
+  }
 }
 
 TEST(OptionTableTest, AliasesAreAcceptedAndSpelledOneWay) {

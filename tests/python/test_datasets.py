@@ -186,3 +186,14 @@ def test_keywords_given_win_over_the_preset(layouts):
         assert loader.options["num_classes"] == 21
         values = label_values(loader, np.int32)
         assert -100 in values and values <= set(range(21)) | {-100}
+
+
+@pytest.mark.parametrize("name", ["cityscapes", "ade20k"])
+def test_the_users_ignore_index_is_the_presets_ignore_too(layouts, name):
+    # The preset's map sends nothing to 255 itself (ADE20K's 0 is left out of it), so the user's
+    # ignore_index is what its ignored ids become, with no label_map of the user's own.
+    with segfeed.Loader(layouts[name], dataset=name, ignore_index=-100, augment=segfeed.Augment.none(),
+                        **OPTIONS) as loader:
+        assert loader.options["ignore_index"] == -100
+        values = label_values(loader, np.int64)
+    assert -100 in values and values <= set(range(PRESETS[name])) | {-100}
