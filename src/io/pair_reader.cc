@@ -6,61 +6,84 @@
 #include <string>
 
 #include "io/scratch_growth.h"
+#include "source/files_source.h"
 #include "stage_clock.h"
 
 namespace segfeed::internal {
 
 PairReader::PairReader(const DecodeOptions& options)
-    : image_file_(options.max_file_bytes),
-      mask_file_(options.max_file_bytes),
+    : image_bytes_(options.max_file_bytes),
+      mask_bytes_(options.max_file_bytes),
       jpeg_(options),
       gif_(options),
       png_(options),
       mask_rule_(options) {}
 
-Status PairReader::Read(const SamplePair& pair, int output_width, int output_height) {
-  return Read(pair, [output_width, output_height](int, int) {
+Status PairReader::Read(SampleSource& source, SampleId id, int output_width, int output_height) {
+  return Read(source, id, [output_width, output_height](int, int) {
     return std::pair{output_width, output_height};
   });
 }
 
-Status PairReader::Read(const SamplePair& pair, const DecodeTarget& target) {
-  return Guarded([&] { return ReadAndDecode(pair, target); });
+Status PairReader::Read(SampleSource& source, SampleId id, const DecodeTarget& target) {
+  return Guarded([&] { return ReadAndDecode(source, id, target); });
 }
 
-Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
-                             int output_height) {
+template <typename ReadMember>
+Status PairReader::ReadAndDecodeImage(const ReadMember& read, const std::string& name,
+                                      int output_width, int output_height) {
   return Guarded([&]() -> Status {
-    reading_ = &path;
+    reading_ = &name;
     StageClock::time_point start = StageClock::now();
-    auto bytes = image_file_.Read(path);
+    auto bytes = read();
     timings_.read_ns += NanosBetween(start, StageClock::now());
     if (!bytes.ok()) return bytes.error();
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
-    auto needs =
-        ReadImageHeader(file_bytes_, path.native(), [output_width, output_height](int, int) {
-          return std::pair{output_width, output_height};
-        });
+    auto needs = ReadImageHeader(file_bytes_, name, [output_width, output_height](int, int) {
+      return std::pair{output_width, output_height};
+    });
     if (!needs.ok()) return needs.error();
-    return DecodeImage(file_bytes_, path.native());
+    return DecodeImage(file_bytes_, name);
   });
 }
 
-Status PairReader::ReadMask(const std::filesystem::path& path) {
+template <typename ReadMember>
+Status PairReader::ReadAndDecodeMask(const ReadMember& read, const std::string& name) {
   return Guarded([&]() -> Status {
-    reading_ = &path;
+    reading_ = &name;
     StageClock::time_point start = StageClock::now();
-    auto bytes = mask_file_.Read(path);
+    auto bytes = read();
     timings_.read_ns += NanosBetween(start, StageClock::now());
     if (!bytes.ok()) return bytes.error();
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
     start = StageClock::now();
-    Status status = DecodeMask(file_bytes_, path.native(), budget_bytes_);
+    Status status = DecodeMask(file_bytes_, name, budget_bytes_);
     timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
     return status;
   });
+}
+
+Status PairReader::ReadImage(SampleSource& source, SampleId id, int output_width,
+                             int output_height) {
+  return ReadAndDecodeImage([&] { return source.Read(id, Member::kImage, &image_bytes_); },
+                            source.MemberName(id, Member::kImage), output_width, output_height);
+}
+
+Status PairReader::ReadMask(SampleSource& source, SampleId id) {
+  return ReadAndDecodeMask([&] { return source.Read(id, Member::kMask, &mask_bytes_); },
+                           source.MemberName(id, Member::kMask));
+}
+
+Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
+                             int output_height) {
+  return ReadAndDecodeImage([&] { return ReadWholeFile(path, &image_bytes_); }, path.native(),
+                            output_width, output_height);
+}
+
+Status PairReader::ReadMask(const std::filesystem::path& path) {
+  return ReadAndDecodeMask([&] { return ReadWholeFile(path, &mask_bytes_); }, path.native());
 }
 
 template <typename Body>
@@ -78,7 +101,7 @@ Status PairReader::Guarded(Body body) {
   try {
     status = body();
   } catch (const std::bad_alloc&) {
-    status = Error{ErrorKind::kTooLarge, reading_ ? reading_->string() : std::string(),
+    status = Error{ErrorKind::kTooLarge, reading_ ? *reading_ : std::string(),
                    "not enough memory to read and decode this file (std::bad_alloc)"};
   }
   peak_scratch_bytes_ = std::max(peak_scratch_bytes_, scratch_bytes());
@@ -110,46 +133,49 @@ void PairReader::ShrinkToPlan() {
   gif_.ShrinkScratch(planned_mask_bytes_);
   png_.ShrinkScratch(planned_mask_bytes_);
   if (planned_mask_bytes_ == SIZE_MAX) return;  // not planned: keep what was read
-  image_file_.Shrink(kKeptReadBufferBytes);
-  mask_file_.Shrink(kKeptReadBufferBytes);
+  image_bytes_.Shrink(kKeptReadBufferBytes);
+  mask_bytes_.Shrink(kKeptReadBufferBytes);
 }
 
-Status PairReader::ReadAndDecode(const SamplePair& pair, const DecodeTarget& target) {
-  // native() is a reference on POSIX: no string copy per sample.
-  const std::string& image_path = pair.image_path.native();
-  const std::string& mask_path = pair.mask_path.native();
+Status PairReader::ReadAndDecode(SampleSource& source, SampleId id, const DecodeTarget& target) {
+  // Members, not locals: Guarded() names the member being read after a
+  // std::bad_alloc has unwound this function.
+  image_name_ = source.MemberName(id, Member::kImage);
+  mask_name_ = source.MemberName(id, Member::kMask);
+  const std::string& image_name = image_name_;
+  const std::string& mask_name = mask_name_;
 
-  reading_ = &pair.image_path;
+  reading_ = &image_name;
   StageClock::time_point start = StageClock::now();
-  auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg, SniffedFormat::kPng);
+  auto image_bytes = source.Read(id, Member::kImage, &image_bytes_, &photo_formats_);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
-  auto image_needs = ReadImageHeader(image_bytes.value(), image_path, target);
+  auto image_needs = ReadImageHeader(image_bytes.value(), image_name, target);
   if (!image_needs.ok()) return image_needs.error();
 
   // The mask is decoded before the image because it is ~20x cheaper: a
   // size mismatch then costs no JPEG decode.
   start = StageClock::now();
-  reading_ = &pair.mask_path;
-  auto mask_bytes = mask_file_.Read(pair.mask_path, SniffedFormat::kGif, SniffedFormat::kPng);
+  reading_ = &mask_name;
+  auto mask_bytes = source.Read(id, Member::kMask, &mask_bytes_, &mask_formats_);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
   start = StageClock::now();
   Status mask_status =
-      DecodeMask(mask_bytes.value(), mask_path, budget_bytes_ - image_needs.value());
+      DecodeMask(mask_bytes.value(), mask_name, budget_bytes_ - image_needs.value());
   timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
   if (!mask_status.ok()) return mask_status;
   if (mask_.width != image_header_.width || mask_.height != image_header_.height) {
-    return Error{ErrorKind::kSizeMismatch, image_path,
+    return Error{ErrorKind::kSizeMismatch, image_name,
                  "image is " + std::to_string(image_header_.width) + "x" +
-                     std::to_string(image_header_.height) + " but its mask " + mask_path + " is " +
+                     std::to_string(image_header_.height) + " but its mask " + mask_name + " is " +
                      std::to_string(mask_.width) + "x" + std::to_string(mask_.height)};
   }
 
-  reading_ = &pair.image_path;
-  return DecodeImage(image_bytes.value(), image_path);
+  reading_ = &image_name;
+  return DecodeImage(image_bytes.value(), image_name);
 }
 
 Status PairReader::DecodeImage(std::span<const uint8_t> bytes, const std::string& path) {
@@ -394,7 +420,7 @@ size_t PairReader::scratch_bytes() const {
 }
 
 size_t PairReader::read_buffer_bytes() const {
-  return image_file_.capacity_bytes() + mask_file_.capacity_bytes() + gif_.compressed_bytes();
+  return image_bytes_.capacity_bytes() + mask_bytes_.capacity_bytes() + gif_.compressed_bytes();
 }
 
 }  // namespace segfeed::internal

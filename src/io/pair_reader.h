@@ -17,13 +17,16 @@
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
+#include "source/sample_source.h"
 
 namespace segfeed::internal {
 
-// Reads and decodes one image/mask pair into buffers it keeps and reuses:
-// the per-thread scratch of the decode stage (two file buffers, the decoded
-// image at its DCT scale, the decoded mask, a PNG mask's samples). One per
-// thread; not thread-safe. After the first few samples it allocates no
+// Reads one image/mask pair through a SampleSource and decodes it, into
+// buffers it keeps and reuses: the per-thread scratch of the decode stage
+// (two read buffers, the decoded image at its DCT scale, the decoded mask,
+// a PNG mask's samples). The decoders see byte spans only; which source the
+// bytes came from, they never know. One per thread; not thread-safe (the
+// source itself is shared by every thread's reader). After the first few samples it allocates no
 // pixel memory. Photos are JPEG or PNG and masks GIF or PNG, told apart by
 // their first bytes; a PNG photo is decoded at full size.
 class PairReader {
@@ -31,7 +34,7 @@ class PairReader {
   // Throws std::bad_alloc if the JPEG decoder cannot be created.
   explicit PairReader(const DecodeOptions& options);
 
-  // Reads `pair`, decodes the mask at full resolution and the image at the
+  // Reads sample `id` of `source`, decodes the mask at full resolution and the image at the
   // smallest DCT scale still at least output_width x output_height (full
   // size when a target is <= 0). Checks that the image's and the mask's
   // full-resolution sizes agree (size_mismatch, naming the image and the
@@ -39,20 +42,26 @@ class PairReader {
   // A binary mask with more than two distinct values is not an error here:
   // the binary rule reads it (mask().distinct_values says so). Running out
   // of memory on a file is that file's too_large error.
-  Status Read(const SamplePair& pair, int output_width, int output_height);
+  // The photo is read first and its header checked against the decode
+  // budget before the mask is read, as the budget rule asks.
+  Status Read(SampleSource& source, SampleId id, int output_width, int output_height);
   // The same, for a target that depends on the photo: `target(width,
   // height)` of the full-resolution photo (from its header) is the size the
   // decoded image must reach (a sample's scaled photo: a zoomed-in crop
   // decodes finer, a zoomed-out one coarser).
   using DecodeTarget = std::function<std::pair<int, int>(int photo_width, int photo_height)>;
-  Status Read(const SamplePair& pair, const DecodeTarget& target);
+  Status Read(SampleSource& source, SampleId id, const DecodeTarget& target);
 
-  // One file on its own, under the same budget and memory policy as Read()
-  // (the dataset checker decodes every listed file, paired or not): the
-  // photo at the smallest DCT scale still at least the target (full size
-  // when a target is <= 0), or the mask at full resolution. Unlike Read(),
-  // the whole file is read whatever its first bytes say, so that
-  // file_bytes() holds it; an error names the file.
+  // One member on its own, under the same budget and memory policy as
+  // Read() (the dataset checker decodes every listed file, paired or not):
+  // the photo at the smallest DCT scale still at least the target (full
+  // size when a target is <= 0), or the mask at full resolution. Unlike
+  // Read(), the whole member is read whatever its first bytes say, so that
+  // file_bytes() holds it; an error names the member.
+  Status ReadImage(SampleSource& source, SampleId id, int output_width, int output_height);
+  Status ReadMask(SampleSource& source, SampleId id);
+  // The same for a file that is no sample of any source (an unpaired file
+  // of a folder), read as FilesSource reads one.
   Status ReadImage(const std::filesystem::path& path, int output_width, int output_height);
   Status ReadMask(const std::filesystem::path& path);
   // After ReadImage() or ReadMask(), until the next read: the file's bytes
@@ -94,7 +103,7 @@ class PairReader {
   // Pixel scratch held now: decoded photo and mask, and the GIF decoder's
   // frame buffer for interlaced or offset frames.
   size_t scratch_bytes() const;
-  // File buffers held now, with the GIF decoder's compressed-data buffer.
+  // Read buffers held now, with the GIF decoder's compressed-data buffer.
   size_t read_buffer_bytes() const;
   // The most scratch and file-buffer bytes held at once since construction
   // (at the end of a Read(), before shrinking back to the plan).
@@ -103,7 +112,7 @@ class PairReader {
 
   // Where the last Read() spent its time, and how many file bytes it read.
   struct Timings {
-    int64_t read_ns = 0;          // reading both files
+    int64_t read_ns = 0;          // reading both members
     int64_t image_decode_ns = 0;  // JPEG header and decoding
     int64_t mask_decode_ns = 0;   // GIF decoding
   };
@@ -127,7 +136,13 @@ class PairReader {
   // too_large error of the file being read, and records the peaks.
   template <typename Body>
   Status Guarded(Body body);
-  Status ReadAndDecode(const SamplePair& pair, const DecodeTarget& target);
+  Status ReadAndDecode(SampleSource& source, SampleId id, const DecodeTarget& target);
+  // Reads a member with `read` (timed) and decodes it as a photo or a mask.
+  template <typename ReadMember>
+  Status ReadAndDecodeImage(const ReadMember& read, const std::string& name, int output_width,
+                            int output_height);
+  template <typename ReadMember>
+  Status ReadAndDecodeMask(const ReadMember& read, const std::string& name);
   // The photo's header and scale, checked against the decode budget before
   // anything is allocated for its pixels; returns the bytes decoding needs.
   Result<int64_t> ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
@@ -139,8 +154,12 @@ class PairReader {
   // A PNG mask's samples (mask_samples_) as mask values in mask_.
   Status MapPngSamples(const std::string& path);
 
-  FileReader image_file_;
-  FileReader mask_file_;
+  ReadBuffer image_bytes_;
+  ReadBuffer mask_bytes_;
+  // What Read() accepts before a member's buffer grows: photos JPEG or PNG,
+  // masks GIF or PNG.
+  const ExpectedFormats photo_formats_{SniffedFormat::kJpeg, SniffedFormat::kPng};
+  const ExpectedFormats mask_formats_{SniffedFormat::kGif, SniffedFormat::kPng};
   JpegDecoder jpeg_;
   GifDecoder gif_;
   PngDecoder png_;
@@ -153,7 +172,9 @@ class PairReader {
   MaskImage mask_;
   Timings timings_;
   size_t bytes_read_ = 0;
-  const std::filesystem::path* reading_ = nullptr;  // the file being read, for bad_alloc
+  const std::string* reading_ = nullptr;  // the member being read, for bad_alloc
+  std::string image_name_;                // Read()'s members' names
+  std::string mask_name_;
   bool image_header_read_ = false;
   std::span<const uint8_t> file_bytes_;  // ReadImage()'s or ReadMask()'s file
   // Set by Reserve(); until then nothing is shrunk.

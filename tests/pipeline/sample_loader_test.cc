@@ -16,6 +16,7 @@
 #include "memory/batch_buffers.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
+#include "source/files_source.h"
 #include "temp_dir.h"
 
 namespace segfeed::internal {
@@ -35,12 +36,13 @@ constexpr std::byte kUntouched{0x5A};
 // reads: position p holds pair p, so a task's position names its pair.
 struct LoaderUnderTest {
   LoaderUnderTest(const LoaderOptions& options, const Dataset& dataset)
-      : buffers(1, kBatchSize, options.output, options.augment.output_width,
+      : source(dataset.pairs),
+        buffers(1, kBatchSize, options.output, options.augment.output_width,
                 options.augment.output_height, options.pinned) {
     for (uint32_t id = 0; id < dataset.pairs.size(); ++id) ids.push_back(id);
     const MemoryPlan plan = PlanMemory(options, MixedDataset::kWidth, MixedDataset::kHeight);
     loader = std::make_unique<SampleLoader>(
-        options, dataset, ids, &buffers, /*workers=*/1, MixedDataset::kWidth, MixedDataset::kHeight,
+        options, &source, ids, &buffers, /*workers=*/1, MixedDataset::kWidth, MixedDataset::kHeight,
         static_cast<int64_t>(plan.decode_budget_bytes_per_thread));
     loader->StartEpoch(kEpoch, &ids);
     std::memset(buffers.ImageSlot(0, 0), static_cast<int>(kUntouched), buffers.batch_bytes);
@@ -62,6 +64,7 @@ struct LoaderUnderTest {
     return bytes;
   }
 
+  FilesSource source;
   std::vector<uint32_t> ids;
   BatchBuffers buffers;
   std::unique_ptr<SampleLoader> loader;
@@ -127,8 +130,9 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
   // What reading the pair and augmenting it with its parameters gives.
   AugmentParams params = DrawAugmentParams(options.augment, options.seed, kEpoch, id);
   PairReader reader(options.decode);
+  FilesSource files(dataset_->pairs);
   const Status read =
-      reader.Read(dataset_->pairs[id], options.augment.output_width, options.augment.output_height);
+      reader.Read(files, id, options.augment.output_width, options.augment.output_height);
   ASSERT_TRUE(read.ok()) << read.error().Message();
   WarpSource source;
   const DecodedImage& image = reader.image();
