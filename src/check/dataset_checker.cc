@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 
+#include "decode/pair_decoder.h"
 #include "digest.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
@@ -371,7 +372,7 @@ int64_t DecodeBudget(const CheckOptions& options, const internal::PlannedSource&
                                        ? internal::DctScale{}
                                        : internal::JpegDecoder(options.decode)
                                              .ChooseScale(plan.width, plan.height, target, target);
-  return static_cast<int64_t>(internal::PairReader::DecodeBudgetBytes(
+  return static_cast<int64_t>(internal::PairDecoder::DecodeBudgetBytes(
       scale, plan.width, plan.height, plan.formats, options.decode.scratch_headroom));
 }
 

@@ -236,7 +236,7 @@ TEST(PairReaderTest, SingleFilesShrinkBackToThePlanAfterALargerOne) {
   PairReader reader({});
   reader.Reserve(64, 48, 0, 0);
   const size_t planned = reader.scratch_bytes();
-  EXPECT_EQ(planned, PairReader::PlannedScratchBytes({}, 64, 48));
+  EXPECT_EQ(planned, PairDecoder::PlannedScratchBytes({}, 64, 48));
 
   ASSERT_TRUE(reader.ReadImage(large.image_path, 0, 0).ok());
   EXPECT_EQ(reader.image().width, 640);
@@ -268,7 +268,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   PairReader reader({});
   // Room for the 12 KiB of RGB output and a mask's values, not for three
   // 32 KiB rows: past the decoders' fixed allowance, the plan's 4 bytes.
-  reader.Reserve(1, 1, 0, 0, PairReader::kDecoderFixedBytes + 32 * 1024);
+  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 32 * 1024);
   const Status image = reader.ReadImage(png, 0, 0);
   ASSERT_FALSE(image.ok());
   EXPECT_EQ(image.error().kind, ErrorKind::kTooLarge);
@@ -281,7 +281,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   EXPECT_EQ(mask.error().kind, ErrorKind::kTooLarge);
   EXPECT_NE(mask.error().detail.find("decode budget"), std::string::npos) << mask.error().detail;
   // With room for them, both decode.
-  reader.Reserve(1, 1, 0, 0, PairReader::kDecoderFixedBytes + 256 * 1024);
+  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 256 * 1024);
   EXPECT_TRUE(reader.ReadImage(png, 0, 0).ok());
   EXPECT_TRUE(reader.ReadMask(png).ok());
 }
