@@ -10,7 +10,6 @@
 
 #include "io/file_descriptor.h"
 #include "io/file_system.h"
-#include "io/scratch_growth.h"
 
 namespace segfeed::internal {
 namespace {
@@ -20,17 +19,6 @@ Error IoError(const std::filesystem::path& path, const std::string& detail) {
 }
 
 }  // namespace
-
-uint8_t* ReadBuffer::Resize(size_t size) {
-  ResizeScratch(&bytes_, size);
-  size_ = size;
-  return bytes_.data();
-}
-
-void ReadBuffer::Shrink(size_t keep_bytes) {
-  size_ = 0;
-  if (bytes_.capacity() > keep_bytes) std::vector<uint8_t>().swap(bytes_);
-}
 
 std::filesystem::path FilesSource::MemberPath(SampleId id, Member member) const {
   SamplePair pair = pairs_[id];
