@@ -6,7 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -198,6 +200,77 @@ TEST_F(SampleLoaderTest, ErrorsNameTheFileAndWhatIsWrongWithIt) {
     EXPECT_EQ(status.error().kind, bad.kind) << status.error().Message();
     EXPECT_NE(status.error().Message().find(bad.path), std::string::npos);
     EXPECT_FALSE(status.error().detail.empty());
+  }
+}
+
+// A source that is not FilesSource, as far as the loader can tell: it reads
+// the same files but names every member (and every error) its own way, and
+// records what was announced.
+class RenamingSource final : public SampleSource {
+ public:
+  explicit RenamingSource(const PairList& pairs) : files_(pairs) {}
+  size_t sample_count() const override { return files_.sample_count(); }
+  std::string Key(SampleId id) const override { return files_.Key(id); }
+  std::string MemberName(SampleId id, Member member) const override {
+    return "renamed:" + files_.MemberName(id, member);
+  }
+  std::optional<int64_t> MemberSize(SampleId id, Member member) const override {
+    return files_.MemberSize(id, member);
+  }
+  void Prefetch(std::span<const SampleId> upcoming) override {
+    announced.emplace_back(upcoming.begin(), upcoming.end());
+  }
+  Result<std::span<const uint8_t>> Read(SampleId id, Member member, ReadBuffer* into,
+                                        const HeadCheck* head) override {
+    auto read = files_.Read(id, member, into, head);
+    if (read.ok()) return read;
+    Error error = read.error();
+    error.path = "renamed:" + error.path;
+    return error;
+  }
+
+  std::vector<std::vector<SampleId>> announced;
+
+ private:
+  FilesSource files_;
+};
+
+// The loader knows its source only through SampleSource: the same bytes
+// whatever the source, errors named by the source's names, and each epoch's
+// order announced when the epoch starts.
+TEST_F(SampleLoaderTest, ReadsThroughItsSourceOnly) {
+  const LoaderOptions options = Options(OnBadFile::kFail);
+  LoaderUnderTest files(options, *dataset_);
+  RenamingSource renaming(dataset_->pairs);
+  BatchBuffers buffers(1, kBatchSize, options.output, options.augment.output_width,
+                       options.augment.output_height, options.pinned);
+  const MemoryPlan plan = PlanMemory(options, MixedDataset::kWidth, MixedDataset::kHeight);
+  SampleLoader loader(options, &renaming, files.ids, &buffers, /*workers=*/1, MixedDataset::kWidth,
+                      MixedDataset::kHeight,
+                      static_cast<int64_t>(plan.decode_budget_bytes_per_thread));
+  ASSERT_TRUE(renaming.announced.empty());
+  loader.StartEpoch(kEpoch, &files.ids);
+  ASSERT_EQ(renaming.announced.size(), 1u);
+  EXPECT_EQ(renaming.announced[0], files.ids);
+
+  SampleTask task;
+  task.slot = 0;
+  task.position = GoodPair(0);
+  ASSERT_TRUE(loader.Load(task, 0).ok());
+  ASSERT_TRUE(files.Load(GoodPair(0), 0).ok());
+  const std::byte* image = buffers.ImageSlot(0, 0);
+  const std::byte* mask = buffers.MaskSlot(0, 0);
+  std::vector<std::byte> slot(image, image + buffers.image_bytes_per_sample);
+  slot.insert(slot.end(), mask, mask + buffers.mask_bytes_per_sample);
+  EXPECT_TRUE(slot == files.Slot(0));
+
+  for (const MixedFile& bad : mixed_->bad_files) {
+    SCOPED_TRACE(bad.path);
+    task.position = PairOf(bad.path);
+    const Status status = loader.Load(task, 0);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().path, "renamed:" + bad.path) << status.error().Message();
+    EXPECT_EQ(status.error().kind, bad.kind) << status.error().Message();
   }
 }
 
