@@ -121,8 +121,8 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
       // At most `threads` bodies run at once in the arena, so one is free.
       while (!readers.try_pop(reader)) {
       }
-      (void)reader->Read(source, static_cast<internal::SampleId>(i), width,
-                         height);  // bad files cost what they cost
+      // Bad files cost what they cost.
+      (void)reader->Read(source, static_cast<internal::SampleId>(i), width, height);
       readers.push(std::move(reader));
     });
   });
