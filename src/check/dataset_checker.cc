@@ -17,12 +17,14 @@
 #include <string>
 #include <tuple>
 
+#include "decode/pair_decoder.h"
 #include "digest.h"
 #include "io/gif_decoder.h"
 #include "io/jpeg_decoder.h"
 #include "io/mask_values.h"
 #include "io/pair_reader.h"
 #include "io/planned_source.h"
+#include "source/files_source.h"
 #include "worker_arena.h"
 
 namespace segfeed::tools {
@@ -167,9 +169,12 @@ class FileChecker {
 
  public:
   // `budget_bytes` is the decode budget of this thread (DecodeBudget()).
+  // A paired file is read through `source` (shared by every thread), an
+  // unpaired one from its path.
   FileChecker(const CheckOptions& options, const internal::PlannedSource& plan,
-              int64_t budget_bytes)
-      : decode_(options.decode),
+              int64_t budget_bytes, internal::SampleSource* source)
+      : source_(source),
+        decode_(options.decode),
         labels_(options.decode.mask_mode == MaskMode::kLabels),
         photo_target_(PhotoTarget(options)),
         reader_(RgbDecode(options.decode)) {
@@ -185,9 +190,13 @@ class FileChecker {
 
   FileOutcome Check(const FileJob& job) {
     FileOutcome out;
-    const internal::Status status = job.role == FileRole::kImage
-                                        ? reader_.ReadImage(job.path, photo_target_, photo_target_)
-                                        : reader_.ReadMask(job.path);
+    const auto id = static_cast<internal::SampleId>(job.pair);
+    const bool paired = job.pair >= 0;
+    const internal::Status status =
+        job.role == FileRole::kImage
+            ? (paired ? reader_.ReadImage(*source_, id, photo_target_, photo_target_)
+                      : reader_.ReadImage(job.path, photo_target_, photo_target_))
+            : (paired ? reader_.ReadMask(*source_, id) : reader_.ReadMask(job.path));
     // The reader refuses FIFOs without blocking and files over
     // max_file_bytes without reading them: then it has no bytes.
     if (const std::span<const uint8_t> bytes = reader_.file_bytes(); !bytes.empty()) {
@@ -261,6 +270,7 @@ class FileChecker {
     return static_cast<int64_t>(pixels - histogram[0] - histogram[internal::kIgnoreLabel]);
   }
 
+  internal::SampleSource* source_;
   DecodeOptions decode_;  // the mask rule, for the messages that state it
   bool labels_;
   int photo_target_;  // the size a photo is decoded for: 0 full, 1 the smallest
@@ -362,7 +372,7 @@ int64_t DecodeBudget(const CheckOptions& options, const internal::PlannedSource&
                                        ? internal::DctScale{}
                                        : internal::JpegDecoder(options.decode)
                                              .ChooseScale(plan.width, plan.height, target, target);
-  return static_cast<int64_t>(internal::PairReader::DecodeBudgetBytes(
+  return static_cast<int64_t>(internal::PairDecoder::DecodeBudgetBytes(
       scale, plan.width, plan.height, plan.formats, options.decode.scratch_headroom));
 }
 
@@ -370,7 +380,7 @@ int64_t DecodeBudget(const CheckOptions& options, const internal::PlannedSource&
 // The checkers' class sums are added to `class_sums`.
 std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
                                     const internal::PlannedSource& plan, int64_t budget_bytes,
-                                    ClassSums* class_sums) {
+                                    internal::SampleSource* source, ClassSums* class_sums) {
   std::vector<FileOutcome> outcomes(jobs.size());
   if (jobs.empty()) return outcomes;
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
@@ -386,7 +396,8 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
                       [&](const tbb::blocked_range<size_t>& range) {
                         std::unique_ptr<FileChecker> checker;
                         if (!checkers.try_pop(checker))
-                          checker = std::make_unique<FileChecker>(options, plan, budget_bytes);
+                          checker =
+                              std::make_unique<FileChecker>(options, plan, budget_bytes, source);
                         for (size_t i = range.begin(); i != range.end(); ++i) {
                           outcomes[i] = checker->Check(jobs[i]);
                           const int64_t finished = done.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -633,15 +644,16 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   const std::vector<FileJob> jobs = ListJobs(&dataset, &report);
   // The buffers are planned for the dataset's typical photo, as the
   // Loader's are; without one (no pair's header parses) nothing is kept.
+  internal::FilesSource files(dataset.pairs);
   internal::PlannedSource plan;
-  if (auto source = internal::PlanSourceFromHeaders(dataset.pairs, options.decode); source.ok())
+  if (auto source = internal::PlanSourceFromHeaders(files, options.decode); source.ok())
     plan = source.value();
   const int64_t budget_bytes = DecodeBudget(options, plan);
   report.decode_budget_bytes_per_thread = budget_bytes == INT64_MAX ? 0 : budget_bytes;
   report.read_buffer_bytes_per_thread = 2 * options.decode.max_file_bytes;
   ClassSums class_sums;
   const std::vector<FileOutcome> outcomes =
-      CheckFiles(jobs, options, plan, budget_bytes, &class_sums);
+      CheckFiles(jobs, options, plan, budget_bytes, &files, &class_sums);
   Statistics stats;
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);

@@ -22,6 +22,7 @@
 #include "io/gif_memory_source.h"
 #include "io/pair_reader.h"
 #include "segfeed/augment.h"
+#include "source/files_source.h"
 #include "worker_arena.h"
 
 #ifndef SEGFEED_NAIVE_BASELINE
@@ -112,6 +113,7 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
   for (int i = 0; i < threads; ++i) readers.push(std::make_unique<internal::PairReader>(decode));
   const int width = options.augment.output_width;
   const int height = options.augment.output_height;
+  internal::FilesSource source(pairs);
   const Clock::time_point start = Clock::now();
   arena.arena()->execute([&] {
     tbb::parallel_for(size_t{0}, pairs.size(), [&](size_t i) {
@@ -119,7 +121,8 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
       // At most `threads` bodies run at once in the arena, so one is free.
       while (!readers.try_pop(reader)) {
       }
-      (void)reader->Read(pairs[i], width, height);  // bad files cost what they cost
+      // Bad files cost what they cost.
+      (void)reader->Read(source, static_cast<internal::SampleId>(i), width, height);
       readers.push(std::move(reader));
     });
   });

@@ -24,7 +24,7 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
 // float32, with the loader's own augmentation parameters. Returns pairs per
 // second over the first `max_pairs` pairs.
 //
-// Files are read with the loader's FileReader (so a FIFO or device is
+// Files are read as the loader's FilesSource reads them (so a FIFO or device is
 // refused without blocking, and a file above decode.max_file_bytes is not
 // read) and decoded from memory. The first file that cannot be read or
 // decoded stops the measurement: the result is then that file's Error

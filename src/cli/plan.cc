@@ -25,6 +25,7 @@
 #include "segfeed/augment.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
+#include "source/files_source.h"
 
 namespace segfeed::tools {
 namespace {
@@ -96,7 +97,8 @@ SourceSize ParseSourceSize(const std::string& text) {
 // error names the file (or the folder when it has no pairs).
 internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Dataset& dataset,
                                             const DecodeOptions& decode) {
-  auto source = internal::PlanSourceFromHeaders(dataset.pairs, decode);
+  internal::FilesSource files(dataset.pairs);
+  auto source = internal::PlanSourceFromHeaders(files, decode);
   if (!source.ok()) {
     Error error = source.error();
     if (error.path.empty()) error.path = spec.image_dir.string();

@@ -6,61 +6,82 @@
 #include <string>
 
 #include "io/scratch_growth.h"
+#include "source/files_source.h"
 #include "stage_clock.h"
 
 namespace segfeed::internal {
 
 PairReader::PairReader(const DecodeOptions& options)
-    : image_file_(options.max_file_bytes),
-      mask_file_(options.max_file_bytes),
-      jpeg_(options),
-      gif_(options),
-      png_(options),
-      mask_rule_(options) {}
+    : image_bytes_(options.max_file_bytes),
+      mask_bytes_(options.max_file_bytes),
+      decoder_(options) {}
 
-Status PairReader::Read(const SamplePair& pair, int output_width, int output_height) {
-  return Read(pair, [output_width, output_height](int, int) {
+Status PairReader::Read(SampleSource& source, SampleId id, int output_width, int output_height) {
+  return Read(source, id, [output_width, output_height](int, int) {
     return std::pair{output_width, output_height};
   });
 }
 
-Status PairReader::Read(const SamplePair& pair, const DecodeTarget& target) {
-  return Guarded([&] { return ReadAndDecode(pair, target); });
+Status PairReader::Read(SampleSource& source, SampleId id, const DecodeTarget& target) {
+  return Guarded([&] { return ReadAndDecode(source, id, target); });
 }
 
-Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
-                             int output_height) {
+template <typename ReadMember>
+Status PairReader::ReadAndDecodeImage(const ReadMember& read, const std::string& name,
+                                      int output_width, int output_height) {
   return Guarded([&]() -> Status {
-    reading_ = &path;
+    reading_ = &name;
     StageClock::time_point start = StageClock::now();
-    auto bytes = image_file_.Read(path);
+    auto bytes = read();
     timings_.read_ns += NanosBetween(start, StageClock::now());
     if (!bytes.ok()) return bytes.error();
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
     auto needs =
-        ReadImageHeader(file_bytes_, path.native(), [output_width, output_height](int, int) {
+        decoder_.DecodeImageHeader(file_bytes_, name, [output_width, output_height](int, int) {
           return std::pair{output_width, output_height};
         });
     if (!needs.ok()) return needs.error();
-    return DecodeImage(file_bytes_, path.native());
+    return decoder_.DecodeImage(file_bytes_, name);
   });
 }
 
-Status PairReader::ReadMask(const std::filesystem::path& path) {
+template <typename ReadMember>
+Status PairReader::ReadAndDecodeMask(const ReadMember& read, const std::string& name) {
   return Guarded([&]() -> Status {
-    reading_ = &path;
+    reading_ = &name;
     StageClock::time_point start = StageClock::now();
-    auto bytes = mask_file_.Read(path);
+    auto bytes = read();
     timings_.read_ns += NanosBetween(start, StageClock::now());
     if (!bytes.ok()) return bytes.error();
     file_bytes_ = bytes.value();
     bytes_read_ += file_bytes_.size();
     start = StageClock::now();
-    Status status = DecodeMask(file_bytes_, path.native(), budget_bytes_);
+    Status status = decoder_.DecodeMask(file_bytes_, name, decoder_.budget_bytes());
     timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
     return status;
   });
+}
+
+Status PairReader::ReadImage(SampleSource& source, SampleId id, int output_width,
+                             int output_height) {
+  return ReadAndDecodeImage([&] { return source.Read(id, Member::kImage, &image_bytes_); },
+                            source.MemberName(id, Member::kImage), output_width, output_height);
+}
+
+Status PairReader::ReadMask(SampleSource& source, SampleId id) {
+  return ReadAndDecodeMask([&] { return source.Read(id, Member::kMask, &mask_bytes_); },
+                           source.MemberName(id, Member::kMask));
+}
+
+Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
+                             int output_height) {
+  return ReadAndDecodeImage([&] { return ReadWholeFile(path, &image_bytes_); }, path.native(),
+                            output_width, output_height);
+}
+
+Status PairReader::ReadMask(const std::filesystem::path& path) {
+  return ReadAndDecodeMask([&] { return ReadWholeFile(path, &mask_bytes_); }, path.native());
 }
 
 template <typename Body>
@@ -68,9 +89,15 @@ Status PairReader::Guarded(Body body) {
   timings_ = {};
   bytes_read_ = 0;
   reading_ = nullptr;
-  image_header_read_ = false;
   file_bytes_ = {};
-  ShrinkToPlan();  // the previous file's pixels are no longer needed
+  // The previous pair's pixels are no longer needed, and an outlier leaves
+  // nothing grown: the budget check of the next pair sees the planned
+  // capacities, so whether a pair fits never depends on which pairs this
+  // thread read before. Unplanned, what was read is kept.
+  if (decoder_.ShrinkToPlan()) {
+    image_bytes_.Shrink(kKeptReadBufferBytes);
+    mask_bytes_.Shrink(kKeptReadBufferBytes);
+  }
   const StageClock::time_point start = StageClock::now();
   Status status;
   // Memory is a resource of the file being read: running out of it is that
@@ -78,7 +105,7 @@ Status PairReader::Guarded(Body body) {
   try {
     status = body();
   } catch (const std::bad_alloc&) {
-    status = Error{ErrorKind::kTooLarge, reading_ ? reading_->string() : std::string(),
+    status = Error{ErrorKind::kTooLarge, reading_ ? *reading_ : std::string(),
                    "not enough memory to read and decode this file (std::bad_alloc)"};
   }
   peak_scratch_bytes_ = std::max(peak_scratch_bytes_, scratch_bytes());
@@ -90,311 +117,44 @@ Status PairReader::Guarded(Body body) {
   return status;
 }
 
-// Buffers grown past the plan by the previous pair go back to the planned
-// size, so an outlier leaves nothing grown and the budget check of the next
-// pair sees the planned capacities: whether a pair fits never depends on
-// which pairs this thread read before.
-void PairReader::ShrinkToPlan() {
-  if (image_.pixels.capacity() > planned_image_bytes_) {
-    std::vector<uint8_t>().swap(image_.pixels);
-    image_.pixels.reserve(planned_image_bytes_);
-  }
-  if (mask_.pixels.capacity() > planned_mask_bytes_) {
-    std::vector<uint8_t>().swap(mask_.pixels);
-    mask_.pixels.reserve(planned_mask_bytes_);
-  }
-  if (mask_samples_.bytes.capacity() > planned_mask_sample_bytes_) {
-    std::vector<uint8_t>().swap(mask_samples_.bytes);
-    mask_samples_.bytes.reserve(planned_mask_sample_bytes_);
-  }
-  gif_.ShrinkScratch(planned_mask_bytes_);
-  png_.ShrinkScratch(planned_mask_bytes_);
-  if (planned_mask_bytes_ == SIZE_MAX) return;  // not planned: keep what was read
-  image_file_.Shrink(kKeptReadBufferBytes);
-  mask_file_.Shrink(kKeptReadBufferBytes);
-}
+Status PairReader::ReadAndDecode(SampleSource& source, SampleId id, const DecodeTarget& target) {
+  // Members, not locals: Guarded() names the member being read after a
+  // std::bad_alloc has unwound this function.
+  image_name_ = source.MemberName(id, Member::kImage);
+  mask_name_ = source.MemberName(id, Member::kMask);
+  const std::string& image_name = image_name_;
+  const std::string& mask_name = mask_name_;
 
-Status PairReader::ReadAndDecode(const SamplePair& pair, const DecodeTarget& target) {
-  // native() is a reference on POSIX: no string copy per sample.
-  const std::string& image_path = pair.image_path.native();
-  const std::string& mask_path = pair.mask_path.native();
-
-  reading_ = &pair.image_path;
+  reading_ = &image_name;
   StageClock::time_point start = StageClock::now();
-  auto image_bytes = image_file_.Read(pair.image_path, SniffedFormat::kJpeg, SniffedFormat::kPng);
+  auto image_bytes = source.Read(id, Member::kImage, &image_bytes_, &photo_formats_);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
-  auto image_needs = ReadImageHeader(image_bytes.value(), image_path, target);
+  auto image_needs = decoder_.DecodeImageHeader(image_bytes.value(), image_name, target);
   if (!image_needs.ok()) return image_needs.error();
 
   // The mask is decoded before the image because it is ~20x cheaper: a
   // size mismatch then costs no JPEG decode.
   start = StageClock::now();
-  reading_ = &pair.mask_path;
-  auto mask_bytes = mask_file_.Read(pair.mask_path, SniffedFormat::kGif, SniffedFormat::kPng);
+  reading_ = &mask_name;
+  auto mask_bytes = source.Read(id, Member::kMask, &mask_bytes_, &mask_formats_);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
   start = StageClock::now();
-  Status mask_status =
-      DecodeMask(mask_bytes.value(), mask_path, budget_bytes_ - image_needs.value());
+  Status mask_status = decoder_.DecodeMask(mask_bytes.value(), mask_name,
+                                           decoder_.budget_bytes() - image_needs.value());
   timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
   if (!mask_status.ok()) return mask_status;
-  if (mask_.width != image_header_.width || mask_.height != image_header_.height) {
-    return Error{ErrorKind::kSizeMismatch, image_path,
-                 "image is " + std::to_string(image_header_.width) + "x" +
-                     std::to_string(image_header_.height) + " but its mask " + mask_path + " is " +
-                     std::to_string(mask_.width) + "x" + std::to_string(mask_.height)};
-  }
+  if (Status sizes = decoder_.CheckSizesAgree(image_name, mask_name); !sizes.ok()) return sizes;
 
-  reading_ = &pair.image_path;
-  return DecodeImage(image_bytes.value(), image_path);
-}
-
-Status PairReader::DecodeImage(std::span<const uint8_t> bytes, const std::string& path) {
-  if (image_format_ == SniffedFormat::kPng) return png_.DecodeImage(bytes, path, &image_);
-  return jpeg_.Decode(bytes, image_header_, image_scale_, path, &image_);
-}
-
-Status PairReader::DecodeMask(std::span<const uint8_t> bytes, const std::string& path,
-                              int64_t budget_bytes) {
-  const SniffedFormat format = SniffFormat(bytes);
-  // What Read()'s file reader says of a mask it refuses on its first bytes
-  // (a JPEG photo used as a mask), for ReadMask(), which reads it whole.
-  if (format != SniffedFormat::kPng && format != SniffedFormat::kGif) {
-    return Error{ErrorKind::kUnsupportedFormat, path,
-                 "not a GIF or PNG file (" + DescribeContent(bytes) + ")"};
-  }
-  if (format == SniffedFormat::kGif) return gif_.Decode(bytes, path, &mask_, budget_bytes);
-  auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptMask);
-  if (!header.ok()) return header.error();
-  if (header.value().color_type == 2 || header.value().color_type == 6) {
-    if (const std::string_view refusal = mask_rule_.RgbRefusal(); !refusal.empty())
-      return Error{ErrorKind::kUnsupportedFormat, path, std::string(refusal)};
-  }
-  // The samples and the mask values are held together.
-  const int64_t pixels = int64_t{header.value().width} * header.value().height;
-  const int64_t needs = std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels) +
-                        std::max(static_cast<int64_t>(mask_samples_.bytes.capacity()),
-                                 PngDecoder::MaskSampleBytes(header.value()));
-  if (needs > budget_bytes) {
-    return Error{ErrorKind::kTooLarge, path,
-                 "PNG needs " + std::to_string(needs) + " bytes to decode (" +
-                     std::to_string(header.value().width) + "x" +
-                     std::to_string(header.value().height) + "), more than the " +
-                     std::to_string(budget_bytes) + " bytes left of the decode budget"};
-  }
-  // The decoder checks the rest of the budget against its samples and its
-  // scanlines, which are as wide as the file says (8 bytes a pixel for
-  // 16-bit RGBA).
-  const int64_t mask_values = std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels);
-  if (Status status = png_.DecodeMask(bytes, path, &mask_samples_, budget_bytes - mask_values);
-      !status.ok())
-    return status;
-  return MapPngSamples(path);
-}
-
-namespace {
-
-// Adds one pixel of the bad value `value` to `counts`, for the error. A
-// noise image used as a mask can hold millions of distinct values: only
-// the first kMaxCountedBadValues are kept, so this stays a short linear
-// search and a small vector.
-void CountBadValue(uint32_t value, std::vector<std::pair<uint32_t, uint64_t>>* counts) {
-  for (auto& [counted, pixels] : *counts) {
-    if (counted == value) {
-      ++pixels;
-      return;
-    }
-  }
-  if (counts->size() < kMaxCountedBadValues) counts->emplace_back(value, 1);
-}
-
-}  // namespace
-
-Status PairReader::MapPngSamples(const std::string& path) {
-  const MaskSamples& samples = mask_samples_;
-  const size_t count = static_cast<size_t>(samples.width) * samples.height;
-  mask_.width = samples.width;
-  mask_.height = samples.height;
-  ResizeScratch(&mask_.pixels, count);
-  mask_.bit_depth = samples.bit_depth;
-  mask_.palette_digest = PaletteDigest(samples.palette);
-  mask_.palette_disagrees = false;
-  mask_.distinct_values = 0;
-  mask_.transparent_used = false;
-  uint8_t* out = mask_.pixels.data();
-  std::vector<std::pair<uint32_t, uint64_t>> bad;
-  switch (samples.format) {
-    case MaskSampleFormat::kIndex8: {
-      const IndexValues values =
-          mask_rule_.ForIndices(samples.palette, samples.has_palette ? 8 : samples.bit_depth, -1);
-      std::array<bool, 256> used{};
-      for (size_t i = 0; i < count; ++i) used[samples.bytes[i]] = true;
-      bool any_bad = false;
-      for (int i = 0; i < 256; ++i)
-        any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
-      if (any_bad) {
-        std::array<uint64_t, 256> counts{};
-        for (size_t i = 0; i < count; ++i) ++counts[samples.bytes[i]];
-        const bool by_colour = !mask_rule_.options().mask_colors.empty();
-        for (uint32_t i = 0; i < 256; ++i) {
-          if (!values.bad[i] || counts[i] == 0) continue;
-          const uint32_t key = by_colour && i < samples.palette.size()
-                                   ? (uint32_t{samples.palette[i][0]} << 16) |
-                                         (uint32_t{samples.palette[i][1]} << 8) |
-                                         samples.palette[i][2]
-                                   : i;
-          bad.emplace_back(key, counts[i]);
-        }
-        return mask_rule_.OutOfRange(path, bad, by_colour);
-      }
-      if (values.identity) {
-        std::memcpy(out, samples.bytes.data(), count);
-      } else {
-        MapIndices(values, samples.bytes.data(), out, count);
-      }
-      mask_.distinct_values = DistinctValues(used, samples.palette);
-      mask_.palette_disagrees = !mask_rule_.PaletteAgrees(samples.palette, used, -1);
-      return {};
-    }
-    case MaskSampleFormat::kGrey16: {
-      std::vector<std::pair<uint32_t, uint64_t>> counts;
-      const auto* values = reinterpret_cast<const uint16_t*>(samples.bytes.data());
-      DistinctValueCounter distinct;
-      for (size_t i = 0; i < count; ++i) {
-        distinct.Add(values[i]);
-        bool is_bad = false;
-        out[i] = mask_rule_.ForGrey16(values[i], is_bad);
-        if (!is_bad) continue;
-        CountBadValue(values[i], &counts);
-      }
-      if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, false);
-      mask_.distinct_values = distinct.count();
-      return {};
-    }
-    case MaskSampleFormat::kRgb8: {
-      std::vector<std::pair<uint32_t, uint64_t>> counts;
-      const uint8_t* rgb = samples.bytes.data();
-      // Colour masks paint large areas: the last colour's value is reused
-      // while the colour repeats.
-      uint32_t last_key = UINT32_MAX;
-      uint8_t last_value = 0;
-      bool last_bad = false;
-      DistinctValueCounter distinct;
-      for (size_t i = 0; i < count; ++i, rgb += 3) {
-        const uint32_t key = (uint32_t{rgb[0]} << 16) | (uint32_t{rgb[1]} << 8) | rgb[2];
-        if (key != last_key) {
-          distinct.Add(key);
-          last_bad = false;
-          last_value = mask_rule_.ForColour({rgb[0], rgb[1], rgb[2]}, last_bad);
-          last_key = key;
-        }
-        out[i] = last_value;
-        if (!last_bad) continue;
-        CountBadValue(key, &counts);
-      }
-      if (!counts.empty()) return mask_rule_.OutOfRange(path, counts, true);
-      mask_.distinct_values = distinct.count();
-      return {};
-    }
-  }
-  return {};
-}
-
-Result<int64_t> PairReader::ReadImageHeader(std::span<const uint8_t> bytes, const std::string& path,
-                                            const DecodeTarget& target) {
-  int64_t png_row_bytes = 0;  // libspng's scanlines and ours, for a PNG photo
-  if (SniffFormat(bytes) == SniffedFormat::kPng) {
-    // PNG has no DCT scaling: the photo is decoded at full size.
-    auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptImage);
-    if (!header.ok()) return header.error();
-    png_row_bytes = PngDecoder::ImageRowBytes(header.value());
-    image_format_ = SniffedFormat::kPng;
-    image_header_ = JpegHeader{};
-    image_header_.width = header.value().width;
-    image_header_.height = header.value().height;
-    image_header_read_ = true;
-    image_scale_ = DctScale{};
-  } else {
-    auto header = jpeg_.ReadHeader(bytes, path);
-    if (!header.ok()) return header.error();
-    image_format_ = SniffedFormat::kJpeg;
-    image_header_ = header.value();
-    image_header_read_ = true;
-    const auto [target_width, target_height] = target(image_header_.width, image_header_.height);
-    image_scale_ =
-        jpeg_.ChooseScale(image_header_.width, image_header_.height, target_width, target_height);
-  }
-  // Checked on the header, before the mask or the pixels take any memory.
-  const int64_t pixel_bytes = image_format_ == SniffedFormat::kJpeg
-                                  ? jpeg_.DecodedBytes(image_header_, image_scale_)
-                                  : int64_t{image_header_.width} * image_header_.height * 3;
-  const int64_t image_needs =
-      std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) +
-      image_header_.coefficient_bytes + png_row_bytes;
-  if (image_needs > budget_bytes_) {
-    return Error{ErrorKind::kTooLarge, path,
-                 "decoding needs " + std::to_string(image_needs) + " bytes (" +
-                     std::to_string(image_header_.width) + "x" +
-                     std::to_string(image_header_.height) + " at scale " +
-                     std::to_string(image_scale_.num) + "/" + std::to_string(image_scale_.denom) +
-                     (image_header_.coefficient_bytes > 0
-                          ? ", with " + std::to_string(image_header_.coefficient_bytes) +
-                                " bytes of coefficients for its " +
-                                std::to_string(image_header_.scans) + " scans"
-                          : std::string()) +
-                     "), more than the decode budget of " + std::to_string(budget_bytes_) +
-                     " bytes per thread (scratch_headroom x what the planned source needs, "
-                     "plus " +
-                     std::to_string(kDecoderFixedBytes) + " for the decoder's fixed needs)"};
-  }
-  return image_needs;
-}
-
-void PairReader::Reserve(int source_width, int source_height, int output_width, int output_height,
-                         int64_t budget_bytes, const SourceFormats& formats) {
-  const DctScale scale = formats.png_images ? DctScale{}
-                                            : jpeg_.ChooseScale(source_width, source_height,
-                                                                output_width, output_height);
-  planned_image_bytes_ =
-      static_cast<size_t>(scale.Apply(source_width)) * scale.Apply(source_height) * 3;
-  planned_mask_bytes_ = static_cast<size_t>(source_width) * source_height;
-  planned_mask_sample_bytes_ =
-      planned_mask_bytes_ * static_cast<size_t>(formats.png_mask_bytes_per_pixel);
-  image_.pixels.reserve(planned_image_bytes_);
-  mask_.pixels.reserve(planned_mask_bytes_);
-  mask_samples_.bytes.reserve(planned_mask_sample_bytes_);
-  budget_bytes_ = budget_bytes;
-}
-
-size_t PairReader::PlannedScratchBytes(DctScale scale, int source_width, int source_height,
-                                       int mask_sample_bytes) {
-  // What Reserve() reserves, in 64-bit arithmetic: nothing is allocated to
-  // plan it.
-  const size_t mask_pixels = static_cast<size_t>(source_width) * static_cast<size_t>(source_height);
-  return static_cast<size_t>(scale.Apply(source_width)) *
-             static_cast<size_t>(scale.Apply(source_height)) * 3 +
-         mask_pixels * (1 + static_cast<size_t>(mask_sample_bytes));
-}
-
-size_t PairReader::DecodeBudgetBytes(DctScale scale, int source_width, int source_height,
-                                     const SourceFormats& formats, double scratch_headroom) {
-  const size_t planned =
-      PlannedScratchBytes(scale, source_width, source_height, formats.png_mask_bytes_per_pixel) +
-      static_cast<size_t>(std::max<int64_t>(formats.jpeg_coefficient_bytes, 0));
-  return static_cast<size_t>(static_cast<double>(planned) * scratch_headroom) +
-         static_cast<size_t>(kDecoderFixedBytes);
-}
-
-size_t PairReader::scratch_bytes() const {
-  return image_.pixels.capacity() + mask_.pixels.capacity() + mask_samples_.bytes.capacity() +
-         gif_.pixel_scratch_bytes() + png_.scratch_bytes();
+  reading_ = &image_name;
+  return decoder_.DecodeImage(image_bytes.value(), image_name);
 }
 
 size_t PairReader::read_buffer_bytes() const {
-  return image_file_.capacity_bytes() + mask_file_.capacity_bytes() + gif_.compressed_bytes();
+  return image_bytes_.capacity_bytes() + mask_bytes_.capacity_bytes() + decoder_.compressed_bytes();
 }
 
 }  // namespace segfeed::internal

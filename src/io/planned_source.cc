@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <new>
 
-#include "io/file_reader.h"
 #include "io/format_sniffer.h"
 #include "io/jpeg_decoder.h"
 #include "io/png_decoder.h"
@@ -13,21 +12,21 @@ namespace segfeed::internal {
 namespace {
 
 // A photo's size from its JPEG or PNG header.
-Result<PlannedSource> ReadPhotoHeaderOrThrow(const std::filesystem::path& path,
+Result<PlannedSource> ReadPhotoHeaderOrThrow(SampleSource& samples, SampleId id,
                                              const DecodeOptions& decode) {
-  FileReader file(decode.max_file_bytes);
-  auto bytes = file.Read(path);
+  ReadBuffer buffer(decode.max_file_bytes);
+  auto bytes = samples.Read(id, Member::kImage, &buffer);
   if (!bytes.ok()) return bytes.error();
+  const std::string path = samples.MemberName(id, Member::kImage);
   PlannedSource source;
-  source.example_path = path.string();
+  source.example_path = path;
   if (SniffFormat(bytes.value()) == SniffedFormat::kPng) {
-    auto header =
-        PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptImage);
+    auto header = PngDecoder(decode).ReadHeader(bytes.value(), path, ErrorKind::kCorruptImage);
     if (!header.ok()) return header.error();
     // A header whose data cannot hold its pixels must not set the budget
     // of every thread: a majority of them would otherwise be the median.
-    if (Status enough = PngDecoder::CheckImageDataCanHoldPixels(
-            bytes.value(), header.value(), path.native(), ErrorKind::kCorruptImage);
+    if (Status enough = PngDecoder::CheckImageDataCanHoldPixels(bytes.value(), header.value(), path,
+                                                                ErrorKind::kCorruptImage);
         !enough.ok())
       return enough.error();
     source.width = header.value().width;
@@ -35,10 +34,9 @@ Result<PlannedSource> ReadPhotoHeaderOrThrow(const std::filesystem::path& path,
     source.formats.png_images = true;
     return source;
   }
-  auto header = JpegDecoder(decode).ReadHeader(bytes.value(), path.native());
+  auto header = JpegDecoder(decode).ReadHeader(bytes.value(), path);
   if (!header.ok()) return header.error();
-  if (Status enough =
-          JpegDecoder::CheckDataCanHoldBlocks(bytes.value(), header.value(), path.native());
+  if (Status enough = JpegDecoder::CheckDataCanHoldBlocks(bytes.value(), header.value(), path);
       !enough.ok())
     return enough.error();
   source.width = header.value().width;
@@ -49,12 +47,12 @@ Result<PlannedSource> ReadPhotoHeaderOrThrow(const std::filesystem::path& path,
 
 // Bytes per pixel of a PNG mask's samples; 0 for a GIF or a mask that does
 // not parse (the decoder reports it when it is read).
-int MaskSampleBytesOrThrow(const std::filesystem::path& path, const DecodeOptions& decode) {
-  FileReader file(decode.max_file_bytes);
-  auto bytes = file.Read(path);
+int MaskSampleBytesOrThrow(SampleSource& samples, SampleId id, const DecodeOptions& decode) {
+  ReadBuffer buffer(decode.max_file_bytes);
+  auto bytes = samples.Read(id, Member::kMask, &buffer);
   if (!bytes.ok() || SniffFormat(bytes.value()) != SniffedFormat::kPng) return 0;
-  auto header =
-      PngDecoder(decode).ReadHeader(bytes.value(), path.native(), ErrorKind::kCorruptMask);
+  const std::string path = samples.MemberName(id, Member::kMask);
+  auto header = PngDecoder(decode).ReadHeader(bytes.value(), path, ErrorKind::kCorruptMask);
   if (!header.ok() || header.value().width < 1 || header.value().height < 1) return 0;
   return static_cast<int>(PngDecoder::MaskSampleBytes(header.value()) /
                           (int64_t{header.value().width} * header.value().height));
@@ -64,18 +62,18 @@ int MaskSampleBytesOrThrow(const std::filesystem::path& path, const DecodeOption
 // bytes are read) leaves that file out of the plan, as a header that does
 // not parse does, instead of failing the loader it plans for. The file is
 // read again, and reported, when its turn comes.
-Result<PlannedSource> ReadPhotoHeader(const std::filesystem::path& path,
+Result<PlannedSource> ReadPhotoHeader(SampleSource& samples, SampleId id,
                                       const DecodeOptions& decode) {
   try {
-    return ReadPhotoHeaderOrThrow(path, decode);
+    return ReadPhotoHeaderOrThrow(samples, id, decode);
   } catch (const std::bad_alloc&) {
-    return Error{ErrorKind::kTooLarge, path.string(),
+    return Error{ErrorKind::kTooLarge, samples.MemberName(id, Member::kImage),
                  "not enough memory to read this file's header (std::bad_alloc)"};
   }
 }
-int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& decode) {
+int MaskSampleBytes(SampleSource& samples, SampleId id, const DecodeOptions& decode) {
   try {
-    return MaskSampleBytesOrThrow(path, decode);
+    return MaskSampleBytesOrThrow(samples, id, decode);
   } catch (const std::bad_alloc&) {
     return 0;
   }
@@ -83,24 +81,25 @@ int MaskSampleBytes(const std::filesystem::path& path, const DecodeOptions& deco
 
 }  // namespace
 
-Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeOptions& decode) {
-  if (pairs.empty()) return Error{ErrorKind::kIoError, "", "no image/mask pairs to plan for"};
+Result<PlannedSource> PlanSourceFromHeaders(SampleSource& samples, const DecodeOptions& decode) {
+  const size_t pairs = samples.sample_count();
+  if (pairs == 0) return Error{ErrorKind::kIoError, "", "no image/mask pairs to plan for"};
   std::vector<PlannedSource> sizes;
   Error last_error;
   int mask_sample_bytes = 0;
   bool png_images = false;
-  const size_t samples = std::min<size_t>(pairs.size(), kSampledPairs);
-  for (size_t i = 0; i < samples; ++i) {
+  const size_t sampled = std::min<size_t>(pairs, kSampledPairs);
+  for (size_t i = 0; i < sampled; ++i) {
     // Evenly spread, the first pair included.
-    const SamplePair pair = pairs[i * pairs.size() / samples];
-    auto header = ReadPhotoHeader(pair.image_path, decode);
+    const auto id = static_cast<SampleId>(i * pairs / sampled);
+    auto header = ReadPhotoHeader(samples, id, decode);
     if (header.ok()) {
       sizes.push_back(header.value());
     } else {
       last_error = header.error();
     }
     // The plan holds the largest samples any sampled mask needs.
-    mask_sample_bytes = std::max(mask_sample_bytes, MaskSampleBytes(pair.mask_path, decode));
+    mask_sample_bytes = std::max(mask_sample_bytes, MaskSampleBytes(samples, id, decode));
     png_images = png_images || (header.ok() && header.value().formats.png_images);
   }
   if (sizes.empty()) return last_error;

@@ -7,6 +7,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
+#include "source/sample_source.h"
 
 namespace segfeed::internal {
 
@@ -21,11 +22,12 @@ struct PlannedSource {
 };
 
 // The median (by pixel count) of the photo sizes of up to kSampledPairs
-// pairs spread evenly over `pairs`, so that neither one outlier nor a first
+// samples spread evenly over `samples` (read through it: the plan does not
+// know which source it has), so that neither one outlier nor a first
 // file that happens to be broken decides the budget of every thread. Only
 // the headers are read. An error names the last file that failed when no
 // sampled header parses, or says that there are no pairs.
-Result<PlannedSource> PlanSourceFromHeaders(const PairList& pairs, const DecodeOptions& decode);
+Result<PlannedSource> PlanSourceFromHeaders(SampleSource& samples, const DecodeOptions& decode);
 
 inline constexpr int kSampledPairs = 9;
 

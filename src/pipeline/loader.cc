@@ -25,6 +25,7 @@
 #include "pipeline/ready_queue.h"
 #include "pipeline/sample_loader.h"
 #include "segfeed/option_table.h"
+#include "source/files_source.h"
 #include "stage_clock.h"
 #include "worker_arena.h"
 
@@ -96,6 +97,9 @@ class LoaderRuntime {
   LoaderOptions options_;
   int threads_;
   Dataset dataset_;
+  // Where the pairs' bytes come from: the listing's files. Everything after
+  // the listing (plan, samples, checkpoint digest) reads through it.
+  std::unique_ptr<SampleSource> source_;
   // What every epoch's plan is made from: the sample ids, the shard and the
   // batching; its epoch is set for each epoch.
   EpochPlanSpec epoch_plan_spec_;
@@ -143,6 +147,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   dataset_ = ListDataset(spec);
   if (dataset_.pairs.empty()) throw ConfigError(NoPairsMessage(spec, dataset_));
   unpaired_files_ = dataset_.problems;
+  source_ = std::make_unique<FilesSource>(dataset_.pairs);
   dataset_.ignored = {};  // counted in ignored_count; check names them
   if (options_.on_bad_file == OnBadFile::kFail) {
     std::vector<Error> missing;
@@ -204,7 +209,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   int source_width = options_.augment.output_width;
   int source_height = options_.augment.output_height;
   SourceFormats formats;
-  if (auto source = PlanSourceFromHeaders(dataset_.pairs, options_.decode); source.ok()) {
+  if (auto source = PlanSourceFromHeaders(*source_, options_.decode); source.ok()) {
     source_width = source.value().width;
     source_height = source.value().height;
     formats = source.value().formats;
@@ -222,7 +227,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
                                             options_.output, options_.augment.output_width,
                                             options_.augment.output_height, options_.pinned);
   samples_ = std::make_unique<SampleLoader>(
-      options_, dataset_, epoch_plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
+      options_, source_.get(), epoch_plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
       source_height, static_cast<int64_t>(memory_plan_.decode_budget_bytes_per_thread), formats);
 }
 
@@ -322,7 +327,7 @@ LoaderPosition LoaderRuntime::Position() const {
 }
 
 LoaderState LoaderRuntime::State() {
-  if (!listing_digest_) listing_digest_ = ListingDigest(dataset_.pairs);
+  if (!listing_digest_) listing_digest_ = ListingDigest(*source_);
   LoaderState state;
   const LoaderPosition position = Position();
   state.epoch = position.epoch;
@@ -402,11 +407,10 @@ void LoaderRuntime::Restore(const LoaderState& state) {
   StopGraph();
   streaming_ = false;
   for (const auto& [id, kind] : state.known_bad) {
-    const SamplePair& pair = dataset_.pairs[id];
     const bool mask = kind == ErrorKind::kCorruptMask || kind == ErrorKind::kNonBinaryMask ||
                       kind == ErrorKind::kLabelOutOfRange;
     samples_->MarkKnownBad(
-        id, Error{kind, (mask ? pair.mask_path : pair.image_path).string(),
+        id, Error{kind, source_->MemberName(id, mask ? Member::kMask : Member::kImage),
                   "this pair was bad in the run the checkpoint comes from; not read again, "
                   "as there"});
   }

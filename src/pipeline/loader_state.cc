@@ -377,21 +377,21 @@ std::vector<std::pair<std::string, std::string>> StreamOptionList(const LoaderOp
   return list;
 }
 
-std::string ListingDigest(const PairList& pairs) {
+std::string ListingDigest(const SampleSource& source) {
   Fnv1aDigest digest;
-  const auto add_file = [&digest](const std::filesystem::path& path) {
-    std::error_code error;
-    const uintmax_t bytes = std::filesystem::file_size(path, error);
-    digest.Add(path.filename().string());
+  const auto add_member = [&](SampleId id, Member member) {
+    const std::optional<int64_t> bytes = source.MemberSize(id, member);
+    digest.Add(std::filesystem::path(source.MemberName(id, member)).filename().string());
     digest.Add(std::string_view("\0", 1));
-    digest.Add(error ? "-1" : std::to_string(bytes));
+    digest.Add(bytes ? std::to_string(*bytes) : "-1");
     digest.Add(std::string_view("\0", 1));
   };
-  for (const SamplePair& pair : pairs) {
-    digest.Add(pair.stem);
+  const auto count = static_cast<SampleId>(source.sample_count());
+  for (SampleId id = 0; id < count; ++id) {
+    digest.Add(source.Key(id));
     digest.Add(std::string_view("\0", 1));
-    add_file(pair.image_path);
-    add_file(pair.mask_path);
+    add_member(id, Member::kImage);
+    add_member(id, Member::kMask);
     digest.Add("\n");
   }
   return digest.Hex();

@@ -10,6 +10,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/loader.h"
 #include "segfeed/options.h"
+#include "source/sample_source.h"
 
 namespace segfeed::internal {
 
@@ -29,10 +30,11 @@ void CheckStateFields(const LoaderState& state, std::string_view source);
 // LoaderState::options: StreamOptionsText(options), one (name, text) per line.
 std::vector<std::pair<std::string, std::string>> StreamOptionList(const LoaderOptions& options);
 
-// LoaderState::listing_digest: each pair's stem, image and mask file names
-// and their sizes in bytes (-1 for a file whose size cannot be read), in
-// listing order. Reads the size of every file.
-std::string ListingDigest(const PairList& pairs);
+// LoaderState::listing_digest: each sample's key, the last component of
+// its image's and mask's names and their sizes in bytes (-1 for a member
+// whose size the source cannot tell), in listing order. Asks the source
+// for the size of every member (files: one stat(2) each).
+std::string ListingDigest(const SampleSource& source);
 
 // Throws ConfigError unless `saved` continues the stream that `current`
 // describes (positions and shards aside: any rank and world size resume):

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "augment/sample_augmenter.h"
+#include "decode/pair_decoder.h"
 #include "io/jpeg_decoder.h"
-#include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
 #include "memory/cgroup_limit.h"
 #include "segfeed/dataset.h"
@@ -87,14 +87,14 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
       formats.png_images
           ? internal::DctScale{}
           : decoder.ChooseScale(source_width, source_height, target_width, target_height);
-  const size_t decode_bytes = internal::PairReader::PlannedScratchBytes(
+  const size_t decode_bytes = internal::PairDecoder::PlannedScratchBytes(
       scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
   plan.scratch_bytes_per_thread =
       decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(
                          options.augment, scale.Apply(source_width), scale.Apply(source_height),
                          options.decode.decode_colour);
   plan.scratch_bytes = Times(plan.scratch_bytes_per_thread, threads, "the scratch");
-  plan.decode_budget_bytes_per_thread = internal::PairReader::DecodeBudgetBytes(
+  plan.decode_budget_bytes_per_thread = internal::PairDecoder::DecodeBudgetBytes(
       scale, source_width, source_height, formats, options.decode.scratch_headroom);
   plan.scratch_ceiling_bytes = Times(Plus(plan.decode_budget_bytes_per_thread,
                                           internal::SampleAugmenter::MaxScratchBytes(

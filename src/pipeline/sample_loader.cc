@@ -19,15 +19,15 @@ constexpr int kMaxDrawsPerSlot = 256;
 
 }  // namespace
 
-SampleLoader::SampleLoader(const LoaderOptions& options, const Dataset& dataset,
+SampleLoader::SampleLoader(const LoaderOptions& options, SampleSource* source,
                            const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers,
                            int workers, int source_width, int source_height,
                            int64_t decode_budget_bytes, const SourceFormats& formats)
     : options_(options),
-      dataset_(dataset),
+      source_(source),
       sample_ids_(sample_ids),
       buffers_(buffers),
-      known_bad_(std::make_unique<std::atomic<bool>[]>(dataset.pairs.size())) {
+      known_bad_(std::make_unique<std::atomic<bool>[]>(source->sample_count())) {
   workers_.reserve(workers);
   for (int i = 0; i < workers; ++i) {
     workers_.push_back(std::make_unique<Worker>(options_));
@@ -42,6 +42,7 @@ SampleLoader::SampleLoader(const LoaderOptions& options, const Dataset& dataset,
 void SampleLoader::StartEpoch(int64_t epoch, const std::vector<uint32_t>* order) {
   epoch_ = epoch;
   order_ = order;
+  source_->Prefetch(*order);
 }
 
 uint32_t SampleLoader::DrawPair(const SampleTask& task, int draw) const {
@@ -73,7 +74,7 @@ Status SampleLoader::Load(const SampleTask& task, int worker_index) {
       if (draw == 0) ++samples_skipped_;
       RecordBadPair(id, status.error());
     }
-    if (known_bad_count_.load() == static_cast<int64_t>(dataset_.pairs.size()) ||
+    if (known_bad_count_.load() == static_cast<int64_t>(source_->sample_count()) ||
         draw + 1 == kMaxDrawsPerSlot) {
       return GiveUpError(id, draw + 1);
     }
@@ -87,7 +88,7 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   // Drawn first: the window's scale decides the DCT scale the photo needs.
   AugmentParams params =
       DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
-  Status status = worker.reader.Read(dataset_.pairs[id], [&](int photo_width, int photo_height) {
+  Status status = worker.reader.Read(*source_, id, [&](int photo_width, int photo_height) {
     return DecodeTargetFor(options_.augment, params, photo_width, photo_height);
   });
   const PairReader::Timings& read = worker.reader.last_timings();
@@ -169,7 +170,7 @@ Error SampleLoader::GiveUpError(uint32_t id, int draws) const {
   error.detail += "; stopping: " + std::to_string(draws) +
                   " draws found no good pair to fill a batch slot, and " +
                   std::to_string(known_bad_count_.load()) + " of " +
-                  std::to_string(dataset_.pairs.size()) +
+                  std::to_string(source_->sample_count()) +
                   " pairs are bad so far: run `segfeed check` on the dataset";
   return error;
 }

@@ -18,6 +18,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/loader.h"
 #include "segfeed/options.h"
+#include "source/sample_source.h"
 #include "thread_annotations.h"
 
 namespace segfeed::internal {
@@ -37,18 +38,20 @@ inline MaskEncoding MaskEncodingOf(const DecodeOptions& decode) {
 // Load() runs; AddStats() from any thread.
 class SampleLoader {
  public:
-  // `dataset`, `sample_ids` (the pairs an epoch may draw replacements from)
-  // and `buffers` must outlive the loader. Each of `workers` workers gets a
+  // `source` (where the pairs' bytes come from), `sample_ids` (the pairs an
+  // epoch may draw replacements from) and `buffers` must outlive the
+  // loader. Each of `workers` workers gets a
   // reader and an augmenter whose scratch is reserved for sources up to
   // source_width x source_height stored as `formats`, within
   // `decode_budget_bytes`.
-  SampleLoader(const LoaderOptions& options, const Dataset& dataset,
+  SampleLoader(const LoaderOptions& options, SampleSource* source,
                const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers, int workers,
                int source_width, int source_height, int64_t decode_budget_bytes,
                const SourceFormats& formats = {});
 
   // The epoch's number and order (position -> pair id); `order` must stay
-  // valid until the next call.
+  // valid until the next call. The order is announced to the source
+  // (SampleSource::Prefetch()), which may start reading ahead.
   void StartEpoch(int64_t epoch, const std::vector<uint32_t>* order);
 
   // Fills the task's slot with its planned pair or, under kSkip, the first
@@ -109,7 +112,7 @@ class SampleLoader {
   Error GiveUpError(uint32_t id, int draws) const EXCLUDES(skipped_mu_);
 
   const LoaderOptions options_;
-  const Dataset& dataset_;
+  SampleSource* source_;
   const std::vector<uint32_t>& sample_ids_;
   BatchBuffers* buffers_;
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -13,6 +13,7 @@
 #include "io/mask_values.h"
 #include "io/pair_reader.h"
 #include "io/png_fixtures.h"
+#include "io/read_pair.h"
 #include "temp_dir.h"
 
 namespace segfeed::internal {
@@ -67,7 +68,7 @@ Bytes RgbPng(const std::vector<Rgb>& colours) {
 
 std::vector<uint8_t> ReadMask(const SamplePair& pair, const DecodeOptions& options) {
   PairReader reader(options);
-  const Status status = reader.Read(pair, 0, 0);
+  const Status status = ReadPair(reader, pair, 0, 0);
   EXPECT_TRUE(status.ok()) << status.error().Message();
   return reader.mask().pixels;
 }
@@ -125,7 +126,7 @@ TEST(MaskLabelsTest, MaskColorsMapColoursToClasses) {
   EXPECT_EQ(ReadMask(pair, options), (std::vector<uint8_t>{0, 1, 1, 2, 0, 0, 2, 2, 1, 0, 0, 0}));
   // In labels mode an RGB mask needs the colours.
   PairReader reader(Labels(3));
-  const Status status = reader.Read(pair, 0, 0);
+  const Status status = ReadPair(reader, pair, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kUnsupportedFormat);
   EXPECT_NE(status.error().detail.find("mask_colors"), std::string::npos);
@@ -150,9 +151,9 @@ TEST(MaskLabelsTest, OutOfRangeValuesNameTheFileValuesAndCounts) {
       WritePair(dir, "colour_bad", RgbPng({k, w, odd, k, w, w, odd, k, k, k, k, k}));
 
   PairReader reader(Labels(21));
-  ASSERT_TRUE(reader.Read(good, 0, 0).ok());
+  ASSERT_TRUE(ReadPair(reader, good, 0, 0).ok());
   const std::vector<uint8_t> good_mask = reader.mask().pixels;
-  Status status = reader.Read(bad, 0, 0);
+  Status status = ReadPair(reader, bad, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kLabelOutOfRange);
   EXPECT_EQ(status.error().path, bad.mask_path.string());
@@ -160,16 +161,16 @@ TEST(MaskLabelsTest, OutOfRangeValuesNameTheFileValuesAndCounts) {
             "mask has values that are neither a class id in [0, 21) nor ignore_index 255: "
             "21 (1 pixels), 37 (2 pixels)");
   EXPECT_EQ(ErrorKindName(status.error().kind), "label_out_of_range");
-  ASSERT_TRUE(reader.Read(good, 0, 0).ok());
+  ASSERT_TRUE(ReadPair(reader, good, 0, 0).ok());
   EXPECT_EQ(reader.mask().pixels, good_mask);
 
-  status = reader.Read(grey_bad, 0, 0);
+  status = ReadPair(reader, grey_bad, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().detail.find("300 (3 pixels)"), std::string::npos)
       << status.error().detail;
 
   PairReader colour_reader(colours);
-  status = colour_reader.Read(colour_bad, 0, 0);
+  status = ReadPair(colour_reader, colour_bad, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().kind, ErrorKind::kLabelOutOfRange);
   EXPECT_EQ(status.error().detail,
@@ -188,7 +189,7 @@ TEST(MaskLabelsTest, GifIndicesAreLabels) {
   SamplePair pair = WritePair(dir, "gif", testing::EncodeGif(gif));
   EXPECT_EQ(ReadMask(pair, Labels(4)), (std::vector<uint8_t>{0, 1, 2, 3, 3, 2, 1, 0, 0, 0, 1, 1}));
   PairReader reader(Labels(3));
-  const Status status = reader.Read(pair, 0, 0);
+  const Status status = ReadPair(reader, pair, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().detail,
             "mask has values that are neither a class id in [0, 3) nor ignore_index 255: 3 (2 "
@@ -203,11 +204,11 @@ TEST(MaskLabelsTest, InvertedBinaryPaletteIsFlagged) {
   PairReader reader(DecodeOptions{});
   const SamplePair inverted =
       WritePair(dir, "inverted", PalettePng(indices, {Rgb{255, 255, 255}, Rgb{0, 0, 0}}, 1));
-  ASSERT_TRUE(reader.Read(inverted, 0, 0).ok());
+  ASSERT_TRUE(ReadPair(reader, inverted, 0, 0).ok());
   EXPECT_TRUE(reader.mask().palette_disagrees);
   const SamplePair usual =
       WritePair(dir, "usual", PalettePng(indices, {Rgb{0, 0, 0}, Rgb{255, 255, 255}}, 1));
-  ASSERT_TRUE(reader.Read(usual, 0, 0).ok());
+  ASSERT_TRUE(ReadPair(reader, usual, 0, 0).ok());
   EXPECT_FALSE(reader.mask().palette_disagrees);
   EXPECT_EQ(reader.mask().pixels, std::vector<uint8_t>(indices.begin(), indices.end()));
 }
@@ -253,7 +254,7 @@ TEST(MaskLabelsTest, OneBinaryRuleForEveryMaskFormat) {
   for (const auto& [name, bytes] : dark) {
     const SamplePair pair = WritePair(dir, name, bytes);
     PairReader reader(DecodeOptions{});
-    ASSERT_TRUE(reader.Read(pair, 0, 0).ok()) << name;
+    ASSERT_TRUE(ReadPair(reader, pair, 0, 0).ok()) << name;
     EXPECT_EQ(reader.mask().pixels, foreground) << name;
     EXPECT_EQ(reader.mask().distinct_values, 2) << name;
     EXPECT_EQ(ReadMask(pair, luminance), std::vector<uint8_t>(two.size(), 0)) << name;
@@ -267,7 +268,7 @@ TEST(MaskLabelsTest, OneBinaryRuleForEveryMaskFormat) {
       {"gif-3", gif_of(three)}};
   for (const auto& [name, bytes] : non_binary) {
     PairReader reader(DecodeOptions{});
-    ASSERT_TRUE(reader.Read(WritePair(dir, name, bytes), 0, 0).ok()) << name;
+    ASSERT_TRUE(ReadPair(reader, WritePair(dir, name, bytes), 0, 0).ok()) << name;
     EXPECT_EQ(reader.mask().distinct_values, 3) << name;
     EXPECT_EQ(reader.mask().pixels, (std::vector<uint8_t>{0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0}))
         << name;

@@ -13,6 +13,7 @@
 #include "io/fixtures.h"
 #include "io/mixed_dataset.h"
 #include "io/png_fixtures.h"
+#include "io/read_pair.h"
 #include "temp_dir.h"
 
 namespace segfeed::internal {
@@ -38,7 +39,7 @@ SamplePair WritePair(const TempDir& dir, int width, int height, int mask_width, 
 
 Error ReadError(const SamplePair& pair, const DecodeOptions& options = {}) {
   PairReader reader(options);
-  Status status = reader.Read(pair, 0, 0);
+  Status status = ReadPair(reader, pair, 0, 0);
   EXPECT_FALSE(status.ok());
   return status.ok() ? Error{} : status.error();
 }
@@ -47,7 +48,7 @@ TEST(PairReaderTest, DecodesImageAtDctScaleAndMaskAtFullSize) {
   TempDir dir;
   const SamplePair pair = WritePair(dir, 400, 300, 400, 300);
   PairReader reader({});
-  Status status = reader.Read(pair, 100, 100);
+  Status status = ReadPair(reader, pair, 100, 100);
   ASSERT_TRUE(status.ok()) << status.error().Message();
   // 1/4 gives 100x75, too small; 3/8 gives 150x113.
   EXPECT_EQ(reader.image_scale(), (DctScale{3, 8}));
@@ -62,13 +63,13 @@ TEST(PairReaderTest, ScratchStopsGrowingAfterFirstSample) {
   TempDir dir;
   const SamplePair pair = WritePair(dir, 200, 120, 200, 120);
   PairReader reader({});
-  ASSERT_TRUE(reader.Read(pair, 64, 64).ok());
+  ASSERT_TRUE(ReadPair(reader, pair, 64, 64).ok());
   const size_t scratch = reader.scratch_bytes();
   // 100x60 RGB at 1/2 + 200x120 mask, at least.
   EXPECT_GE(scratch, 100u * 60 * 3 + 200u * 120);
   const uint8_t* image = reader.image().pixels.data();
   const uint8_t* mask = reader.mask().pixels.data();
-  for (int i = 0; i < 3; ++i) ASSERT_TRUE(reader.Read(pair, 64, 64).ok());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(ReadPair(reader, pair, 64, 64).ok());
   EXPECT_EQ(reader.scratch_bytes(), scratch);
   EXPECT_EQ(reader.image().pixels.data(), image);
   EXPECT_EQ(reader.mask().pixels.data(), mask);
@@ -89,7 +90,7 @@ TEST(PairReaderTest, SizeMismatchUsesFullResolutionEvenWhenScaled) {
   TempDir dir;
   const SamplePair pair = WritePair(dir, 64, 48, 64, 48);
   PairReader reader({});
-  EXPECT_TRUE(reader.Read(pair, 8, 6).ok());
+  EXPECT_TRUE(ReadPair(reader, pair, 8, 6).ok());
   EXPECT_EQ(reader.image().width, 8);
 }
 
@@ -176,12 +177,12 @@ TEST(PairReaderTest, NonBinaryMaskIsThresholdedAndFlagged) {
   picture.frames.push_back({0, 0, 4, 1, false, -1, {0, 1, 2, 0}});
   testing::WriteFile(pair.mask_path, testing::EncodeGif(picture));
   PairReader reader({});
-  ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
+  ASSERT_TRUE(ReadPair(reader, pair, 0, 0).ok());
   EXPECT_EQ(reader.mask().pixels, (std::vector<uint8_t>{0, 1, 1, 0}));
   EXPECT_EQ(reader.mask().distinct_values, 3);
   // The next clean pair clears it.
   pair = WritePair(dir, 4, 1, 4, 1);
-  ASSERT_TRUE(reader.Read(pair, 0, 0).ok());
+  ASSERT_TRUE(ReadPair(reader, pair, 0, 0).ok());
   EXPECT_LE(reader.mask().distinct_values, 2);
 }
 
@@ -202,7 +203,7 @@ TEST(PairReaderTest, NoPairChangesHowTheNextIsRead) {
     int good = 0, failed = 0;
     for (const SamplePair& pair : dataset.pairs) {
       SCOPED_TRACE(pair.stem);
-      Status status = reader.Read(pair, target, target * 3 / 4);
+      Status status = ReadPair(reader, pair, target, target * 3 / 4);
       if (!status.ok()) {
         ++failed;
         ASSERT_TRUE(bad.count(status.error().path)) << status.error().Message();
@@ -211,7 +212,7 @@ TEST(PairReaderTest, NoPairChangesHowTheNextIsRead) {
       }
       ++good;
       PairReader fresh({});
-      ASSERT_TRUE(fresh.Read(pair, target, target * 3 / 4).ok());
+      ASSERT_TRUE(ReadPair(fresh, pair, target, target * 3 / 4).ok());
       EXPECT_TRUE(reader.image().pixels == fresh.image().pixels);
       EXPECT_TRUE(reader.mask().pixels == fresh.mask().pixels);
     }
@@ -235,7 +236,7 @@ TEST(PairReaderTest, SingleFilesShrinkBackToThePlanAfterALargerOne) {
   PairReader reader({});
   reader.Reserve(64, 48, 0, 0);
   const size_t planned = reader.scratch_bytes();
-  EXPECT_EQ(planned, PairReader::PlannedScratchBytes({}, 64, 48));
+  EXPECT_EQ(planned, PairDecoder::PlannedScratchBytes({}, 64, 48));
 
   ASSERT_TRUE(reader.ReadImage(large.image_path, 0, 0).ok());
   EXPECT_EQ(reader.image().width, 640);
@@ -267,7 +268,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   PairReader reader({});
   // Room for the 12 KiB of RGB output and a mask's values, not for three
   // 32 KiB rows: past the decoders' fixed allowance, the plan's 4 bytes.
-  reader.Reserve(1, 1, 0, 0, PairReader::kDecoderFixedBytes + 32 * 1024);
+  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 32 * 1024);
   const Status image = reader.ReadImage(png, 0, 0);
   ASSERT_FALSE(image.ok());
   EXPECT_EQ(image.error().kind, ErrorKind::kTooLarge);
@@ -280,7 +281,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   EXPECT_EQ(mask.error().kind, ErrorKind::kTooLarge);
   EXPECT_NE(mask.error().detail.find("decode budget"), std::string::npos) << mask.error().detail;
   // With room for them, both decode.
-  reader.Reserve(1, 1, 0, 0, PairReader::kDecoderFixedBytes + 256 * 1024);
+  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 256 * 1024);
   EXPECT_TRUE(reader.ReadImage(png, 0, 0).ok());
   EXPECT_TRUE(reader.ReadMask(png).ok());
 }
@@ -335,13 +336,13 @@ TEST(PairReaderTest, RunningOutOfMemoryIsTheFilesError) {
     const rlimit rl{limit, limit};
     if (setrlimit(RLIMIT_AS, &rl) != 0) std::_Exit(10);
     PairReader reader({});
-    Status status = reader.Read(junk, 0, 0);
+    Status status = ReadPair(reader, junk, 0, 0);
     if (status.ok()) std::_Exit(11);
     if (status.error().kind != ErrorKind::kTooLarge ||
         status.error().path != junk.image_path.string()) {
       std::_Exit(12);
     }
-    if (!reader.Read(good, 0, 0).ok()) std::_Exit(13);
+    if (!ReadPair(reader, good, 0, 0).ok()) std::_Exit(13);
     std::_Exit(0);
   };
   EXPECT_EXIT(in_child(), ::testing::ExitedWithCode(0), "");

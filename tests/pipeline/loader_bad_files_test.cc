@@ -343,7 +343,7 @@ TEST(LoaderMemoryTest, OutliersAreTooLargeAndNothingGrowsPastThePlan) {
 TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
   TempDir dir;
   // Photos large enough that the headroom, not the decoders' fixed
-  // allowance (PairReader::kDecoderFixedBytes), decides.
+  // allowance (PairDecoder::kDecoderFixedBytes), decides.
   auto write_pair = [&](const std::string& stem, int width, int height) {
     testing::WriteFile(dir.path() / "train" / (stem + ".jpg"),
                        testing::EncodeJpegWithOpenCv(testing::TestPicture(width, height), width,

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "memory/batch_buffers.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
+#include "source/files_source.h"
 #include "temp_dir.h"
 
 namespace segfeed::internal {
@@ -35,12 +38,13 @@ constexpr std::byte kUntouched{0x5A};
 // reads: position p holds pair p, so a task's position names its pair.
 struct LoaderUnderTest {
   LoaderUnderTest(const LoaderOptions& options, const Dataset& dataset)
-      : buffers(1, kBatchSize, options.output, options.augment.output_width,
+      : source(dataset.pairs),
+        buffers(1, kBatchSize, options.output, options.augment.output_width,
                 options.augment.output_height, options.pinned) {
     for (uint32_t id = 0; id < dataset.pairs.size(); ++id) ids.push_back(id);
     const MemoryPlan plan = PlanMemory(options, MixedDataset::kWidth, MixedDataset::kHeight);
     loader = std::make_unique<SampleLoader>(
-        options, dataset, ids, &buffers, /*workers=*/1, MixedDataset::kWidth, MixedDataset::kHeight,
+        options, &source, ids, &buffers, /*workers=*/1, MixedDataset::kWidth, MixedDataset::kHeight,
         static_cast<int64_t>(plan.decode_budget_bytes_per_thread));
     loader->StartEpoch(kEpoch, &ids);
     std::memset(buffers.ImageSlot(0, 0), static_cast<int>(kUntouched), buffers.batch_bytes);
@@ -62,6 +66,7 @@ struct LoaderUnderTest {
     return bytes;
   }
 
+  FilesSource source;
   std::vector<uint32_t> ids;
   BatchBuffers buffers;
   std::unique_ptr<SampleLoader> loader;
@@ -127,8 +132,9 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
   // What reading the pair and augmenting it with its parameters gives.
   AugmentParams params = DrawAugmentParams(options.augment, options.seed, kEpoch, id);
   PairReader reader(options.decode);
+  FilesSource files(dataset_->pairs);
   const Status read =
-      reader.Read(dataset_->pairs[id], options.augment.output_width, options.augment.output_height);
+      reader.Read(files, id, options.augment.output_width, options.augment.output_height);
   ASSERT_TRUE(read.ok()) << read.error().Message();
   WarpSource source;
   const DecodedImage& image = reader.image();
@@ -194,6 +200,77 @@ TEST_F(SampleLoaderTest, ErrorsNameTheFileAndWhatIsWrongWithIt) {
     EXPECT_EQ(status.error().kind, bad.kind) << status.error().Message();
     EXPECT_NE(status.error().Message().find(bad.path), std::string::npos);
     EXPECT_FALSE(status.error().detail.empty());
+  }
+}
+
+// A source that is not FilesSource, as far as the loader can tell: it reads
+// the same files but names every member (and every error) its own way, and
+// records what was announced.
+class RenamingSource final : public SampleSource {
+ public:
+  explicit RenamingSource(const PairList& pairs) : files_(pairs) {}
+  size_t sample_count() const override { return files_.sample_count(); }
+  std::string Key(SampleId id) const override { return files_.Key(id); }
+  std::string MemberName(SampleId id, Member member) const override {
+    return "renamed:" + files_.MemberName(id, member);
+  }
+  std::optional<int64_t> MemberSize(SampleId id, Member member) const override {
+    return files_.MemberSize(id, member);
+  }
+  void Prefetch(std::span<const SampleId> upcoming) override {
+    announced.emplace_back(upcoming.begin(), upcoming.end());
+  }
+  Result<std::span<const uint8_t>> Read(SampleId id, Member member, ReadBuffer* into,
+                                        const HeadCheck* head) override {
+    auto read = files_.Read(id, member, into, head);
+    if (read.ok()) return read;
+    Error error = read.error();
+    error.path = "renamed:" + error.path;
+    return error;
+  }
+
+  std::vector<std::vector<SampleId>> announced;
+
+ private:
+  FilesSource files_;
+};
+
+// The loader knows its source only through SampleSource: the same bytes
+// whatever the source, errors named by the source's names, and each epoch's
+// order announced when the epoch starts.
+TEST_F(SampleLoaderTest, ReadsThroughItsSourceOnly) {
+  const LoaderOptions options = Options(OnBadFile::kFail);
+  LoaderUnderTest files(options, *dataset_);
+  RenamingSource renaming(dataset_->pairs);
+  BatchBuffers buffers(1, kBatchSize, options.output, options.augment.output_width,
+                       options.augment.output_height, options.pinned);
+  const MemoryPlan plan = PlanMemory(options, MixedDataset::kWidth, MixedDataset::kHeight);
+  SampleLoader loader(options, &renaming, files.ids, &buffers, /*workers=*/1, MixedDataset::kWidth,
+                      MixedDataset::kHeight,
+                      static_cast<int64_t>(plan.decode_budget_bytes_per_thread));
+  ASSERT_TRUE(renaming.announced.empty());
+  loader.StartEpoch(kEpoch, &files.ids);
+  ASSERT_EQ(renaming.announced.size(), 1u);
+  EXPECT_EQ(renaming.announced[0], files.ids);
+
+  SampleTask task;
+  task.slot = 0;
+  task.position = GoodPair(0);
+  ASSERT_TRUE(loader.Load(task, 0).ok());
+  ASSERT_TRUE(files.Load(GoodPair(0), 0).ok());
+  const std::byte* image = buffers.ImageSlot(0, 0);
+  const std::byte* mask = buffers.MaskSlot(0, 0);
+  std::vector<std::byte> slot(image, image + buffers.image_bytes_per_sample);
+  slot.insert(slot.end(), mask, mask + buffers.mask_bytes_per_sample);
+  EXPECT_TRUE(slot == files.Slot(0));
+
+  for (const MixedFile& bad : mixed_->bad_files) {
+    SCOPED_TRACE(bad.path);
+    task.position = PairOf(bad.path);
+    const Status status = loader.Load(task, 0);
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().path, "renamed:" + bad.path) << status.error().Message();
+    EXPECT_EQ(status.error().kind, bad.kind) << status.error().Message();
   }
 }
 
