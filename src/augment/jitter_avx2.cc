@@ -103,7 +103,6 @@ inline __m256i ToLevelAvx2(__m256 v) {
 
 }  // namespace
 
-// NOLINTNEXTLINE(readability-function-size): one AVX2 loop body over 16 pixels
 int FixedPointJitterAvx2(const FixedPointJitterConstants& k, const uint8_t* p, int count,
                          uint8_t* r_out, uint8_t* g_out, uint8_t* b_out) {
   const __m256i contrast = _mm256_set1_epi16(k.contrast_q15);

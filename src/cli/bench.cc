@@ -4,13 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -22,6 +18,8 @@
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
 #include "cli/report_json.h"
+#include "cli/sample_log.h"
+#include "cli/stop_signals.h"
 #include "cli/subcommands.h"
 #include "demo/demo_cache.h"
 #include "digest.h"
@@ -59,109 +57,6 @@ struct BenchFlags {
   int demo_count = DemoOptions{}.count;
   int64_t duration_s = 0;  // 0: no time limit
   std::optional<std::string> sample_digests;
-};
-
-// Set by SIGINT/SIGTERM: the run ends after the batch in hand, with its
-// report. The handler is installed with SA_RESETHAND, so a second signal
-// kills the process as before.
-std::atomic<bool> g_stop_requested{false};
-
-extern "C" void RequestStop(int /*signal*/) { g_stop_requested.store(true); }
-
-void InstallStopHandlers() {
-  struct sigaction action {};
-  action.sa_handler = RequestStop;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;  // no SA_RESTART: a blocking wait sees EINTR sooner
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
-
-int64_t MonotonicNanos() {
-  // steady_clock is CLOCK_MONOTONIC on Linux, the clock a soak test's other
-  // processes (Python's time.monotonic_ns()) timestamp their events with.
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// --sample-digests: one JSON object per line, written and flushed as the
-// run goes (not at the end, as --json is), so that a run that dies leaves
-// the evidence of every batch it delivered.
-class SampleLog {
- public:
-  explicit SampleLog(const std::filesystem::path& path)
-      : path_(path), file_(std::fopen(path.c_str(), "w")) {
-    if (file_ == nullptr) Fail("cannot open");
-  }
-  SampleLog(const SampleLog&) = delete;
-  SampleLog& operator=(const SampleLog&) = delete;
-  ~SampleLog() {
-    if (file_ != nullptr) std::fclose(file_);
-  }
-
-  void EpochStart(int64_t epoch) {
-    Line(R"({"event":"epoch_start","epoch":%lld,"t":%lld})", static_cast<long long>(epoch),
-         static_cast<long long>(MonotonicNanos()));
-  }
-  void EpochEnd(int64_t epoch, int64_t samples) {
-    Line(R"({"event":"epoch_end","epoch":%lld,"samples":%lld,"t":%lld})",
-         static_cast<long long>(epoch), static_cast<long long>(samples),
-         static_cast<long long>(MonotonicNanos()));
-    Flush();
-  }
-  // Each sample of the batch: its slot's image and mask bytes, digested
-  // together (the digest of one sample is the same in any batch and slot).
-  void Batch(const Lease& lease) {
-    const long long t = MonotonicNanos();
-    const TensorView& images = lease.images();
-    const TensorView& masks = lease.masks();
-    const auto ids = lease.sample_ids();
-    for (int slot = 0; slot < lease.size(); ++slot) {
-      Digest digest;
-      digest.Update(static_cast<const char*>(images.data) + slot * images.strides_bytes[0],
-                    static_cast<size_t>(images.strides_bytes[0]));
-      digest.Update(static_cast<const char*>(masks.data) + slot * masks.strides_bytes[0],
-                    static_cast<size_t>(masks.strides_bytes[0]));
-      Line(
-          R"({"event":"sample","epoch":%lld,"batch":%lld,"slot":%d,"id":%u,"digest":"%s","t":%lld})",
-          static_cast<long long>(lease.epoch()), static_cast<long long>(lease.batch_index()), slot,
-          ids[slot], digest.Hex().c_str(), t);
-    }
-    Flush();
-  }
-  // The files skipped since the last call (stats().skipped_files only grows).
-  void NewSkips(const std::vector<Error>& skipped) {
-    for (; skipped_seen_ < skipped.size(); ++skipped_seen_) {
-      Json line = Json::object();
-      line["event"] = "skip";
-      SetText(&line, "path", skipped[skipped_seen_].path);
-      SetText(&line, "kind", std::string(ErrorKindName(skipped[skipped_seen_].kind)));
-      SetText(&line, "detail", skipped[skipped_seen_].detail);
-      line["t"] = MonotonicNanos();
-      const std::string text = line.dump();
-      Line("%s", text.c_str());
-    }
-  }
-
- private:
-  template <typename... Args>
-  void Line(const char* format, Args... args) {
-    if (std::fprintf(file_, format, args...) < 0 || std::fputc('\n', file_) == EOF) {
-      Fail("cannot write");
-    }
-  }
-  void Flush() {
-    if (std::fflush(file_) != 0) Fail("cannot write");
-  }
-  [[noreturn]] void Fail(const char* what) {
-    throw FileError(Error{ErrorKind::kIoError, path_.string(),
-                          std::string(what) + ": " + std::strerror(errno)});
-  }
-
-  std::filesystem::path path_;
-  std::FILE* file_;
-  size_t skipped_seen_ = 0;
 };
 
 double Median(std::vector<double> values) {
@@ -266,7 +161,7 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
 // Whether the run should end now: the --duration deadline passed or a
 // signal asked for it.
 bool StopRequested(const BenchResult& result) {
-  return g_stop_requested.load() ||
+  return StopSignalled() ||
          (result.deadline && std::chrono::steady_clock::now() >= *result.deadline);
 }
 
@@ -433,7 +328,7 @@ void PrintOutcome(const BenchResult& result) {
     std::printf("  stopped: %s\n", PrintableText(result.failure).c_str());
   if (result.stopped_early) {
     std::printf("  ended early (%s) after %zu epochs, %lld batches\n",
-                g_stop_requested.load() ? "signal" : "--duration", result.epoch_seconds.size(),
+                StopSignalled() ? "signal" : "--duration", result.epoch_seconds.size(),
                 static_cast<long long>(result.batches));
   }
   std::printf("loaded %lld pairs, skipped %lld, replaced %lld\n",

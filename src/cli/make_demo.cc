@@ -163,6 +163,23 @@ void PrintLayoutSummary(DemoLayout layout, const std::string& out_dir, const Dem
               static_cast<double>(s.mask_bytes) / pairs / 1000.0);
 }
 
+// The one line of a Carvana-layout dataset: its pairs, size, classes (with
+// --classes) and mean file sizes.
+void PrintCarvanaSummary(const std::string& out_dir, const DemoOptions& options,
+                         const DemoLayoutSummary& summary) {
+  const DemoSummary s{summary.train_pairs, summary.image_bytes, summary.mask_bytes};
+  const char* image_kind = options.image_format == DemoImageFormat::kPng ? "PNG" : "JPEG";
+  const char* mask_kind = options.classes < 2                               ? "GIF"
+                          : options.mask_format == DemoMaskFormat::kPalette ? "palette PNG"
+                                                                            : "grey PNG";
+  std::printf("wrote %d pairs to %s (train/, train_masks/): %dx%d, ", s.pairs,
+              PrintableText(out_dir).c_str(), options.width, options.height);
+  if (options.classes >= 2) std::printf("%d classes, ", options.classes);
+  std::printf("mean %s %.1f KB, mean %s %.1f KB\n", image_kind,
+              static_cast<double>(s.image_bytes) / s.pairs / 1000.0, mask_kind,
+              static_cast<double>(s.mask_bytes) / s.pairs / 1000.0);
+}
+
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
@@ -241,22 +258,11 @@ int RunMakeDemo(std::span<const std::string> args) {
     std::cerr << "segfeed make-demo: " << PrintableText(summary.error().Message()) << "\n";
     return 1;
   }
-  if (layout != DemoLayout::kCarvana) {
+  if (layout == DemoLayout::kCarvana) {
+    PrintCarvanaSummary(out_dir, options, summary.value());
+  } else {
     PrintLayoutSummary(layout, out_dir, options, summary.value());
-    return 0;
   }
-  const DemoSummary s{summary.value().train_pairs, summary.value().image_bytes,
-                      summary.value().mask_bytes};
-  const char* image_kind = options.image_format == DemoImageFormat::kPng ? "PNG" : "JPEG";
-  const char* mask_kind = options.classes < 2                               ? "GIF"
-                          : options.mask_format == DemoMaskFormat::kPalette ? "palette PNG"
-                                                                            : "grey PNG";
-  std::printf("wrote %d pairs to %s (train/, train_masks/): %dx%d, ", s.pairs,
-              PrintableText(out_dir).c_str(), options.width, options.height);
-  if (options.classes >= 2) std::printf("%d classes, ", options.classes);
-  std::printf("mean %s %.1f KB, mean %s %.1f KB\n", image_kind,
-              static_cast<double>(s.image_bytes) / s.pairs / 1000.0, mask_kind,
-              static_cast<double>(s.mask_bytes) / s.pairs / 1000.0);
   return 0;
 }
 

@@ -53,6 +53,32 @@ defaults to min(count, 16).
 // left as bench would run it: it decides which ignore_index is allowed.
 constexpr const char* kFixedOptions[] = {"image_dtype", "layout", "normalize"};
 
+// --out writes a PNG: another extension is a usage error.
+void RequirePngName(const std::string& out_path) {
+  std::string extension = std::filesystem::path(out_path).extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (extension != ".png") throw UsageError("--out must name a .png file (got '" + out_path + "')");
+}
+
+// Writes the grid of `samples` (all of one size) to `out_file` and says so;
+// false, with the error printed, when it could not be written.
+bool WriteGrid(const OutputFile& out_file, const std::string& out_path,
+               const std::vector<PreviewSample>& samples, bool labels) {
+  const int width = samples.front().width, height = samples.front().height;
+  const PreviewGridLayout layout =
+      PlanPreviewGrid(static_cast<int>(samples.size()), width, height, labels);
+  const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
+  const internal::Status status = WritePng(out_file, grid.data(), layout.width, layout.height, 3);
+  if (!status.ok()) {
+    std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
+    return false;
+  }
+  std::printf("segfeed preview: wrote %s, %zu samples of %dx%d in a %dx%d grid, %dx%d px\n",
+              PrintableText(out_path).c_str(), samples.size(), width, height, layout.columns,
+              layout.rows, layout.width, layout.height);
+  return true;
+}
+
 }  // namespace
 
 int RunPreview(std::span<const std::string> args) {
@@ -82,12 +108,7 @@ int RunPreview(std::span<const std::string> args) {
     }
   }
   if (!out_path && !dump_dir) throw UsageError("give --out FILE.png, --dump DIR or both");
-  if (out_path) {
-    std::string extension = std::filesystem::path(*out_path).extension().string();
-    for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (extension != ".png")
-      throw UsageError("--out must name a .png file (got '" + *out_path + "')");
-  }
+  if (out_path) RequirePngName(*out_path);
   const DatasetSpec spec = dataset.Spec();
   // Checked before the loader runs: a bad path fails at once, and nothing
   // is ever written among the files being read.
@@ -114,26 +135,14 @@ int RunPreview(std::span<const std::string> args) {
     std::cerr << "segfeed preview: epoch " << epoch << " has no samples\n";
     return 1;
   }
-  const int width = samples.front().width, height = samples.front().height;
   if (static_cast<int>(samples.size()) < count) {
     std::printf("segfeed preview: the epoch has only %zu samples, showing all of them\n",
                 samples.size());
   }
 
-  if (out_path) {
-    const PreviewGridLayout layout =
-        PlanPreviewGrid(static_cast<int>(samples.size()), width, height,
-                        options.decode.mask_mode == MaskMode::kLabels);
-    const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
-    const internal::Status status =
-        WritePng(*out_file, grid.data(), layout.width, layout.height, 3);
-    if (!status.ok()) {
-      std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
-      return 1;
-    }
-    std::printf("segfeed preview: wrote %s, %zu samples of %dx%d in a %dx%d grid, %dx%d px\n",
-                PrintableText(*out_path).c_str(), samples.size(), width, height, layout.columns,
-                layout.rows, layout.width, layout.height);
+  if (out_path &&
+      !WriteGrid(*out_file, *out_path, samples, options.decode.mask_mode == MaskMode::kLabels)) {
+    return 1;
   }
   if (dump_dir) {
     const internal::Status status = WritePreviewDump(*dump_dir, samples, options.seed, epoch);

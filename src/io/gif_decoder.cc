@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "io/format_sniffer.h"
+#include "io/gif_index_mapping.h"
 #include "io/gif_lzw.h"
 #include "io/gif_memory_source.h"
 #include "io/scratch_growth.h"
@@ -32,44 +32,6 @@ void InStoredOrder(const GifImageDesc& frame, Visit&& visit) {
     for (int r = kPassFirstRow[pass]; r < frame.Height; r += kPassRowStep[pass]) visit(r);
   }
 }
-
-// Palette index -> mask value over decoded pixels. Masks written by most
-// tools use two indices (Pillow's: 0 and 255 of a grey palette): then the
-// value is one comparison, which the compiler vectorises, instead of a
-// table lookup per pixel.
-class IndexMapping {
- public:
-  IndexMapping(const std::array<uint8_t, 256>& value, const std::array<bool, 256>& index_used,
-               bool binary)
-      : value_(value) {
-    if (!binary) return;  // label maps: the table
-    int used = 0, foreground = -1;
-    for (int i = 0; i < 256; ++i) {
-      if (!index_used[i]) continue;
-      ++used;
-      if (value[i] == 1) foreground = foreground < 0 ? i : 256;  // 256: more than one
-    }
-    // At most two indices and at most one of them foreground.
-    if (used <= 2 && foreground < 256) foreground_index_ = foreground;
-  }
-
-  void Apply(uint8_t* pixels, size_t count) const {
-    if (foreground_index_ >= 0) {
-      const auto foreground = static_cast<uint8_t>(foreground_index_);
-      for (size_t i = 0; i < count; ++i) pixels[i] = pixels[i] == foreground ? 1 : 0;
-    } else if (foreground_index_ == kAllBackground) {
-      std::memset(pixels, 0, count);
-    } else {
-      for (size_t i = 0; i < count; ++i) pixels[i] = value_[pixels[i]];
-    }
-  }
-
- private:
-  static constexpr int kAllBackground = -1;
-  static constexpr int kTable = -2;
-  const std::array<uint8_t, 256>& value_;
-  int foreground_index_ = kTable;
-};
 
 // Builds the errors of one file: each names the path; a giflib failure
 // says whether the data ran out (by far the most common cause).
@@ -331,6 +293,32 @@ Error OutOfRange(const GifImageDesc& frame, Placement placement,
   return rule.OutOfRange(path, bad, by_colour);
 }
 
+// What decoding this file makes the decoder hold, known before anything is
+// allocated: the canvas (or what it already holds), and the row table or
+// the frame buffer of `placement`.
+int64_t BytesToDecode(const GifFileType& gif, Placement placement, size_t canvas_capacity,
+                      size_t frame_buffer_capacity) {
+  const GifImageDesc& frame = gif.Image;
+  const int64_t screen_pixels = static_cast<int64_t>(gif.SWidth) * gif.SHeight;
+  const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
+  return std::max<int64_t>(static_cast<int64_t>(canvas_capacity), screen_pixels) +
+         (placement == Placement::kToBuffer
+              ? std::max<int64_t>(static_cast<int64_t>(frame_buffer_capacity), frame_pixels)
+              : 0) +
+         (placement == Placement::kToRows
+              ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*))
+              : 0);
+}
+
+// The frame's colour table, at most 256 colours.
+std::vector<PaletteColour> PaletteColours(const ColorMapObject& palette) {
+  std::vector<PaletteColour> colours;
+  colours.reserve(static_cast<size_t>(std::min(palette.ColorCount, 256)));
+  for (int i = 0; i < palette.ColorCount && i < 256; ++i)
+    colours.push_back({palette.Colors[i].Red, palette.Colors[i].Green, palette.Colors[i].Blue});
+  return colours;
+}
+
 }  // namespace
 
 Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path, MaskImage* out,
@@ -354,19 +342,10 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   if (Status status = CheckFrame(*gif, options_.max_pixels, errors); !status.ok()) return status;
 
   const GifImageDesc& frame = gif->Image;
-  const int64_t screen_pixels = static_cast<int64_t>(gif->SWidth) * gif->SHeight;
   const int64_t frame_pixels = static_cast<int64_t>(frame.Width) * frame.Height;
   const Placement placement = ChoosePlacement(*gif);
-  // What this file makes the decoder hold, before anything is allocated:
-  // the canvas, and the row table or the frame buffer.
   const int64_t needed =
-      std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), screen_pixels) +
-      (placement == Placement::kToBuffer
-           ? std::max<int64_t>(static_cast<int64_t>(indices_.capacity()), frame_pixels)
-           : 0) +
-      (placement == Placement::kToRows
-           ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*))
-           : 0);
+      BytesToDecode(*gif, placement, out->pixels.capacity(), indices_.capacity());
   if (needed > budget_bytes) {
     return errors.Fail(ErrorKind::kTooLarge,
                        "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
@@ -412,10 +391,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
                            std::to_string(frame_pixels) + " pixels)");
   }
 
-  std::vector<PaletteColour> colours;
-  colours.reserve(static_cast<size_t>(std::min(palette->ColorCount, 256)));
-  for (int i = 0; i < palette->ColorCount && i < 256; ++i)
-    colours.push_back({palette->Colors[i].Red, palette->Colors[i].Green, palette->Colors[i].Blue});
+  const std::vector<PaletteColour> colours = PaletteColours(*palette);
   const IndexValues values = rule_.ForIndices(colours, 8, transparent_index);
   for (int i = 0; i < 256; ++i) {
     if (index_used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)])

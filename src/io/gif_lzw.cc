@@ -55,7 +55,7 @@ GifLzwDecoder::Result GifLzwDecoder::DecodeRows(std::span<const uint8_t> compres
                     rows.size() * row_bytes, index_used);
 }
 
-// One function of ~90 lines on purpose, over the 80 the rest of src/ keeps
+// One function of ~90 lines on purpose, at the 90 the rest of src/ keeps
 // to: it is the inner loop of mask decoding, and its state (bit buffer,
 // code size, table position, previous string) lives in registers across
 // iterations. Split into helpers, that state would travel through memory or

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "io/format_sniffer.h"
+#include "io/png_scanlines.h"
 #include "io/scratch_growth.h"
 
 namespace segfeed::internal {
@@ -31,57 +32,6 @@ constexpr int64_t kSpngScanlines = 3;
 // Deflate codes at most 258 bytes in one match of at least 2 bits (RFC
 // 1951), so no zlib stream inflates to more than 1032 times its size.
 constexpr int64_t kMaxDeflateRatio = 1032;
-
-int Channels(int color_type) {
-  switch (color_type) {
-    case SPNG_COLOR_TYPE_TRUECOLOR:
-      return 3;
-    case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA:
-      return 2;
-    case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA:
-      return 4;
-    default:
-      return 1;
-  }
-}
-
-// One scanline as the file stores it (SPNG_FMT_PNG: samples packed below 8
-// bits, host-endian at 16), full width.
-int64_t StoredRowBytes(const PngHeader& header) {
-  return (int64_t{header.width} * Channels(header.color_type) * header.bit_depth + 7) / 8;
-}
-
-// Where the pixels of one stored scanline go in their image row: column
-// first_column, then every column_step-th. Adam7's seven passes; a
-// non-interlaced file is one pass of every pixel.
-struct PassColumns {
-  int first_column = 0;
-  int column_step = 1;
-};
-constexpr PassColumns kAdam7Columns[7] = {{0, 8}, {4, 8}, {0, 4}, {2, 4}, {0, 2}, {1, 2}, {0, 1}};
-
-PassColumns ColumnsOf(const PngHeader& header, int pass) {
-  return header.interlaced && pass >= 0 && pass < 7 ? kAdam7Columns[pass] : PassColumns{};
-}
-
-int PassWidth(const PngHeader& header, const PassColumns& columns) {
-  if (header.width <= columns.first_column) return 0;
-  return (header.width - columns.first_column + columns.column_step - 1) / columns.column_step;
-}
-
-// The value of pixel `i` of a scanline packed at `bit_depth` < 8, most
-// significant bits first, as PNG packs them.
-inline uint8_t PackedSample(const uint8_t* scanline, int i, int bit_depth) {
-  const int bit = i * bit_depth;
-  return static_cast<uint8_t>((scanline[bit >> 3] >> (8 - bit_depth - (bit & 7))) &
-                              ((1 << bit_depth) - 1));
-}
-
-inline uint16_t Sample16(const uint8_t* at) {
-  uint16_t value;
-  std::memcpy(&value, at, sizeof value);  // SPNG_FMT_PNG: host-endian
-  return value;
-}
 
 // The errors of one file: each names the path and says, for libspng's
 // failures, libspng's reason and whether the data ran out.
@@ -231,75 +181,6 @@ Status ForEachScanline(spng_ctx* ctx, const PngHeader& header, const PngErrors& 
   } while (!error);
   if (error != SPNG_EOI) return errors.Spng(error, "in the image data");
   return FinishFile(ctx, errors);
-}
-
-MaskSampleFormat MaskFormatOf(const PngHeader& header) {
-  if (header.color_type == SPNG_COLOR_TYPE_TRUECOLOR ||
-      header.color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA)
-    return MaskSampleFormat::kRgb8;
-  if (header.color_type != SPNG_COLOR_TYPE_INDEXED && header.bit_depth == 16)
-    return MaskSampleFormat::kGrey16;
-  return MaskSampleFormat::kIndex8;
-}
-
-int MaskPixelBytes(MaskSampleFormat format) {
-  switch (format) {
-    case MaskSampleFormat::kGrey16:
-      return 2;
-    case MaskSampleFormat::kRgb8:
-      return 3;
-    case MaskSampleFormat::kIndex8:
-      break;
-  }
-  return 1;
-}
-
-// Stored samples of one scanline -> mask samples at their columns of `dst`
-// (the image row): alpha dropped, 16-bit RGB to its high bytes, everything
-// else unchanged.
-void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int count,
-                     const uint8_t* src, uint8_t* dst) {
-  const int step = columns.column_step;
-  const int depth = header.bit_depth;
-  const int channels = Channels(header.color_type);
-  switch (MaskFormatOf(header)) {
-    case MaskSampleFormat::kIndex8: {
-      uint8_t* out = dst + columns.first_column;
-      if (depth < 8) {
-        for (int i = 0; i < count; ++i) out[i * step] = PackedSample(src, i, depth);
-      } else {
-        for (int i = 0; i < count; ++i) out[i * step] = src[i * channels];
-      }
-      return;
-    }
-    case MaskSampleFormat::kGrey16: {
-      uint8_t* out = dst + 2 * columns.first_column;
-      for (int i = 0; i < count; ++i) std::memcpy(out + 2 * i * step, src + 2 * i * channels, 2);
-      return;
-    }
-    case MaskSampleFormat::kRgb8: {
-      uint8_t* out = dst + 3 * columns.first_column;
-      if (depth == 8) {
-        for (int i = 0; i < count; ++i) std::memcpy(out + 3 * i * step, src + i * channels, 3);
-      } else {
-        for (int i = 0; i < count; ++i) {
-          for (int c = 0; c < 3; ++c)
-            out[3 * i * step + c] =
-                static_cast<uint8_t>(Sample16(src + 2 * (i * channels + c)) >> 8);
-        }
-      }
-      return;
-    }
-  }
-}
-
-// The first palette index at or beyond `palette_size` in `count` indices
-// `step` apart, or -1.
-int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t palette_size) {
-  for (int i = 0; i < count; ++i) {
-    if (indices[i * step] >= palette_size) return indices[i * step];
-  }
-  return -1;
 }
 
 }  // namespace

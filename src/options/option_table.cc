@@ -4,12 +4,10 @@
 
 #include "segfeed/option_table.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 
-#include "fnv1a_digest.h"
 #include "options/enum_names.h"
 #include "options/label_options.h"
 #include "options/option_kinds.h"
@@ -41,10 +39,11 @@ constexpr OptionGroup kDecode = OptionGroup::kDecode;
 constexpr auto kIntMax = std::numeric_limits<int>::max();
 constexpr auto kInt64Max = std::numeric_limits<int64_t>::max();
 
-std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
-  using K = OptionKind;
-  std::vector<std::unique_ptr<const OptionSpec>> t;
-  // The loader: batches, threads, order, subset, shard, bad files, memory.
+using Entries = std::vector<std::unique_ptr<const OptionSpec>>;
+using K = OptionKind;
+
+// The loader: batches, threads, order, subset, shard, bad files, memory.
+void AddLoaderOptions(Entries& t) {
   t.push_back(std::make_unique<IntOption<int>>(
       OptionSpec::Declaration{"batch_size", "batch", kLoader, K::kInt, "samples per batch"},
       SEGFEED_FIELD(batch_size), 1, kIntMax));
@@ -98,7 +97,10 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "else plain)",
                               false},
       SEGFEED_FIELD(pinned), internal::kPinnedModeChoices, internal::kPinnedModeChoices));
-  // The batch tensors.
+}
+
+// The batch tensors: their size and element types, and what photos decode to.
+void AddTensorOptions(Entries& t) {
   t.push_back(std::make_unique<SizeOption>(OptionSpec::Declaration{
       "size", "size", kLoader, K::kSize,
       "output size in pixels; sources are resized to exactly this (CLI WxH, Python (height, "
@@ -121,7 +123,10 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "bytes) or ycbcr (the stored planes, warped, then converted)"},
       SEGFEED_FIELD(decode.decode_colour), internal::kDecodeColourChoices,
       internal::kDecodeColourChoices));
-  // What the mask's pixels mean.
+}
+
+// What the mask's pixels mean.
+void AddMaskOptions(Entries& t) {
   t.push_back(std::make_unique<ChoiceOption<MaskMode>>(
       OptionSpec::Declaration{"mask_mode", "mask-mode", kLoader, K::kChoice,
                               "binary: foreground/background masks; labels: class-index label "
@@ -144,6 +149,10 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
   t.push_back(std::make_unique<MaskColorsOption>(OptionSpec::Declaration{
       "mask_colors", "mask-colors", kLoader, K::kColorMap,
       "labels mode: colour -> class id for colour-coded masks", true, "no colour coding"}));
+}
+
+// The image tensor's layout and its normalisation.
+void AddImageTensorOptions(Entries& t) {
   t.push_back(std::make_unique<ChoiceOption<Layout>>(
       OptionSpec::Declaration{"layout", "layout", kLoader, K::kChoice,
                               "image layout (masks are always N x H x W x 1)"},
@@ -163,7 +172,11 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "per-channel standard deviation, with mean", true,
                               "ImageNet's, used only with normalize"},
       SEGFEED_FIELD(output.std), SEGFEED_FIELD(output.normalize), true));
-  // Augmentation: one affine warp (flips, rotation, resize), then colour.
+}
+
+// Augmentation: one affine warp (flips, rotation, resize), then colour.
+// First the warp's geometry: resize, random scale, crop, flips, rotation.
+void AddGeometryOptions(Entries& t) {
   t.push_back(std::make_unique<ChoiceOption<ResizeMode>>(
       OptionSpec::Declaration{"resize", "resize", kAugment, K::kChoice,
                               "how the photo is scaled before the output window is cut: stretch "
@@ -199,6 +212,10 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       OptionSpec::Declaration{"rotation_fraction", "rotation", kAugment, K::kNumber,
                               "rotation angle ~ U(-f*360, +f*360) degrees; 0 switches it off"},
       SEGFEED_FIELD(augment.rotation_fraction), 0.0, 0.5));
+}
+
+// Then the colour ops, on the image only.
+void AddColourOptions(Entries& t) {
   t.push_back(std::make_unique<RangeOption>(
       OptionSpec::Declaration{"contrast", "contrast", kAugment, K::kRange,
                               "contrast factor range, around each channel's mean", true,
@@ -227,6 +244,11 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "linear (one 3x4 matrix in YCbCr per sample, DALI-like)"},
       SEGFEED_FIELD(augment.colour_model), internal::kColourModelChoices,
       internal::kColourModelChoices));
+}
+
+// What the warp samples where the window leaves the photo, and before it
+// shrinks an image.
+void AddEdgeOptions(Entries& t) {
   t.push_back(std::make_unique<ChoiceOption<FillMode>>(
       OptionSpec::Declaration{"fill_mode", "fill-mode", kAugment, K::kChoice,
                               "what rotation brings in from past the photo: constant (image "
@@ -242,7 +264,10 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
       OptionSpec::Declaration{"antialias", "antialias", kAugment, K::kBool,
                               "area-average an image that shrinks by more than 2x before the warp"},
       SEGFEED_FIELD(augment.antialias)));
-  // Decoding limits.
+}
+
+// Decoding limits, and how a binary mask and a damaged JPEG are read.
+void AddDecodeOptions(Entries& t) {
   t.push_back(std::make_unique<IntOption<int64_t>>(
       OptionSpec::Declaration{"max_pixels", "max-pixels", kDecode, K::kInt,
                               "largest width x height accepted, checked on the header"},
@@ -280,6 +305,20 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "its pixels"},
       SEGFEED_FIELD(decode.jpeg_warnings), internal::kJpegWarningsChoices,
       internal::kJpegWarningsChoices));
+}
+
+// Every entry, group after group: this order is the order of --help, of
+// the Python stub and of StreamOptionsText().
+Entries MakeTable() {
+  Entries t;
+  AddLoaderOptions(t);
+  AddTensorOptions(t);
+  AddMaskOptions(t);
+  AddImageTensorOptions(t);
+  AddGeometryOptions(t);
+  AddColourOptions(t);
+  AddEdgeOptions(t);
+  AddDecodeOptions(t);
   return t;
 }
 
@@ -300,30 +339,6 @@ const Table& TheTable() {
 }
 
 bool IsNone(const OptionValue& value) { return std::holds_alternative<std::monostate>(value); }
-
-// Exact text of a value for the digest: doubles with all their digits.
-std::string CanonicalText(const OptionScalar& scalar) {
-  if (const auto* d = std::get_if<double>(&scalar)) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", *d);
-    return text;
-  }
-  if (const auto* b = std::get_if<bool>(&scalar)) return *b ? "true" : "false";
-  if (const auto* i = std::get_if<int64_t>(&scalar)) return std::to_string(*i);
-  if (const auto* u = std::get_if<uint64_t>(&scalar)) return std::to_string(*u);
-  return std::get<std::string>(scalar);
-}
-
-std::string CanonicalText(const OptionValue& value) {
-  if (IsNone(value)) return "none";
-  if (const auto* scalar = std::get_if<OptionScalar>(&value)) return CanonicalText(*scalar);
-  std::string text;
-  for (const OptionScalar& item : std::get<std::vector<OptionScalar>>(value)) {
-    if (!text.empty()) text += ",";
-    text += CanonicalText(item);
-  }
-  return text;
-}
 
 }  // namespace
 
@@ -399,21 +414,6 @@ std::vector<std::pair<std::string, OptionValue>> DatasetOptionValues(const Datas
   for (const auto& entry : dataset.options)
     values.emplace_back(entry.first, FindOption(entry.first)->Get(parsed));
   return values;
-}
-
-std::string StreamOptionsText(const LoaderOptions& options) {
-  std::string text;
-  for (const OptionSpec* option : LoaderOptionTable()) {
-    if (!option->in_stream()) continue;
-    text += std::string(option->name()) + "=" + CanonicalText(option->Get(options)) + "\n";
-  }
-  return text;
-}
-
-std::string StreamOptionsDigest(const LoaderOptions& options) {
-  internal::Fnv1aDigest digest;
-  digest.Add(StreamOptionsText(options));
-  return digest.Hex();
 }
 
 }  // namespace segfeed

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "check/class_table.h"
+#include "check/dataset_checker.h"
+#include "check/file_checker.h"
+#include "io/planned_source.h"
+
+namespace segfeed::tools {
+
+// The files to check, in listing order: each pair's image then its mask,
+// then the unpaired files. Every file is decoded, unpaired ones too: a
+// missing mask does not make the image's own corruption less worth knowing.
+// The listing's problems move to the report.
+std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report);
+
+// Checks every job on options.threads threads (0: one per core), each with
+// a FileChecker of its own reading under `budget_bytes`; outcomes[i]
+// belongs to jobs[i], whatever the thread count and timing. Calls
+// options.progress after each file. The checkers' class sums are added to
+// `class_sums`.
+std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
+                                    const internal::PlannedSource& plan, int64_t budget_bytes,
+                                    internal::SampleSource* source, ClassSums* class_sums);
+
+}  // namespace segfeed::tools
