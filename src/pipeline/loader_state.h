@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "segfeed/dataset.h"
+#include "segfeed/errors.h"
 #include "segfeed/loader.h"
 #include "segfeed/options.h"
 #include "source/sample_source.h"
@@ -15,11 +17,26 @@
 namespace segfeed::internal {
 
 // The parts of a LoaderState that a Loader knows once it is made, and the
-// checks of Loader::Restore(). LoaderState::Serialize() and Parse() live
-// beside them (loader_state.cc).
+// checks of Loader::Restore() (loader_state.cc). The fields' reading and
+// range checks live in loader_state_fields.cc, LoaderState::Serialize() and
+// Parse() in loader_state_text.cc.
 
 // The last epoch a loader starts: the one after it must be a number too.
 constexpr int64_t kLastEpoch = std::numeric_limits<int64_t>::max() - 1;
+
+// An excerpt of a malformed value in a message, at most this long.
+constexpr size_t kQuotedChars = 40;
+
+// `text` in single quotes, cut to kQuotedChars with "..." after: how the
+// state's messages show a line or value they refuse.
+std::string QuotedExcerpt(std::string_view text);
+
+// Whether this segfeed resumes a state of `version`.
+bool IsResumableVersion(int version);
+
+// "not a segfeed loader state of version ... (got version <version>...)",
+// with a hint for the versions of an earlier segfeed.
+ConfigError UnresumableVersionError(std::string_view version);
 
 // Throws ConfigError "<source>: <field> ..." unless every field of `state`
 // is within its range (the ranges LoaderState::Read() checks), rank is
