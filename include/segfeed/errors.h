@@ -23,7 +23,8 @@ enum class ErrorKind {
   kEmptyFile,          // zero bytes
   kIoError,            // the file could not be opened, read or written
   // A label map holds a value that is neither a class id below num_classes
-  // nor ignore_index after mapping, or a colour mask_colors does not list.
+  // nor mask_ignore_value (without a label_map), or a colour mask_colors
+  // does not list.
   kLabelOutOfRange,
   // Information from the checker: a binary mask set without any
   // foreground, or a palette whose colours say foreground where the rule

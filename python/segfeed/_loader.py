@@ -117,7 +117,7 @@ class Loader:
         dataset: the layout: ``"carvana"`` (the default with ``data``),
             ``"voc"``, ``"cityscapes"``, ``"ade20k"`` (presets, which also
             set their label options: ``mask_mode``, ``num_classes``,
-            ``ignore_index``, ``label_map``; keywords given win), or
+            ``mask_ignore_value``, ``label_map``; keywords given win), or
             ``"folders"`` / ``"list"`` (the defaults with ``images`` and
             ``masks`` / with ``list_file``).
         split: a preset's split: ``"train"``, ``"val"``, ``"trainval"``
