@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "io/decode_budget.h"
 #include "io/format_sniffer.h"
 #include "io/gif_lzw.h"
 #include "io/gif_memory_source.h"
@@ -368,12 +369,11 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
            ? int64_t{frame.Height} * static_cast<int64_t>(sizeof(uint8_t*))
            : 0);
   if (needed > budget_bytes) {
-    return errors.Fail(ErrorKind::kTooLarge,
-                       "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
-                           std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
-                           ", frame " + std::to_string(frame.Width) + "x" +
-                           std::to_string(frame.Height) + "), more than the " +
-                           std::to_string(budget_bytes) + " bytes left of the decode budget");
+    return OverDecodeBudget(path, "GIF",
+                            "screen " + std::to_string(gif->SWidth) + "x" +
+                                std::to_string(gif->SHeight) + ", frame " +
+                                std::to_string(frame.Width) + "x" + std::to_string(frame.Height),
+                            needed, budget_bytes);
   }
   const ColorMapObject* palette = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
   if (!palette || !palette->Colors || palette->ColorCount <= 0) {
