@@ -57,6 +57,20 @@ struct Error {
   std::string Message() const;
 };
 
+// The field list of Error, as the other reported structs have theirs
+// (segfeed/loader.h): calls fn("name", value) once per field, in order. The
+// JSON reports, the Python dicts (stats()' skipped_files, pairs' problems)
+// and the stubs take their keys from here. `kind` is ErrorKindName()'s
+// std::string_view, `message` Message()'s std::string (a temporary: copy
+// it if it must outlive the call).
+template <typename Fn>
+void ForEachField(const Error& e, Fn&& fn) {
+  fn("path", e.path);
+  fn("kind", ErrorKindName(e.kind));
+  fn("detail", e.detail);
+  fn("message", e.Message());
+}
+
 // Thrown from the public API when a stream stops on a bad file
 // (OnBadFile::kFail). Carries the Error that stopped it.
 class SEGFEED_EXPORT FileError : public std::runtime_error {

@@ -2,7 +2,7 @@
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ._reports import AugmentParams, LoaderStats, MemoryPlan
+from ._reports import AugmentParams, FileProblem, LoaderStats, MemoryPlan
 
 class Tensor:
     """One tensor of a Batch (its images or masks), in the loader's pool memory.
@@ -97,7 +97,7 @@ class Loader:
     def plan(self) -> MemoryPlan: ...
     def stats(self) -> LoaderStats: ...
     def pairs(self) -> List[Tuple[str, str, str]]: ...
-    def problems(self) -> List[Dict[str, str]]: ...
+    def problems(self) -> List[FileProblem]: ...
     def options(self) -> Dict[str, Any]:
         """Every option of the table by name, and the C++ fields behind the composite ones."""
     def stream_options_digest(self) -> str:
