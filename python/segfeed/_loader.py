@@ -266,7 +266,9 @@ class Loader:
     def options(self) -> Dict[str, Any]:
         """The options the C++ loader was made with: every option of the table by
         its name (the Loader keywords, the Augment and Decode fields), as the
-        table resolved them, and the C++ fields behind the composite ones:
+        table resolved them (``label_map`` and ``mask_colors`` as dicts,
+        ``{7: 0, 8: 1}`` and ``{(128, 0, 0): 1}``, whatever form they were
+        given in), and the C++ fields behind the composite ones:
         output_width, output_height, contrast_enabled, contrast_factor (and
         the other colour ops' likewise), shard_from_environment."""
         return dict(self._options)
