@@ -40,6 +40,12 @@ def test_a_preset_streams_its_label_maps(layouts, name):
         assert loader.options["mask_mode"] == "labels"
         assert loader.options["num_classes"] == PRESETS[name]
         assert loader.options["ignore_index"] == 255
+        assert loader.options["mask_ignore_value"] == {"voc": 255, "cityscapes": 255, "ade20k": 0}[name]
+        # The preset's map as the dict a user would give.
+        label_map = loader.options["label_map"]
+        assert label_map is None if name == "voc" else isinstance(label_map, dict)
+        if name == "cityscapes":
+            assert len(label_map) == 19 and label_map[7] == 0 and label_map[33] == 18
         assert loader.dataset_rule.startswith(name)
         values = label_values(loader)
         assert values <= set(range(PRESETS[name])) | {255}
