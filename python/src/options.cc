@@ -213,6 +213,7 @@ nb::list OptionTable() {
     entry["none_means"] = std::string(option->none_means());
     entry["accepts"] = option->Accepts();
     entry["in_stream"] = option->in_stream();
+    entry["stream_line_at_default"] = option->stream_line_at_default();
     entry["choices"] = choices;
     table.append(entry);
   }
@@ -278,7 +279,8 @@ nb::dict OptionsToDict(const LoaderOptions& options) {
 void BindOptions(nb::module_& m) {
   m.def("option_table", &OptionTable,
         "Every option of the C++ option table, one dict each: name, flag, group (loader, augment "
-        "or decode), kind, doc, default, none_means, accepts, in_stream, choices.");
+        "or decode), kind, doc, default, none_means, accepts, in_stream, stream_line_at_default, "
+        "choices.");
   m.def(
       "options_from_values",
       [](const nb::dict& values) { return OptionsToDict(LoaderOptionsFromDict(values)); },

@@ -133,9 +133,15 @@ std::vector<std::unique_ptr<const OptionSpec>> MakeTable() {
                               "is neither a class nor mask_ignore_value is label_out_of_range"},
       SEGFEED_FIELD(decode.num_classes), 0, 255, ", 0 in binary mode"));
   t.push_back(std::make_unique<IntOption<int>>(
-      OptionSpec::Declaration{"mask_ignore_value", "mask-ignore-value", kLoader, K::kInt,
+      OptionSpec::Declaration{"mask_ignore_value",
+                              "mask-ignore-value",
+                              kLoader,
+                              K::kInt,
                               "labels mode: the file value of pixels without a class (VOC's 255 "
-                              "boundary); ignore before label_map is looked at"},
+                              "boundary); ignore before label_map is looked at",
+                              true,
+                              {},
+                              /*stream_line_at_default=*/false},
       SEGFEED_FIELD(decode.mask_ignore_value), 0, 65535, ", a palette index or grey value"));
   t.push_back(std::make_unique<IntOption<int>>(
       OptionSpec::Declaration{"ignore_index", "ignore-index", kLoader, K::kInt,
@@ -407,10 +413,14 @@ std::vector<std::pair<std::string, OptionValue>> DatasetOptionValues(const Datas
 }
 
 std::string StreamOptionsText(const LoaderOptions& options) {
+  const LoaderOptions defaults;
   std::string text;
   for (const OptionSpec* option : LoaderOptionTable()) {
     if (!option->in_stream()) continue;
-    text += std::string(option->name()) + "=" + CanonicalText(option->Get(options)) + "\n";
+    const std::string value = CanonicalText(option->Get(options));
+    if (!option->stream_line_at_default() && value == CanonicalText(option->Get(defaults)))
+      continue;
+    text += std::string(option->name()) + "=" + value + "\n";
   }
   return text;
 }

@@ -33,7 +33,7 @@ def test_the_table_lists_each_option_once_with_its_description():
     assert len(NAMES) == len(set(NAMES))
     for entry in TABLE:
         assert set(entry) == {"name", "flag", "group", "kind", "doc", "default", "none_means", "accepts",
-                              "in_stream", "choices"}
+                              "in_stream", "stream_line_at_default", "choices"}
         assert entry["group"] in ("loader", "augment", "decode") and entry["doc"] and entry["accepts"]
         assert bool(entry["choices"]) == (entry["kind"] == "choice"), entry
         if entry["kind"] == "choice":
@@ -249,7 +249,12 @@ def test_the_digest_is_the_tables(demo):
     assert state["options_digest"] != _core.stream_options_digest({**OPTIONS, "seed": 1})
     assert _core.stream_options_digest({**OPTIONS, "threads": 5, "prefetch_batches": 4}) == \
         _core.stream_options_digest(OPTIONS)
-    assert set(state["options"]) == {e["name"] for e in TABLE if e["in_stream"]}
+    # An option added after checkpoints were (mask_ignore_value) has a line only off its default.
+    assert set(state["options"]) == {e["name"] for e in TABLE if e["in_stream"] and e["stream_line_at_default"]}
+    assert [e["name"] for e in TABLE if not e["stream_line_at_default"]] == ["mask_ignore_value"]
+    labels = dict(mask_mode="labels", num_classes=21)
+    assert _core.stream_options_digest({**labels, "mask_ignore_value": 255}) == _core.stream_options_digest(labels)
+    assert _core.stream_options_digest({**labels, "mask_ignore_value": 254}) != _core.stream_options_digest(labels)
 
 
 def test_a_state_of_version_1_is_refused_clearly(demo):
