@@ -140,6 +140,13 @@ TEST(LoaderLabelsTest, MaskIgnoreValueIsCheckedAgainstTheClassesAndTheMap) {
             "2:0; set mask_ignore_value to the file's own unlabelled value to train 2)");
   options.decode.label_map = {{2, 255}, {3, 0}};  // says what the rule does: allowed
   EXPECT_EQ(message(options), "no error");
+  // Colour-coded masks name their unlabelled colour in mask_colors.
+  options.decode.label_map.clear();
+  options.decode.mask_colors = {{{0, 0, 0}, 0}, {{224, 224, 192}, 255}};
+  EXPECT_EQ(
+      message(options),
+      "mask_ignore_value applies to masks of ids: with mask_colors, map the unlabelled colour "
+      "to ignore_index there (got 2 with mask_colors)");
   LoaderOptions binary;
   binary.decode.mask_ignore_value = 0;
   EXPECT_EQ(message(binary),
