@@ -79,7 +79,7 @@ struct SEGFEED_EXPORT DatasetSpec {
   // ~/.ssh/id_rsa); turn it on for a list you trust that spans folders.
   bool allow_outside_root = false;
   // Options the layout implies (a preset's label options: mask_mode,
-  // num_classes, ignore_index, label_map), as option-table name and CLI
+  // num_classes, mask_ignore_value, label_map), as option-table name and CLI
   // text. The front ends apply them before the user's own options, which
   // win; a C++ program applies them with ApplyDatasetOptions().
   std::vector<std::pair<std::string, std::string>> options;

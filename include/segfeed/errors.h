@@ -23,7 +23,8 @@ enum class ErrorKind {
   kEmptyFile,          // zero bytes
   kIoError,            // the file could not be opened, read or written
   // A label map holds a value that is neither a class id below num_classes
-  // nor ignore_index after mapping, or a colour mask_colors does not list.
+  // nor mask_ignore_value (without a label_map), or a colour mask_colors
+  // does not list.
   kLabelOutOfRange,
   // Information from the checker: a binary mask set without any
   // foreground, or a palette whose colours say foreground where the rule
@@ -55,6 +56,20 @@ struct Error {
   // "<path>: <detail> [<kind>]", the form every message about a file takes.
   std::string Message() const;
 };
+
+// The field list of Error, as the other reported structs have theirs
+// (segfeed/loader.h): calls fn("name", value) once per field, in order. The
+// JSON reports, the Python dicts (stats()' skipped_files, pairs' problems)
+// and the stubs take their keys from here. `kind` is ErrorKindName()'s
+// std::string_view, `message` Message()'s std::string (a temporary: copy
+// it if it must outlive the call).
+template <typename Fn>
+void ForEachField(const Error& e, Fn&& fn) {
+  fn("path", e.path);
+  fn("kind", ErrorKindName(e.kind));
+  fn("detail", e.detail);
+  fn("message", e.Message());
+}
 
 // Thrown from the public API when a stream stops on a bad file
 // (OnBadFile::kFail). Carries the Error that stopped it.

@@ -74,6 +74,7 @@ class SEGFEED_EXPORT OptionSpec {
     std::string_view doc;
     bool in_stream = true;
     std::string_view none_means = {};
+    bool stream_line_at_default = true;
   };
   virtual ~OptionSpec() = default;
 
@@ -89,6 +90,12 @@ class SEGFEED_EXPORT OptionSpec {
   // not (threads, prefetch_batches, pinned, the shard) may differ when a
   // checkpoint is resumed.
   bool in_stream() const { return in_stream_; }
+  // Whether StreamOptionsText() has this option's line while it holds its
+  // default. False for a stream option added after checkpoints were first
+  // written (mask_ignore_value): at its default it gives the batches of
+  // before it existed, and leaving its line out keeps the digest of every
+  // checkpoint written then, so they still resume.
+  bool stream_line_at_default() const { return stream_line_at_default_; }
   // Whether None is a value (Python's default for this option) and what it
   // means, for the docs; empty when None is refused.
   std::string_view none_means() const { return none_means_; }
@@ -122,7 +129,8 @@ class SEGFEED_EXPORT OptionSpec {
         kind_(declaration.kind),
         doc_(declaration.doc),
         in_stream_(declaration.in_stream),
-        none_means_(declaration.none_means) {}
+        none_means_(declaration.none_means),
+        stream_line_at_default_(declaration.stream_line_at_default) {}
 
  private:
   std::string_view name_, flag_;
@@ -131,6 +139,7 @@ class SEGFEED_EXPORT OptionSpec {
   std::string_view doc_;
   bool in_stream_;
   std::string_view none_means_;
+  bool stream_line_at_default_;
 };
 
 // Every option, in the order --help and the docs list them.
@@ -156,8 +165,10 @@ SEGFEED_EXPORT std::vector<std::pair<std::string, OptionValue>> DatasetOptionVal
 SEGFEED_EXPORT void ApplyDatasetOptions(const DatasetSpec& dataset, LoaderOptions& options);
 
 // The stream-changing options of `options` as one canonical line each
-// ("name=text"), and a 64-bit digest of them as 16 hex digits: two options
-// with the same digest give the same batches. Checkpoints store it.
+// ("name=text"; an option added later only when it is not at its default,
+// see OptionSpec::stream_line_at_default), and a 64-bit digest of them as
+// 16 hex digits: two options with the same digest give the same batches.
+// Checkpoints store it.
 SEGFEED_EXPORT std::string StreamOptionsText(const LoaderOptions& options);
 SEGFEED_EXPORT std::string StreamOptionsDigest(const LoaderOptions& options);
 

@@ -371,15 +371,26 @@ struct DecodeOptions {
   // Labels mode (required there): training classes are 0 .. num_classes - 1,
   // num_classes in [1, 255].
   int num_classes = 0;
-  // Labels mode: the value of pixels that carry no class: ids that
-  // label_map leaves out, pixels rotated in from outside the source, a
-  // mask's own 255 boundary (VOC). Must not be a class id; -1 and -100
-  // (PyTorch's default) are allowed for int32/int64 masks. Binary mode
+  // Labels mode: the value that marks pixels without a class *in the mask
+  // files* (VOC's 255 boundary, ADE20K's 0 "other"): a palette index or
+  // grey value in [0, 65535] (16-bit PNGs). Such pixels are ignore before
+  // label_map is looked at, so a map entry for this value would never
+  // apply (refused unless it maps to ignore_index). Without a label_map it
+  // must not be a class id. Colour-coded masks (mask_colors) name their
+  // unlabelled colour in mask_colors instead. The presets set it for their
+  // dataset; binary mode refuses a value other than 255.
+  int mask_ignore_value = 255;
+  // Labels mode: the value *written into the batch* for pixels without a
+  // class: mask_ignore_value's pixels, ids that label_map leaves out,
+  // pixels rotated in from outside the source. Must not be a class id; -1
+  // and -100 (PyTorch's default) are allowed for int32/int64 masks, so a
+  // VOC mask's 255 boundary trains as -100 with no label_map. Binary mode
   // refuses a value other than 255 (it has no ignore pixels).
   int ignore_index = 255;
   // Labels mode: source id -> training id (Cityscapes' 34 ids -> 19
   // classes). Empty: ids are used as they are. Ids not in a non-empty map
-  // become ignore_index. Sources are 0 .. 65535 (16-bit PNGs).
+  // become ignore_index, and so does mask_ignore_value before the map is
+  // looked at. Sources are 0 .. 65535 (16-bit PNGs).
   std::vector<LabelMapEntry> label_map;
   // Labels mode: colour -> class id for colour-coded masks (CamVid). A
   // colour not listed is a bad pixel (label_out_of_range).

@@ -2,7 +2,7 @@
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ._reports import AugmentParams, LoaderStats, MemoryPlan
+from ._reports import AugmentParams, FileProblem, LoaderStats, MemoryPlan
 
 class Tensor:
     """One tensor of a Batch (its images or masks), in the loader's pool memory.
@@ -97,7 +97,7 @@ class Loader:
     def plan(self) -> MemoryPlan: ...
     def stats(self) -> LoaderStats: ...
     def pairs(self) -> List[Tuple[str, str, str]]: ...
-    def problems(self) -> List[Dict[str, str]]: ...
+    def problems(self) -> List[FileProblem]: ...
     def options(self) -> Dict[str, Any]:
         """Every option of the table by name, and the C++ fields behind the composite ones."""
     def stream_options_digest(self) -> str:
@@ -111,10 +111,10 @@ def build_info() -> Dict[str, Any]:
     """What this copy of segfeed was built with: version, cuda_runtime, library versions."""
 def option_table() -> List[Dict[str, Any]]:
     """Every option of the C++ option table, one dict each: name, flag, group, kind, doc,
-    default, none_means, accepts, in_stream, choices."""
+    default, none_means, accepts, in_stream, stream_line_at_default, choices."""
 def report_fields() -> Dict[str, List[Tuple[str, str]]]:
-    """The fields of the dicts stats(), plan() and Batch.params give (the C++ field lists), by
-    struct name: a list of (name, annotation) each."""
+    """The fields of the dicts stats(), plan(), Batch.params and the file problems in them
+    give (the C++ field lists), by struct name: a list of (name, annotation) each."""
 def options_from_values(values: Dict[str, Any]) -> Dict[str, Any]:
     """The options the table makes of `values`, checked as a Loader would (see Loader.options)."""
 def stream_options_digest(values: Dict[str, Any]) -> str:

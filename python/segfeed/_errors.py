@@ -38,7 +38,7 @@ class FileError(Error):
             ``allow_outside_root``), ``corrupt_image``, ``corrupt_mask``,
             ``size_mismatch``, ``non_binary_mask``, ``unsupported_format``,
             ``too_large``, ``empty_file``, ``io_error``, ``label_out_of_range``
-            (a label map value that is no class and not ignore_index) or
+            (a label map value that is no class and not mask_ignore_value) or
             ``suspicious_mask`` (from the checker).
         detail: what a person can act on ("truncated GIF ...").
     """

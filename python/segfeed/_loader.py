@@ -117,7 +117,7 @@ class Loader:
         dataset: the layout: ``"carvana"`` (the default with ``data``),
             ``"voc"``, ``"cityscapes"``, ``"ade20k"`` (presets, which also
             set their label options: ``mask_mode``, ``num_classes``,
-            ``ignore_index``, ``label_map``; keywords given win), or
+            ``mask_ignore_value``, ``label_map``; keywords given win), or
             ``"folders"`` / ``"list"`` (the defaults with ``images`` and
             ``masks`` / with ``list_file``).
         split: a preset's split: ``"train"``, ``"val"``, ``"trainval"``
@@ -253,7 +253,9 @@ class Loader:
         (batches held, exports included), samples_loaded / samples_skipped /
         samples_replaced, batches_delivered, input_bytes, skipped_files and
         unpaired_files (lists of dicts with path, kind, detail, message) and
-        stage_seconds (thread-seconds per stage)."""
+        stage_seconds (thread-seconds per stage, by what it does whatever the
+        formats: read, decode_image, decode_mask, warp, jitter, convert,
+        consumer_wait)."""
         return self._core.stats()
 
     def pairs(self) -> List[Tuple[str, str, str]]:
@@ -266,7 +268,9 @@ class Loader:
     def options(self) -> Dict[str, Any]:
         """The options the C++ loader was made with: every option of the table by
         its name (the Loader keywords, the Augment and Decode fields), as the
-        table resolved them, and the C++ fields behind the composite ones:
+        table resolved them (``label_map`` and ``mask_colors`` as dicts,
+        ``{7: 0, 8: 1}`` and ``{(128, 0, 0): 1}``, whatever form they were
+        given in), and the C++ fields behind the composite ones:
         output_width, output_height, contrast_enabled, contrast_factor (and
         the other colour ops' likewise), shard_from_environment."""
         return dict(self._options)

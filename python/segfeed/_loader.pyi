@@ -47,6 +47,7 @@ class Loader:
         decode_colour: str = 'rgb',
         mask_mode: str = 'binary',
         num_classes: int = 0,
+        mask_ignore_value: int = 255,
         ignore_index: int = 255,
         label_map: Union[Dict[int, int], List[int], str, NoneType] = None,
         mask_colors: Union[Dict[Tuple[int, int, int], int], List[Tuple[int, int, int]], str, NoneType] = None,

@@ -3,7 +3,13 @@
 
 from typing import Dict, List, TypedDict
 
-__all__ = ["StageSeconds", "LoaderStats", "MemoryPlan", "Affine2x3", "AugmentParams"]
+__all__ = ["FileProblem", "StageSeconds", "LoaderStats", "MemoryPlan", "Affine2x3", "AugmentParams"]
+
+class FileProblem(TypedDict):
+    path: str
+    kind: str
+    detail: str
+    message: str
 
 class StageSeconds(TypedDict):
     read: float
@@ -32,8 +38,8 @@ class LoaderStats(TypedDict):
     samples_replaced: int
     batches_delivered: int
     input_bytes: int
-    skipped_files: List[Dict[str, str]]
-    unpaired_files: List[Dict[str, str]]
+    skipped_files: List[FileProblem]
+    unpaired_files: List[FileProblem]
     stage_seconds: StageSeconds
 
 class MemoryPlan(TypedDict):

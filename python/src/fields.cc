@@ -11,6 +11,9 @@ namespace {
 
 template <typename Record>
 constexpr const char* kRecordName = nullptr;
+// Not "Error": segfeed.Error is the package's exception base class.
+template <>
+constexpr const char* kRecordName<Error> = "FileProblem";
 template <>
 constexpr const char* kRecordName<StageSeconds> = "StageSeconds";
 template <>
@@ -34,7 +37,7 @@ std::string PythonType() {
   } else if constexpr (std::is_convertible_v<const Value&, std::string_view>) {
     return "str";
   } else if constexpr (std::is_same_v<Value, std::vector<Error>>) {
-    return "List[Dict[str, str]]";
+    return "List[FileProblem]";
   } else {
     static_assert(kRecordName<Value> != nullptr, "a nested record needs a name");
     return kRecordName<Value>;
@@ -59,6 +62,7 @@ void BindReportFields(nb::module_& m) {
       "report_fields",
       [] {
         nb::dict records;  // a nested record before the records that hold it
+        AddRecord<Error>(&records);
         AddRecord<StageSeconds>(&records);
         AddRecord<LoaderStats>(&records);
         AddRecord<MemoryPlan>(&records);
@@ -66,7 +70,8 @@ void BindReportFields(nb::module_& m) {
         AddRecord<AugmentParams>(&records);
         return records;
       },
-      "The fields of the dicts stats(), plan() and Batch.params give (the C++ field lists), "
+      "The fields of the dicts stats(), plan(), Batch.params and the file problems in them give "
+      "(the C++ field lists), "
       "by struct name: a list of (name, annotation) each.");
 }
 

@@ -15,26 +15,9 @@
 namespace segfeed::python {
 
 // The reported structs (LoaderStats, StageSeconds, MemoryPlan,
-// AugmentParams) as Python dicts, walked through their ForEachField field
+// AugmentParams, Error as FileProblem) as Python dicts, walked through their ForEachField field
 // lists: the keys are the C++ field names, in their order, the same keys as
 // the command's --json reports.
-
-// {"path", "kind", "detail", "message"}: a file's problem. Names are
-// decoded as os.fsdecode() does.
-inline nanobind::dict ErrorDict(const Error& e) {
-  nanobind::dict d;
-  d["path"] = FsText(e.path);
-  d["kind"] = std::string(ErrorKindName(e.kind));
-  d["detail"] = FsText(e.detail);
-  d["message"] = FsText(e.Message());
-  return d;
-}
-
-inline nanobind::list ErrorList(const std::vector<Error>& errors) {
-  nanobind::list out;
-  for (const Error& e : errors) out.append(ErrorDict(e));
-  return out;
-}
 
 // True for a struct with a field list (ForEachField beside it).
 template <typename Record>
@@ -42,8 +25,19 @@ concept HasFieldList = requires(const Record& record) {
   ForEachField(record, [](std::string_view, const auto&) {});
 };
 
+template <HasFieldList Record>
+nanobind::dict FieldsDict(const Record& record);
+
+// Each file's problem as a dict of Error's field list ("path", "kind",
+// "detail", "message"); names are decoded as os.fsdecode() does.
+inline nanobind::list ErrorList(const std::vector<Error>& errors) {
+  nanobind::list out;
+  for (const Error& e : errors) out.append(FieldsDict(e));
+  return out;
+}
+
 // `record` as a dict: numbers as int, float or bool, text as str (decoded
-// as os.fsdecode() does), errors as lists of ErrorDict, nested structs as
+// as os.fsdecode() does), errors as lists of Error dicts, nested structs as
 // dicts of their own.
 template <HasFieldList Record>
 nanobind::dict FieldsDict(const Record& record) {

@@ -213,6 +213,7 @@ nb::list OptionTable() {
     entry["none_means"] = std::string(option->none_means());
     entry["accepts"] = option->Accepts();
     entry["in_stream"] = option->in_stream();
+    entry["stream_line_at_default"] = option->stream_line_at_default();
     entry["choices"] = choices;
     table.append(entry);
   }
@@ -220,6 +221,21 @@ nb::list OptionTable() {
 }
 
 nb::tuple RangeTuple(const UniformRange& range) { return nb::make_tuple(range.min, range.max); }
+
+// The two map options as the dicts a user gives them ({7: 0, 8: 1} and
+// {(128, 0, 0): 1}, whatever form they came in: a list, a dict, CLI text),
+// in their order, rather than as their CLI text; None when empty.
+nb::object MapToPython(OptionKind kind, const DecodeOptions& decode) {
+  nb::dict out;
+  if (kind == OptionKind::kIdMap) {
+    for (const LabelMapEntry& entry : decode.label_map) out[nb::int_(entry.source)] = entry.target;
+  } else {
+    for (const MaskColor& colour : decode.mask_colors)
+      out[nb::make_tuple(colour.rgb[0], colour.rgb[1], colour.rgb[2])] = colour.label;
+  }
+  if (out.size() == 0) return nb::none();
+  return out;
+}
 
 }  // namespace
 
@@ -239,7 +255,11 @@ LoaderOptions LoaderOptionsFromDict(const nb::dict& values) {
 nb::dict OptionsToDict(const LoaderOptions& options) {
   nb::dict out;
   for (const OptionSpec* option : LoaderOptionTable()) {
-    out[nb::str(option->name().data(), option->name().size())] = ToPython(option->Get(options));
+    const nb::str name(option->name().data(), option->name().size());
+    const OptionKind kind = option->kind();
+    out[name] = kind == OptionKind::kIdMap || kind == OptionKind::kColorMap
+                    ? MapToPython(kind, options.decode)
+                    : ToPython(option->Get(options));
   }
   const AugmentOptions& augment = options.augment;
   out["output_width"] = augment.output_width;
@@ -259,7 +279,8 @@ nb::dict OptionsToDict(const LoaderOptions& options) {
 void BindOptions(nb::module_& m) {
   m.def("option_table", &OptionTable,
         "Every option of the C++ option table, one dict each: name, flag, group (loader, augment "
-        "or decode), kind, doc, default, none_means, accepts, in_stream, choices.");
+        "or decode), kind, doc, default, none_means, accepts, in_stream, stream_line_at_default, "
+        "choices.");
   m.def(
       "options_from_values",
       [](const nb::dict& values) { return OptionsToDict(LoaderOptionsFromDict(values)); },

@@ -17,7 +17,8 @@ namespace segfeed::python {
 LoaderOptions LoaderOptionsFromDict(const nanobind::dict& values);
 
 // `options` as a dict: every table option by its name, in the form the
-// table takes it (tuples for sequences, None for an op that is off), plus
+// table takes it (tuples for sequences, None for an op that is off; the
+// map options label_map and mask_colors as dicts, as a user gives them), plus
 // the C++ fields that the composite options set (output_width and
 // output_height, each colour op's *_enabled and its range,
 // shard_from_environment), which segfeed.Loader.options has always shown.

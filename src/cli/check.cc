@@ -31,7 +31,7 @@ duplicate_key (two files claim one key: a.jpg and a.JPG), outside_root (a list
 names a file outside its root: absolute, .., a symlink that leads elsewhere;
 --allow-outside-root lets it), corrupt_image, corrupt_mask, size_mismatch, non_binary_mask,
 unsupported_format, too_large, empty_file, io_error, label_out_of_range (a
-label map value that is no class nor ignore_index) and suspicious_mask
+label map value that is no class nor mask_ignore_value) and suspicious_mask
 (binary masks without any foreground pixel, on the mask folder; a palette
 that may be inverted; a mask whose file holds two values or more that all
 read as background, or all as foreground). non_binary_mask and

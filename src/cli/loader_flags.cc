@@ -351,8 +351,8 @@ void LoaderFlags::Check(const LoaderOptions& options, const DatasetSpec& dataset
 }
 
 MaskFlags::MaskFlags(CommandLine& cli) {
-  for (const char* name : {"mask_mode", "num_classes", "ignore_index", "label_map", "mask_colors",
-                           "mask_foreground", "mask_threshold"}) {
+  for (const char* name : {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index",
+                           "label_map", "mask_colors", "mask_foreground", "mask_threshold"}) {
     const OptionSpec* spec = FindOption(name);
     CLI::Option* option = cli.AddOption(FlagNames(*spec), Description(*spec),
                                         std::string(OptionGroupName(spec->group())));

@@ -37,13 +37,7 @@ void SetText(Json* object, std::string_view key, std::string_view text) {
 
 Json ErrorsJson(const std::vector<Error>& errors) {
   Json array = Json::array();
-  for (const Error& e : errors) {
-    Json error = Json::object();
-    SetText(&error, "path", e.path);
-    SetText(&error, "kind", ErrorKindName(e.kind));
-    SetText(&error, "detail", e.detail);
-    array.push_back(std::move(error));
-  }
+  for (const Error& e : errors) array.push_back(FieldsJson(e));
   return array;
 }
 

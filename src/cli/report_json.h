@@ -30,8 +30,8 @@ std::string BytesHex(std::string_view bytes);
 // tell a replaced name and recover it.
 void SetText(Json* object, std::string_view key, std::string_view text);
 
-// An array of {"path", "kind", "detail"} objects, the form every report
-// gives a file's problem in.
+// An array of Error's fields ({"path", "kind", "detail", "message"}, its
+// ForEachField list), the form every report gives a file's problem in.
 Json ErrorsJson(const std::vector<Error>& errors);
 
 // The compact document and a newline. Never throws: every string in it came

@@ -70,9 +70,7 @@ void SampleLog::NewSkips(const std::vector<Error>& skipped) {
   for (; skipped_seen_ < skipped.size(); ++skipped_seen_) {
     Json line = Json::object();
     line["event"] = "skip";
-    SetText(&line, "path", skipped[skipped_seen_].path);
-    SetText(&line, "kind", std::string(ErrorKindName(skipped[skipped_seen_].kind)));
-    SetText(&line, "detail", skipped[skipped_seen_].detail);
+    AddFields(&line, skipped[skipped_seen_]);
     line["t"] = MonotonicNanos();
     const std::string text = line.dump();
     Line("%s", text.c_str());

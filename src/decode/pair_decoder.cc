@@ -71,13 +71,8 @@ Status PairDecoder::DecodeMask(std::span<const uint8_t> bytes, const std::string
   const int64_t needs = std::max(static_cast<int64_t>(mask_.pixels.capacity()), pixels) +
                         std::max(static_cast<int64_t>(mask_samples_.bytes.capacity()),
                                  PngDecoder::MaskSampleBytes(header.value()));
-  if (needs > budget_bytes) {
-    return Error{ErrorKind::kTooLarge, path,
-                 "PNG needs " + std::to_string(needs) + " bytes to decode (" +
-                     std::to_string(header.value().width) + "x" +
-                     std::to_string(header.value().height) + "), more than the " +
-                     std::to_string(budget_bytes) + " bytes left of the decode budget"};
-  }
+  if (needs > budget_bytes)
+    return PngDecoder::OverBudget(path, header.value(), needs, budget_bytes);
   // The decoder checks the rest of the budget against its samples and its
   // scanlines, which are as wide as the file says (8 bytes a pixel for
   // 16-bit RGBA).

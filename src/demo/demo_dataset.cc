@@ -67,6 +67,7 @@ internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem
 internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_dir,
                                                const DemoOptions& options,
                                                const std::function<void(int)>& progress) {
+  ValidateDemoOptions(options);
   const std::filesystem::path image_dir = out_dir / "train";
   const std::filesystem::path mask_dir = out_dir / "train_masks";
   for (const auto& dir : {image_dir, mask_dir}) {

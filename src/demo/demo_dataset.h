@@ -46,7 +46,8 @@ std::string DemoMaskName(const DemoOptions& options, const std::string& stem);
 // parallel on `options.threads` threads. Each file is written under a hidden
 // temporary name and renamed when complete, so an interrupted run never
 // leaves a truncated file that looks finished. `progress(done)` is called
-// from worker threads after each pair (may be empty).
+// from worker threads after each pair (may be empty). Throws ConfigError
+// for options ValidateDemoOptions() refuses, before anything is written.
 internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_dir,
                                                const DemoOptions& options,
                                                const std::function<void(int)>& progress);

@@ -279,6 +279,7 @@ DemoOptions DemoLayoutSceneOptions(DemoLayout layout, const DemoOptions& options
 internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, DemoLayout layout,
                                                     const DemoOptions& options,
                                                     const std::function<void(int)>& progress) {
+  ValidateDemoOptions(options);
   if (layout == DemoLayout::kCarvana)
     return FromCarvana(WriteDemoDataset(out_dir, options, progress));
   const DemoOptions scene = DemoLayoutSceneOptions(layout, options);

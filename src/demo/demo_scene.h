@@ -50,6 +50,17 @@ struct DemoOptions {
   int threads = 0;
 };
 
+// The most classes a demo label map has: its ids are one byte, and 255 is
+// the void band (kDemoIgnoreLabel).
+inline constexpr int kDemoMaxClasses = 255;
+
+// Throws ConfigError naming the field and the value when `options` cannot
+// be rendered: classes other than 0 or 2 to kDemoMaxClasses ("classes must
+// be 0 (binary masks) or in [2, 255] (got 1)"), a quality outside 1-100, a
+// negative count or threads, a size below 1. The writers (WriteDemoDataset,
+// WriteDemoLayout) check it first, so every front end gets the same words.
+void ValidateDemoOptions(const DemoOptions& options);
+
 // Palette label maps mark every pixel within this many pixels (square
 // neighbourhood) of a pixel of another label as void, kDemoIgnoreLabel: a
 // band centred on every outline, 4 px across a straight one and up to 6 px

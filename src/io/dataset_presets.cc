@@ -29,8 +29,8 @@ constexpr const char* kCityscapesTrainIds =
 
 // ADE20K's 150 classes are 1..150 in its maps, 0 being "other": trained as
 // 0..149 with 0 ignored, as mmsegmentation's reduce_zero_label does. 0 is
-// left out of the map rather than sent to 255: an id the map leaves out
-// becomes ignore_index, so the user's --ignore-index -100 holds for it too.
+// the preset's mask_ignore_value rather than a map entry sending it to 255,
+// so the user's --ignore-index -100 holds for it too.
 std::string Ade20kLabelMap() {
   std::string map;
   for (int id = 1; id <= 150; ++id) {
@@ -165,7 +165,8 @@ DatasetSpec DatasetSpec::Voc(const fs::path& root, std::string_view split) {
   spec.image_extensions = {".jpg"};
   spec.mask_extensions = {".png"};
   spec.list_file = root / "ImageSets" / "Segmentation" / (std::string(split) + ".txt");
-  spec.options = {{"mask_mode", "labels"}, {"num_classes", "21"}, {"ignore_index", "255"}};
+  // The 255 band VOC draws on every object's outline.
+  spec.options = {{"mask_mode", "labels"}, {"num_classes", "21"}, {"mask_ignore_value", "255"}};
   return spec;
 }
 
@@ -182,7 +183,9 @@ DatasetSpec DatasetSpec::Cityscapes(const fs::path& root, std::string_view split
   spec.recursive = true;
   spec.options = {{"mask_mode", "labels"},
                   {"num_classes", "19"},
-                  {"ignore_index", "255"},
+                  // labelIds has no unlabelled value of its own: ids the
+                  // map leaves out (0, unlabeled, among them) are ignore.
+                  {"mask_ignore_value", "255"},
                   {"label_map", kCityscapesTrainIds}};
   return spec;
 }
@@ -201,7 +204,7 @@ DatasetSpec DatasetSpec::Ade20k(const fs::path& root, std::string_view split) {
   spec.mask_extensions = {".png"};
   spec.options = {{"mask_mode", "labels"},
                   {"num_classes", "150"},
-                  {"ignore_index", "255"},
+                  {"mask_ignore_value", "0"},
                   {"label_map", Ade20kLabelMap()}};
   return spec;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "io/decode_budget.h"
 #include "io/format_sniffer.h"
 #include "io/gif_index_mapping.h"
 #include "io/gif_lzw.h"
@@ -347,12 +348,11 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
   const int64_t needed =
       BytesToDecode(*gif, placement, out->pixels.capacity(), indices_.capacity());
   if (needed > budget_bytes) {
-    return errors.Fail(ErrorKind::kTooLarge,
-                       "GIF needs " + std::to_string(needed) + " bytes to decode (screen " +
-                           std::to_string(gif->SWidth) + "x" + std::to_string(gif->SHeight) +
-                           ", frame " + std::to_string(frame.Width) + "x" +
-                           std::to_string(frame.Height) + "), more than the " +
-                           std::to_string(budget_bytes) + " bytes left of the decode budget");
+    return OverDecodeBudget(path, "GIF",
+                            "screen " + std::to_string(gif->SWidth) + "x" +
+                                std::to_string(gif->SHeight) + ", frame " +
+                                std::to_string(frame.Width) + "x" + std::to_string(frame.Height),
+                            needed, budget_bytes);
   }
   const ColorMapObject* palette = frame.ColorMap ? frame.ColorMap : gif->SColorMap;
   if (!palette || !palette->Colors || palette->ColorCount <= 0) {

@@ -41,20 +41,20 @@ MaskValueRule::MaskValueRule(const DecodeOptions& options) : options_(options) {
   std::sort(colours_.begin(), colours_.end());
 }
 
-// A source id as a label: itself when it is a class, kIgnoreLabel for
-// ignore_index, else bad; through label_map when there is one (ids it
-// leaves out are ignored).
+// A source id as a label: kIgnoreLabel for mask_ignore_value, whatever the
+// map says; else itself when it is a class, else bad; through label_map when
+// there is one (ids it leaves out, and targets that are ignore_index, are
+// ignored).
 uint8_t MaskValueRule::Label(uint32_t source, bool& bad) const {
-  const int ignore = options_.ignore_index;
+  if (source == static_cast<uint32_t>(options_.mask_ignore_value)) return kIgnoreLabel;
   if (!sorted_map_.empty()) {
     const auto it = std::lower_bound(
         sorted_map_.begin(), sorted_map_.end(), source,
         [](const LabelMapEntry& e, uint32_t id) { return static_cast<uint32_t>(e.source) < id; });
     if (it == sorted_map_.end() || static_cast<uint32_t>(it->source) != source) return kIgnoreLabel;
-    return it->target == ignore ? kIgnoreLabel : static_cast<uint8_t>(it->target);
+    return it->target == options_.ignore_index ? kIgnoreLabel : static_cast<uint8_t>(it->target);
   }
   if (source < static_cast<uint32_t>(options_.num_classes)) return static_cast<uint8_t>(source);
-  if (ignore >= 0 && source == static_cast<uint32_t>(ignore)) return kIgnoreLabel;
   bad = true;
   return kIgnoreLabel;
 }
@@ -142,9 +142,10 @@ Error MaskValueRule::OutOfRange(std::string_view path,
   if (colours) {
     rule = "colours mask_colors does not list";
   } else {
+    // With a label_map no id is bad (ids it leaves out are ignore): only
+    // the ids themselves are checked here.
     rule = "values that are neither a class id in [0, " + std::to_string(options_.num_classes) +
-           ") nor ignore_index " + std::to_string(options_.ignore_index) +
-           (sorted_map_.empty() ? "" : " after label_map");
+           ") nor mask_ignore_value " + std::to_string(options_.mask_ignore_value);
   }
   return Error{ErrorKind::kLabelOutOfRange, std::string(path), "mask has " + rule + ": " + listed};
 }

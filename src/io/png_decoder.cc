@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "io/decode_budget.h"
 #include "io/format_sniffer.h"
 #include "io/png_scanlines.h"
 #include "io/scratch_growth.h"
@@ -220,6 +221,13 @@ int64_t PngDecoder::ImageRowBytes(const PngHeader& header) {
   return (kSpngScanlines + (palette ? 1 : 0)) * StoredRowBytes(header);
 }
 
+Error PngDecoder::OverBudget(std::string_view path, const PngHeader& header, int64_t needed_bytes,
+                             int64_t budget_bytes) {
+  return OverDecodeBudget(path, "PNG",
+                          std::to_string(header.width) + "x" + std::to_string(header.height),
+                          needed_bytes, budget_bytes);
+}
+
 int64_t PngDecoder::MaskSampleBytes(const PngHeader& header) {
   return int64_t{header.width} * header.height * MaskPixelBytes(MaskFormatOf(header));
 }
@@ -240,13 +248,7 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
       std::max<int64_t>(static_cast<int64_t>(out->pixels.capacity()), ImageBytes(header)) +
       (palette ? std::max<int64_t>(static_cast<int64_t>(row_.capacity()), stored_row_bytes) : 0) +
       kSpngScanlines * stored_row_bytes;
-  if (needed > budget_bytes) {
-    return errors.Fail(ErrorKind::kTooLarge,
-                       "PNG needs " + std::to_string(needed) + " bytes to decode (" +
-                           std::to_string(header.width) + "x" + std::to_string(header.height) +
-                           "), more than the " + std::to_string(budget_bytes) +
-                           " bytes left of the decode budget");
-  }
+  if (needed > budget_bytes) return OverBudget(path, header, needed, budget_bytes);
   if (Status enough = CheckImageDataCanHoldPixels(bytes, header, path, ErrorKind::kCorruptImage);
       !enough.ok())
     return enough;
@@ -312,13 +314,7 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
       std::max<int64_t>(static_cast<int64_t>(out->bytes.capacity()), MaskSampleBytes(header)) +
       (in_place ? 0 : std::max<int64_t>(static_cast<int64_t>(row_.capacity()), stored_row_bytes)) +
       kSpngScanlines * stored_row_bytes;
-  if (needed > budget_bytes) {
-    return errors.Fail(ErrorKind::kTooLarge,
-                       "PNG needs " + std::to_string(needed) + " bytes to decode (" +
-                           std::to_string(header.width) + "x" + std::to_string(header.height) +
-                           "), more than the " + std::to_string(budget_bytes) +
-                           " bytes left of the decode budget");
-  }
+  if (needed > budget_bytes) return OverBudget(path, header, needed, budget_bytes);
   if (Status enough = CheckImageDataCanHoldPixels(bytes, header, path, ErrorKind::kCorruptMask);
       !enough.ok())
     return enough;

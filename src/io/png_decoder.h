@@ -72,6 +72,10 @@ class PngDecoder {
   // for a palette file, this decoder's, each as wide as the file stores a
   // row (up to 8 bytes a pixel for 16-bit RGBA, more than the output).
   static int64_t ImageRowBytes(const PngHeader& header);
+  // The too_large error of a file with this header that needs `needed_bytes`
+  // to decode, more than the `budget_bytes` left (OverDecodeBudget's words).
+  static Error OverBudget(std::string_view path, const PngHeader& header, int64_t needed_bytes,
+                          int64_t budget_bytes);
 
   // `corrupt_kind` naming `path` when the file's image data (its IDAT
   // chunks) is too short to hold the samples its header claims even at

@@ -238,6 +238,25 @@ namespace {
 // from its default: the default is what every mode gets without a word.
 const DecodeOptions kDefaults;
 
+// Labels mode: mask_ignore_value is a file value that no class id shares
+// (without a label_map the file values are the class ids), and colour-coded
+// masks have no such value: their unlabelled colour goes in mask_colors.
+void CheckMaskIgnoreValue(const DecodeOptions& decode) {
+  const std::string got = std::to_string(decode.mask_ignore_value);
+  if (!decode.mask_colors.empty() && decode.mask_ignore_value != kDefaults.mask_ignore_value) {
+    throw ConfigError(
+        "mask_ignore_value applies to masks of ids: with mask_colors, map the unlabelled colour "
+        "to ignore_index there (got " +
+        got + " with mask_colors)");
+  }
+  if (decode.label_map.empty() && decode.mask_colors.empty() &&
+      decode.mask_ignore_value < decode.num_classes) {
+    throw ConfigError("mask_ignore_value must not be a class id in [0, num_classes = " +
+                      std::to_string(decode.num_classes) + ") without a label_map (got " + got +
+                      ")");
+  }
+}
+
 }  // namespace
 
 void CheckLabelOptions(const DecodeOptions& decode) {
@@ -248,6 +267,8 @@ void CheckLabelOptions(const DecodeOptions& decode) {
                         " with mask_mode='binary')");
     };
     if (decode.num_classes != 0) labels_only("num_classes", std::to_string(decode.num_classes));
+    if (decode.mask_ignore_value != kDefaults.mask_ignore_value)
+      labels_only("mask_ignore_value", std::to_string(decode.mask_ignore_value));
     if (decode.ignore_index != kDefaults.ignore_index)
       labels_only("ignore_index", std::to_string(decode.ignore_index));
     if (!decode.label_map.empty()) labels_only("label_map", LabelMapText(decode.label_map));
@@ -288,9 +309,19 @@ void CheckLabelOptions(const DecodeOptions& decode) {
                       std::to_string(decode.ignore_index) + " (got " + entry + ")");
   };
   for (const LabelMapEntry& entry : decode.label_map) {
-    check_target("label_map", std::to_string(entry.source) + ":" + std::to_string(entry.target),
-                 entry.target);
+    const std::string text = std::to_string(entry.source) + ":" + std::to_string(entry.target);
+    check_target("label_map", text, entry.target);
+    // mask_ignore_value's pixels are ignore before the map is looked at: an
+    // entry that sends them elsewhere would silently never apply.
+    if (entry.source == decode.mask_ignore_value && entry.target != decode.ignore_index) {
+      throw ConfigError("label_map must not map mask_ignore_value " +
+                        std::to_string(decode.mask_ignore_value) +
+                        ": its pixels are ignore before mapping (got " + text +
+                        "; set mask_ignore_value to the file's own unlabelled value to train " +
+                        std::to_string(entry.source) + ")");
+    }
   }
+  CheckMaskIgnoreValue(decode);
   for (const MaskColor& color : decode.mask_colors) {
     check_target("mask_colors", MaskColorsText({color}), color.label);
   }

@@ -47,9 +47,11 @@ class MaskColorsOption final : public OptionSpec {
 
 // The rules between the label options and the mask dtype, for a whole
 // LoaderOptions: labels mode needs num_classes, ignore_index is no class,
-// map targets are classes or ignore_index, binary mode takes none of them
-// (ignore_index but its default), labels mode no foreground rule,
-// and the mask dtype fits the mode. ConfigError naming the option.
+// map targets are classes or ignore_index, mask_ignore_value is no class
+// without a label_map and no map source, binary mode takes none of them
+// (ignore_index and mask_ignore_value but their defaults), labels mode no
+// foreground rule, and the mask dtype fits the mode. ConfigError naming
+// the option.
 void CheckLabelOptions(const DecodeOptions& decode);
 // crop_max_class_ratio does something only for label maps and random
 // windows; elsewhere a value but 1 is a ConfigError naming it.

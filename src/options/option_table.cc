@@ -135,12 +135,23 @@ void AddMaskOptions(Entries& t) {
   t.push_back(std::make_unique<IntOption<int>>(
       OptionSpec::Declaration{"num_classes", "num-classes", kLoader, K::kInt,
                               "labels mode: classes 0 .. N-1 (required there); a mask value that "
-                              "is neither a class nor ignore_index is label_out_of_range"},
+                              "is neither a class nor mask_ignore_value is label_out_of_range"},
       SEGFEED_FIELD(decode.num_classes), 0, 255, ", 0 in binary mode"));
   t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"mask_ignore_value",
+                              "mask-ignore-value",
+                              kLoader,
+                              K::kInt,
+                              "labels mode: the file value of pixels without a class (VOC's 255 "
+                              "boundary); ignore before label_map is looked at",
+                              true,
+                              {},
+                              /*stream_line_at_default=*/false},
+      SEGFEED_FIELD(decode.mask_ignore_value), 0, 65535, ", a palette index or grey value"));
+  t.push_back(std::make_unique<IntOption<int>>(
       OptionSpec::Declaration{"ignore_index", "ignore-index", kLoader, K::kInt,
-                              "labels mode: the value of pixels without a class (unmapped ids, "
-                              "areas rotated in, VOC's 255 boundary)"},
+                              "labels mode: the value written for pixels without a class "
+                              "(mask_ignore_value's, unmapped ids, areas rotated in)"},
       SEGFEED_FIELD(decode.ignore_index), -1'000'000, 1'000'000));
   t.push_back(std::make_unique<LabelMapOption>(OptionSpec::Declaration{
       "label_map", "label-map", kLoader, K::kIdMap,

@@ -40,10 +40,14 @@ std::string CanonicalText(const OptionValue& value) {
 }  // namespace
 
 std::string StreamOptionsText(const LoaderOptions& options) {
+  const LoaderOptions defaults;
   std::string text;
   for (const OptionSpec* option : LoaderOptionTable()) {
     if (!option->in_stream()) continue;
-    text += std::string(option->name()) + "=" + CanonicalText(option->Get(options)) + "\n";
+    const std::string value = CanonicalText(option->Get(options));
+    if (!option->stream_line_at_default() && value == CanonicalText(option->Get(defaults)))
+      continue;
+    text += std::string(option->name()) + "=" + value + "\n";
   }
   return text;
 }

@@ -85,14 +85,13 @@ TEST_F(DatasetFlagsTest, BenchAndPreviewRunOnEveryPresetTheSameOnOneAndTwoThread
   }
 }
 
-// The user's ignore value wins over the presets' maps: they send nothing
-// to 255 themselves, so ADE20K's 0 (left out of its map) is the
-// user's -100; bench runs it, and preview draws it with the mask dtype bench
-// would use (int64), its dump writing the -100 pixels as 255.
+// The value written out is the user's: the presets name only the value
+// their files mark unlabelled pixels with (mask_ignore_value), so VOC's 255
+// boundary and ADE20K's 0 become the user's -100 with no label_map; bench
+// runs it, and preview draws it with the mask dtype bench would use
+// (int64), its dump writing the -100 pixels as 255.
 TEST_F(DatasetFlagsTest, TheUsersIgnoreIndexWinsOverThePresetsMaps) {
-  // VOC's masks carry their own 255 boundary, a source id that only an
-  // ignore_index of 255 names: not a preset map's doing, so not here.
-  const std::map<std::string, int> classes = {{"cityscapes", 19}, {"ade20k", 150}};
+  const std::map<std::string, int> classes = {{"voc", 21}, {"cityscapes", 19}, {"ade20k", 150}};
   for (const auto& [name, num_classes] : classes) {
     for (const std::string dtype : {" --mask-dtype int64", " --mask-dtype int32", ""}) {
       const CommandResult bench = RunSegfeed(
@@ -118,9 +117,10 @@ TEST_F(DatasetFlagsTest, TheUsersIgnoreIndexWinsOverThePresetsMaps) {
         ignored += *it == 255;
       }
     }
-    // ADE20K's "other" (0) is everywhere between its objects.
-    if (name == "ade20k") {
-      EXPECT_GT(ignored, 0);
+    // ADE20K's "other" (0) is everywhere between its objects, VOC's band
+    // on every outline.
+    if (name != "cityscapes") {
+      EXPECT_GT(ignored, 0) << name;
     }
   }
   // uint8 cannot hold -100: both flags the user gave are named.
@@ -152,6 +152,25 @@ TEST_F(DatasetFlagsTest, APresetsValueIsNamedAsThePresets) {
                   "segfeed bench: --label-map must map to class ids in [0, 10) or "
                   "--ignore-index 255 (got 7:12)"))
       << own.output;
+}
+
+// --mask-ignore-value is the files' value: the user's wins over VOC's 255,
+// a file value outside what a mask holds or one that is a class is refused
+// in the flag's words, and another value leaves VOC's 255 out of range.
+TEST_F(DatasetFlagsTest, TheUsersMaskIgnoreValueWinsOverThePresets) {
+  const CommandResult range = RunSegfeed("bench " + Data("voc") + " --mask-ignore-value 65536");
+  EXPECT_EQ(range.exit_code, 2) << range.output;
+  EXPECT_TRUE(Has(range, "--mask-ignore-value must be in [0, 65535]")) << range.output;
+  const CommandResult a_class = RunSegfeed("bench " + Data("voc") + " --mask-ignore-value 20");
+  EXPECT_EQ(a_class.exit_code, 2) << a_class.output;
+  EXPECT_TRUE(Has(a_class,
+                  "--mask-ignore-value must not be a class id in [0, --num-classes = 21) "
+                  "without a --label-map (got 20)"))
+      << a_class.output;
+  const CommandResult other =
+      RunSegfeed("bench " + Data("voc") + " --epochs 1 --size 32x48 --mask-ignore-value 254");
+  EXPECT_EQ(other.exit_code, 1) << other.output;
+  EXPECT_TRUE(Has(other, "nor mask_ignore_value 254: 255 (")) << other.output;
 }
 
 TEST_F(DatasetFlagsTest, ListsOfKeysAndOfPaths) {

@@ -116,6 +116,7 @@ TEST(ReportJsonTest, EveryFieldOfTheReportedStructsIsOneKey) {
   ExpectOneKeyPerField(MemoryPlan{});
   ExpectOneKeyPerField(AugmentParams{});
   ExpectOneKeyPerField(Affine2x3{});
+  ExpectOneKeyPerField(Error{});
   EXPECT_EQ(FieldNames(LoaderStats{}).size(), 20u);
   EXPECT_EQ(FieldNames(StageSeconds{}).size(), 7u);
   EXPECT_EQ(FieldNames(MemoryPlan{}).size(), 15u);
@@ -137,6 +138,14 @@ TEST(ReportJsonTest, FieldsKeepTheirValuesNestedStructsAndErrors) {
   EXPECT_EQ(json["skipped_files"][0]["path"], "bad\xef\xbf\xbd.jpg");
   EXPECT_EQ(json["skipped_files"][0]["path_bytes_hex"], BytesHex("bad\xff.jpg"));
   EXPECT_EQ(json["skipped_files"][0]["kind"], "empty_file");
+  // Each file's problem is Error's field list, the message included, as in
+  // Python's dicts.
+  EXPECT_EQ(Keys(json["skipped_files"][0]),
+            (std::vector<std::string>{"path", "path_bytes_hex", "kind", "detail", "message",
+                                      "message_bytes_hex"}));
+  EXPECT_EQ(json["skipped_files"][0]["message"], "bad\xef\xbf\xbd.jpg: file is empty [empty_file]");
+  EXPECT_EQ(FieldNames(Error{}), (std::vector<std::string>{"path", "kind", "detail", "message"}));
+  EXPECT_EQ(Keys(ErrorsJson({Error{}})[0]), FieldNames(Error{}));
 }
 
 }  // namespace

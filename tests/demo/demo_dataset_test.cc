@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "demo/demo_cache.h"
+#include "demo/demo_layouts.h"
 #include "fnv1a_digest.h"
 #include "io/gif_decoder.h"
 #include "output/image_writers.h"
@@ -368,6 +369,45 @@ TEST(DemoDatasetTest, SameFilesWhateverTheThreadCount) {
     ASSERT_TRUE(WriteDemoDataset(four.path(), options, {}).ok());
     EXPECT_EQ(FolderDigest(one.path()), FolderDigest(four.path()));
   }
+}
+
+// The demo's options are checked by the demo, for every front end: the
+// writers refuse what cannot be rendered before writing anything, in the
+// words the CLI gives under its flags.
+TEST(DemoDatasetTest, WritersRefuseOptionsOutOfRangeBeforeWriting) {
+  const auto refusal = [](const DemoOptions& options, DemoLayout layout) -> std::string {
+    TempDir dir;
+    try {
+      if (layout == DemoLayout::kCarvana) {
+        (void)WriteDemoDataset(dir / "out", options, {});
+      } else {
+        (void)WriteDemoLayout(dir / "out", layout, options, {});
+      }
+    } catch (const ConfigError& e) {
+      EXPECT_FALSE(fs::exists(dir / "out")) << e.what();
+      return e.what();
+    }
+    return "no error";
+  };
+  DemoOptions options;
+  options.count = 2;
+  options.width = 32;
+  options.height = 24;
+  for (const int classes : {1, -1, 256}) {
+    options.classes = classes;
+    EXPECT_EQ(
+        refusal(options, DemoLayout::kCarvana),
+        "classes must be 0 (binary masks) or in [2, 255] (got " + std::to_string(classes) + ")");
+  }
+  options.classes = 255;
+  options.quality = 0;
+  EXPECT_EQ(refusal(options, DemoLayout::kVoc), "quality must be in [1, 100] (got 0)");
+  options.quality = 90;
+  options.width = 0;
+  EXPECT_EQ(refusal(options, DemoLayout::kCarvana), "width must be >= 1 (got 0)");
+  options.width = 32;
+  EXPECT_NO_THROW(ValidateDemoOptions(options));
+  EXPECT_EQ(refusal(options, DemoLayout::kCarvana), "no error");
 }
 
 // The cache keys on every option that shapes the files: a --classes request

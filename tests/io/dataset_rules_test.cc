@@ -431,7 +431,13 @@ TEST(DatasetRulesTest, PresetsSetTheirLabelOptions) {
   ApplyDatasetOptions(DatasetSpec::Voc("root", "train"), voc);
   EXPECT_EQ(voc.decode.mask_mode, MaskMode::kLabels);
   EXPECT_EQ(voc.decode.num_classes, 21);
-  EXPECT_EQ(voc.decode.ignore_index, 255);
+  EXPECT_EQ(voc.decode.mask_ignore_value, 255);
+  // What is written out is the user's: no preset sets it.
+  for (const DatasetSpec& spec :
+       {DatasetSpec::Voc("root", "train"), DatasetSpec::Cityscapes("root", "train"),
+        DatasetSpec::Ade20k("root", "train")}) {
+    for (const auto& [name, text] : spec.options) EXPECT_NE(name, "ignore_index") << spec.name;
+  }
   LoaderOptions city;
   ApplyDatasetOptions(DatasetSpec::Cityscapes("root", "train"), city);
   EXPECT_EQ(city.decode.num_classes, 19);
@@ -441,11 +447,11 @@ TEST(DatasetRulesTest, PresetsSetTheirLabelOptions) {
   LoaderOptions ade;
   ApplyDatasetOptions(DatasetSpec::Ade20k("root", "val"), ade);
   EXPECT_EQ(ade.decode.num_classes, 150);
-  // 0 ("other") is left out of the map, so it becomes whatever ignore_index
-  // the user gives, not a fixed 255.
+  // ADE20K's 0 ("other") is its files' unlabelled value, not a map entry.
+  EXPECT_EQ(ade.decode.mask_ignore_value, 0);
   ASSERT_EQ(ade.decode.label_map.size(), 150u);
-  EXPECT_EQ(ade.decode.label_map.front(), (LabelMapEntry{1, 0}));
-  EXPECT_EQ(ade.decode.label_map.back(), (LabelMapEntry{150, 149}));
+  EXPECT_EQ(ade.decode.label_map[0], (LabelMapEntry{1, 0}));
+  EXPECT_EQ(ade.decode.label_map[149], (LabelMapEntry{150, 149}));
   EXPECT_EQ(DatasetSpec::Ade20k("root", "val").image_dir, fs::path("root/images/validation"));
   EXPECT_TRUE(DatasetSpec::Carvana("root").options.empty());
 }

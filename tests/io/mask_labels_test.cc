@@ -158,7 +158,7 @@ TEST(MaskLabelsTest, OutOfRangeValuesNameTheFileValuesAndCounts) {
   EXPECT_EQ(status.error().kind, ErrorKind::kLabelOutOfRange);
   EXPECT_EQ(status.error().path, bad.mask_path.string());
   EXPECT_EQ(status.error().detail,
-            "mask has values that are neither a class id in [0, 21) nor ignore_index 255: "
+            "mask has values that are neither a class id in [0, 21) nor mask_ignore_value 255: "
             "21 (1 pixels), 37 (2 pixels)");
   EXPECT_EQ(ErrorKindName(status.error().kind), "label_out_of_range");
   ASSERT_TRUE(ReadPair(reader, good, 0, 0).ok());
@@ -192,7 +192,7 @@ TEST(MaskLabelsTest, GifIndicesAreLabels) {
   const Status status = ReadPair(reader, pair, 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().detail,
-            "mask has values that are neither a class id in [0, 3) nor ignore_index 255: 3 (2 "
+            "mask has values that are neither a class id in [0, 3) nor mask_ignore_value 255: 3 (2 "
             "pixels)");
 }
 

@@ -179,6 +179,27 @@ TEST(OptionTableTest, ChoiceOptionsListTheirChoices) {
   EXPECT_TRUE(FindOption("batch_size")->Choices().empty());
 }
 
+// mask_ignore_value came after checkpoints did: at its default its line is
+// left out, so the defaults keep the digest they had (checkpoints written
+// before it resume), and any other value is a line of its own.
+TEST(OptionTableTest, AnOptionAddedLaterKeepsTheDigestOfItsDefault) {
+  LoaderOptions options;
+  EXPECT_EQ(StreamOptionsText(options).find("mask_ignore_value"), std::string::npos);
+  EXPECT_NE(StreamOptionsText(options).find("ignore_index=255\n"), std::string::npos);
+  // The digests of before mask_ignore_value existed (commit 793eb14).
+  EXPECT_EQ(StreamOptionsDigest(options), "ef332043b4c70e07");
+  options.decode.mask_mode = MaskMode::kLabels;
+  options.decode.num_classes = 21;
+  options.output.mask_dtype = ElementType::kInt64;
+  const std::string labels = StreamOptionsDigest(options);
+  EXPECT_EQ(labels, "cdad6c304648e994");
+  options.decode.mask_ignore_value = 254;
+  EXPECT_NE(StreamOptionsText(options).find("mask_ignore_value=254\n"), std::string::npos);
+  EXPECT_NE(StreamOptionsDigest(options), labels);
+  options.decode.mask_ignore_value = 255;
+  EXPECT_EQ(StreamOptionsDigest(options), labels);
+}
+
 TEST(OptionTableTest, DigestChangesWithStreamOptionsOnly) {
   LoaderOptions options;
   const std::string digest = StreamOptionsDigest(options);

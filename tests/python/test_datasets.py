@@ -40,6 +40,12 @@ def test_a_preset_streams_its_label_maps(layouts, name):
         assert loader.options["mask_mode"] == "labels"
         assert loader.options["num_classes"] == PRESETS[name]
         assert loader.options["ignore_index"] == 255
+        assert loader.options["mask_ignore_value"] == {"voc": 255, "cityscapes": 255, "ade20k": 0}[name]
+        # The preset's map as the dict a user would give.
+        label_map = loader.options["label_map"]
+        assert label_map is None if name == "voc" else isinstance(label_map, dict)
+        if name == "cityscapes":
+            assert len(label_map) == 19 and label_map[7] == 0 and label_map[33] == 18
         assert loader.dataset_rule.startswith(name)
         values = label_values(loader)
         assert values <= set(range(PRESETS[name])) | {255}
@@ -179,13 +185,19 @@ def test_a_wrong_layout_says_what_it_found(layouts):
 
 
 def test_keywords_given_win_over_the_preset(layouts):
-    # PyTorch's -100 for VOC's 255 boundary: ids not in a label_map become ignore_index.
+    # PyTorch's -100 for VOC's 255 boundary, with no label_map: the preset names the files' value
+    # (mask_ignore_value 255), the keyword the value written.
     with segfeed.Loader(layouts["voc"], dataset="voc", ignore_index=-100, mask_dtype="int32",
-                        label_map={i: i for i in range(21)}, **OPTIONS) as loader:
+                        **OPTIONS) as loader:
         assert loader.options["ignore_index"] == -100
+        assert loader.options["mask_ignore_value"] == 255
         assert loader.options["num_classes"] == 21
         values = label_values(loader, np.int32)
         assert -100 in values and values <= set(range(21)) | {-100}
+    # The files' value is the user's too: another one leaves VOC's 255 out of range.
+    with segfeed.Loader(layouts["voc"], dataset="voc", mask_ignore_value=254, **OPTIONS) as loader:
+        with pytest.raises(segfeed.FileError, match="nor mask_ignore_value 254: 255"):
+            next(iter(loader))
 
 
 @pytest.mark.parametrize("name", ["cityscapes", "ade20k"])

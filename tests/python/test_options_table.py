@@ -33,7 +33,7 @@ def test_the_table_lists_each_option_once_with_its_description():
     assert len(NAMES) == len(set(NAMES))
     for entry in TABLE:
         assert set(entry) == {"name", "flag", "group", "kind", "doc", "default", "none_means", "accepts",
-                              "in_stream", "choices"}
+                              "in_stream", "stream_line_at_default", "choices"}
         assert entry["group"] in ("loader", "augment", "decode") and entry["doc"] and entry["accepts"]
         assert bool(entry["choices"]) == (entry["kind"] == "choice"), entry
         if entry["kind"] == "choice":
@@ -174,6 +174,28 @@ def test_spot_checks_of_the_tables_words(option, error, text):
     assert error is TypeError or not isinstance(raised.value, TypeError)
 
 
+@pytest.mark.parametrize("given", [{7: 0, 8: 1, 9: 255}, "7:0,8:1,9:255", ["7:0", "8:1", "9:255"]])
+def test_label_map_comes_back_as_the_dict_it_means(given):
+    labels = dict(mask_mode="labels", num_classes=2)
+    options = _core.options_from_values({**labels, "label_map": given})
+    assert options["label_map"] == {7: 0, 8: 1, 9: 255}
+    assert list(options["label_map"]) == [7, 8, 9]  # in the order given
+    # The list form: position is the source id.
+    assert _core.options_from_values({**labels, "label_map": [1, 0]})["label_map"] == {0: 1, 1: 0}
+    # What comes back goes back in, to the same options.
+    assert _core.options_from_values({**labels, "label_map": options["label_map"]}) == options
+    assert _core.options_from_values(labels)["label_map"] is None
+
+
+@pytest.mark.parametrize("given", [{(128, 0, 0): 1, (0, 0, 0): 0}, "#800000:1,#000000:0"])
+def test_mask_colors_come_back_as_the_dict_they_mean(given):
+    labels = dict(mask_mode="labels", num_classes=2)
+    options = _core.options_from_values({**labels, "mask_colors": given})
+    assert options["mask_colors"] == {(128, 0, 0): 1, (0, 0, 0): 0}
+    assert _core.options_from_values({**labels, "mask_colors": options["mask_colors"]}) == options
+    assert _core.options_from_values(labels)["mask_colors"] is None
+
+
 def test_numpy_scalars_and_sequences_are_values(demo):
     with segfeed.Loader(demo, **{**OPTIONS, "batch_size": np.int64(3), "seed": np.uint64(2**64 - 1),
                                  "shuffle": np.bool_(True), "validation_fraction": np.float32(0.25),
@@ -227,7 +249,12 @@ def test_the_digest_is_the_tables(demo):
     assert state["options_digest"] != _core.stream_options_digest({**OPTIONS, "seed": 1})
     assert _core.stream_options_digest({**OPTIONS, "threads": 5, "prefetch_batches": 4}) == \
         _core.stream_options_digest(OPTIONS)
-    assert set(state["options"]) == {e["name"] for e in TABLE if e["in_stream"]}
+    # An option added after checkpoints were (mask_ignore_value) has a line only off its default.
+    assert set(state["options"]) == {e["name"] for e in TABLE if e["in_stream"] and e["stream_line_at_default"]}
+    assert [e["name"] for e in TABLE if not e["stream_line_at_default"]] == ["mask_ignore_value"]
+    labels = dict(mask_mode="labels", num_classes=21)
+    assert _core.stream_options_digest({**labels, "mask_ignore_value": 255}) == _core.stream_options_digest(labels)
+    assert _core.stream_options_digest({**labels, "mask_ignore_value": 254}) != _core.stream_options_digest(labels)
 
 
 def test_a_state_of_version_1_is_refused_clearly(demo):

@@ -27,8 +27,10 @@ def run(cli, *args: str) -> None:
 
 
 def test_report_fields_are_the_stub_typed_dicts():
-    assert list(_core.report_fields()) == ["StageSeconds", "LoaderStats", "MemoryPlan", "Affine2x3",
+    assert list(_core.report_fields()) == ["FileProblem", "StageSeconds", "LoaderStats", "MemoryPlan", "Affine2x3",
                                            "AugmentParams"]
+    assert field_names("FileProblem") == ["path", "kind", "detail", "message"]
+    assert ("skipped_files", "List[FileProblem]") in _core.report_fields()["LoaderStats"]
     assert ("samples_loaded", "int") in _core.report_fields()["LoaderStats"]
     assert ("listing_bytes", "int") in _core.report_fields()["MemoryPlan"]
 
@@ -70,3 +72,21 @@ def test_batch_params_have_the_keys_of_the_preview_dump(cli, demo, tmp_path):
     assert list(params[0]) == field_names("AugmentParams")
     assert list(samples[0])[:5] == ["index", "sample_id", "stem", "image", "mask"]
     assert list(samples[0])[5:] == list(params[0])
+
+
+def test_a_files_problem_has_the_keys_of_the_bench_report(cli, demo_copy, tmp_path):
+    # Error's one field list: the JSON's problems carry the message Python's dicts always had.
+    image = sorted((demo_copy / "train").iterdir())[3]
+    image.write_bytes(image.read_bytes()[:300])
+    report = tmp_path / "bench.json"
+    run(cli, "bench", "--data", str(demo_copy), "--epochs", "1", "--on-error", "skip", *FLAGS,
+        "--json", str(report))
+    bench = json.loads(report.read_text())["skipped_files"]
+    with segfeed.Loader(demo_copy, on_bad_file="skip", **OPTIONS) as loader:
+        for batch in loader:
+            batch.release()
+        skipped = loader.stats()["skipped_files"]
+    assert [list(problem) for problem in skipped] == [list(problem) for problem in bench] == \
+        [field_names("FileProblem")]
+    assert skipped == bench
+    assert skipped[0]["message"] == f"{image}: {skipped[0]['detail']} [corrupt_image]"

@@ -66,7 +66,9 @@ def test_label_options_are_checked_with_the_tables_words(label_scenes):
         segfeed.Loader(label_scenes, mask_mode="labels", num_classes=5, label_map={7: 9})
     with segfeed.Loader(label_scenes, mask_mode="labels", num_classes=5, label_map={0: 0, 1: 1, 255: 255},
                         mask_colors=None, batch_size=2, size=32) as loader:
-        assert loader.options["label_map"] == "0:0,1:1,255:255"
+        assert loader.options["label_map"] == {0: 0, 1: 1, 255: 255}
+    with pytest.raises(ValueError, match=r"mask_ignore_value must not be a class id"):
+        segfeed.Loader(label_scenes, mask_mode="labels", num_classes=5, mask_ignore_value=4)
 
 
 def test_a_label_out_of_range_names_the_file_or_is_replaced(label_scenes):
