@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "io/jpeg_decoder.h"
+#include "decode/jpeg_decoder.h"
 #include "io/planned_source.h"
 #include "memory/batch_buffers.h"
 #include "pipeline/batch_graph.h"

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "decode/gif_decoder.h"
 #include "demo/demo_cache.h"
 #include "fnv1a_digest.h"
-#include "io/gif_decoder.h"
 #include "output/image_writers.h"
 #include "output/label_palette.h"
 #include "support/png_reader.h"
