@@ -1,10 +1,7 @@
 // The three pairing rules of DatasetSpec: folders (flat or recursive), a list
 // of keys, a list of (image, mask) paths.
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,7 +17,6 @@
 #include "dataset/list_root.h"
 #include "dataset/listed_images.h"
 #include "segfeed/dataset.h"
-#include "source/file_system.h"
 
 namespace segfeed {
 namespace {
