@@ -34,11 +34,11 @@
 // After <cstdio>: jpeglib.h uses FILE without including it.
 #include <jpeglib.h>
 
+#include "decode/gif_decoder.h"
+#include "decode/jpeg_decoder.h"
+#include "decode/png_decoder.h"
 #include "demo/demo_dataset.h"
 #include "fuzz/giflib_reference.h"
-#include "io/gif_decoder.h"
-#include "io/jpeg_decoder.h"
-#include "io/png_decoder.h"
 #include "output/image_writers.h"
 
 namespace segfeed {

@@ -8,7 +8,7 @@
 # file are checked by ctest, tests/limits.)
 #
 #   scripts/tidy.sh                 all of src/
-#   scripts/tidy.sh src/io/*.cc     only these files
+#   scripts/tidy.sh src/decode/*.cc only these files
 #   JOBS=4 scripts/tidy.sh          more files at once (default 2)
 set -euo pipefail
 

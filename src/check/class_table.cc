@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "io/mask_values.h"
+#include "decode/mask_values.h"
 
 namespace segfeed::tools {
 

@@ -5,10 +5,10 @@
 #include <span>
 #include <string>
 
+#include "decode/gif_decoder.h"
+#include "decode/mask_values.h"
 #include "decode/pair_decoder.h"
 #include "digest.h"
-#include "io/gif_decoder.h"
-#include "io/mask_values.h"
 
 namespace segfeed::tools {
 namespace {

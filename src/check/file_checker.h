@@ -7,7 +7,7 @@
 
 #include "check/class_table.h"
 #include "check/dataset_checker.h"
-#include "io/jpeg_decoder.h"
+#include "decode/jpeg_decoder.h"
 #include "io/pair_reader.h"
 #include "io/planned_source.h"
 #include "source/sample_source.h"

@@ -18,10 +18,10 @@
 #include <span>
 #include <string>
 
-#include "io/file_reader.h"
-#include "io/gif_memory_source.h"
+#include "decode/gif_memory_source.h"
 #include "io/pair_reader.h"
 #include "segfeed/augment.h"
+#include "source/file_reader.h"
 #include "source/files_source.h"
 #include "worker_arena.h"
 

@@ -18,7 +18,7 @@
 #include "cli/output_flags.h"
 #include "cli/report_json.h"
 #include "cli/subcommands.h"
-#include "io/jpeg_decoder.h"
+#include "decode/jpeg_decoder.h"
 #include "io/planned_source.h"
 #include "memory/cgroup_limit.h"
 #include "output/printable.h"

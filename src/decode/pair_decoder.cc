@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/scratch_growth.h"
+#include "source/scratch_growth.h"
 
 namespace segfeed::internal {
 

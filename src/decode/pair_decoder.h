@@ -6,11 +6,11 @@
 #include <string>
 #include <utility>
 
-#include "io/format_sniffer.h"
-#include "io/gif_decoder.h"
-#include "io/jpeg_decoder.h"
-#include "io/mask_values.h"
-#include "io/png_decoder.h"
+#include "decode/format_sniffer.h"
+#include "decode/gif_decoder.h"
+#include "decode/jpeg_decoder.h"
+#include "decode/mask_values.h"
+#include "decode/png_decoder.h"
 #include "result.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"

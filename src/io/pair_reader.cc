@@ -5,8 +5,8 @@
 #include <new>
 #include <string>
 
-#include "io/scratch_growth.h"
 #include "source/files_source.h"
+#include "source/scratch_growth.h"
 #include "stage_clock.h"
 
 namespace segfeed::internal {

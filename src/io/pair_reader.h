@@ -5,8 +5,8 @@
 #include <span>
 #include <string>
 
+#include "decode/expected_formats.h"
 #include "decode/pair_decoder.h"
-#include "io/file_reader.h"
 #include "result.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"

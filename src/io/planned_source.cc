@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <new>
 
-#include "io/format_sniffer.h"
-#include "io/jpeg_decoder.h"
-#include "io/png_decoder.h"
+#include "decode/format_sniffer.h"
+#include "decode/jpeg_decoder.h"
+#include "decode/png_decoder.h"
 
 namespace segfeed::internal {
 

@@ -12,9 +12,9 @@
 #include <random>
 #include <system_error>
 
-#include "io/file_descriptor.h"
-#include "io/file_system.h"
 #include "output/utf8.h"
+#include "source/file_descriptor.h"
+#include "source/file_system.h"
 
 namespace segfeed::tools {
 namespace {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/jpeg_decoder.h"
+#include "decode/jpeg_decoder.h"
 #include "io/planned_source.h"
 #include "pipeline/dataset_errors.h"
 #include "pipeline/loader_runtime.h"

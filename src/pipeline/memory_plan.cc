@@ -6,8 +6,8 @@
 #include <string>
 
 #include "augment/sample_augmenter.h"
+#include "decode/jpeg_decoder.h"
 #include "decode/pair_decoder.h"
-#include "io/jpeg_decoder.h"
 #include "memory/batch_buffers.h"
 #include "memory/cgroup_limit.h"
 #include "segfeed/dataset.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "augment/sample_augmenter.h"
-#include "io/mask_values.h"
+#include "decode/mask_values.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
 #include "mutex.h"

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "io/file_descriptor.h"
-#include "io/file_system.h"
+#include "source/file_descriptor.h"
+#include "source/file_system.h"
 
 namespace segfeed::internal {
 namespace {

@@ -1,6 +1,6 @@
 #include "source/read_buffer.h"
 
-#include "io/scratch_growth.h"
+#include "source/scratch_growth.h"
 
 namespace segfeed::internal {
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "demo/demo_dataset.h"
-#include "io/fixtures.h"
-#include "io/mixed_dataset.h"
-#include "io/scratch_growth.h"
+#include "fixtures/fixtures.h"
+#include "fixtures/mixed_dataset.h"
 #include "output/image_writers.h"
+#include "source/scratch_growth.h"
 #include "support/planted_dataset.h"
 #include "temp_dir.h"
 

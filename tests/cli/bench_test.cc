@@ -20,7 +20,7 @@
 #include "cli/report_json.h"
 #include "cli/run_segfeed.h"
 #include "demo/demo_dataset.h"
-#include "io/mixed_dataset.h"
+#include "fixtures/mixed_dataset.h"
 #include "segfeed/loader.h"
 #include "support/hostile_names.h"
 #include "temp_dir.h"

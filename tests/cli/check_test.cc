@@ -19,8 +19,8 @@
 
 #include "cli/python_checks.h"
 #include "cli/run_segfeed.h"
-#include "io/fixtures.h"
-#include "io/mixed_dataset.h"
+#include "fixtures/fixtures.h"
+#include "fixtures/mixed_dataset.h"
 #include "segfeed/errors.h"
 #include "support/hostile_names.h"
 #include "support/planted_dataset.h"

@@ -16,7 +16,7 @@
 
 #include "cli/python_checks.h"
 #include "cli/run_segfeed.h"
-#include "io/gif_decoder.h"
+#include "decode/gif_decoder.h"
 #include "support/png_reader.h"
 #include "temp_dir.h"
 

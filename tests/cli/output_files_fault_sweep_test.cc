@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "cli/subcommands.h"
-#include "io/fault_injecting_file_system.h"
+#include "source/fault_injecting_file_system.h"
 #include "support/demo_pairs.h"
 #include "temp_dir.h"
 

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "decode/gif_decoder.h"
 #include "demo/demo_cache.h"
 #include "demo/demo_layouts.h"
 #include "fnv1a_digest.h"
-#include "io/gif_decoder.h"
 #include "output/image_writers.h"
 #include "output/label_palette.h"
 #include "support/png_reader.h"

@@ -14,8 +14,8 @@
 #include <span>
 #include <vector>
 
+#include "decode/gif_decoder.h"
 #include "fuzz/giflib_reference.h"
-#include "io/gif_decoder.h"
 
 namespace {
 

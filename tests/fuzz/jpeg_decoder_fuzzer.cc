@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "io/jpeg_decoder.h"
+#include "decode/jpeg_decoder.h"
 
 namespace {
 

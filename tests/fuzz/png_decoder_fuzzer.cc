@@ -16,7 +16,7 @@
 #include <span>
 #include <vector>
 
-#include "io/png_decoder.h"
+#include "decode/png_decoder.h"
 
 namespace {
 

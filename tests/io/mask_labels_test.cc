@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "io/fixtures.h"
-#include "io/mask_values.h"
+#include "decode/mask_values.h"
+#include "fixtures/fixtures.h"
+#include "fixtures/png_fixtures.h"
 #include "io/pair_reader.h"
-#include "io/png_fixtures.h"
 #include "io/read_pair.h"
 #include "temp_dir.h"
 

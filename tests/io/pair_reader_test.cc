@@ -10,9 +10,9 @@
 #include <map>
 #include <string>
 
-#include "io/fixtures.h"
-#include "io/mixed_dataset.h"
-#include "io/png_fixtures.h"
+#include "fixtures/fixtures.h"
+#include "fixtures/mixed_dataset.h"
+#include "fixtures/png_fixtures.h"
 #include "io/read_pair.h"
 #include "temp_dir.h"
 

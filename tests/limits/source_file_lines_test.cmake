@@ -11,8 +11,7 @@
 cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...)
 
 set(max_lines 450)
-set(over_limit_when_listed
-    "src/io/dataset_listing.cc=504")  # moves to src/dataset with the rooms
+set(over_limit_when_listed)  # none left: every file in src/ is within the limit
 
 if(NOT IS_DIRECTORY "${SOURCE_DIR}/src")
   message(FATAL_ERROR "SOURCE_DIR must be the repository root (no src/ in '${SOURCE_DIR}')")

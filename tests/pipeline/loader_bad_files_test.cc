@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "io/fixtures.h"
-#include "io/mixed_dataset.h"
+#include "fixtures/fixtures.h"
+#include "fixtures/mixed_dataset.h"
 #include "segfeed/loader.h"
 #include "temp_dir.h"
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "io/fault_injecting_file_system.h"
 #include "segfeed/loader.h"
+#include "source/fault_injecting_file_system.h"
 #include "support/demo_pairs.h"
 #include "temp_dir.h"
 

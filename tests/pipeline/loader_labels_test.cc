@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "io/fixtures.h"
-#include "io/png_fixtures.h"
+#include "fixtures/fixtures.h"
+#include "fixtures/png_fixtures.h"
 #include "segfeed/errors.h"
 #include "segfeed/loader.h"
 #include "temp_dir.h"

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "io/fixtures.h"
+#include "fixtures/fixtures.h"
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
 #include "segfeed/loader.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "augment/sample_augmenter.h"
-#include "io/mixed_dataset.h"
+#include "fixtures/mixed_dataset.h"
 #include "io/pair_reader.h"
 #include "memory/batch_buffers.h"
 #include "segfeed/dataset.h"

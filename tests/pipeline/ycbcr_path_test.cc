@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "augment/sample_augmenter.h"
+#include "decode/jpeg_decoder.h"
+#include "fixtures/fixtures.h"
 #include "fnv1a_digest.h"
-#include "io/fixtures.h"
-#include "io/jpeg_decoder.h"
 #include "segfeed/loader.h"
 #include "support/demo_pairs.h"
 #include "temp_dir.h"

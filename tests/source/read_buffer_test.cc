@@ -4,7 +4,7 @@
 
 #include <new>
 
-#include "io/scratch_growth.h"
+#include "source/scratch_growth.h"
 
 namespace segfeed::internal {
 namespace {

@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "io/file_system.h"
-#include "io/fixtures.h"
+#include "fixtures/fixtures.h"
 #include "segfeed/dataset.h"
+#include "source/file_system.h"
 #include "source/files_source.h"
 #include "temp_dir.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "io/fixtures.h"
+#include "fixtures/fixtures.h"
 
 namespace segfeed::testing {
 

@@ -2,7 +2,7 @@
 
 // Demo-scene pairs on disk for the tests of the loader: the same scenes
 // `segfeed make-demo` renders (demo/demo_scene.h), encoded with the test
-// fixtures' encoders (tests/io/fixtures.h), so the tests of the lower stages
+// fixtures' encoders (tests/fixtures/fixtures.h), so the tests of the lower stages
 // need neither the command nor the output stage's writers.
 
 #include <filesystem>

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "io/fixtures.h"
+#include "fixtures/fixtures.h"
 #include "support/planted_dataset.h"
 
 namespace segfeed::testing {

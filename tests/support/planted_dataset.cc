@@ -9,7 +9,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "demo/demo_dataset.h"
-#include "io/fixtures.h"
+#include "fixtures/fixtures.h"
 
 namespace segfeed::testing {
 namespace {

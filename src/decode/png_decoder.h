@@ -1,0 +1,117 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "decode/jpeg_decoder.h"
+#include "result.h"
+#include "segfeed/errors.h"
+#include "segfeed/options.h"
+
+namespace segfeed::internal {
+
+// What a PNG's IHDR says, read without decoding any pixel.
+struct PngHeader {
+  int width = 0;  // pixels
+  int height = 0;
+  int bit_depth = 8;  // bits per sample: 1, 2, 4, 8 or 16
+  // PNG colour type: 0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA.
+  int color_type = 0;
+  bool interlaced = false;  // Adam7
+};
+
+// What a PNG mask holds before it becomes mask values (the caller maps them).
+enum class MaskSampleFormat { kIndex8, kGrey16, kRgb8 };
+
+// A decoded PNG mask, its samples as the file stores them (no scaling of low
+// bit depths, no palette expansion), height x width, rows packed. Kept per
+// thread and reused: `bytes` and `palette` only grow.
+struct MaskSamples {
+  MaskSampleFormat format = MaskSampleFormat::kIndex8;
+  int width = 0;  // pixels
+  int height = 0;
+  int bit_depth = 8;         // the file's (1, 2, 4, 8, 16)
+  bool has_palette = false;  // colour type 3: values are palette indices
+  // PLTE entries (at most 256), empty for grey and RGB masks.
+  std::vector<std::array<uint8_t, 3>> palette;
+  // 1 byte per pixel (kIndex8), 2 (kGrey16: host-endian uint16) or 3 (kRgb8).
+  std::vector<uint8_t> bytes;
+};
+
+// PNG decoding with libspng, for photos (to 8-bit RGB) and masks (to their
+// raw samples). Every file gets a fresh spng context, so nothing passes from
+// one file to the next; use one decoder per thread (not thread-safe).
+//
+// Decoding is progressive, one scanline at a time, straight into the output
+// or through one row of scratch: no image-sized temporary, and the output is
+// sized from the header, so no amount of compressed data can make it grow.
+// Adam7-interlaced files are placed pass by pass. APNG files decode as their
+// default image (the animation chunks are ancillary and skipped). Ancillary
+// chunks never change pixels: no gamma, no colour profile, no transparency.
+class PngDecoder {
+ public:
+  explicit PngDecoder(const DecodeOptions& options) : options_(options) {}
+
+  // Parses the signature and IHDR. Errors name `path`: unsupported_format
+  // when the bytes are not PNG, too_large when width x height > max_pixels
+  // (nothing is allocated for pixels), `corrupt_kind` (kCorruptImage or
+  // kCorruptMask) with libspng's reason when the header is bad.
+  Result<PngHeader> ReadHeader(std::span<const uint8_t> bytes, std::string_view path,
+                               ErrorKind corrupt_kind);
+
+  // Bytes the pixel output needs for a file with this header, so the caller
+  // can check its decode budget before decoding: width x height x 3.
+  static int64_t ImageBytes(const PngHeader& header);
+  // width x height x 1 (grey up to 8 bits, palette), 2 (grey 16) or 3 (RGB).
+  static int64_t MaskSampleBytes(const PngHeader& header);
+  // The scanlines DecodeImage() needs besides its output: libspng's and,
+  // for a palette file, this decoder's, each as wide as the file stores a
+  // row (up to 8 bytes a pixel for 16-bit RGBA, more than the output).
+  static int64_t ImageRowBytes(const PngHeader& header);
+  // The too_large error of a file with this header that needs `needed_bytes`
+  // to decode, more than the `budget_bytes` left (OverDecodeBudget's words).
+  static Error OverBudget(std::string_view path, const PngHeader& header, int64_t needed_bytes,
+                          int64_t budget_bytes);
+
+  // `corrupt_kind` naming `path` when the file's image data (its IDAT
+  // chunks) is too short to hold the samples its header claims even at
+  // deflate's best ratio, 1032:1: a file cut short, or a header that lies
+  // (69 bytes claiming 10000x10000 pixels). Reads no pixel; the decoders
+  // check it before allocating, and the memory plan skips such a header.
+  static Status CheckImageDataCanHoldPixels(std::span<const uint8_t> bytes, const PngHeader& header,
+                                            std::string_view path, ErrorKind corrupt_kind);
+
+  // Decodes a photo into `out` as 8-bit RGB: grey is expanded, a palette to
+  // its colours, 16-bit samples keep their high byte, and alpha is dropped,
+  // not composited onto any background. Errors as ReadHeader's (corrupt
+  // ones are corrupt_image, with libspng's reason); too_large also when the
+  // output and this decoder's scratch would hold more than `budget_bytes`
+  // together (checked on the header, before allocating). On error `out`
+  // holds garbage.
+  Status DecodeImage(std::span<const uint8_t> bytes, std::string_view path, DecodedImage* out,
+                     int64_t budget_bytes = INT64_MAX);
+
+  // Decodes a mask into `out`: grey of 1-8 bits and palette indices to
+  // kIndex8 with their raw values (a 1-bit mask gives 0 and 1), grey 16 to
+  // kGrey16, RGB to kRgb8 (16-bit: the high byte); alpha is ignored. A
+  // palette index outside the PLTE is corrupt_mask. Other errors as
+  // DecodeImage's, with corrupt_mask.
+  Status DecodeMask(std::span<const uint8_t> bytes, std::string_view path, MaskSamples* out,
+                    int64_t budget_bytes = INT64_MAX);
+
+  // Frees the row scratch when it holds more than `keep_bytes`, so that an
+  // outlier file leaves nothing grown.
+  void ShrinkScratch(size_t keep_bytes);
+  // The row scratch kept between files: one scanline as the file stores it.
+  size_t scratch_bytes() const { return row_.capacity(); }
+
+ private:
+  DecodeOptions options_;
+  std::vector<uint8_t> row_;  // one stored scanline; reused, only grows
+};
+
+}  // namespace segfeed::internal

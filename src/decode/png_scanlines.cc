@@ -1,0 +1,102 @@
+#include "decode/png_scanlines.h"
+
+#include <spng.h>
+
+namespace segfeed::internal {
+namespace {
+
+constexpr PassColumns kAdam7Columns[7] = {{0, 8}, {4, 8}, {0, 4}, {2, 4}, {0, 2}, {1, 2}, {0, 1}};
+
+}  // namespace
+
+int Channels(int color_type) {
+  switch (color_type) {
+    case SPNG_COLOR_TYPE_TRUECOLOR:
+      return 3;
+    case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA:
+      return 2;
+    case SPNG_COLOR_TYPE_TRUECOLOR_ALPHA:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
+int64_t StoredRowBytes(const PngHeader& header) {
+  return (int64_t{header.width} * Channels(header.color_type) * header.bit_depth + 7) / 8;
+}
+
+PassColumns ColumnsOf(const PngHeader& header, int pass) {
+  return header.interlaced && pass >= 0 && pass < 7 ? kAdam7Columns[pass] : PassColumns{};
+}
+
+int PassWidth(const PngHeader& header, const PassColumns& columns) {
+  if (header.width <= columns.first_column) return 0;
+  return (header.width - columns.first_column + columns.column_step - 1) / columns.column_step;
+}
+
+MaskSampleFormat MaskFormatOf(const PngHeader& header) {
+  if (header.color_type == SPNG_COLOR_TYPE_TRUECOLOR ||
+      header.color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA)
+    return MaskSampleFormat::kRgb8;
+  if (header.color_type != SPNG_COLOR_TYPE_INDEXED && header.bit_depth == 16)
+    return MaskSampleFormat::kGrey16;
+  return MaskSampleFormat::kIndex8;
+}
+
+int MaskPixelBytes(MaskSampleFormat format) {
+  switch (format) {
+    case MaskSampleFormat::kGrey16:
+      return 2;
+    case MaskSampleFormat::kRgb8:
+      return 3;
+    case MaskSampleFormat::kIndex8:
+      break;
+  }
+  return 1;
+}
+
+void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int count,
+                     const uint8_t* src, uint8_t* dst) {
+  const int step = columns.column_step;
+  const int depth = header.bit_depth;
+  const int channels = Channels(header.color_type);
+  switch (MaskFormatOf(header)) {
+    case MaskSampleFormat::kIndex8: {
+      uint8_t* out = dst + columns.first_column;
+      if (depth < 8) {
+        for (int i = 0; i < count; ++i) out[i * step] = PackedSample(src, i, depth);
+      } else {
+        for (int i = 0; i < count; ++i) out[i * step] = src[i * channels];
+      }
+      return;
+    }
+    case MaskSampleFormat::kGrey16: {
+      uint8_t* out = dst + 2 * columns.first_column;
+      for (int i = 0; i < count; ++i) std::memcpy(out + 2 * i * step, src + 2 * i * channels, 2);
+      return;
+    }
+    case MaskSampleFormat::kRgb8: {
+      uint8_t* out = dst + 3 * columns.first_column;
+      if (depth == 8) {
+        for (int i = 0; i < count; ++i) std::memcpy(out + 3 * i * step, src + i * channels, 3);
+      } else {
+        for (int i = 0; i < count; ++i) {
+          for (int c = 0; c < 3; ++c)
+            out[3 * i * step + c] =
+                static_cast<uint8_t>(Sample16(src + 2 * (i * channels + c)) >> 8);
+        }
+      }
+      return;
+    }
+  }
+}
+
+int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t palette_size) {
+  for (int i = 0; i < count; ++i) {
+    if (indices[i * step] >= palette_size) return indices[i * step];
+  }
+  return -1;
+}
+
+}  // namespace segfeed::internal
