@@ -86,6 +86,9 @@ class FilesSourceMaker {
     ssize_t Read(int fd, void* buffer, size_t bytes) override {
       return real_.Read(fd, buffer, bytes);
     }
+    ssize_t Pread(int fd, void* buffer, size_t bytes, off_t offset) override {
+      return real_.Pread(fd, buffer, bytes, offset);
+    }
     ssize_t Write(int fd, const void* buffer, size_t bytes) override {
       return real_.Write(fd, buffer, bytes);
     }
