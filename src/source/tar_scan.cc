@@ -115,9 +115,10 @@ class TarWalk {
         // A bad checksum or a header cut short: what follows cannot be
         // trusted, so the scan ends here rather than hunting for the next
         // header inside member data.
-        return Stop(scan_.shard.string(), "damaged tar header " +
-                                              Where(archive_read_header_position(archive_)) + ": " +
-                                              LibarchiveText());
+        // Where the header should start (libarchive's own header position
+        // is not meaningful after a header it could not read).
+        return Stop(scan_.shard.string(),
+                    "damaged tar header " + Where(next_header_) + ": " + LibarchiveText());
       }
       if (!Entry(entry)) return false;
     }
@@ -218,10 +219,12 @@ class TarWalk {
     return true;
   }
 
-  // "after member 'x' (at offset N)" or "at offset N" for the first.
+  // "after <shard>:<member> (at offset N)", or "at offset N" before the
+  // first member; the offset is left out when it is not known (-1).
   std::string Where(int64_t offset) const {
-    const std::string at = "at offset " + std::to_string(offset);
-    return last_member_.empty() ? at : "after " + last_member_ + " (" + at + ")";
+    const std::string at = offset >= 0 ? "at offset " + std::to_string(offset) : "";
+    if (last_member_.empty()) return at.empty() ? "at the start" : at;
+    return "after " + last_member_ + (at.empty() ? "" : " (" + at + ")");
   }
 
   std::string LibarchiveText() const {
