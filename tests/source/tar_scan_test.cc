@@ -8,6 +8,8 @@
 
 #include "digest.h"
 #include "fixtures/fixtures.h"
+#include "source/fault_injecting_file_system.h"
+#include "source/file_system.h"
 #include "source/tar_writing.h"
 #include "temp_dir.h"
 
@@ -214,6 +216,51 @@ TEST_F(DamagedTarTest, NotATarAtAll) {
   ASSERT_TRUE(scan.stopped);
   EXPECT_EQ(scan.stopped->kind, ErrorKind::kUnsupportedFormat) << scan.stopped->Message();
   EXPECT_TRUE(scan.members.empty());
+}
+
+// Every read(2) of the scan failing in turn, each way a read can fail: the
+// scan stops with an error naming the shard, or reads on (EINTR, a short
+// read), and what it kept is always a prefix of the whole scan.
+TEST(TarScanTest, EveryFailingReadStopsTheScanOrIsReadPast) {
+  TempDir dir;
+  const auto shard = dir / "shard.tar";
+  testing::WriteTar(shard, TarFormat::kPax,
+                    {testing::File("a.jpg", testing::RandomBytes(1500000, 1)),
+                     testing::File("b.jpg", testing::RandomBytes(1500000, 2)),
+                     testing::File("c.jpg", testing::RandomBytes(10, 3))});
+  const TarScan good = ScanTar(shard);
+  ASSERT_FALSE(good.stopped);
+  testing::FaultInjectingFileSystem file_system;
+  FileSystemOverrideForTesting override(&file_system);
+  file_system.Disarm();
+  ASSERT_FALSE(ScanTar(shard).stopped);
+  const int64_t reads = file_system.calls(testing::FileCall::kRead);
+  ASSERT_GE(reads, 4);
+  using Kind = testing::Fault::Kind;
+  for (const testing::Fault fault :
+       {testing::Fault{Kind::kErrno, EIO}, testing::Fault{Kind::kErrno, EINTR},
+        testing::Fault{Kind::kShortTransfer, 0}, testing::Fault{Kind::kEarlyEnd, 0}}) {
+    for (int64_t nth = 1; nth <= reads; ++nth) {
+      file_system.Arm(testing::FileCall::kRead, nth, fault);
+      const TarScan scan = ScanTar(shard);
+      const std::string what = testing::FaultName(fault) + " at read " + std::to_string(nth);
+      ASSERT_TRUE(file_system.fired()) << what;
+      // The last read finds the end anyway: an early end there is none.
+      const bool reads_on = fault.kind == Kind::kShortTransfer || fault.error == EINTR ||
+                            (fault.kind == Kind::kEarlyEnd && nth == reads);
+      EXPECT_EQ(!scan.stopped, reads_on) << what;
+      if (scan.stopped) {
+        EXPECT_EQ(scan.stopped->path.rfind(shard.string(), 0), 0u) << scan.stopped->Message();
+      } else {
+        EXPECT_EQ(scan.digest, good.digest) << what;
+      }
+      ASSERT_LE(scan.members.size(), good.members.size()) << what;
+      for (size_t i = 0; i < scan.members.size(); ++i) {
+        EXPECT_EQ(scan.members[i].data_offset, good.members[i].data_offset) << what;
+        EXPECT_EQ(scan.members[i].digest, good.members[i].digest) << what;
+      }
+    }
+  }
 }
 
 TEST(TarScanTest, MissingShardIsAnIoErrorNamingIt) {
