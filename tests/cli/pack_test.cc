@@ -203,6 +203,25 @@ TEST_F(PackCommandTest, ABadPairIsLeftOutAndListedOrStopsTheRun) {
     EXPECT_EQ(file.filename().string().find(".partial"), std::string::npos) << file;
 }
 
+TEST_F(PackCommandTest, AShardThatCannotBeWrittenLeavesNoHalfShardAndNoIndex) {
+  MakeDemo("");
+  // The second shard's temporary name is taken by a folder that cannot be
+  // removed in its place.
+  fs::create_directories(out_ / ".train-000001.tar.partial" / "in-the-way");
+  const auto packed = Pack("--samples-per-shard 2", out_);
+  EXPECT_EQ(packed.exit_code, 1) << packed.output;
+  EXPECT_NE(packed.output.find("error: " + (out_ / ".train-000001.tar.partial").string() +
+                               ": cannot create"),
+            std::string::npos)
+      << packed.output;
+  EXPECT_NE(packed.output.find("stopped: 2 pairs in 1 whole shards, no index written"),
+            std::string::npos)
+      << packed.output;
+  EXPECT_TRUE(fs::exists(out_ / "train-000000.tar"));
+  EXPECT_FALSE(fs::exists(out_ / "train-000001.tar"));
+  EXPECT_FALSE(fs::exists(out_ / source::kShardIndexFileName));
+}
+
 TEST_F(PackCommandTest, AKeyWithADotRoundTrips) {
   MakeDemo("");
   const Dataset listed = ListDataset(DatasetSpec::Carvana(data_));
