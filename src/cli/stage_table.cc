@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 std::string StageLabel(std::string_view field) {
   constexpr std::string_view kDecode = "decode_";
@@ -48,4 +48,4 @@ std::string StageTable(const StageSeconds& stages) {
   return table;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -5,7 +5,7 @@
 
 #include "segfeed/loader.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // What `segfeed bench` calls a field of StageSeconds' field list: a decode
 // stage, decode_<role>_<format>, reads "<FORMAT> decode (<role>s)" ("JPEG
@@ -20,4 +20,4 @@ std::string StageLabel(std::string_view field);
 // time, not a stage of the decode threads, so no share).
 std::string StageTable(const StageSeconds& stages);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -8,7 +8,7 @@
 
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 PairDecoder::PairDecoder(const DecodeOptions& options)
     : jpeg_(options), gif_(options), png_(options), mask_rule_(options) {}
@@ -108,7 +108,7 @@ Status PairDecoder::MapPngSamples(const std::string& path) {
   const size_t count = static_cast<size_t>(samples.width) * samples.height;
   mask_.width = samples.width;
   mask_.height = samples.height;
-  ResizeScratch(&mask_.pixels, count);
+  source::ResizeScratch(&mask_.pixels, count);
   mask_.bit_depth = samples.bit_depth;
   mask_.palette_digest = PaletteDigest(samples.palette);
   mask_.palette_disagrees = false;
@@ -285,4 +285,4 @@ size_t PairDecoder::scratch_bytes() const {
          gif_.pixel_scratch_bytes() + png_.scratch_bytes();
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

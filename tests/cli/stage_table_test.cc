@@ -10,7 +10,7 @@
 
 #include "segfeed/loader.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 TEST(StageTableTest, DecodeStagesReadAsFormatAndRole) {
@@ -57,4 +57,4 @@ TEST(StageTableTest, NoStageWithTimeLeavesTheHeadingAndTheWait) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

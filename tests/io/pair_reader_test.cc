@@ -16,7 +16,7 @@
 #include "io/read_pair.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -51,7 +51,7 @@ TEST(PairReaderTest, DecodesImageAtDctScaleAndMaskAtFullSize) {
   Status status = ReadPair(reader, pair, 100, 100);
   ASSERT_TRUE(status.ok()) << status.error().Message();
   // 1/4 gives 100x75, too small; 3/8 gives 150x113.
-  EXPECT_EQ(reader.image_scale(), (DctScale{3, 8}));
+  EXPECT_EQ(reader.image_scale(), (decode::DctScale{3, 8}));
   EXPECT_EQ(reader.image().width, reader.image_scale().Apply(400));
   EXPECT_EQ(reader.mask().width, 400);
   EXPECT_EQ(reader.mask().height, 300);
@@ -202,17 +202,18 @@ TEST(PairReaderTest, TimingsNameTheFormatEachMemberWasDecodedAs) {
   const SamplePair missing{"missing", dir / "missing.jpg", jpeg_gif.mask_path};
   struct Case {
     const SamplePair& pair;
-    SniffedFormat image, mask;
+    decode::SniffedFormat image, mask;
   };
-  const Case cases[] = {{jpeg_gif, SniffedFormat::kJpeg, SniffedFormat::kGif},
-                        {png_png, SniffedFormat::kPng, SniffedFormat::kPng},
-                        {jpeg_noise, SniffedFormat::kJpeg, SniffedFormat::kUnknown},
-                        {missing, SniffedFormat::kUnknown, SniffedFormat::kUnknown}};
+  const Case cases[] = {
+      {jpeg_gif, decode::SniffedFormat::kJpeg, decode::SniffedFormat::kGif},
+      {png_png, decode::SniffedFormat::kPng, decode::SniffedFormat::kPng},
+      {jpeg_noise, decode::SniffedFormat::kJpeg, decode::SniffedFormat::kUnknown},
+      {missing, decode::SniffedFormat::kUnknown, decode::SniffedFormat::kUnknown}};
   PairReader reader({});
   for (const Case& c : cases) {
     SCOPED_TRACE(c.pair.stem);
     const Status status = ReadPair(reader, c.pair, 0, 0);
-    EXPECT_EQ(status.ok(), c.mask != SniffedFormat::kUnknown);
+    EXPECT_EQ(status.ok(), c.mask != decode::SniffedFormat::kUnknown);
     const PairReader::Timings& timings = reader.last_timings();
     EXPECT_EQ(timings.image_format, c.image);
     EXPECT_EQ(timings.mask_format, c.mask);
@@ -222,9 +223,9 @@ TEST(PairReaderTest, TimingsNameTheFormatEachMemberWasDecodedAs) {
   }
   // One member on its own, as the checker reads it.
   ASSERT_TRUE(reader.ReadMask(png_png.mask_path).ok());
-  EXPECT_EQ(reader.last_timings().mask_format, SniffedFormat::kPng);
+  EXPECT_EQ(reader.last_timings().mask_format, decode::SniffedFormat::kPng);
   ASSERT_TRUE(reader.ReadImage(png_png.image_path, 0, 0).ok());
-  EXPECT_EQ(reader.last_timings().image_format, SniffedFormat::kPng);
+  EXPECT_EQ(reader.last_timings().image_format, decode::SniffedFormat::kPng);
 }
 
 // Every pair of a dataset where good and bad pairs alternate, read in order
@@ -277,7 +278,7 @@ TEST(PairReaderTest, SingleFilesShrinkBackToThePlanAfterALargerOne) {
   PairReader reader({});
   reader.Reserve(64, 48, 0, 0);
   const size_t planned = reader.scratch_bytes();
-  EXPECT_EQ(planned, PairDecoder::PlannedScratchBytes({}, 64, 48));
+  EXPECT_EQ(planned, decode::PairDecoder::PlannedScratchBytes({}, 64, 48));
 
   ASSERT_TRUE(reader.ReadImage(large.image_path, 0, 0).ok());
   EXPECT_EQ(reader.image().width, 640);
@@ -309,7 +310,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   PairReader reader({});
   // Room for the 12 KiB of RGB output and a mask's values, not for three
   // 32 KiB rows: past the decoders' fixed allowance, the plan's 4 bytes.
-  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 32 * 1024);
+  reader.Reserve(1, 1, 0, 0, decode::PairDecoder::kDecoderFixedBytes + 32 * 1024);
   const Status image = reader.ReadImage(png, 0, 0);
   ASSERT_FALSE(image.ok());
   EXPECT_EQ(image.error().kind, ErrorKind::kTooLarge);
@@ -326,7 +327,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
             std::string::npos)
       << mask.error().detail;
   // With room for them, both decode.
-  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 256 * 1024);
+  reader.Reserve(1, 1, 0, 0, decode::PairDecoder::kDecoderFixedBytes + 256 * 1024);
   EXPECT_TRUE(reader.ReadImage(png, 0, 0).ok());
   EXPECT_TRUE(reader.ReadMask(png).ok());
 }
@@ -409,4 +410,4 @@ TEST(DecodeOptionsTest, ValidationNamesFieldAndValue) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::io
