@@ -142,22 +142,26 @@ int RunPack(std::span<const std::string> args) {
   }
 
   // A progress line only for a person watching; logs stay clean.
+  bool progress_shown = false;  // a progress line is on the terminal, unfinished
   if (isatty(STDERR_FILENO) != 0) {
-    options.progress = [](int64_t done, int64_t total, int64_t bytes) {
-      std::fprintf(stderr, "\rpack: %lld/%lld pairs, %.1f MB in shards",
+    options.progress = [&progress_shown](int64_t done, int64_t total, int64_t bytes) {
+      if (done % 16 != 0 && done != total) return;
+      std::fprintf(stderr, "\rpack: %lld/%lld pairs, %.1f MB in finished shards",
                    static_cast<long long>(done), static_cast<long long>(total),
                    static_cast<double>(bytes) / 1e6);
+      progress_shown = true;
     };
   }
-  options.on_shard = [&options](const pack::PackedShard& shard) {
-    if (options.progress) std::fprintf(stderr, "\n");
+  options.on_shard = [&](const pack::PackedShard& shard) {
+    if (progress_shown) std::fprintf(stderr, "\n");
+    progress_shown = false;
     PrintShard(shard, options.photo_codec);
   };
   const auto start = std::chrono::steady_clock::now();
   const pack::PackReport report = pack::PackDataset(spec, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (options.progress) std::fprintf(stderr, "\n");
+  if (progress_shown) std::fprintf(stderr, "\n");
 
   for (const Error& left_out : report.left_out)
     std::printf("left out: %s\n", output::PrintableText(left_out.Message()).c_str());

@@ -74,6 +74,7 @@ class Packer {
   io::PlannedSource plan_;
   int64_t budget_bytes_ = 0;
   std::optional<ShardSequence> shards_;
+  int64_t written_bytes_ = 0;  // of the shards finished so far
   source::ShardIndexDataset index_dataset_;
   source::ReadBuffer read_buffer_;
   PackReport report_;
@@ -157,6 +158,8 @@ void Packer::PackChunk(size_t begin, size_t end) {
     } else if (Status packed = PackPair(pairs[i]); !packed.ok()) {
       report_.failure = packed.error();
     }
+    if (options_.progress)
+      options_.progress(static_cast<int64_t>(begin + i + 1), report_.pairs_listed, written_bytes_);
   }
 }
 
@@ -180,15 +183,12 @@ PackReport Packer::Run() {
   std::error_code error;
   std::filesystem::create_directories(options_.output, error);
   shards_.emplace(options_.output, options_.name, options_.limits);
-  shards_->on_shard = options_.on_shard;
-  for (size_t begin = 0; begin < dataset_.pairs.size() && !report_.failure; begin += kChunkPairs) {
+  shards_->on_shard = [this](const PackedShard& shard) {
+    written_bytes_ += shard.bytes;
+    if (options_.on_shard) options_.on_shard(shard);
+  };
+  for (size_t begin = 0; begin < dataset_.pairs.size() && !report_.failure; begin += kChunkPairs)
     PackChunk(begin, std::min(begin + kChunkPairs, dataset_.pairs.size()));
-    int64_t bytes = 0;
-    for (const PackedShard& shard : shards_->shards()) bytes += shard.bytes;
-    if (options_.progress)
-      options_.progress(static_cast<int64_t>(std::min(begin + kChunkPairs, dataset_.pairs.size())),
-                        report_.pairs_listed, bytes);
-  }
   if (!report_.failure) {
     if (Status finished = shards_->Finish(); !finished.ok()) report_.failure = finished.error();
   }

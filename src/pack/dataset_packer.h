@@ -54,8 +54,9 @@ struct PackOptions {
   // of the dataset's labels (its mask options: mask_mode, num_classes,
   // mask_ignore_value, ignore_index, label_map, ...).
   DecodeOptions decode;
-  // Called after each checked chunk with (pairs done, pairs listed, shard
-  // bytes written so far), and after each shard; may be empty.
+  // Called after each pair (packed or left out) with (pairs done, pairs
+  // listed, bytes of the shards finished so far), and after each shard is
+  // in place; either may be empty.
   std::function<void(int64_t, int64_t, int64_t)> progress;
   std::function<void(const PackedShard&)> on_shard;
 };
