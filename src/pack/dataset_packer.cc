@@ -17,6 +17,7 @@
 #include "source/files_source.h"
 #include "source/read_buffer.h"
 #include "source/shard_index.h"
+#include "source/shard_samples.h"
 
 namespace segfeed::pack {
 namespace {
@@ -88,6 +89,18 @@ std::vector<Error> Packer::PairProblems(const std::vector<check::FileJob>& jobs,
     if (outcomes[job].error) problems.push_back(*outcomes[job].error);
   }
   if (auto mismatch = check::PairSizeMismatch(jobs, outcomes, 2 * i)) problems.push_back(*mismatch);
+  // The member names readers take as photo and mask (MemberRoles' rule).
+  const source::MemberRoles roles;
+  const auto has = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (!has(roles.photo, ExtensionOf(pair.image_path)) ||
+      !has(roles.mask, "mask." + ExtensionOf(pair.mask_path))) {
+    problems.push_back(Error{ErrorKind::kUnsupportedFormat, pair.image_path.string(),
+                             "a shard holds photos as .jpg, .jpeg, .png or .gif and masks as "
+                             ".png or .gif; its mask is " +
+                                 pair.mask_path.string()});
+  }
   if (auto unusable = UnusableKeyReason(pair.stem)) {
     problems.push_back(
         Error{ErrorKind::kOutsideRoot, pair.image_path.string(),

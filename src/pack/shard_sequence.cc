@@ -117,6 +117,7 @@ Status ShardSequence::FinishShard() {
   const source::ShardListing listing = source::ListShardSamples({scan});
   if (scan.stopped) return *scan.stopped;
   if (!listing.errors.empty()) return listing.errors.front();
+  if (!listing.problems.empty()) return listing.problems.front();  // a member that did not pair
   if (listing.catalog.sample_count() != static_cast<size_t>(current_.samples))
     return ShardError(current_.path,
                       "the shard reads back " + std::to_string(listing.catalog.sample_count()) +

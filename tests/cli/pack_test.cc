@@ -222,6 +222,28 @@ TEST_F(PackCommandTest, AShardThatCannotBeWrittenLeavesNoHalfShardAndNoIndex) {
   EXPECT_FALSE(fs::exists(out_ / source::kShardIndexFileName));
 }
 
+TEST_F(PackCommandTest, AMaskNoReaderWouldTakeAsAMaskIsABadPair) {
+  MakeDemo("");
+  const Dataset listed = ListDataset(DatasetSpec::Carvana(data_));
+  // A two-column list names any files: a GIF mask under another extension
+  // decodes, but its member would not read back as a mask.
+  fs::copy_file(listed.pairs[1].mask_path, data_ / "odd.dat");
+  std::string list;
+  for (size_t i = 0; i < 3; ++i) {
+    list += fs::relative(listed.pairs[i].image_path, data_).string() + " " +
+            (i == 1 ? std::string("odd.dat")
+                    : fs::relative(listed.pairs[i].mask_path, data_).string()) +
+            "\n";
+  }
+  segfeed::testing::WriteAll(data_ / "pairs.txt", std::vector<uint8_t>(list.begin(), list.end()));
+  const auto packed =
+      RunSegfeed("pack --list " + Quoted(data_ / "pairs.txt") + " --output " + Quoted(out_));
+  EXPECT_EQ(packed.exit_code, 1) << packed.output;
+  EXPECT_NE(packed.output.find("its mask is " + (data_ / "odd.dat").string()), std::string::npos)
+      << packed.output;
+  EXPECT_NE(packed.output.find("packed 2 of 3 pairs"), std::string::npos) << packed.output;
+}
+
 TEST_F(PackCommandTest, AKeyWithADotRoundTrips) {
   MakeDemo("");
   const Dataset listed = ListDataset(DatasetSpec::Carvana(data_));
