@@ -124,6 +124,23 @@ TEST_F(PackCommandTest, APresetsLabelOptionsAreRecorded) {
   EXPECT_EQ(options.at("num_classes"), "21");
 }
 
+TEST_F(PackCommandTest, NestedKeysBecomeMemberPaths) {
+  const auto made = RunSegfeed("make-demo " + Quoted(data_) +
+                               " --dataset cityscapes --count 4 --width 128 --height 64");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const auto packed = Pack("--dataset cityscapes --split train", out_);
+  ASSERT_EQ(packed.exit_code, 0) << packed.output;
+  const source::ShardIndexDataset dataset =
+      ExpectSourceBytes(out_, DatasetSpec::Cityscapes(data_, "train"));
+  const std::map<std::string, std::string> options(dataset.options.begin(), dataset.options.end());
+  EXPECT_EQ(options.at("num_classes"), "19");
+  EXPECT_NE(options.at("label_map"), "");
+  const source::TarScan scan = source::ScanTar(out_ / "train-000000.tar");
+  ASSERT_FALSE(scan.members.empty());
+  EXPECT_EQ(scan.members[0].name, "aachen/aachen_000000_000019.png");
+  EXPECT_EQ(scan.members[1].name, "aachen/aachen_000000_000019.mask.png");
+}
+
 TEST_F(PackCommandTest, SameBytesForAnyThreadCount) {
   MakeDemo("");
   ASSERT_EQ(Pack("--threads 1 --shard-size 8KiB", dir_ / "one").exit_code, 0);
