@@ -331,8 +331,13 @@ build_static_opencv() {
 # bz2 and zlib, all of which auditwheel would copy into the wheel. Every
 # optional dependency is therefore off, so its pkg-config file has no
 # Libs.private; iconv stays on, as it is glibc's (pack's names go through it).
-# Only the static library is built and installed: beside a libarchive.so the
-# linker would take the shared one.
+# Nor does it use glibc 2.36's arc4random_buf (for temporary files' names
+# and the zip and warc writers, none of which segfeed uses): that one symbol
+# would raise the wheel's tag from manylinux_2_35 to 2_36 and keep it off
+# Ubuntu 22.04; libarchive then seeds its own generator from /dev/urandom
+# (renamed, since glibc's stdlib.h declares one of the same name).
+# Only the static library is built and installed: beside a libarchive.so
+# the linker would take the shared one.
 build_static_libarchive() {
   local prefix="$ROOT/build/deps/libarchive-static"
   [[ -f "$prefix/lib/pkgconfig/libarchive.pc" ]] && return
@@ -340,13 +345,15 @@ build_static_libarchive() {
   log "building libarchive $(dpkg-query -W -f='${Version}' libarchive-dev), static, tar only (once)"
   download_debian_source libarchive-dev "$work" || return 1
   dpkg-source --no-check -x "$work"/libarchive_*.dsc "$work/source" >/dev/null || return 1
+  sed -i 's/\barc4random_buf\b/libarchive_arc4random_buf/' "$work/source/libarchive/archive_random.c" || return 1
   local off=() option
   for option in MBEDTLS NETTLE OPENSSL LIBB2 LZ4 LZO LZMA ZSTD ZLIB BZip2 LIBXML2 EXPAT PCREPOSIX LIBGCC CNG \
                 TAR CPIO CAT XATTR ACL TEST WERROR; do
     off+=("-DENABLE_$option=OFF")
   done
   cmake -S "$work/source" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" \
-    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DENABLE_ICONV=ON "${off[@]}" >"$work/configure.log" 2>&1 || {
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DENABLE_ICONV=ON "${off[@]}" -DHAVE_ARC4RANDOM_BUF=OFF \
+    >"$work/configure.log" 2>&1 || {
     tail -20 "$work/configure.log" >&2; return 1; }
   cmake --build "$work/build" --target archive_static -j "$(nproc)" >/dev/null || return 1
   install -D -m 644 -t "$prefix/lib" "$work/build/libarchive/libarchive.a" || return 1
