@@ -31,7 +31,9 @@ std::string ValueName(OptionKind kind) {
     case OptionKind::kIdMap:
       return "ID:ID,...";
     case OptionKind::kColorMap:
-      return "#RRGGBB:ID,...";
+      return "#RRGGBB:ID,...|FILE";
+    case OptionKind::kNames:
+      return "NAME,...|FILE";
   }
   return "VALUE";
 }
@@ -351,8 +353,9 @@ void LoaderFlags::Check(const LoaderOptions& options, const DatasetSpec& dataset
 }
 
 MaskFlags::MaskFlags(CommandLine& cli) {
-  for (const char* name : {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index",
-                           "label_map", "mask_colors", "mask_foreground", "mask_threshold"}) {
+  for (const char* name :
+       {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index", "label_map", "mask_colors",
+        "class_names", "mask_foreground", "mask_threshold"}) {
     const OptionSpec* spec = FindOption(name);
     CLI::Option* option = cli.AddOption(FlagNames(*spec), Description(*spec),
                                         std::string(OptionGroupName(spec->group())));
