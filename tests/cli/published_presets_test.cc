@@ -215,5 +215,28 @@ TEST_F(PublishedPresetsTest, TheMmsegLikeRecipeStreamsTheSameOnOneAndTwoThreads)
   }
 }
 
+// A preset's names name its classes: the user's own --num-classes leaves
+// them out unless --class-names comes too, which must then fit.
+TEST_F(PublishedPresetsTest, ClassNamesGiveWayToTheUsersOwnClasses) {
+  const PresetCase bdd = Cases()[5];
+  ASSERT_EQ(bdd.preset, "bdd100k");
+  const CommandResult own = RunSegfeed("check " + Data(bdd) + " --num-classes 20");
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_EQ(own.output.find(" road "), std::string::npos) << own.output;
+  TempDir dir;
+  std::ofstream(dir / "names.txt") << "a\nb\n";
+  const CommandResult wrong = RunSegfeed("bench " + Data(bdd) + " --num-classes 20 --class-names " +
+                                         Quoted(dir / "names.txt"));
+  EXPECT_EQ(wrong.exit_code, 2) << wrong.output;
+  EXPECT_NE(wrong.output.find("--class-names must name the --num-classes = 20 classes, one name "
+                              "each (got 2 names)"),
+            std::string::npos)
+      << wrong.output;
+  const CommandResult named = RunSegfeed("check " + Data(bdd) + " --num-classes 2 --class-names " +
+                                         Quoted(dir / "names.txt") + " --label-map 0:0,13:1");
+  EXPECT_EQ(named.exit_code, 0) << named.output;
+  EXPECT_NE(named.output.find("        1 b "), std::string::npos) << named.output;
+}
+
 }  // namespace
 }  // namespace segfeed
