@@ -8,7 +8,7 @@
 
 #include "check/dataset_checker.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 // Labels mode: the class table's integer sums over the masks one checker
 // read, by mask value (class id or kIgnoreLabel). Kept per checker and
@@ -34,4 +34,4 @@ struct ClassSums {
 void FinishClasses(const ClassSums& sums, int num_classes, std::span<const std::string> names,
                    CheckReport* report);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

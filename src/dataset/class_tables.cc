@@ -8,7 +8,7 @@
 
 #include <array>
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 // CamVid in SegNet's form (Badrinarayanan et al., SegNet, 2015; the
@@ -84,4 +84,4 @@ std::span<const DatasetClass> VocClasses() { return kVocClasses; }
 std::span<const DatasetClass> CityscapesClasses() { return kCityscapesClasses; }
 std::span<const DatasetClass> LovedaClasses() { return kLovedaClasses; }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -8,7 +8,7 @@
 
 #include "segfeed/dataset.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 std::span<const DatasetClass> CamvidClasses();        // SegNet's 11
 std::span<const DatasetClass> VocClasses();           // 21, background 0
@@ -22,4 +22,4 @@ std::span<const DatasetClass> MapillaryV20Classes();  // 123 (Unlabeled left out
 // stores id - 1.
 std::span<const int> CocoStuffCategoryIds();
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -7,7 +7,7 @@
 
 #include "dataset/class_tables.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 constexpr std::array<DatasetClass, 150> kAde20kClasses = {{
@@ -167,4 +167,4 @@ constexpr std::array<DatasetClass, 150> kAde20kClasses = {{
 
 std::span<const DatasetClass> Ade20kClasses() { return kAde20kClasses; }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -11,7 +11,7 @@
 
 #include "dataset/class_tables.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 constexpr std::array<DatasetClass, 171> kCocoStuffClasses = {{
@@ -206,4 +206,4 @@ constexpr std::array<int, 171> kCocoStuffCategoryIds = {
 std::span<const DatasetClass> CocoStuffClasses() { return kCocoStuffClasses; }
 std::span<const int> CocoStuffCategoryIds() { return kCocoStuffCategoryIds; }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

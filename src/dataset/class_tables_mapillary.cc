@@ -9,7 +9,7 @@
 
 #include "dataset/class_tables.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 constexpr std::array<DatasetClass, 65> kMapillaryV12Classes = {{
@@ -211,4 +211,4 @@ constexpr std::array<DatasetClass, 123> kMapillaryV20Classes = {{
 std::span<const DatasetClass> MapillaryV12Classes() { return kMapillaryV12Classes; }
 std::span<const DatasetClass> MapillaryV20Classes() { return kMapillaryV20Classes; }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -118,10 +118,10 @@ std::string Entries(const fs::path& folder, size_t at_most) {
 // exist (its absence is said otherwise). Follows links; opens nothing.
 std::optional<std::string> NotWhatWasExpected(const fs::path& path, bool folder) {
   struct stat info {};
-  if (internal::FileSystemInUse().Stat(path.c_str(), &info) != 0) return std::nullopt;
+  if (source::FileSystemInUse().Stat(path.c_str(), &info) != 0) return std::nullopt;
   if (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode)) return std::nullopt;
   return path.string() + (folder ? " is not a folder (" : " is not a regular file (") +
-         std::string(internal::FileTypeName(info.st_mode)) + ")";
+         std::string(source::FileTypeName(info.st_mode)) + ")";
 }
 
 // Another preset whose default split's folders are under `root` (ADE20K's
@@ -200,7 +200,7 @@ DatasetSpec DatasetSpec::Voc(const fs::path& root, std::string_view split) {
   spec.options = {{"mask_mode", "labels"},
                   {"num_classes", "21"},
                   {"mask_ignore_value", "255"},
-                  {"class_names", internal::ClassNamesText(internal::VocClasses())}};
+                  {"class_names", dataset::ClassNamesText(dataset::VocClasses())}};
   return spec;
 }
 
@@ -221,7 +221,7 @@ DatasetSpec DatasetSpec::Cityscapes(const fs::path& root, std::string_view split
                   // map leaves out (0, unlabeled, among them) are ignore.
                   {"mask_ignore_value", "255"},
                   {"label_map", kCityscapesTrainIds},
-                  {"class_names", internal::ClassNamesText(internal::CityscapesClasses())}};
+                  {"class_names", dataset::ClassNamesText(dataset::CityscapesClasses())}};
   return spec;
 }
 
@@ -241,21 +241,21 @@ DatasetSpec DatasetSpec::Ade20k(const fs::path& root, std::string_view split) {
                   {"num_classes", "150"},
                   {"mask_ignore_value", "0"},
                   {"label_map", Ade20kLabelMap()},
-                  {"class_names", internal::ClassNamesText(internal::Ade20kClasses())}};
+                  {"class_names", dataset::ClassNamesText(dataset::Ade20kClasses())}};
   return spec;
 }
 
 std::span<const std::string_view> DatasetPresetNames() { return kPresetNames; }
 
 std::span<const DatasetClass> DatasetPresetClasses(std::string_view name) {
-  if (name == "voc") return internal::VocClasses();
-  if (name == "cityscapes" || name == "bdd100k") return internal::CityscapesClasses();
-  if (name == "ade20k") return internal::Ade20kClasses();
-  if (name == "camvid") return internal::CamvidClasses();
-  if (name == "coco_stuff") return internal::CocoStuffClasses();
-  if (name == "mapillary") return internal::MapillaryV12Classes();
-  if (name == "mapillary_v2") return internal::MapillaryV20Classes();
-  if (name == "loveda") return internal::LovedaClasses();
+  if (name == "voc") return dataset::VocClasses();
+  if (name == "cityscapes" || name == "bdd100k") return dataset::CityscapesClasses();
+  if (name == "ade20k") return dataset::Ade20kClasses();
+  if (name == "camvid") return dataset::CamvidClasses();
+  if (name == "coco_stuff") return dataset::CocoStuffClasses();
+  if (name == "mapillary") return dataset::MapillaryV12Classes();
+  if (name == "mapillary_v2") return dataset::MapillaryV20Classes();
+  if (name == "loveda") return dataset::LovedaClasses();
   return {};
 }
 
@@ -271,18 +271,18 @@ DatasetSpec DatasetPreset(std::string_view name, const fs::path& root, std::stri
     if (!split.empty())
       throw ConfigError("the " + std::string(name) + " layout has no splits (got split '" +
                         std::string(split) + "'): use subset and validation_fraction");
-    return name == "carvana" ? DatasetSpec::Carvana(root) : internal::Camvid32Spec(root);
+    return name == "carvana" ? DatasetSpec::Carvana(root) : dataset::Camvid32Spec(root);
   }
   const std::string_view chosen = split.empty() ? "train" : split;
   if (name == "voc") return DatasetSpec::Voc(root, chosen);
   if (name == "cityscapes") return DatasetSpec::Cityscapes(root, chosen);
   if (name == "ade20k") return DatasetSpec::Ade20k(root, chosen);
-  if (name == "camvid") return internal::CamvidSpec(root, chosen);
-  if (name == "coco_stuff") return internal::CocoStuffSpec(root, chosen);
-  if (name == "mapillary") return internal::MapillarySpec(root, chosen, "v1.2");
-  if (name == "mapillary_v2") return internal::MapillarySpec(root, chosen, "v2.0");
-  if (name == "bdd100k") return internal::Bdd100kSpec(root, chosen);
-  if (name == "loveda") return internal::LovedaSpec(root, chosen);
+  if (name == "camvid") return dataset::CamvidSpec(root, chosen);
+  if (name == "coco_stuff") return dataset::CocoStuffSpec(root, chosen);
+  if (name == "mapillary") return dataset::MapillarySpec(root, chosen, "v1.2");
+  if (name == "mapillary_v2") return dataset::MapillarySpec(root, chosen, "v2.0");
+  if (name == "bdd100k") return dataset::Bdd100kSpec(root, chosen);
+  if (name == "loveda") return dataset::LovedaSpec(root, chosen);
   std::string names;
   for (std::string_view known : kPresetNames)
     names += (names.empty() ? "" : ", ") + std::string(known);
@@ -290,7 +290,7 @@ DatasetSpec DatasetPreset(std::string_view name, const fs::path& root, std::stri
                     std::string(name) + "')");
 }
 
-namespace internal {
+namespace dataset {
 
 void CheckLayout(const DatasetSpec& spec) {
   const bool preset =
@@ -349,5 +349,5 @@ void CheckLayout(const DatasetSpec& spec) {
   }
 }
 
-}  // namespace internal
+}  // namespace dataset
 }  // namespace segfeed

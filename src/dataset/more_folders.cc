@@ -6,7 +6,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 namespace fs = std::filesystem;
@@ -50,4 +50,4 @@ Dataset ListAcrossFolders(const DatasetSpec& spec) {
   return whole;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -2,7 +2,7 @@
 
 #include "segfeed/dataset.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // ListDataset() for a spec with more_folders: each (image folder, mask
 // folder) pair listed by the folder rule, image_dir and mask_dir first,
@@ -11,4 +11,4 @@ namespace segfeed::internal {
 // an empty root, or a folder outside root.
 Dataset ListAcrossFolders(const DatasetSpec& spec);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

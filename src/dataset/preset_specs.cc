@@ -7,7 +7,7 @@
 #include "dataset/class_tables.h"
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 namespace fs = std::filesystem;
@@ -158,4 +158,4 @@ DatasetSpec LovedaSpec(const fs::path& root, std::string_view split) {
   return spec;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

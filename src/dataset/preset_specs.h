@@ -13,7 +13,7 @@
 
 #include "segfeed/dataset.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 DatasetSpec CamvidSpec(const std::filesystem::path& root, std::string_view split);
 DatasetSpec Camvid32Spec(const std::filesystem::path& root);
@@ -26,4 +26,4 @@ DatasetSpec LovedaSpec(const std::filesystem::path& root, std::string_view split
 // "Sky,Building,...": a class table as class_names' CLI text.
 std::string ClassNamesText(std::span<const DatasetClass> classes);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
 // One photo to write and, unless it is a VOC photo without segmentation,
 // its label map; both paths relative to OUT_DIR.
@@ -39,4 +39,4 @@ struct LayoutPlan {
 // splits draw on the whole run of scenes.
 bool IsValPair(int pair, int pairs);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

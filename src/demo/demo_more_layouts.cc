@@ -9,7 +9,7 @@
 #include "output/image_writers.h"
 #include "output/label_palette.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 namespace fs = std::filesystem;
@@ -84,7 +84,7 @@ std::string Numbered(const char* format, long long number) {
 
 // Mapillary's and BDD100K's keys look random; these are a function of the seed.
 std::string HashKey(uint64_t seed, int index, bool bdd) {
-  const uint64_t hash = internal::CounterRng(seed ^ kKeySalt).At(static_cast<uint64_t>(index));
+  const uint64_t hash = CounterRng(seed ^ kKeySalt).At(static_cast<uint64_t>(index));
   char text[48];
   if (bdd) {
     std::snprintf(text, sizeof text, "%08x-%08x", static_cast<unsigned>(hash >> 32),
@@ -243,8 +243,7 @@ LayoutPlan PlanMoreLayout(DemoLayout layout, const DemoOptions& options) {
   return plan;
 }
 
-internal::Status WriteMoreLayoutMask(DemoLayout layout, const fs::path& path,
-                                     const DemoRaster& raster) {
+Status WriteMoreLayoutMask(DemoLayout layout, const fs::path& path, const DemoRaster& raster) {
   if (layout == DemoLayout::kCamvid32) {
     // Colour-coded, as LabeledApproved_full's PNGs: each class its colour,
     // the band Void's.
@@ -255,21 +254,21 @@ internal::Status WriteMoreLayoutMask(DemoLayout layout, const fs::path& path,
           kCamvid32Colours[scene == kDemoIgnoreLabel ? kCamvid32Void : scene];
       std::copy(colour.rgb.begin(), colour.rgb.end(), &rgb[3 * i]);
     }
-    return WritePng(path, rgb.data(), raster.width, raster.height, 3);
+    return output::WritePng(path, rgb.data(), raster.width, raster.height, 3);
   }
   if (layout == DemoLayout::kMapillary) {
     // Palette PNGs, whose index is the label id, for both versions.
     std::vector<uint8_t> v12 = FileValues(raster, DemoLayoutLabelValues(layout));
-    internal::Status status =
-        WritePalettePng(path, v12.data(), raster.width, raster.height, VocColormap());
+    Status status = output::WritePalettePng(path, v12.data(), raster.width, raster.height,
+                                            output::VocColormap());
     if (!status.ok()) return status;
     const fs::path split = path.parent_path().parent_path().parent_path();
     std::vector<uint8_t> v20 = FileValues(raster, DemoMapillaryV2LabelValues());
-    return WritePalettePng(split / "v2.0" / "labels" / path.filename(), v20.data(), raster.width,
-                           raster.height, VocColormap());
+    return output::WritePalettePng(split / "v2.0" / "labels" / path.filename(), v20.data(),
+                                   raster.width, raster.height, output::VocColormap());
   }
   const std::vector<uint8_t> values = FileValues(raster, DemoLayoutLabelValues(layout));
-  return WriteGreyPng(path, values.data(), raster.width, raster.height);
+  return output::WriteGreyPng(path, values.data(), raster.width, raster.height);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

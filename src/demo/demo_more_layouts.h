@@ -15,7 +15,7 @@
 #include "demo/demo_scene.h"
 #include "result.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
 // The file values the scene's classes 0, 1, ... are written as; the band
 // (kDemoIgnoreLabel) is written as `band`. For kMapillary: the v1.2 labels.
@@ -33,7 +33,7 @@ DemoOptions MoreLayoutSceneOptions(DemoLayout layout, const DemoOptions& options
 LayoutPlan PlanMoreLayout(DemoLayout layout, const DemoOptions& options);
 // kMapillary writes the v2.0 map beside `path`'s v1.2 one
 // (<split>/v2.0/labels/<key>.png).
-internal::Status WriteMoreLayoutMask(DemoLayout layout, const std::filesystem::path& path,
-                                     const DemoRaster& raster);
+Status WriteMoreLayoutMask(DemoLayout layout, const std::filesystem::path& path,
+                           const DemoRaster& raster);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

@@ -5,7 +5,7 @@
 #include "options/label_files.h"
 #include "options/option_values.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 namespace {
 
 std::string Trimmed(std::string_view text) {
@@ -81,4 +81,4 @@ void ClassNamesOption::Check(const LoaderOptions& options) const {
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

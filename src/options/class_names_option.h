@@ -9,7 +9,7 @@
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 // A sequence of strings, CLI text "road,car,sky" (names at commas), or the
 // path of a file of one name per line (text ending in ".txt" or holding a
@@ -26,4 +26,4 @@ class ClassNamesOption final : public OptionSpec {
   void Check(const LoaderOptions& options) const override;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

@@ -8,7 +8,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 namespace {
 
 std::string Trimmed(std::string_view text) {
@@ -92,4 +92,4 @@ bool LooksLikeFilePath(std::string_view text) {
   return text.ends_with(".txt") || text.find('/') != std::string_view::npos;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

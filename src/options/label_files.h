@@ -11,7 +11,7 @@
 
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 // A colour file's colours and the class names its lines carry.
 struct ColourFile {
@@ -38,4 +38,4 @@ std::vector<std::string> ReadNameFile(std::string_view option, const std::string
 // entries: it ends in ".txt" or contains a path separator, and no ':'.
 bool LooksLikeFilePath(std::string_view text);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

@@ -15,7 +15,7 @@
 #include "support/png_reader.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 namespace fs = std::filesystem;
@@ -163,4 +163,4 @@ TEST(DemoMoreLayoutsTest, SameBytesOnOneThreadAndOnThree) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

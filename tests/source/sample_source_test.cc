@@ -24,7 +24,7 @@
 #include "source/files_source.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::TempDir;
@@ -386,4 +386,4 @@ TYPED_TEST(SampleSourceTest, ReusedBuffersDoNotGrow) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source
