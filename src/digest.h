@@ -27,11 +27,16 @@ class Digest {
     while (bytes-- > 0) Push(*p++);
   }
 
-  // Hex of the digest of everything so far (including the total length).
-  std::string Hex() const {
+  // The digest of everything so far (including the total length).
+  uint64_t Value() const {
     uint64_t h = state_;
     if (pending_bytes_ != 0) h = Step(h, pending_);
-    h = Finish(Step(h, total_bytes_));
+    return Finish(Step(h, total_bytes_));
+  }
+
+  // Value() as 16 hex digits.
+  std::string Hex() const {
+    uint64_t h = Value();
     char text[17];
     for (int i = 15; i >= 0; --i, h >>= 4) text[i] = "0123456789abcdef"[h & 15];
     text[16] = '\0';

@@ -259,9 +259,10 @@ class Loader:
         (batches held, exports included), samples_loaded / samples_skipped /
         samples_replaced, batches_delivered, input_bytes, skipped_files and
         unpaired_files (lists of dicts with path, kind, detail, message) and
-        stage_seconds (thread-seconds per stage, by what it does whatever the
-        formats: read, decode_image, decode_mask, warp, jitter, convert,
-        consumer_wait)."""
+        stage_seconds (thread-seconds per stage: read; decoding by role and
+        format, decode_photo_jpeg, decode_photo_png, decode_mask_png and
+        decode_mask_gif, each file's time under the format its first bytes say
+        it is; warp, jitter, convert, consumer_wait)."""
         return self._core.stats()
 
     def pairs(self) -> List[Tuple[str, str, str]]:

@@ -19,6 +19,7 @@ constexpr const char* kUsage = R"(usage: segfeed <command> [options]
 commands:
   bench               throughput, per-stage times and memory of the pipeline
   check               decode every file of a dataset and list its problems
+  index SHARD...      index tar shards (WebDataset layout) for reading by offset
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
   plan                memory the input stage will use, before it runs
   preview             a grid of augmented samples with their masks overlaid
@@ -31,9 +32,9 @@ struct Subcommand {
   int (*run)(std::span<const std::string>);
 };
 constexpr Subcommand kSubcommands[] = {
-    {"bench", segfeed::cli::RunBench},        {"check", segfeed::cli::RunCheck},
-    {"make-demo", segfeed::cli::RunMakeDemo}, {"plan", segfeed::cli::RunPlan},
-    {"preview", segfeed::cli::RunPreview},
+    {"bench", segfeed::cli::RunBench}, {"check", segfeed::cli::RunCheck},
+    {"index", segfeed::cli::RunIndex}, {"make-demo", segfeed::cli::RunMakeDemo},
+    {"plan", segfeed::cli::RunPlan},   {"preview", segfeed::cli::RunPreview},
 };
 
 // Runs the command line; returns the exit status.

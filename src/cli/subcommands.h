@@ -13,5 +13,6 @@ int RunBench(std::span<const std::string> args);
 int RunCheck(std::span<const std::string> args);
 int RunPlan(std::span<const std::string> args);
 int RunPreview(std::span<const std::string> args);
+int RunIndex(std::span<const std::string> args);
 
 }  // namespace segfeed::cli

@@ -16,6 +16,9 @@ class PosixFileSystem final : public FileSystem {
   int Fstat(int fd, struct stat* info) override { return ::fstat(fd, info); }
   int Stat(const char* path, struct stat* info) override { return ::stat(path, info); }
   ssize_t Read(int fd, void* buffer, size_t bytes) override { return ::read(fd, buffer, bytes); }
+  ssize_t Pread(int fd, void* buffer, size_t bytes, off_t offset) override {
+    return ::pread(fd, buffer, bytes, offset);
+  }
   ssize_t Write(int fd, const void* buffer, size_t bytes) override {
     return ::write(fd, buffer, bytes);
   }

@@ -1,7 +1,7 @@
 #pragma once
 
 // The file system as the library reads and writes it: every open, stat,
-// read, write, fsync, rename and folder listing of the reading stage, the
+// read, pread, write, fsync, rename and folder listing of the reading stage, the
 // dataset listing and the output files goes through FileSystemInUse(), so
 // that a test can make any one of those calls fail (tests/source/
 // fault_injecting_file_system.h) and check that nothing else is lost. In
@@ -29,6 +29,9 @@ class FileSystem {
   virtual int Fstat(int fd, struct stat* info) = 0;
   virtual int Stat(const char* path, struct stat* info) = 0;
   virtual ssize_t Read(int fd, void* buffer, size_t bytes) = 0;
+  // pread(2): reads at `offset` without moving the file position, so that
+  // several threads can read one open shard at once.
+  virtual ssize_t Pread(int fd, void* buffer, size_t bytes, off_t offset) = 0;
   virtual ssize_t Write(int fd, const void* buffer, size_t bytes) = 0;
   virtual int Fchmod(int fd, mode_t mode) = 0;
   virtual int Fsync(int fd) = 0;

@@ -37,6 +37,8 @@ std::string_view FileCallName(FileCall call) {
       return "readdir";
     case FileCall::kCloseDir:
       return "closedir";
+    case FileCall::kPread:
+      return "pread";
   }
   return "?";
 }
@@ -159,6 +161,21 @@ ssize_t FaultInjectingFileSystem::Read(int fd, void* buffer, size_t bytes) {
     }
   }
   return real_.Read(fd, buffer, bytes);
+}
+
+ssize_t FaultInjectingFileSystem::Pread(int fd, void* buffer, size_t bytes, off_t offset) {
+  if (Counts(FileCall::kPread, PathOf(fd))) {
+    switch (fault_.kind) {
+      case Fault::Kind::kShortTransfer:
+        return real_.Pread(fd, buffer, bytes > 1 ? bytes / 2 : bytes, offset);
+      case Fault::Kind::kEarlyEnd:
+        return 0;
+      case Fault::Kind::kErrno:
+        errno = fault_.error;
+        return -1;
+    }
+  }
+  return real_.Pread(fd, buffer, bytes, offset);
 }
 
 ssize_t FaultInjectingFileSystem::Write(int fd, const void* buffer, size_t bytes) {

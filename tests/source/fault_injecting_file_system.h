@@ -33,8 +33,9 @@ enum class FileCall {
   kOpenDir,
   kReadDir,
   kCloseDir,
+  kPread,
 };
-inline constexpr int kFileCallKinds = 13;
+inline constexpr int kFileCallKinds = 14;
 std::string_view FileCallName(FileCall call);
 
 // What the chosen call does instead of its work.
@@ -70,6 +71,7 @@ class FaultInjectingFileSystem final : public source::FileSystem {
   int Fstat(int fd, struct stat* info) override;
   int Stat(const char* path, struct stat* info) override;
   ssize_t Read(int fd, void* buffer, size_t bytes) override;
+  ssize_t Pread(int fd, void* buffer, size_t bytes, off_t offset) override;
   ssize_t Write(int fd, const void* buffer, size_t bytes) override;
   int Fchmod(int fd, mode_t mode) override;
   int Fsync(int fd) override;

@@ -1,8 +1,8 @@
 // The contract every SampleSource keeps (docs/design.md, "Sources"), as a
 // typed test: each source has a maker that builds it from the same
 // description of samples, and every test here runs against each of them.
-// FilesSource is the first; the shards and object-storage sources join the
-// list of makers at the bottom.
+// FilesSource is the first, ShardsSource the second; the object-storage
+// source joins the list of makers at the bottom.
 
 #include "source/sample_source.h"
 
@@ -22,6 +22,10 @@
 #include "segfeed/dataset.h"
 #include "source/file_system.h"
 #include "source/files_source.h"
+#include "source/shard_index.h"
+#include "source/shard_samples.h"
+#include "source/shards_source.h"
+#include "source/tar_writing.h"
 #include "temp_dir.h"
 
 namespace segfeed::source {
@@ -49,6 +53,49 @@ struct SampleSpec {
 // too_large.
 constexpr int64_t kMaxBytes = 4096;
 
+// Refuses to open the paths of `denied` and to read (pread) the bytes at
+// the offsets of `denied_reads`, with EACCES; passes everything else on.
+class DenyingFileSystem final : public FileSystem {
+ public:
+  std::set<std::string> denied;
+  std::set<off_t> denied_reads;
+  int Open(const char* path, int flags, mode_t mode) override {
+    if (denied.count(path) > 0) {
+      errno = EACCES;
+      return -1;
+    }
+    return real_.Open(path, flags, mode);
+  }
+  int Fstat(int fd, struct stat* info) override { return real_.Fstat(fd, info); }
+  int Stat(const char* path, struct stat* info) override { return real_.Stat(path, info); }
+  ssize_t Read(int fd, void* buffer, size_t bytes) override {
+    return real_.Read(fd, buffer, bytes);
+  }
+  ssize_t Pread(int fd, void* buffer, size_t bytes, off_t offset) override {
+    if (denied_reads.count(offset) > 0) {
+      errno = EACCES;
+      return -1;
+    }
+    return real_.Pread(fd, buffer, bytes, offset);
+  }
+  ssize_t Write(int fd, const void* buffer, size_t bytes) override {
+    return real_.Write(fd, buffer, bytes);
+  }
+  int Fchmod(int fd, mode_t mode) override { return real_.Fchmod(fd, mode); }
+  int Fsync(int fd) override { return real_.Fsync(fd); }
+  int Close(int fd) override { return real_.Close(fd); }
+  int Rename(const char* from, const char* to) override { return real_.Rename(from, to); }
+  int Unlink(const char* path) override { return real_.Unlink(path); }
+  DIR* OpenDir(const char* path) override { return real_.OpenDir(path); }
+  struct dirent* ReadDir(DIR* dir) override {
+    return real_.ReadDir(dir);
+  }
+  int CloseDir(DIR* dir) override { return real_.CloseDir(dir); }
+
+ private:
+  FileSystem& real_ = DefaultFileSystem();
+};
+
 // Makes a FilesSource of `samples` in a temporary folder: photos in
 // images/<key>.jpg, masks in masks/<key>_mask.gif. An unreadable member is
 // a file whose open(2) fails with EACCES (through the file-system seam:
@@ -70,40 +117,6 @@ class FilesSourceMaker {
   }
 
  private:
-  // Refuses to open the paths of `denied`, passes everything else on.
-  class DenyingFileSystem final : public FileSystem {
-   public:
-    std::set<std::string> denied;
-    int Open(const char* path, int flags, mode_t mode) override {
-      if (denied.count(path) > 0) {
-        errno = EACCES;
-        return -1;
-      }
-      return real_.Open(path, flags, mode);
-    }
-    int Fstat(int fd, struct stat* info) override { return real_.Fstat(fd, info); }
-    int Stat(const char* path, struct stat* info) override { return real_.Stat(path, info); }
-    ssize_t Read(int fd, void* buffer, size_t bytes) override {
-      return real_.Read(fd, buffer, bytes);
-    }
-    ssize_t Write(int fd, const void* buffer, size_t bytes) override {
-      return real_.Write(fd, buffer, bytes);
-    }
-    int Fchmod(int fd, mode_t mode) override { return real_.Fchmod(fd, mode); }
-    int Fsync(int fd) override { return real_.Fsync(fd); }
-    int Close(int fd) override { return real_.Close(fd); }
-    int Rename(const char* from, const char* to) override { return real_.Rename(from, to); }
-    int Unlink(const char* path) override { return real_.Unlink(path); }
-    DIR* OpenDir(const char* path) override { return real_.OpenDir(path); }
-    struct dirent* ReadDir(DIR* dir) override {
-      return real_.ReadDir(dir);
-    }
-    int CloseDir(DIR* dir) override { return real_.CloseDir(dir); }
-
-   private:
-    FileSystem& real_ = DefaultFileSystem();
-  };
-
   void Write(const std::filesystem::path& path, const MemberSpec& member) {
     switch (member.kind) {
       case MemberKind::kBytes:
@@ -126,6 +139,62 @@ class FilesSourceMaker {
 
   TempDir dir_;
   PairList pairs_;
+  DenyingFileSystem file_system_;
+  FileSystemOverrideForTesting override_{&file_system_};
+};
+
+// Makes a ShardsSource of `samples`: one PAX tar, shard-000000.tar, whose
+// members are <key>.jpg and <key>.mask.gif, indexed and read back through
+// the index. A missing member is absent from the tar, an empty one a 0-byte
+// member, one that is not regular a symbolic link entry, and an unreadable
+// one a member whose pread(2) fails with EACCES (through the seam).
+class ShardsSourceMaker {
+ public:
+  static constexpr const char* kName = "ShardsSource";
+  std::unique_ptr<SampleSource> Make(const std::vector<SampleSpec>& samples) {
+    const std::filesystem::path shard = dir_ / "shard-000000.tar";
+    std::vector<testing::TarEntrySpec> entries;
+    std::set<std::string> unreadable;
+    for (const SampleSpec& sample : samples) {
+      Add(sample.key + ".jpg", sample.image, &entries, &unreadable);
+      Add(sample.key + ".mask.gif", sample.mask, &entries, &unreadable);
+    }
+    testing::WriteTar(shard, testing::TarFormat::kPax, entries);
+    const TarScan scan = ScanTar(shard);
+    for (const TarMember& member : scan.members) {
+      if (unreadable.count(member.name) > 0) file_system_.denied_reads.insert(member.data_offset);
+    }
+    ShardListing listing = ListShardSamples({scan});
+    EXPECT_TRUE(listing.errors.empty());
+    EXPECT_TRUE(WriteShardIndex(listing.catalog, dir_ / kShardIndexFileName).ok());
+    Result<ShardCatalog> catalog = ReadShardIndex(dir_ / kShardIndexFileName);
+    EXPECT_TRUE(catalog.ok()) << catalog.error().Message();
+    return std::make_unique<ShardsSource>(std::move(catalog).value());
+  }
+
+ private:
+  static void Add(const std::string& name, const MemberSpec& member,
+                  std::vector<testing::TarEntrySpec>* entries, std::set<std::string>* unreadable) {
+    switch (member.kind) {
+      case MemberKind::kBytes:
+        entries->push_back(testing::File(name, member.bytes));
+        return;
+      case MemberKind::kMissing:
+        return;
+      case MemberKind::kEmpty:
+        entries->push_back(testing::File(name, {}));
+        return;
+      case MemberKind::kNotRegular:
+        entries->push_back({name, {}, testing::TarEntrySpec::Type::kSymlink});
+        return;
+      case MemberKind::kUnreadable:
+        entries->push_back(testing::File(name, testing::RandomBytes(100, 9)));
+        unreadable->insert(name);
+        return;
+    }
+  }
+
+  TempDir dir_;
   DenyingFileSystem file_system_;
   FileSystemOverrideForTesting override_{&file_system_};
 };
@@ -199,7 +268,7 @@ class SampleSourceTest : public ::testing::Test {
 };
 
 // The sources under test; each new source adds its maker here.
-using Makers = ::testing::Types<FilesSourceMaker>;
+using Makers = ::testing::Types<FilesSourceMaker, ShardsSourceMaker>;
 struct MakerNames {
   template <typename Maker>
   static std::string GetName(int) {

@@ -1,0 +1,158 @@
+#include "source/shard_index.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fixtures/fixtures.h"
+#include "source/shard_samples.h"
+#include "source/tar_writing.h"
+#include "temp_dir.h"
+
+namespace segfeed::source {
+namespace {
+
+using testing::File;
+using testing::RandomBytes;
+using testing::TarFormat;
+using testing::TempDir;
+
+class ShardIndexTest : public ::testing::Test {
+ protected:
+  ShardIndexTest() {
+    std::filesystem::create_directories(dir_ / "shards");
+    testing::WriteTar(
+        shard(0), TarFormat::kPax,
+        {File("train/a.jpg", RandomBytes(300, 1)), File("train/a.mask.png", RandomBytes(30, 2)),
+         File("train/b.jpg", RandomBytes(400, 3))});
+    testing::WriteTar(shard(1), TarFormat::kGnu,
+                      {File("c.mask.gif", RandomBytes(50, 4)),
+                       File("c.png", RandomBytes(60, 5)),
+                       {"d.jpg", {}, testing::TarEntrySpec::Type::kSymlink},
+                       File("d.mask.png", {})});
+    listing_ = ScanShards({shard(0), shard(1)});
+  }
+
+  std::filesystem::path shard(int i) const {
+    return dir_ / "shards" / ("data-00000" + std::to_string(i) + ".tar");
+  }
+  std::filesystem::path index() const { return dir_ / "shards" / kShardIndexFileName; }
+
+  TempDir dir_;
+  ShardListing listing_;
+};
+
+void ExpectSameCatalog(const ShardCatalog& read, const ShardCatalog& written) {
+  ASSERT_EQ(read.sample_count(), written.sample_count());
+  ASSERT_EQ(read.shards().size(), written.shards().size());
+  for (size_t i = 0; i < read.shards().size(); ++i) {
+    EXPECT_TRUE(std::filesystem::equivalent(read.shards()[i].path, written.shards()[i].path));
+    EXPECT_EQ(read.shards()[i].bytes, written.shards()[i].bytes);
+    EXPECT_EQ(read.shards()[i].digest, written.shards()[i].digest);
+  }
+  ASSERT_EQ(read.forms().size(), written.forms().size());
+  for (size_t i = 0; i < read.forms().size(); ++i) {
+    EXPECT_EQ(read.forms()[i].extension, written.forms()[i].extension);
+    EXPECT_EQ(read.forms()[i].kind, written.forms()[i].kind);
+  }
+  EXPECT_EQ(read.key_arena(), written.key_arena());
+  for (SampleId id = 0; id < read.sample_count(); ++id) {
+    EXPECT_EQ(std::memcmp(&read.record(id), &written.record(id), sizeof(SampleRecord)), 0) << id;
+  }
+}
+
+TEST_F(ShardIndexTest, RoundTrip) {
+  ASSERT_TRUE(listing_.errors.empty());
+  ASSERT_EQ(listing_.catalog.sample_count(), 4u);
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index()).ok());
+  for (ShardCheck check : {ShardCheck::kSizes, ShardCheck::kDigests}) {
+    Result<ShardCatalog> read = ReadShardIndex(index(), check);
+    ASSERT_TRUE(read.ok()) << read.error().Message();
+    ExpectSameCatalog(read.value(), listing_.catalog);
+    EXPECT_EQ(read.value().FormOf(3, Member::kImage)->kind, TarEntryKind::kLink);
+  }
+}
+
+TEST_F(ShardIndexTest, TheFolderCanMoveAsAWhole) {
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index()).ok());
+  std::filesystem::rename(dir_ / "shards", dir_ / "moved");
+  Result<ShardCatalog> read = ReadShardIndex(dir_ / "moved" / kShardIndexFileName);
+  ASSERT_TRUE(read.ok()) << read.error().Message();
+  EXPECT_EQ(read.value().ShardOf(0).path, dir_ / "moved" / "data-000000.tar");
+}
+
+TEST_F(ShardIndexTest, AStaleIndexIsRefusedNamingTheShardAndTheCommand) {
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index()).ok());
+  const auto expect_refused = [&](ShardCheck check, const std::string& detail) {
+    Result<ShardCatalog> read = ReadShardIndex(index(), check);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().path, shard(1).string());
+    EXPECT_NE(read.error().detail.find(detail), std::string::npos) << read.error().Message();
+    EXPECT_NE(read.error().detail.find("segfeed index"), std::string::npos)
+        << read.error().Message();
+  };
+  // Same size, other bytes: only the digest tells.
+  std::vector<uint8_t> tar = testing::ReadAll(shard(1));
+  tar[tar.size() / 3] ^= 1;
+  testing::WriteAll(shard(1), tar);
+  EXPECT_TRUE(ReadShardIndex(index(), ShardCheck::kSizes).ok());
+  expect_refused(ShardCheck::kDigests, "digest");
+  tar.resize(tar.size() + 512);
+  testing::WriteAll(shard(1), tar);
+  expect_refused(ShardCheck::kSizes, "bytes, indexed at");
+  std::filesystem::remove(shard(1));
+  expect_refused(ShardCheck::kSizes, "missing");
+}
+
+TEST_F(ShardIndexTest, ADamagedIndexIsRefused) {
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index()).ok());
+  const std::vector<uint8_t> good = testing::ReadAll(index());
+  for (size_t at : {size_t{3}, size_t{9}, good.size() / 2, good.size() - 1}) {
+    std::vector<uint8_t> bad = good;
+    bad[at] ^= 0x10;
+    testing::WriteAll(index(), bad);
+    EXPECT_FALSE(ReadShardIndex(index()).ok()) << "byte " << at;
+  }
+  std::vector<uint8_t> short_index(good.begin(),
+                                   good.begin() + static_cast<int64_t>(good.size()) - 60);
+  testing::WriteAll(index(), short_index);
+  EXPECT_FALSE(ReadShardIndex(index()).ok());
+}
+
+// The catalog's memory at 100k samples: a flat record each and the key text,
+// at most 48 bytes per sample besides the keys.
+TEST(ShardCatalogMemoryTest, AtMost48BytesPerSamplePlusKeyText) {
+  constexpr size_t kSamples = 100000;
+  std::vector<TarScan> scans(1);
+  scans[0].shard = "big.tar";
+  scans[0].bytes = int64_t{1} << 40;
+  size_t key_text = 0;
+  for (size_t i = 0; i < kSamples; ++i) {
+    const std::string key = "train/city_" + std::to_string(i);
+    key_text += key.size();
+    scans[0].members.push_back({key + ".jpg", TarEntryKind::kRegular, int64_t(i) * 4096, 1000, i});
+    scans[0].members.push_back(
+        {key + ".mask.png", TarEntryKind::kRegular, int64_t(i) * 4096 + 2048, 100, i});
+  }
+  const ShardListing listing = ListShardSamples(scans);
+  ASSERT_EQ(listing.catalog.sample_count(), kSamples);
+  const ShardCatalog& catalog = listing.catalog;
+  // Per sample: its record and the arena's bytes beyond the key text.
+  const size_t per_sample_bytes = catalog.records().capacity() * sizeof(SampleRecord) +
+                                  catalog.key_arena().capacity() - key_text;
+  const double per_sample = static_cast<double>(per_sample_bytes) / kSamples;
+  // Per dataset: the tables of shards and member forms.
+  const size_t tables = catalog.held_bytes() - per_sample_bytes - key_text;
+  std::printf(
+      "catalog: %zu bytes for %zu samples: %.2f bytes per sample, %zu of key text, %zu of tables\n",
+      catalog.held_bytes(), kSamples, per_sample, key_text, tables);
+  EXPECT_LE(per_sample, 48.0);
+  EXPECT_LE(tables, 1024u);
+  EXPECT_EQ(listing.catalog.Key(kSamples - 1), "train/city_" + std::to_string(kSamples - 1));
+}
+
+}  // namespace
+}  // namespace segfeed::source
