@@ -182,6 +182,24 @@ void PrintCarvanaSummary(const std::string& out_dir, const demo::DemoOptions& op
               static_cast<double>(s.mask_bytes) / s.pairs / 1000.0);
 }
 
+// --dataset: every preset's name, its layout.
+void AddLayoutChoice(CommandLine& cli, demo::DemoLayout* layout) {
+  // Mapillary's v2.0 release holds its v1.2 labels too: one tree for both presets.
+  cli.AddChoice("--dataset", layout,
+                {{"carvana", demo::DemoLayout::kCarvana},
+                 {"voc", demo::DemoLayout::kVoc},
+                 {"cityscapes", demo::DemoLayout::kCityscapes},
+                 {"ade20k", demo::DemoLayout::kAde20k},
+                 {"camvid", demo::DemoLayout::kCamvid},
+                 {"camvid32", demo::DemoLayout::kCamvid32},
+                 {"coco_stuff", demo::DemoLayout::kCocoStuff},
+                 {"mapillary", demo::DemoLayout::kMapillary},
+                 {"mapillary_v2", demo::DemoLayout::kMapillary},
+                 {"bdd100k", demo::DemoLayout::kBdd100k},
+                 {"loveda", demo::DemoLayout::kLoveda}},
+                "the layout to write (see above)", "carvana");
+}
+
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
@@ -205,20 +223,7 @@ int RunMakeDemo(std::span<const std::string> args) {
                     "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
                     "masks by default) or mixed (every other mask interlaced)",
                     "sequential");
-  // Mapillary's v2.0 release holds its v1.2 labels too: one tree for both presets.
-  cli.AddChoice("--dataset", &layout,
-                {{"carvana", demo::DemoLayout::kCarvana},
-                 {"voc", demo::DemoLayout::kVoc},
-                 {"cityscapes", demo::DemoLayout::kCityscapes},
-                 {"ade20k", demo::DemoLayout::kAde20k},
-                 {"camvid", demo::DemoLayout::kCamvid},
-                 {"camvid32", demo::DemoLayout::kCamvid32},
-                 {"coco_stuff", demo::DemoLayout::kCocoStuff},
-                 {"mapillary", demo::DemoLayout::kMapillary},
-                 {"mapillary_v2", demo::DemoLayout::kMapillary},
-                 {"bdd100k", demo::DemoLayout::kBdd100k},
-                 {"loveda", demo::DemoLayout::kLoveda}},
-                "the layout to write (see above)", "carvana");
+  AddLayoutChoice(cli, &layout);
   const CLI::Option* classes = cli.AddInt(
       "--classes", &options.classes, 0, demo::kDemoMaxClasses,
       "0: binary car masks (GIF); 2 to 255: multi-object scenes with label maps of that many "

@@ -251,8 +251,6 @@ bool IsValPair(int pair, int pairs) {
   return (pair + 1) * val / pairs > pair * val / pairs;
 }
 
-std::span<const DemoLayoutInfo> DemoLayoutInfos() { return kLayoutInfos; }
-
 const DemoLayoutInfo& InfoOf(DemoLayout layout) {
   for (const DemoLayoutInfo& info : kLayoutInfos) {
     if (info.layout == layout) return info;

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <span>
 
 #include "demo/demo_scene.h"
 #include "result.h"
@@ -54,7 +53,6 @@ struct DemoLayoutInfo {
   const char* image_kind;
   const char* mask_kind;
 };
-std::span<const DemoLayoutInfo> DemoLayoutInfos();
 const DemoLayoutInfo& InfoOf(DemoLayout layout);
 
 struct DemoLayoutSummary {

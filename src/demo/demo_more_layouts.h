@@ -9,6 +9,7 @@
 // boundary band is the dataset's unlabelled value.
 
 #include <filesystem>
+#include <span>
 
 #include "demo/demo_layout_plan.h"
 #include "demo/demo_layouts.h"
