@@ -368,6 +368,9 @@ class SEGFEED_EXPORT Loader {
   int64_t samples_per_epoch() const;
   // The pairs that sample ids index, and the listing's problems.
   const Dataset& dataset() const;
+  // The classes' names, class i at index i (options.decode.class_names: a
+  // preset's own, or the user's class_names); empty when unnamed.
+  const std::vector<std::string>& class_names() const;
   // The memory plan for the first pair's image size.
   const MemoryPlan& plan() const;
   LoaderStats stats() const;

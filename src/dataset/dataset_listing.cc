@@ -16,6 +16,7 @@
 #include "dataset/list_file.h"
 #include "dataset/list_root.h"
 #include "dataset/listed_images.h"
+#include "dataset/more_folders.h"
 #include "segfeed/dataset.h"
 
 namespace segfeed {
@@ -379,6 +380,7 @@ class Listing {
 Dataset ListDataset(const DatasetSpec& spec) {
   ValidateSpec(spec);
   dataset::CheckLayout(spec);
+  if (!spec.more_folders.empty()) return dataset::ListAcrossFolders(spec);
   Dataset dataset;
   Listing listing(spec, &dataset);
   if (spec.list_file.empty()) {
