@@ -7,7 +7,7 @@
 #include "bench_main.h"
 #include "counter_rng.h"
 
-namespace segfeed::internal {
+namespace segfeed::bench {
 namespace {
 
 constexpr int kSide = 512;
@@ -26,10 +26,10 @@ void BM_ConvertImage(benchmark::State& state) {
   options.image_dtype = static_cast<ElementType>(state.range(0));
   options.layout = static_cast<Layout>(state.range(1));
   options.normalize = state.range(2) != 0;
-  const OutputConverter converter(options);
+  const augment::OutputConverter converter(options);
   const std::vector<uint8_t> rgb = Noise(size_t{3} * kSide * kSide, 1);
   std::vector<uint8_t> out(size_t{3} * kSide * kSide * ElementBytes(options.image_dtype));
-  const StridedImage dst = converter.DenseImage(out.data(), kSide, kSide);
+  const augment::StridedImage dst = converter.DenseImage(out.data(), kSide, kSide);
   for (auto _ : state) {
     converter.ConvertImage({rgb.data(), kSide, kSide, 3, 3 * kSide}, dst);
     benchmark::ClobberMemory();
@@ -53,7 +53,7 @@ BENCHMARK(BM_ConvertImage)
 void BM_ConvertMask(benchmark::State& state) {
   OutputOptions options;
   options.mask_dtype = static_cast<ElementType>(state.range(0));
-  const OutputConverter converter(options);
+  const augment::OutputConverter converter(options);
   std::vector<uint8_t> mask = Noise(size_t{kSide} * kSide, 2);
   for (auto& v : mask) v &= 1;
   std::vector<uint8_t> out(size_t{kSide} * kSide * ElementBytes(options.mask_dtype));
@@ -68,6 +68,6 @@ void BM_ConvertMask(benchmark::State& state) {
 BENCHMARK(BM_ConvertMask)->ArgName("dtype")->Arg(0)->Arg(2);
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::bench
 
 SEGFEED_BENCHMARK_MAIN();

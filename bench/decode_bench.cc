@@ -91,22 +91,22 @@ const EncodedDemo& Demo() {
         (std::filesystem::temp_directory_path() / "segfeed-bench-XXXXXX").string();
     if (!mkdtemp(pattern.data())) std::abort();
     const std::filesystem::path dir = pattern;
-    tools::DemoOptions options;
-    tools::DemoRaster raster;
+    demo::DemoOptions options;
+    demo::DemoRaster raster;
     for (int i = 0; i < kSamples; ++i) {
-      tools::RenderDemoSample(options, i, &raster);
+      demo::RenderDemoSample(options, i, &raster);
       const auto jpeg_path = dir / "image.jpg";
       const auto gif_path = dir / "mask.gif";
-      if (!tools::WriteJpeg(jpeg_path, raster.rgb.data(), raster.width, raster.height,
-                            options.quality)
+      if (!output::WriteJpeg(jpeg_path, raster.rgb.data(), raster.width, raster.height,
+                             options.quality)
                .ok() ||
-          !tools::WriteMaskGif(gif_path, raster.mask.data(), raster.width, raster.height).ok()) {
+          !output::WriteMaskGif(gif_path, raster.mask.data(), raster.width, raster.height).ok()) {
         std::abort();
       }
       out.jpegs.push_back(ReadAll(jpeg_path));
       out.gifs.push_back(ReadAll(gif_path));
-      auto interlaced = tools::EncodeMaskGif(raster.mask.data(), raster.width, raster.height,
-                                             tools::GifRowOrder::kInterlaced, "bench.gif");
+      auto interlaced = output::EncodeMaskGif(raster.mask.data(), raster.width, raster.height,
+                                              output::GifRowOrder::kInterlaced, "bench.gif");
       if (!interlaced.ok()) std::abort();
       const std::string& bytes = interlaced.value();
       out.interlaced_gifs.emplace_back(bytes.begin(), bytes.end());
@@ -121,9 +121,9 @@ const EncodedDemo& Demo() {
 void BM_JpegDecode(benchmark::State& state) {
   const EncodedDemo& demo = Demo();
   const int target = static_cast<int>(state.range(0));
-  internal::JpegDecoder decoder(DecodeOptions{});
-  internal::DecodedImage image;
-  internal::DctScale scale;
+  decode::JpegDecoder decoder(DecodeOptions{});
+  decode::DecodedImage image;
+  decode::DctScale scale;
   size_t i = 0;
   for (auto _ : state) {
     const auto& jpeg = demo.jpegs[i++ % demo.jpegs.size()];
@@ -133,7 +133,7 @@ void BM_JpegDecode(benchmark::State& state) {
       break;
     }
     scale = decoder.ChooseScale(header.value().width, header.value().height, target, target);
-    internal::Status status = decoder.Decode(jpeg, header.value(), scale, "bench.jpg", &image);
+    Status status = decoder.Decode(jpeg, header.value(), scale, "bench.jpg", &image);
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;
@@ -334,11 +334,11 @@ void BM_GifDecode(benchmark::State& state) {
     state.SkipWithError("no interlaced masks in a dataset");
     return;
   }
-  internal::GifDecoder decoder(DecodeOptions{});
-  internal::MaskImage mask;
+  decode::GifDecoder decoder(DecodeOptions{});
+  decode::MaskImage mask;
   size_t i = 0;
   for (auto _ : state) {
-    internal::Status status = decoder.Decode(gifs[i++ % gifs.size()], "bench.gif", &mask);
+    Status status = decoder.Decode(gifs[i++ % gifs.size()], "bench.gif", &mask);
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;
@@ -421,24 +421,24 @@ const SizedDemo& DemoAt(int size_index) {
   std::string pattern = (std::filesystem::temp_directory_path() / "segfeed-bench-XXXXXX").string();
   if (!mkdtemp(pattern.data())) std::abort();
   const std::filesystem::path dir = pattern;
-  tools::DemoOptions options;
+  demo::DemoOptions options;
   options.width = demo.width = kSizes[size_index][0];
   options.height = demo.height = kSizes[size_index][1];
   std::vector<spng_plte_entry> palette(256);
   for (int i = 0; i < 256; ++i)
     palette[i] = {static_cast<uint8_t>(i), static_cast<uint8_t>(i), static_cast<uint8_t>(i), 0};
-  tools::DemoRaster raster;
+  demo::DemoRaster raster;
   for (int i = 0; i < kSamples; ++i) {
-    tools::RenderDemoSample(options, i, &raster);
+    demo::RenderDemoSample(options, i, &raster);
     const auto jpeg_path = dir / "image.jpg";
-    if (!tools::WriteJpeg(jpeg_path, raster.rgb.data(), raster.width, raster.height,
-                          options.quality)
+    if (!output::WriteJpeg(jpeg_path, raster.rgb.data(), raster.width, raster.height,
+                           options.quality)
              .ok()) {
       std::abort();
     }
     demo.jpegs.push_back(ReadAll(jpeg_path));
-    auto gif = tools::EncodeMaskGif(raster.mask.data(), raster.width, raster.height,
-                                    tools::GifRowOrder::kSequential, "bench.gif");
+    auto gif = output::EncodeMaskGif(raster.mask.data(), raster.width, raster.height,
+                                     output::GifRowOrder::kSequential, "bench.gif");
     if (!gif.ok()) std::abort();
     demo.gifs.emplace_back(gif.value().begin(), gif.value().end());
     std::vector<uint8_t> labels(raster.mask.size());
@@ -471,11 +471,11 @@ std::string SizeLabel(const SizedDemo& demo, const std::vector<std::vector<uint8
 void BM_PngMaskDecode(benchmark::State& state) {
   const SizedDemo& demo = DemoAt(static_cast<int>(state.range(1)));
   const auto& pngs = state.range(0) == 0 ? demo.palette_pngs : demo.grey_pngs;
-  internal::PngDecoder decoder(DecodeOptions{});
-  internal::MaskSamples mask;
+  decode::PngDecoder decoder(DecodeOptions{});
+  decode::MaskSamples mask;
   size_t i = 0;
   for (auto _ : state) {
-    internal::Status status = decoder.DecodeMask(pngs[i++ % kSamples], "bench.png", &mask);
+    Status status = decoder.DecodeMask(pngs[i++ % kSamples], "bench.png", &mask);
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;
@@ -493,12 +493,11 @@ BENCHMARK(BM_PngMaskDecode)
 // Arg: size.
 void BM_PngPhotoDecode(benchmark::State& state) {
   const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
-  internal::PngDecoder decoder(DecodeOptions{});
-  internal::DecodedImage image;
+  decode::PngDecoder decoder(DecodeOptions{});
+  decode::DecodedImage image;
   size_t i = 0;
   for (auto _ : state) {
-    internal::Status status =
-        decoder.DecodeImage(demo.photo_pngs[i++ % kSamples], "bench.png", &image);
+    Status status = decoder.DecodeImage(demo.photo_pngs[i++ % kSamples], "bench.png", &image);
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;
@@ -544,11 +543,11 @@ BENCHMARK(BM_PngDecodeOpenCv)
 // Arg: size.
 void BM_GifMaskDecodeSized(benchmark::State& state) {
   const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
-  internal::GifDecoder decoder(DecodeOptions{});
-  internal::MaskImage mask;
+  decode::GifDecoder decoder(DecodeOptions{});
+  decode::MaskImage mask;
   size_t i = 0;
   for (auto _ : state) {
-    internal::Status status = decoder.Decode(demo.gifs[i++ % kSamples], "bench.gif", &mask);
+    Status status = decoder.Decode(demo.gifs[i++ % kSamples], "bench.gif", &mask);
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;
@@ -562,15 +561,14 @@ BENCHMARK(BM_GifMaskDecodeSized)->ArgName("size")->Arg(0)->Arg(1)->Unit(benchmar
 
 void BM_JpegPhotoDecodeSized(benchmark::State& state) {
   const SizedDemo& demo = DemoAt(static_cast<int>(state.range(0)));
-  internal::JpegDecoder decoder(DecodeOptions{});
-  internal::DecodedImage image;
+  decode::JpegDecoder decoder(DecodeOptions{});
+  decode::DecodedImage image;
   size_t i = 0;
   for (auto _ : state) {
     const auto& jpeg = demo.jpegs[i++ % kSamples];
     auto header = decoder.ReadHeader(jpeg, "bench.jpg");
-    internal::Status status = header.ok()
-                                  ? decoder.Decode(jpeg, header.value(), {}, "bench.jpg", &image)
-                                  : internal::Status(header.error());
+    Status status = header.ok() ? decoder.Decode(jpeg, header.value(), {}, "bench.jpg", &image)
+                                : Status(header.error());
     if (!status.ok()) {
       state.SkipWithError(status.error().Message().c_str());
       break;

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   const size_t bytes = static_cast<size_t>(argc > 1 ? std::atoi(argv[1]) : 128) << 20;
   const int repetitions = argc > 2 ? std::atoi(argv[2]) : 20;
   std::string why_not;
-  if (!segfeed::internal::CudaDeviceAvailable(&why_not)) {
+  if (!segfeed::memory::CudaDeviceAvailable(&why_not)) {
     std::printf("h2d_bandwidth: %s\n", why_not.c_str());
     return 1;
   }
@@ -43,9 +43,9 @@ int main(int argc, char** argv) {
     std::printf("h2d_bandwidth: cudaMalloc of %zu bytes failed\n", bytes);
     return 1;
   }
-  segfeed::internal::PinnedBuffer pinned(bytes,
-                                         segfeed::PinnedMode::kCuda);  // throws if impossible
-  segfeed::internal::PinnedBuffer pageable(bytes, segfeed::PinnedMode::kOff);
+  segfeed::memory::PinnedBuffer pinned(bytes,
+                                       segfeed::PinnedMode::kCuda);  // throws if impossible
+  segfeed::memory::PinnedBuffer pageable(bytes, segfeed::PinnedMode::kOff);
   std::printf("device: %s; copies of %zu MiB x %d\n", properties.name, bytes >> 20, repetitions);
   const double pinned_gbps = CopyGigabytesPerSecond(pinned.data(), device, bytes, repetitions);
   const double pageable_gbps = CopyGigabytesPerSecond(pageable.data(), device, bytes, repetitions);

@@ -8,7 +8,7 @@
 #include "bench_main.h"
 #include "counter_rng.h"
 
-namespace segfeed::internal {
+namespace segfeed::bench {
 namespace {
 
 constexpr int kSide = 512;
@@ -33,13 +33,14 @@ void BM_ColorJitter(benchmark::State& state) {
   if (state.range(0) == 1) options.saturation_enabled = options.hue_enabled = false;
   std::vector<AugmentParams> params;
   for (uint64_t id = 0; id < 16; ++id) params.push_back(DrawAugmentParams(options, 1, 0, id));
-  const MutableRasterView view{image.data, kSide, kSide, 3, static_cast<ptrdiff_t>(image.step)};
+  const augment::MutableRasterView view{image.data, kSide, kSide, 3,
+                                        static_cast<ptrdiff_t>(image.step)};
   size_t i = 0;
   for (auto _ : state) {
     // Jitter a fresh copy each time so the input stays the same picture; the
     // copy (0.75 MiB) is part of the measured time, a small overestimate.
     source.copyTo(image);
-    ApplyColorJitter(params[i++ % params.size()], view);
+    augment::ApplyColorJitter(params[i++ % params.size()], view);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
@@ -56,13 +57,13 @@ void BM_ColorJitterAndConvertFloat32(benchmark::State& state) {
   if (state.range(0) == 1) options.saturation_enabled = options.hue_enabled = false;
   std::vector<AugmentParams> params;
   for (uint64_t id = 0; id < 16; ++id) params.push_back(DrawAugmentParams(options, 1, 0, id));
-  const OutputConverter converter{OutputOptions{}};
+  const augment::OutputConverter converter{OutputOptions{}};
   std::vector<float> out(size_t{3} * kSide * kSide);
-  const StridedImage dst = converter.DenseImage(out.data(), kSide, kSide);
-  const RasterView view{source.data, kSide, kSide, 3, static_cast<ptrdiff_t>(source.step)};
+  const augment::StridedImage dst = converter.DenseImage(out.data(), kSide, kSide);
+  const augment::RasterView view{source.data, kSide, kSide, 3, static_cast<ptrdiff_t>(source.step)};
   size_t i = 0;
   for (auto _ : state) {
-    ApplyColorJitterAndConvert(params[i++ % params.size()], view, converter, dst);
+    augment::ApplyColorJitterAndConvert(params[i++ % params.size()], view, converter, dst);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
@@ -74,10 +75,11 @@ void BM_ColorJitterReference(benchmark::State& state) {
   const cv::Mat source = TestImage();
   cv::Mat image = source.clone();
   const AugmentParams params = DrawAugmentParams(AugmentOptions{}, 1, 0, 0);
-  const MutableRasterView view{image.data, kSide, kSide, 3, static_cast<ptrdiff_t>(image.step)};
+  const augment::MutableRasterView view{image.data, kSide, kSide, 3,
+                                        static_cast<ptrdiff_t>(image.step)};
   for (auto _ : state) {
     source.copyTo(image);
-    ApplyColorJitterReference(params, view);
+    augment::ApplyColorJitterReference(params, view);
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
@@ -85,6 +87,6 @@ void BM_ColorJitterReference(benchmark::State& state) {
 BENCHMARK(BM_ColorJitterReference);
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::bench
 
 SEGFEED_BENCHMARK_MAIN();

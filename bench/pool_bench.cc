@@ -9,14 +9,14 @@
 #include "bench_main.h"
 #include "memory/buffer_pool.h"
 
-namespace segfeed::internal {
+namespace segfeed::bench {
 namespace {
 
 constexpr size_t kSmallBuffer = 4096;
 
 // The consumer side: TryAcquire then Release on the free list.
 void BM_PoolAcquireRelease(benchmark::State& state) {
-  BufferPool pool(2, kSmallBuffer, PinnedMode::kOff);
+  memory::BufferPool pool(2, kSmallBuffer, PinnedMode::kOff);
   for (auto _ : state) {
     const std::optional<int> index = pool.TryAcquire();
     benchmark::DoNotOptimize(index);
@@ -29,7 +29,7 @@ BENCHMARK(BM_PoolAcquireRelease);
 // The running loader's path: a released buffer goes straight to the return
 // listener (the flow graph's free-buffer queue), here a plain hand-back.
 void BM_PoolReleaseToListener(benchmark::State& state) {
-  BufferPool pool(2, kSmallBuffer, PinnedMode::kOff);
+  memory::BufferPool pool(2, kSmallBuffer, PinnedMode::kOff);
   int returned = -1;
   pool.SetReturnListener([&returned](int index) { returned = index; });
   int index = returned;  // the listener got a free buffer at once
@@ -46,7 +46,7 @@ BENCHMARK(BM_PoolReleaseToListener);
 // Acquire and release from 1 and 2 threads at once on one pool: the cost of
 // the pool's lock when workers and consumer meet.
 void BM_PoolContended(benchmark::State& state) {
-  static BufferPool pool(4, kSmallBuffer, PinnedMode::kOff);  // shared by the threads
+  static memory::BufferPool pool(4, kSmallBuffer, PinnedMode::kOff);  // shared by the threads
   for (auto _ : state) {
     const std::optional<int> index = pool.TryAcquire();
     if (index) pool.Release(*index);
@@ -63,7 +63,7 @@ void BM_PoolConstruction(benchmark::State& state) {
   constexpr size_t kBatchBytes = size_t{16} * 512 * 512 * (3 + 1) * sizeof(float);
   std::string kind;
   for (auto _ : state) {
-    BufferPool pool(2, kBatchBytes, mode);
+    memory::BufferPool pool(2, kBatchBytes, mode);
     benchmark::DoNotOptimize(pool.data(0));
     kind = std::string(PoolKindName(pool.kind()));
   }
@@ -77,6 +77,6 @@ BENCHMARK(BM_PoolConstruction)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::bench
 
 SEGFEED_BENCHMARK_MAIN()

@@ -17,7 +17,7 @@
 #include "bench_main.h"
 #include "demo/demo_dataset.h"
 
-namespace segfeed::internal {
+namespace segfeed::bench {
 namespace {
 
 struct Sources {
@@ -28,8 +28,8 @@ struct Sources {
 
 const Sources& DemoSources() {
   static const Sources sources = [] {
-    tools::DemoRaster raster;
-    tools::RenderDemoSample(tools::DemoOptions{}, 0, &raster);
+    demo::DemoRaster raster;
+    demo::RenderDemoSample(demo::DemoOptions{}, 0, &raster);
     Sources s;
     s.full = cv::Mat(raster.height, raster.width, CV_8UC3, raster.rgb.data()).clone();
     s.mask = cv::Mat(raster.height, raster.width, CV_8UC1, raster.mask.data()).clone();
@@ -39,7 +39,7 @@ const Sources& DemoSources() {
   return sources;
 }
 
-RasterView View(const cv::Mat& m) {
+augment::RasterView View(const cv::Mat& m) {
   return {m.data, m.cols, m.rows, m.channels(), static_cast<ptrdiff_t>(m.step)};
 }
 
@@ -61,24 +61,26 @@ void BM_WarpImageAndMask(benchmark::State& state) {
   const auto params = ParamSets(options);
   std::vector<uint8_t> image_out(size_t{3} * options.output_width * options.output_height);
   std::vector<uint8_t> mask_out(size_t{1} * options.output_width * options.output_height);
-  const MutableRasterView image_view{image_out.data(), options.output_width, options.output_height,
-                                     3, 3 * options.output_width};
-  const MutableRasterView mask_view{mask_out.data(), options.output_width, options.output_height, 1,
-                                    options.output_width};
-  WarpScratch scratch;
+  const augment::MutableRasterView image_view{image_out.data(), options.output_width,
+                                              options.output_height, 3, 3 * options.output_width};
+  const augment::MutableRasterView mask_view{mask_out.data(), options.output_width,
+                                             options.output_height, 1, options.output_width};
+  augment::WarpScratch scratch;
   size_t i = 0;
   for (auto _ : state) {
-    WarpImageAndMask(options, params[i++ % params.size()], {View(image), View(sources.mask)},
-                     image_view, mask_view, &scratch);
+    augment::WarpImageAndMask(options, params[i++ % params.size()],
+                              {View(image), View(sources.mask)}, image_view, mask_view, &scratch);
     benchmark::DoNotOptimize(image_out.data());
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(state.iterations());
   const double scale = static_cast<double>(image.cols) / sources.mask.cols;
-  const int factor_x =
-      options.antialias ? PreReduceFactor(1918.0 * scale / options.output_width, image.cols) : 1;
-  const int factor_y =
-      options.antialias ? PreReduceFactor(1280.0 * scale / options.output_height, image.rows) : 1;
+  const int factor_x = options.antialias ? augment::PreReduceFactor(
+                                               1918.0 * scale / options.output_width, image.cols)
+                                         : 1;
+  const int factor_y = options.antialias ? augment::PreReduceFactor(
+                                               1280.0 * scale / options.output_height, image.rows)
+                                         : 1;
   state.SetLabel(std::to_string(image.cols) + "x" + std::to_string(image.rows) + " image, " +
                  (factor_x > 1 || factor_y > 1
                       ? "pre-reduce " + std::to_string(factor_x) + "x" + std::to_string(factor_y)
@@ -98,8 +100,8 @@ BENCHMARK(BM_WarpImageAndMask)
 void BM_PreReduceOnly(benchmark::State& state) {
   const Sources& sources = DemoSources();
   const int side = static_cast<int>(state.range(0));
-  const int fx = PreReduceFactor(1918.0 / side, 1918);
-  const int fy = PreReduceFactor(1280.0 / side, 1280);
+  const int fx = augment::PreReduceFactor(1918.0 / side, 1918);
+  const int fy = augment::PreReduceFactor(1280.0 / side, 1280);
   cv::Mat reduced((1280 + fy / 2) / fy, (1918 + fx / 2) / fx, CV_8UC3);
   for (auto _ : state) {
     cv::resize(sources.full, reduced, reduced.size(), 0, 0, cv::INTER_AREA);
@@ -123,7 +125,7 @@ void BM_WarpMaskOnly(benchmark::State& state) {
   AugmentOptions options;
   const auto params = ParamSets(options);
   std::vector<uint8_t> mask_out(size_t{512} * 512);
-  const MutableRasterView mask_view{mask_out.data(), 512, 512, 1, 512};
+  const augment::MutableRasterView mask_view{mask_out.data(), 512, 512, 1, 512};
   const int64_t cache = state.range(0);
   const size_t flush_bytes = cache == 1 ? 4u << 20 : cache == 2 ? 64u << 20 : 0;
   cv::Mat small_mask;
@@ -138,7 +140,7 @@ void BM_WarpMaskOnly(benchmark::State& state) {
       benchmark::ClobberMemory();
       state.ResumeTiming();
     }
-    WarpMaskOnly(options, params[i++ % params.size()], View(mask), 0, mask_view);
+    augment::WarpMaskOnly(options, params[i++ % params.size()], View(mask), 0, mask_view);
     benchmark::DoNotOptimize(mask_out.data());
     benchmark::ClobberMemory();
   }
@@ -151,7 +153,7 @@ BENCHMARK(BM_WarpMaskOnly)->ArgName("cache")->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 void BM_SampleAugmenterFloat32(benchmark::State& state) {
   const Sources& sources = DemoSources();
   AugmentOptions options;
-  SampleAugmenter augmenter(options, OutputOptions{});
+  augment::SampleAugmenter augmenter(options, OutputOptions{});
   const auto params = ParamSets(options);
   std::vector<float> image_out(size_t{3} * 512 * 512);
   std::vector<float> mask_out(size_t{512} * 512);
@@ -174,7 +176,7 @@ BENCHMARK(BM_SampleAugmenterFloat32);
 void BM_SampleAugmenterIntoBatchSlots(benchmark::State& state) {
   const Sources& sources = DemoSources();
   AugmentOptions options;
-  SampleAugmenter augmenter(options, OutputOptions{});
+  augment::SampleAugmenter augmenter(options, OutputOptions{});
   const auto params = ParamSets(options);
   constexpr size_t kSlots = 32;
   constexpr size_t kImageFloats = size_t{3} * 512 * 512;
@@ -199,6 +201,6 @@ void BM_SampleAugmenterIntoBatchSlots(benchmark::State& state) {
 BENCHMARK(BM_SampleAugmenterIntoBatchSlots);
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::bench
 
 SEGFEED_BENCHMARK_MAIN();

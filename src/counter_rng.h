@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed {
 
 // SplitMix64's finaliser: a bijective 64-bit mix with full avalanche.
 constexpr uint64_t Mix64(uint64_t x) {
@@ -45,4 +45,4 @@ class CounterRng {
   uint64_t counter_ = 0;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-namespace segfeed::tools {
+namespace segfeed {
 
 // A fast 64-bit digest of a byte stream, for comparing runs ("same seed,
 // same bytes"), not for security. The value depends on the bytes and on how
@@ -73,4 +73,4 @@ class Digest {
   int pending_bytes_ = 0;
 };
 
-}  // namespace segfeed::tools
+}  // namespace segfeed

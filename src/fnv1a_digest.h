@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace segfeed::internal {
+namespace segfeed {
 
 // FNV-1a, 64 bits, of the bytes added so far: stable across builds and
 // platforms, enough to tell inputs apart (it guards against mistakes, not
@@ -30,4 +30,4 @@ class Fnv1aDigest {
   uint64_t hash_ = kOffsetBasis;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed

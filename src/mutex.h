@@ -6,7 +6,7 @@
 
 #include "thread_annotations.h"
 
-namespace segfeed::internal {
+namespace segfeed {
 
 // std::mutex as a capability clang's -Wthread-safety understands (std::mutex
 // carries no annotations in libstdc++), in the manner of LevelDB's
@@ -68,4 +68,4 @@ class CondVar {
   std::condition_variable cv_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed

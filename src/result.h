@@ -7,7 +7,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed {
 
 // Success, or the Error that prevented it. Code that can fail on data returns
 // this instead of throwing, so a per-sample failure can travel with the sample
@@ -53,4 +53,4 @@ class [[nodiscard]] Result {
   std::variant<T, Error> state_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed {
 
 // The clock the stage timers read (LoaderStats::stage_seconds): monotonic,
 // so a clock adjustment never makes a stage look negative.
@@ -17,4 +17,4 @@ inline int64_t NanosSince(StageClock::time_point start) {
   return NanosBetween(start, StageClock::now());
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed

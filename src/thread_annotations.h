@@ -5,7 +5,7 @@
 // checks that a member marked GUARDED_BY(mu_) is only touched with mu_ held
 // and that a function marked REQUIRES(mu_) is only called so. Elsewhere
 // (GCC) they expand to nothing. The mutex must be a type clang knows as a
-// capability: segfeed::internal::Mutex (mutex.h), not std::mutex.
+// capability: segfeed::Mutex (mutex.h), not std::mutex.
 // The `thread-safety` CMake preset builds the tree with clang and
 // -Wthread-safety -Werror.
 

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-namespace segfeed::internal {
+namespace segfeed {
 
 // The loader's threads: a oneTBB arena with `threads` slots, none reserved
 // for the thread that created it (the consumer never works in it).
@@ -34,4 +34,4 @@ class WorkerArena {
   tbb::task_arena arena_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed

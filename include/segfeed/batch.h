@@ -12,9 +12,9 @@
 
 namespace segfeed {
 
-namespace internal {
+namespace memory {
 struct BatchBuffers;
-}  // namespace internal
+}  // namespace memory
 
 // One tensor of a batch, described the way DLPack and NumPy describe
 // arrays: a pointer, a shape and strides in bytes, so it can be handed to a
@@ -65,10 +65,10 @@ class SEGFEED_EXPORT Lease {
 
  private:
   friend class Loader;
-  Lease(std::shared_ptr<internal::BatchBuffers> buffers, int buffer);
+  Lease(std::shared_ptr<memory::BatchBuffers> buffers, int buffer);
   void Release() noexcept;
 
-  std::shared_ptr<internal::BatchBuffers> buffers_;
+  std::shared_ptr<memory::BatchBuffers> buffers_;
   int buffer_ = -1;
 };
 

@@ -3,7 +3,7 @@
 // SEGFEED_EXPORT marks what libsegfeed exports: the public classes and
 // functions declared in include/segfeed/. The library is built with
 // -fvisibility=hidden and -fvisibility-inlines-hidden, so everything else
-// (segfeed::internal, the stages under src/, the template instantiations of
+// (the rooms under src/ and their namespaces, the template instantiations of
 // oneTBB and OpenCV they make) stays inside it; tests/abi checks the list.
 // A user of the headers defines nothing (the model is LevelDB's
 // include/leveldb/export.h).

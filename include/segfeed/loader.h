@@ -20,9 +20,9 @@
 
 namespace segfeed {
 
-namespace internal {
+namespace pipeline {
 class LoaderRuntime;
-}  // namespace internal
+}  // namespace pipeline
 
 // Seconds spent per stage, summed over all decode threads (so with 4 threads
 // they can add up to 4 s per second of wall time), plus the consumer's wait.
@@ -363,7 +363,7 @@ class SEGFEED_EXPORT Loader {
   LoaderStats stats() const;
 
  private:
-  std::unique_ptr<internal::LoaderRuntime> runtime_;
+  std::unique_ptr<pipeline::LoaderRuntime> runtime_;
 };
 
 }  // namespace segfeed

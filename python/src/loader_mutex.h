@@ -11,7 +11,7 @@
 namespace segfeed::python {
 
 // The lock that serializes a CoreLoader's calls, as a capability clang's
-// -Wthread-safety understands (like segfeed::internal::Mutex, src/mutex.h).
+// -Wthread-safety understands (like segfeed::Mutex, src/mutex.h).
 // Recursive: Python code may run while it is held (a signal handler, run
 // while next() checks for signals) and call the same loader again on the
 // same thread.

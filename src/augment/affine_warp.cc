@@ -14,7 +14,7 @@
 #include "augment/warp_scalar.h"
 #include "augment/ycbcr_colour.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 cv::Mat ConstMat(const RasterView& view) {
@@ -378,4 +378,4 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
            mask_out.height, mask_out.stride_bytes);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -10,7 +10,7 @@
 #include "segfeed/augment.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // One sample's decoded rasters.
 struct WarpSource {
@@ -135,4 +135,4 @@ void WarpImageAndMask(const AugmentOptions& options, const AugmentParams& params
                       const FloatMaskView& mask_out, WarpScratch* scratch,
                       std::optional<ChannelSums>* image_sums = nullptr);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

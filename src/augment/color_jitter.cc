@@ -11,7 +11,7 @@
 #include "augment/jitter_kernels.h"
 #include "augment/simd_dispatch.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 ChannelSums RgbChannelSums(const RasterView& rgb) {
   // 48 bytes are 16 whole pixels: byte j of every 48-byte block belongs to
@@ -315,4 +315,4 @@ void ApplyColorJitterReference(const AugmentParams& params, const MutableRasterV
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

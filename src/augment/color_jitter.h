@@ -4,7 +4,7 @@
 #include "augment/raster_view.h"
 #include "segfeed/augment.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // Colour jitter of an RGB image in place, on the [0, 1] scale, in this order
 // (each step clamps to [0, 1]):
@@ -46,4 +46,4 @@ bool ApplyColorJitterAndConvert(const AugmentParams& params, const RasterView& r
 // step at a time through textbook RGB<->HSV conversions. Slow; for tests.
 void ApplyColorJitterReference(const AugmentParams& params, const MutableRasterView& rgb);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -11,7 +11,7 @@
 
 #include "augment/conversion_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // Interleaves 8 pixels of planar levels: `low` gets output bytes 0-15,
@@ -96,4 +96,4 @@ int Uint8NhwcSpanAvx2(const uint8_t* r, const uint8_t* g, const uint8_t* b, int 
   return i;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -11,7 +11,7 @@
 
 #include "augment/conversion_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // InterleaveLevels8 of conversion_avx2.cc: 8 pixels of planar levels, output
@@ -127,4 +127,4 @@ int Float32NhwcRowAvx512(const uint8_t* rgb, int count, const FloatConversion& c
   return i;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

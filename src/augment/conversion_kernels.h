@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // What the float32 kernels need of OutputOptions: channel c of level v is
 // (v / 255 - mean[c]) / std[c] in float32 when `normalize`, else v / 255.
@@ -64,4 +64,4 @@ int Float32NchwSpanAvx512(const uint8_t* r, const uint8_t* g, const uint8_t* b, 
 int Float32NhwcRowAvx512(const uint8_t* rgb, int count, const FloatConversion& conversion,
                          float* out);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

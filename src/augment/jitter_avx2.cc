@@ -13,7 +13,7 @@
 
 #include "augment/jitter_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 inline __m128i Load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
@@ -287,4 +287,4 @@ int ColourMatrixInterleavedAvx2(const FixedColourMatrix& matrix, const uint8_t* 
   return i;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -11,7 +11,7 @@
 
 #include "augment/jitter_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 inline __m128i Load16(const void* p) { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
@@ -137,4 +137,4 @@ int FixedPointJitterAvx512(const FixedPointJitterConstants& k, const uint8_t* p,
   return i;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -5,7 +5,7 @@
 
 #include "augment/simd_dispatch.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 constexpr int kQ15 = 1 << 15;
@@ -111,4 +111,4 @@ int FixedPointJitter::RunAvx512(const uint8_t* p, int count, uint8_t* r_out, uin
 #endif
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -7,7 +7,7 @@
 #include "augment/jitter_kernels.h"
 #include "segfeed/augment.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // The colour jitter of color_jitter.h in 16-bit fixed point, for the
 // parameters the default ranges draw: contrast and saturation factors <= 1.
@@ -48,4 +48,4 @@ class FixedPointJitter {
   FixedPointJitterConstants k_{};  // all the kernels read
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

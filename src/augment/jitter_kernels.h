@@ -15,7 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // --- Fixed point (the method: jitter_fixed_point.h) -------------------------
 
@@ -133,4 +133,4 @@ int ColourMatrixPlanarAvx2(const FixedColourMatrix& matrix, const uint8_t* in0, 
 int ColourMatrixInterleavedAvx2(const FixedColourMatrix& matrix, const uint8_t* p, int count,
                                 uint8_t* out0, uint8_t* out1, uint8_t* out2);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

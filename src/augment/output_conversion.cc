@@ -9,7 +9,7 @@
 #include "augment/conversion_kernels.h"
 #include "augment/simd_dispatch.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 template <typename T>
@@ -286,4 +286,4 @@ void OutputConverter::ConvertMask(const RasterView& mask, const StridedMask& dst
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -7,7 +7,7 @@
 #include "augment/raster_view.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // Where one sample's image goes: element (y, x, c) lives at
 // data + y*y_stride_bytes + x*x_stride_bytes + c*channel_stride_bytes.
@@ -85,4 +85,4 @@ class OutputConverter {
   std::array<std::array<uint16_t, 256>, 3> float16_table_{};
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -26,11 +26,11 @@ enum Slot : uint64_t {
   kCropRedrawBase,
 };
 
-double Uniform01At(const internal::CounterRng& rng, uint64_t slot) {
+double Uniform01At(const CounterRng& rng, uint64_t slot) {
   return static_cast<double>(rng.At(slot) >> 11) * 0x1.0p-53;
 }
 
-double UniformAt(const internal::CounterRng& rng, uint64_t slot, const UniformRange& range) {
+double UniformAt(const CounterRng& rng, uint64_t slot, const UniformRange& range) {
   return range.min + (range.max - range.min) * Uniform01At(rng, slot);
 }
 
@@ -38,7 +38,7 @@ double UniformAt(const internal::CounterRng& rng, uint64_t slot, const UniformRa
 
 AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed, uint64_t epoch,
                                 uint64_t sample_id) {
-  const internal::CounterRng rng(seed, epoch, sample_id);
+  const CounterRng rng(seed, epoch, sample_id);
   AugmentParams params;
   params.flip_lr = Uniform01At(rng, kFlipLr) < options.flip_lr_probability;
   params.flip_ud = Uniform01At(rng, kFlipUd) < options.flip_ud_probability;
@@ -65,7 +65,7 @@ AugmentParams DrawAugmentParams(const AugmentOptions& options, uint64_t seed, ui
 
 void RedrawCrop(uint64_t seed, uint64_t epoch, uint64_t sample_id, int attempt,
                 AugmentParams* params) {
-  const internal::CounterRng rng(seed, epoch, sample_id);
+  const CounterRng rng(seed, epoch, sample_id);
   const uint64_t slot = kCropRedrawBase + 2 * static_cast<uint64_t>(attempt);
   params->crop_x = Uniform01At(rng, slot);
   params->crop_y = Uniform01At(rng, slot + 1);

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // A borrowed 8-bit raster: `height` rows of `width` pixels of `channels`
 // bytes each, top row first, rows `stride_bytes` >= width * channels apart
@@ -36,4 +36,4 @@ struct MutableRasterView {
 // Exact sums of an RGB raster's levels per channel (R, G, B).
 using ChannelSums = std::array<uint64_t, 3>;
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -9,7 +9,7 @@
 #include "augment/ycbcr_colour.h"
 #include "stage_clock.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // How often each level occurs in `size` bytes. Four tables, so that a run
@@ -241,4 +241,4 @@ size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options, DecodeCol
   return pixels * 3 + pixels + planes + MaxPreReducedBytes(options);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -11,7 +11,7 @@
 #include "segfeed/augment.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // The whole augment stage for one sample: fused warp of image and mask,
 // colour jitter on the output-size image, conversion into the destination
@@ -101,4 +101,4 @@ class SampleAugmenter {
   Timings timings_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -39,7 +39,7 @@
 #define SEGFEED_HAVE_SIMD_KERNELS 1
 #endif
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 #ifdef SEGFEED_HAVE_SIMD_KERNELS
 // Decided once per process: the CPU's answer, unless SEGFEED_NO_AVX2 is set
@@ -103,4 +103,4 @@ inline void SetKernelChoiceForTesting([[maybe_unused]] KernelChoice choice) {
 #endif
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

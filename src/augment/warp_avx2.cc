@@ -12,7 +12,7 @@
 
 #include "augment/warp_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // Four pixels: `top`/`bottom` hold each pixel's tap pair as a qword (r0 g0
@@ -240,4 +240,4 @@ int NearestInteriorAvx2(const KernelRaster& src, const RowPositions& row, int fi
   return NearestInterior(src, row, first, last, out);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

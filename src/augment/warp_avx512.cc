@@ -12,7 +12,7 @@
 
 #include "augment/warp_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // BilinearFour of warp_avx2.cc on 8 pixels, one per qword.
@@ -167,4 +167,4 @@ int NearestInteriorAvx512(const KernelRaster& src, const RowPositions& row, int 
   return NearestInterior(src, row, first, last, out);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // Source positions are 16.16 fixed point in int32 (see warp_scalar.cc).
 constexpr int kFracBits = 16;
@@ -74,4 +74,4 @@ int NearestInteriorAvx512(const KernelRaster& src, const RowPositions& row, int 
 int NearestInteriorAvx512(const KernelRaster& src, const RowPositions& row, int first, int last,
                           float* out);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -8,7 +8,7 @@
 #include "augment/simd_dispatch.h"
 #include "augment/warp_kernels.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // Source positions are 16.16 fixed point in int32 (kFracBits): per output
@@ -395,4 +395,4 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, const Bord
   WarpNearest(source, m, border, fill, out, output_width, output_height, out_stride_bytes);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

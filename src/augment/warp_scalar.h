@@ -8,7 +8,7 @@
 #include "augment/raster_view.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // The fixed-point warp of affine_warp.h, for sources small enough for its
 // 16.16 positions (FitsFixedPoint); larger ones go to OpenCV. Integer
@@ -65,4 +65,4 @@ void WarpNearestMask(const RasterView& source, const AffineMatrix& m, const Bord
                      uint8_t fill, float* out, int output_width, int output_height,
                      ptrdiff_t out_stride_bytes);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <numbers>
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // sin and cos of an angle in degrees, exact at multiples of 90 so that
@@ -115,14 +115,14 @@ AffineMatrix OutputToSourceMatrix(const AugmentParams& params, const WindowPlace
           sy * sin_a, sy * cos_a,  centre_y - 0.5 + sy * (sin_a * u0 + cos_a * v0)};
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment
 
 namespace segfeed {
 
 std::pair<int, int> DecodeTargetFor(const AugmentOptions& options, const AugmentParams& params,
                                     int photo_width, int photo_height) {
-  const internal::WindowPlacement placement =
-      internal::PlaceWindow(options, params, photo_width, photo_height);
+  const augment::WindowPlacement placement =
+      augment::PlaceWindow(options, params, photo_width, photo_height);
   // A hair under the next integer stays: 767.2000001 from rounding is 768, not 769.
   auto up = [](double pixels) { return static_cast<int>(std::ceil(pixels - 1e-6)); };
   return {up(placement.scaled_width), up(placement.scaled_height)};
@@ -137,11 +137,11 @@ std::pair<int, int> FinestDecodeTarget(const AugmentOptions& options, int photo_
 
 void SetAppliedGeometry(const AugmentOptions& options, int photo_width, int photo_height,
                         AugmentParams* params) {
-  using internal::AffineMatrix;
-  using internal::WindowPlacement;
+  using augment::AffineMatrix;
+  using augment::WindowPlacement;
   const WindowPlacement placement =
-      internal::PlaceWindow(options, *params, photo_width, photo_height);
-  const AffineMatrix m = internal::OutputToSourceMatrix(
+      augment::PlaceWindow(options, *params, photo_width, photo_height);
+  const AffineMatrix m = augment::OutputToSourceMatrix(
       *params, placement, photo_width, photo_height, options.output_width, options.output_height);
   params->source_width = photo_width;
   params->source_height = photo_height;

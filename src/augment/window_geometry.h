@@ -5,7 +5,7 @@
 #include "segfeed/augment.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // A 2x3 matrix {a, b, c, d, e, f}, row-major, that maps an output pixel index
 // (x, y) to the source position (a*x + b*y + c, d*x + e*y + f), both in
@@ -79,4 +79,4 @@ struct Border {
 // and the mask's fill. FillMode::kConstant fills past every edge.
 Border BorderFor(const AugmentOptions& options, const WindowPlacement& placement);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

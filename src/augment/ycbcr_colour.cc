@@ -10,7 +10,7 @@
 #include "augment/jitter_kernels.h"
 #include "augment/simd_dispatch.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 // JFIF's conversion, as an affine map on (Y, Cb, Cr, 1).
@@ -245,4 +245,4 @@ void ApplyColourMatrixAndConvert(const ColourMatrix& matrix, const RasterView& r
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

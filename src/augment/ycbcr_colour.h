@@ -11,7 +11,7 @@
 #include "augment/raster_view.h"
 #include "segfeed/augment.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 // Y, Cb, Cr of an RGB colour, each rounded to a level (a plane's fill).
 std::array<int, 3> RgbToYCbCr(const std::array<int, 3>& rgb);
@@ -57,4 +57,4 @@ void ApplyColourMatrixAndConvert(const ColourMatrix& matrix,
 void ApplyColourMatrixAndConvert(const ColourMatrix& matrix, const RasterView& rgb,
                                  const OutputConverter& converter, const StridedImage& dst);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

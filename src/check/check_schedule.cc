@@ -10,7 +10,7 @@
 
 #include "worker_arena.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
   std::vector<FileJob> jobs;
@@ -29,12 +29,12 @@ std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
 }
 
 std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
-                                    const internal::PlannedSource& plan, int64_t budget_bytes,
-                                    internal::SampleSource* source, ClassSums* class_sums) {
+                                    const io::PlannedSource& plan, int64_t budget_bytes,
+                                    source::SampleSource* source, ClassSums* class_sums) {
   std::vector<FileOutcome> outcomes(jobs.size());
   if (jobs.empty()) return outcomes;
   const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-  internal::WorkerArena arena(threads);
+  WorkerArena arena(threads);
   // Free checkers. At most `threads` bodies run at once in the arena, so
   // the pool stays at that size; a new checker is made only if none is free.
   tbb::concurrent_queue<std::unique_ptr<FileChecker>> checkers;
@@ -62,4 +62,4 @@ std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const Chec
   return outcomes;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

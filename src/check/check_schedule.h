@@ -8,7 +8,7 @@
 #include "check/file_checker.h"
 #include "io/planned_source.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 // The files to check, in listing order: each pair's image then its mask,
 // then the unpaired files. Every file is decoded, unpaired ones too: a
@@ -22,7 +22,7 @@ std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report);
 // options.progress after each file. The checkers' class sums are added to
 // `class_sums`.
 std::vector<FileOutcome> CheckFiles(const std::vector<FileJob>& jobs, const CheckOptions& options,
-                                    const internal::PlannedSource& plan, int64_t budget_bytes,
-                                    internal::SampleSource* source, ClassSums* class_sums);
+                                    const io::PlannedSource& plan, int64_t budget_bytes,
+                                    source::SampleSource* source, ClassSums* class_sums);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

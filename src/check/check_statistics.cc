@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
-namespace segfeed::tools {
+namespace segfeed::check {
 namespace {
 
-using internal::JpegColorspace;
-using internal::JpegSubsampling;
+using decode::JpegColorspace;
+using decode::JpegSubsampling;
 
 const char* SubsamplingName(JpegSubsampling subsampling) {
   switch (subsampling) {
@@ -109,4 +109,4 @@ void FinishStatistics(const CheckStatistics& stats, CheckReport* report) {
   report->mask_bit_depths = stats.bit_depths.Sorted([](int bits) { return std::to_string(bits); });
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

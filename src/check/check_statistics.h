@@ -10,7 +10,7 @@
 #include "check/dataset_checker.h"
 #include "check/file_checker.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 // A size as the report writes it: "1918x1280".
 std::string SizeText(int width, int height);
@@ -58,4 +58,4 @@ void AddMask(const FileOutcome& out, CheckStatistics* stats, CheckReport* report
 // tallies, into the report.
 void FinishStatistics(const CheckStatistics& stats, CheckReport* report);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

@@ -5,7 +5,7 @@
 
 #include "decode/mask_values.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 int64_t ClassSums::AddLabelMap(const uint8_t* labels, size_t pixel_count) {
   std::array<uint64_t, 256> histogram{};
@@ -16,7 +16,7 @@ int64_t ClassSums::AddLabelMap(const uint8_t* labels, size_t pixel_count) {
     ++masks[v];
     containing_pixels[v] += pixel_count;
   }
-  return static_cast<int64_t>(pixel_count - histogram[0] - histogram[internal::kIgnoreLabel]);
+  return static_cast<int64_t>(pixel_count - histogram[0] - histogram[decode::kIgnoreLabel]);
 }
 
 void ClassSums::Add(const ClassSums& other) {
@@ -28,7 +28,7 @@ void ClassSums::Add(const ClassSums& other) {
 }
 
 void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report) {
-  report->ignore_pixels = static_cast<int64_t>(sums.pixels[internal::kIgnoreLabel]);
+  report->ignore_pixels = static_cast<int64_t>(sums.pixels[decode::kIgnoreLabel]);
   uint64_t labelled = 0;
   for (int c = 0; c < num_classes; ++c) labelled += sums.pixels[c];
   auto frequency = [&](int c) {
@@ -58,4 +58,4 @@ void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report) 
   }
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

@@ -6,7 +6,7 @@
 
 #include "check/dataset_checker.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 // Labels mode: the class table's integer sums over the masks one checker
 // read, by mask value (class id or kIgnoreLabel). Kept per checker and
@@ -30,4 +30,4 @@ struct ClassSums {
 // ignore_pixels), from the sums merged over every checker.
 void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

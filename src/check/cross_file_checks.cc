@@ -9,7 +9,7 @@
 
 #include "check/check_statistics.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 namespace {
 
 // Byte-by-byte comparison, streaming, so confirming a duplicate costs no
@@ -122,4 +122,4 @@ void FindOtherPalettes(const std::vector<FileJob>& jobs, const std::vector<FileO
   report->other_palette_paths = std::move(paths);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

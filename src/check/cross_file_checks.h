@@ -9,7 +9,7 @@
 #include "check/dataset_checker.h"
 #include "check/file_checker.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 // The checks that look at more than one file's outcome, after every file
 // has been checked. `outcomes[i]` belongs to `jobs[i]` (CheckFiles()).
@@ -42,4 +42,4 @@ std::vector<std::vector<std::string>> FindDuplicates(const std::vector<FileJob>&
 void FindOtherPalettes(const std::vector<FileJob>& jobs, const std::vector<FileOutcome>& outcomes,
                        CheckReport* report);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

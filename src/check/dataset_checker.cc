@@ -19,7 +19,7 @@
 // and the class table over all files (check_statistics, class_table), and
 // the checks across files (cross_file_checks). This file assembles the
 // report from them, in listing order.
-namespace segfeed::tools {
+namespace segfeed::check {
 namespace {
 
 void ValidateCheckOptions(const CheckOptions& options) {
@@ -47,9 +47,9 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   const std::vector<FileJob> jobs = ListJobs(&dataset, &report);
   // The buffers are planned for the dataset's typical photo, as the
   // Loader's are; without one (no pair's header parses) nothing is kept.
-  internal::FilesSource files(dataset.pairs);
-  internal::PlannedSource plan;
-  if (auto source = internal::PlanSourceFromHeaders(files, options.decode); source.ok())
+  source::FilesSource files(dataset.pairs);
+  io::PlannedSource plan;
+  if (auto source = io::PlanSourceFromHeaders(files, options.decode); source.ok())
     plan = source.value();
   const int64_t budget_bytes = FileChecker::DecodeBudget(options, plan);
   report.decode_budget_bytes_per_thread = budget_bytes == INT64_MAX ? 0 : budget_bytes;
@@ -89,4 +89,4 @@ int64_t CountProblems(const CheckReport& report, ErrorKind kind) {
                        [kind](const Error& e) { return e.kind == kind; });
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

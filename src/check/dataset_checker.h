@@ -10,7 +10,7 @@
 #include "segfeed/errors.h"
 #include "segfeed/options.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 // Every ErrorKind, in declaration order: the order the checker's summary
 // lists its problem counts in.
@@ -194,4 +194,4 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
 // Problems of one kind in `report`.
 int64_t CountProblems(const CheckReport& report, ErrorKind kind);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

@@ -10,7 +10,7 @@
 #include "decode/pair_decoder.h"
 #include "digest.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 namespace {
 
 uint64_t DigestOf(std::span<const uint8_t> bytes) {
@@ -25,7 +25,7 @@ uint64_t DigestOf(std::span<const uint8_t> bytes) {
 // by the pixels the block covers (fewer at the right and bottom edges), so
 // the weights add up to the full-resolution pixel count. The squares are
 // summed only at full resolution, where they give the exact std.
-void AddChannelSums(const internal::DecodedImage& image, int block, int full_width, int full_height,
+void AddChannelSums(const decode::DecodedImage& image, int block, int full_width, int full_height,
                     FileOutcome* out) {
   const uint8_t* p = image.pixels.data();
   for (int y = 0; y < image.height; ++y) {
@@ -95,8 +95,8 @@ int PhotoTarget(const CheckOptions& options) {
 
 }  // namespace
 
-FileChecker::FileChecker(const CheckOptions& options, const internal::PlannedSource& plan,
-                         int64_t budget_bytes, internal::SampleSource* source)
+FileChecker::FileChecker(const CheckOptions& options, const io::PlannedSource& plan,
+                         int64_t budget_bytes, source::SampleSource* source)
     : source_(source),
       decode_(options.decode),
       labels_(options.decode.mask_mode == MaskMode::kLabels),
@@ -106,23 +106,22 @@ FileChecker::FileChecker(const CheckOptions& options, const internal::PlannedSou
                   plan.formats);
 }
 
-int64_t FileChecker::DecodeBudget(const CheckOptions& options,
-                                  const internal::PlannedSource& plan) {
+int64_t FileChecker::DecodeBudget(const CheckOptions& options, const io::PlannedSource& plan) {
   if (plan.width < 1 || plan.height < 1) return INT64_MAX;
   const int target = PhotoTarget(options);
-  const internal::DctScale scale = plan.formats.png_images
-                                       ? internal::DctScale{}
-                                       : internal::JpegDecoder(options.decode)
-                                             .ChooseScale(plan.width, plan.height, target, target);
-  return static_cast<int64_t>(internal::PairDecoder::DecodeBudgetBytes(
+  const decode::DctScale scale = plan.formats.png_images
+                                     ? decode::DctScale{}
+                                     : decode::JpegDecoder(options.decode)
+                                           .ChooseScale(plan.width, plan.height, target, target);
+  return static_cast<int64_t>(decode::PairDecoder::DecodeBudgetBytes(
       scale, plan.width, plan.height, plan.formats, options.decode.scratch_headroom));
 }
 
 FileOutcome FileChecker::Check(const FileJob& job) {
   FileOutcome out;
-  const auto id = static_cast<internal::SampleId>(job.pair);
+  const auto id = static_cast<source::SampleId>(job.pair);
   const bool paired = job.pair >= 0;
-  const internal::Status status =
+  const Status status =
       job.role == FileRole::kImage
           ? (paired ? reader_.ReadImage(*source_, id, photo_target_, photo_target_)
                     : reader_.ReadImage(job.path, photo_target_, photo_target_))
@@ -135,7 +134,7 @@ FileOutcome FileChecker::Check(const FileJob& job) {
   }
   if (!status.ok()) out.error = status.error();
   if (job.role == FileRole::kImage) {
-    if (const internal::JpegHeader* header = reader_.image_header()) {
+    if (const decode::JpegHeader* header = reader_.image_header()) {
       out.header_read = true;
       out.jpeg = *header;
       out.width = header->width;
@@ -143,15 +142,15 @@ FileOutcome FileChecker::Check(const FileJob& job) {
     }
     if (!status.ok()) return out;
     out.decoded = true;
-    const internal::DctScale scale = reader_.image_scale();
-    const internal::DecodedImage& image = reader_.image();
+    const decode::DctScale scale = reader_.image_scale();
+    const decode::DecodedImage& image = reader_.image();
     // PNG photos and a JPEG too small to scale (1/8 of a 1x1 image is
     // still 1x1) come at full size; a 1/8 decode is 8 pixels a block.
     const bool full_size = image.width == out.width && image.height == out.height;
     AddChannelSums(image, full_size ? 1 : scale.denom / scale.num, out.width, out.height, &out);
   } else {
     if (!status.ok()) return out;
-    const internal::MaskImage& mask = reader_.mask();
+    const decode::MaskImage& mask = reader_.mask();
     out.header_read = true;
     out.decoded = true;
     out.width = mask.width;
@@ -165,13 +164,13 @@ FileOutcome FileChecker::Check(const FileJob& job) {
     }
     out.foreground_pixels = CountOnes(mask.pixels.data(), pixels);
     if (mask.distinct_values > 2)
-      out.warning = internal::NonBinaryMaskWarning(job.path.string(), decode_);
+      out.warning = decode::NonBinaryMaskWarning(job.path.string(), decode_);
     // A file with two values whose pixels all read as one: the rule in
     // force does not tell its values apart (a dark foreground under the
     // luminance rule, a transparent foreground index).
     const bool all_foreground = static_cast<size_t>(out.foreground_pixels) == pixels;
     if (mask.distinct_values >= 2 && (out.foreground_pixels == 0 || all_foreground))
-      out.uniform = internal::UniformMaskWarning(job.path.string(), decode_, mask, all_foreground);
+      out.uniform = decode::UniformMaskWarning(job.path.string(), decode_, mask, all_foreground);
     if (mask.palette_disagrees) {
       out.palette = Error{ErrorKind::kSuspiciousMask, job.path.string(),
                           "palette index 0 is not black, or a used foreground index is black: "
@@ -182,4 +181,4 @@ FileOutcome FileChecker::Check(const FileJob& job) {
   return out;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

@@ -12,7 +12,7 @@
 #include "io/planned_source.h"
 #include "source/sample_source.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 
 enum class FileRole { kImage, kMask };
 
@@ -36,7 +36,7 @@ struct FileOutcome {
   bool header_read = false;  // width, height (and jpeg for images) are valid
   int width = 0;
   int height = 0;
-  internal::JpegHeader jpeg;
+  decode::JpegHeader jpeg;
   bool decoded = false;  // the pixel statistics below are valid
   std::array<uint64_t, 3> channel_sum{};
   std::array<uint64_t, 3> channel_sum_squares{};
@@ -55,8 +55,8 @@ class FileChecker {
   // `budget_bytes` is the decode budget of this thread (DecodeBudget()).
   // A paired file is read through `source` (shared by every thread), an
   // unpaired one from its path.
-  FileChecker(const CheckOptions& options, const internal::PlannedSource& plan,
-              int64_t budget_bytes, internal::SampleSource* source);
+  FileChecker(const CheckOptions& options, const io::PlannedSource& plan, int64_t budget_bytes,
+              source::SampleSource* source);
 
   // The decode budget of each checking thread, the Loader's for the same
   // planned photo (MemoryPlan::decode_budget_bytes_per_thread) at the
@@ -64,7 +64,7 @@ class FileChecker {
   // is too_large here too, before anything is allocated for it. Without a
   // plan (no sampled photo's header parses) only max_pixels bounds a file:
   // INT64_MAX.
-  static int64_t DecodeBudget(const CheckOptions& options, const internal::PlannedSource& plan);
+  static int64_t DecodeBudget(const CheckOptions& options, const io::PlannedSource& plan);
 
   // Reads and decodes one file; its problems are in the outcome, never thrown.
   FileOutcome Check(const FileJob& job);
@@ -73,12 +73,12 @@ class FileChecker {
   const ClassSums& class_sums() const { return class_sums_; }
 
  private:
-  internal::SampleSource* source_;
+  source::SampleSource* source_;
   DecodeOptions decode_;  // the mask rule, for the messages that state it
   bool labels_;
   int photo_target_;  // the size a photo is decoded for: 0 full, 1 the smallest
-  internal::PairReader reader_;
+  io::PairReader reader_;
   ClassSums class_sums_;
 };
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

@@ -26,7 +26,7 @@
 #include "output/printable.h"
 #include "segfeed/loader.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: segfeed bench [DATASET] [options]
@@ -54,7 +54,7 @@ struct BenchFlags {
   bool decode_only = false;
   bool digest = false;
   std::optional<std::string> json;
-  int demo_count = DemoOptions{}.count;
+  int demo_count = demo::DemoOptions{}.count;
   int64_t duration_s = 0;  // 0: no time limit
   std::optional<std::string> sample_digests;
 };
@@ -107,8 +107,8 @@ struct BenchResult {
 };
 
 // The dataset --data names, or the demo dataset (made once, then reused).
-internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const DatasetFlags& flags,
-                                                                   int demo_count) {
+Result<std::pair<DatasetSpec, std::string>> BenchDataset(const DatasetFlags& flags,
+                                                         int demo_count) {
   if (flags.given()) {
     DatasetSpec spec = flags.Spec();
     std::string label = spec.name == "carvana"   ? spec.image_dir.string()
@@ -116,9 +116,9 @@ internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const Dataset
                                                  : spec.name + " " + spec.list_file.string();
     return std::pair{std::move(spec), std::move(label)};
   }
-  DemoOptions demo;
+  demo::DemoOptions demo;
   demo.count = demo_count;
-  auto dir = EnsureDemoDataset(demo);
+  auto dir = demo::EnsureDemoDataset(demo);
   if (!dir.ok()) return dir.error();
   return std::pair{DatasetSpec::Carvana(dir.value()), "demo dataset " + dir.value().string()};
 }
@@ -126,7 +126,7 @@ internal::Result<std::pair<DatasetSpec, std::string>> BenchDataset(const Dataset
 void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, const Loader& loader,
                       const std::string& dataset_label, int epochs) {
   const LoaderStats initial = loader.stats();
-  std::printf("segfeed bench: %s (%zu pairs)\n", PrintableText(dataset_label).c_str(),
+  std::printf("segfeed bench: %s (%zu pairs)\n", output::PrintableText(dataset_label).c_str(),
               loader.dataset().pairs.size());
   // Once, as a count (the unpaired files are named below): a Cityscapes
   // tree has three other files beside every label map.
@@ -297,7 +297,7 @@ void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderO
     std::printf("\n");
   }
   if (flags.baseline) {
-    const internal::Result<double> measured =
+    const Result<double> measured =
         NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
     if (measured.ok()) {
       result->baseline = measured.value();
@@ -309,7 +309,8 @@ void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderO
     } else {
       result->baseline = NAN;  // null in the JSON: no number rather than a wrong one
       result->baseline_error = measured.error();
-      std::printf("  baseline: %s\n", PrintableText(result->baseline_error->Message()).c_str());
+      std::printf("  baseline: %s\n",
+                  output::PrintableText(result->baseline_error->Message()).c_str());
     }
   }
 }
@@ -319,13 +320,13 @@ void PrintOutcome(const BenchResult& result) {
   if (result.want_digest) std::printf("digest %s\n", result.digest.Hex().c_str());
   // Names are escaped: one file is one line, and nothing reaches the terminal raw.
   for (const Error& unpaired : stats.unpaired_files) {
-    std::printf("  unpaired %s\n", PrintableText(unpaired.Message()).c_str());
+    std::printf("  unpaired %s\n", output::PrintableText(unpaired.Message()).c_str());
   }
   for (const Error& skipped : stats.skipped_files) {
-    std::printf("  skipped %s\n", PrintableText(skipped.Message()).c_str());
+    std::printf("  skipped %s\n", output::PrintableText(skipped.Message()).c_str());
   }
   if (!result.failure.empty())
-    std::printf("  stopped: %s\n", PrintableText(result.failure).c_str());
+    std::printf("  stopped: %s\n", output::PrintableText(result.failure).c_str());
   if (result.stopped_early) {
     std::printf("  ended early (%s) after %zu epochs, %lld batches\n",
                 StopSignalled() ? "signal" : "--duration", result.epoch_seconds.size(),
@@ -369,7 +370,7 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
 }  // namespace
 
 int RunBench(std::span<const std::string> args) {
-  CommandLine cli("bench", kHelp, kNamesHelp);
+  CommandLine cli("bench", kHelp, output::kNamesHelp);
   BenchFlags flags;
   cli.AddInt("--epochs", &flags.epochs, 0, 1000000,
              "epochs to run; the first is a warm-up when N > 1; 0: until --duration passes or "
@@ -400,14 +401,14 @@ int RunBench(std::span<const std::string> args) {
   // Parsed before the demo dataset is made: a typo should not cost minutes.
   const LoaderOptions options =
       loader_flags.Options(dataset_flags.given() ? dataset_flags.Spec() : DatasetSpec{});
-  const std::optional<OutputFile> json_file =
+  const std::optional<output::OutputFile> json_file =
       OutputFileFromFlag(flags.json, "--json", dataset_flags);
   // Checked like --json (never inside the dataset), then written as a stream.
-  const std::optional<OutputFile> sample_digests_file =
+  const std::optional<output::OutputFile> sample_digests_file =
       OutputFileFromFlag(flags.sample_digests, "--sample-digests", dataset_flags);
   auto dataset = BenchDataset(dataset_flags, flags.demo_count);
   if (!dataset.ok()) {
-    std::cerr << "segfeed bench: " << PrintableText(dataset.error().Message()) << "\n";
+    std::cerr << "segfeed bench: " << output::PrintableText(dataset.error().Message()) << "\n";
     return 1;
   }
   result.dataset_label = dataset.value().second;
@@ -428,12 +429,11 @@ int RunBench(std::span<const std::string> args) {
   RunComparisons(flags, loader, options, &result);
   PrintOutcome(result);
   if (json_file) {
-    if (internal::Status written = json_file->Write(BenchJson(loader, options, result));
-        !written.ok()) {
+    if (Status written = json_file->Write(BenchJson(loader, options, result)); !written.ok()) {
       throw FileError(written.error());
     }
   }
   return result.failure.empty() ? 0 : 1;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -29,7 +29,7 @@
 #define SEGFEED_NAIVE_BASELINE 0
 #endif
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -40,7 +40,7 @@ double SecondsSince(Clock::time_point start) {
 
 // Why giflib failed. GifErrorString() is NULL for a code it does not know,
 // and DGifOpen() leaves the code at 0 when the screen descriptor is cut.
-std::string GifFailure(const internal::GifMemorySource& source, int giflib_error) {
+std::string GifFailure(const decode::GifMemorySource& source, int giflib_error) {
   if (source.ran_out)
     return "truncated GIF: data ends after " + std::to_string(source.bytes.size()) + " bytes";
   const char* reason = GifErrorString(giflib_error);
@@ -49,8 +49,7 @@ std::string GifFailure(const internal::GifMemorySource& source, int giflib_error
 }
 
 // What a user would write to decode an image: OpenCV's whole-file decoder.
-internal::Result<cv::Mat> DecodeImageNaively(std::span<const uint8_t> bytes,
-                                             const std::string& path) {
+Result<cv::Mat> DecodeImageNaively(std::span<const uint8_t> bytes, const std::string& path) {
   auto corrupt = [&](const std::string& detail) {
     return Error{ErrorKind::kCorruptImage, path, detail};
   };
@@ -76,15 +75,15 @@ internal::Result<cv::Mat> DecodeImageNaively(std::span<const uint8_t> bytes,
 
 // What a user would write to read a GIF mask: the whole-file API, a fresh
 // allocation per file, palette index of "white" as foreground.
-internal::Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, const std::string& path,
-                                            int64_t max_pixels) {
+Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, const std::string& path,
+                                  int64_t max_pixels) {
   auto corrupt = [&](const std::string& detail) {
     return Error{ErrorKind::kCorruptMask, path, detail};
   };
-  internal::GifMemorySource source{bytes};
+  decode::GifMemorySource source{bytes};
   int error = 0;
-  std::unique_ptr<GifFileType, internal::GifCloser> gif(
-      DGifOpen(&source, internal::ReadGifFromMemory, &error));
+  std::unique_ptr<GifFileType, decode::GifCloser> gif(
+      DGifOpen(&source, decode::ReadGifFromMemory, &error));
   if (!gif) return corrupt(GifFailure(source, error) + " in the header");
   if (static_cast<int64_t>(gif->SWidth) * gif->SHeight > max_pixels) {
     return Error{ErrorKind::kTooLarge, path,
@@ -104,25 +103,25 @@ internal::Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, cons
 }  // namespace
 
 double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& options, int threads) {
-  internal::WorkerArena arena(threads);
-  tbb::concurrent_queue<std::unique_ptr<internal::PairReader>> readers;
+  WorkerArena arena(threads);
+  tbb::concurrent_queue<std::unique_ptr<io::PairReader>> readers;
   // The bound is the RGB decode's whatever the run's decode_colour: a
   // YCbCr run is measured against the decode it replaces.
   DecodeOptions decode = options.decode;
   decode.decode_colour = DecodeColour::kRgb;
-  for (int i = 0; i < threads; ++i) readers.push(std::make_unique<internal::PairReader>(decode));
+  for (int i = 0; i < threads; ++i) readers.push(std::make_unique<io::PairReader>(decode));
   const int width = options.augment.output_width;
   const int height = options.augment.output_height;
-  internal::FilesSource source(pairs);
+  source::FilesSource source(pairs);
   const Clock::time_point start = Clock::now();
   arena.arena()->execute([&] {
     tbb::parallel_for(size_t{0}, pairs.size(), [&](size_t i) {
-      std::unique_ptr<internal::PairReader> reader;
+      std::unique_ptr<io::PairReader> reader;
       // At most `threads` bodies run at once in the arena, so one is free.
       while (!readers.try_pop(reader)) {
       }
       // Bad files cost what they cost.
-      (void)reader->Read(source, static_cast<internal::SampleId>(i), width, height);
+      (void)reader->Read(source, static_cast<source::SampleId>(i), width, height);
       readers.push(std::move(reader));
     });
   });
@@ -131,23 +130,23 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
 
 bool NaiveBaselineBuilt() { return SEGFEED_NAIVE_BASELINE != 0; }
 
-internal::Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs,
-                                                     const LoaderOptions& options, int max_pairs) {
+Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs, const LoaderOptions& options,
+                                           int max_pairs) {
   cv::setNumThreads(1);
   const int count = std::min<int>(max_pairs, static_cast<int>(pairs.size()));
   const cv::Size out(options.augment.output_width, options.augment.output_height);
-  internal::FileReader reader(options.decode.max_file_bytes);
+  source::FileReader reader(options.decode.max_file_bytes);
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < count; ++i) {
     // The reader's bytes last until its next Read(): decode each file first.
     auto image_bytes = reader.Read(pairs[i].image_path);
     if (!image_bytes.ok()) return image_bytes.error();
-    internal::Result<cv::Mat> decoded_image =
+    Result<cv::Mat> decoded_image =
         DecodeImageNaively(image_bytes.value(), pairs[i].image_path.string());
     if (!decoded_image.ok()) return decoded_image.error();
     auto mask_bytes = reader.Read(pairs[i].mask_path);
     if (!mask_bytes.ok()) return mask_bytes.error();
-    internal::Result<cv::Mat> decoded_mask = DecodeMaskNaively(
+    Result<cv::Mat> decoded_mask = DecodeMaskNaively(
         mask_bytes.value(), pairs[i].mask_path.string(), options.decode.max_pixels);
     if (!decoded_mask.ok()) return decoded_mask.error();
     cv::Mat image = std::move(decoded_image).value();
@@ -192,4 +191,4 @@ internal::Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs,
   return static_cast<double>(count) / SecondsSince(start);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

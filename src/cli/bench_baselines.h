@@ -7,7 +7,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/options.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // The two reference points `segfeed bench` compares the loader with, each
 // measured in the same process on the same files.
@@ -34,7 +34,7 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
 // imgcodecs, which the wheel leaves out (SEGFEED_NAIVE_BASELINE=OFF).
 bool NaiveBaselineBuilt();
 
-internal::Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs,
-                                                     const LoaderOptions& options, int max_pairs);
+Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs, const LoaderOptions& options,
+                                           int max_pairs);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -14,7 +14,7 @@
 #include "cli/subcommands.h"
 #include "output/printable.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp =
@@ -83,9 +83,9 @@ void RequireFolders(const DatasetFlags& dataset) {
 }  // namespace
 
 int RunCheck(std::span<const std::string> args) {
-  CommandLine cli("check", kHelp, kNamesHelp);
+  CommandLine cli("check", kHelp, output::kNamesHelp);
   std::optional<std::string> json_path;
-  CheckOptions options;
+  check::CheckOptions options;
   cli.AddText("--json", "FILE", &json_path,
               "also write the report as JSON:\n"
               "{\"pairs\": N, \"problems\": [{\"path\", \"kind\", \"detail\"}], \"summary\": "
@@ -94,7 +94,8 @@ int RunCheck(std::span<const std::string> args) {
               "only once the report is complete, and may not be inside the dataset folders");
   cli.AddInt("--threads", &options.threads, 0, 1024, "decoding threads, 0 = one per core");
   cli.AddChoice("--stats", &options.statistics,
-                {{"block", ChannelStatistics::kBlockMeans}, {"exact", ChannelStatistics::kExact}},
+                {{"block", check::ChannelStatistics::kBlockMeans},
+                 {"exact", check::ChannelStatistics::kExact}},
                 "the photos' channel statistics: block = the mean of the 8x8 block means "
                 "(JPEG decoded at DCT scale 1/8: every defect is still found, several times "
                 "faster), no std; exact = mean and std over every pixel at full resolution",
@@ -110,7 +111,7 @@ int RunCheck(std::span<const std::string> args) {
 
   // Checked before the check, which may take an hour, so a bad path fails
   // now; written only when the report is complete.
-  const std::optional<OutputFile> json = OutputFileFromFlag(json_path, "--json", dataset);
+  const std::optional<output::OutputFile> json = OutputFileFromFlag(json_path, "--json", dataset);
 
   // A progress line only for a person watching; logs stay clean.
   if (isatty(STDERR_FILENO) != 0) {
@@ -121,16 +122,16 @@ int RunCheck(std::span<const std::string> args) {
       }
     };
   }
-  const CheckReport report = CheckDataset(spec, options);
+  const check::CheckReport report = CheckDataset(spec, options);
   if (options.progress) std::fprintf(stderr, "\n");
 
   PrintCheckReport(report, spec);
   if (json) {
-    if (internal::Status written = json->Write(CheckReportJson(report, spec)); !written.ok()) {
+    if (Status written = json->Write(CheckReportJson(report, spec)); !written.ok()) {
       throw FileError(written.error());
     }
   }
   return report.problems.empty() && report.pairs > 0 ? 0 : 1;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -17,7 +17,7 @@
 #include "output/printable.h"
 #include "output/utf8.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 double MiB(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
@@ -25,9 +25,9 @@ double MiB(int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0
 // How many ignored files the text report names; the JSON has all of them.
 constexpr size_t kIgnoredListed = 10;
 
-std::string Join(const std::vector<ValueCount>& counts) {
+std::string Join(const std::vector<check::ValueCount>& counts) {
   std::string text;
-  for (const ValueCount& count : counts) {
+  for (const check::ValueCount& count : counts) {
     if (!text.empty()) text += ", ";
     text += count.value + " (" + std::to_string(count.files) + ")";
   }
@@ -55,7 +55,7 @@ bool HasExtensionIn(const std::filesystem::path& path, const std::vector<std::st
   });
 }
 
-NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& spec) {
+NoPairsExplanation ExplainNoPairs(const check::CheckReport& report, const DatasetSpec& spec) {
   auto joined = [](const std::vector<std::string>& extensions) {
     std::string text;
     for (const std::string& extension : extensions) text += (text.empty() ? "" : "/") + extension;
@@ -106,15 +106,15 @@ NoPairsExplanation ExplainNoPairs(const CheckReport& report, const DatasetSpec& 
 }
 
 // The class table of a labels-mode check, one line per class id.
-void PrintClasses(const CheckReport& report) {
+void PrintClasses(const check::CheckReport& report) {
   int64_t labelled = 0;
-  for (const ClassCount& entry : report.classes) labelled += entry.pixels;
+  for (const check::ClassCount& entry : report.classes) labelled += entry.pixels;
   std::printf("  classes          %zu: %lld labelled pixels, %lld ignore pixels\n",
               report.classes.size(), static_cast<long long>(labelled),
               static_cast<long long>(report.ignore_pixels));
   std::printf("    %5s %12s %7s %9s %10s %11s\n", "class", "pixels", "masks", "fraction",
               "inv-freq", "median-freq");
-  for (const ClassCount& entry : report.classes) {
+  for (const check::ClassCount& entry : report.classes) {
     std::printf("    %5d %12lld %7lld %9.4f %10.4f %11.4f%s\n", entry.id,
                 static_cast<long long>(entry.pixels), static_cast<long long>(entry.masks),
                 entry.fraction, entry.inverse_frequency_weight, entry.median_frequency_weight,
@@ -124,7 +124,7 @@ void PrintClasses(const CheckReport& report) {
 
 // The per-thread bound, which does not depend on --threads: the report
 // stays the same for any thread count.
-void PrintMemoryBound(const CheckReport& report) {
+void PrintMemoryBound(const check::CheckReport& report) {
   const double read_mib = MiB(report.read_buffer_bytes_per_thread);
   if (report.decode_budget_bytes_per_thread > 0) {
     std::printf(
@@ -142,8 +142,8 @@ void PrintMemoryBound(const CheckReport& report) {
 }
 
 // The listing's counts: the rule, pairs, unpaired files, problems by kind.
-void PrintCounts(const CheckReport& report, const DatasetSpec& spec) {
-  std::printf("  dataset          %s\n", PrintableText(DescribeDatasetRule(spec)).c_str());
+void PrintCounts(const check::CheckReport& report, const DatasetSpec& spec) {
+  std::printf("  dataset          %s\n", output::PrintableText(DescribeDatasetRule(spec)).c_str());
   std::printf("  pairs            %lld (%lld images and %lld masks checked)\n",
               static_cast<long long>(report.pairs), static_cast<long long>(report.images_checked),
               static_cast<long long>(report.masks_checked));
@@ -151,11 +151,11 @@ void PrintCounts(const CheckReport& report, const DatasetSpec& spec) {
       "  pairing          %lld pairs, %lld unpaired images, %lld orphan masks, %zu "
       "ignored files\n",
       static_cast<long long>(report.pairs),
-      static_cast<long long>(CountProblems(report, ErrorKind::kMissingMask) +
+      static_cast<long long>(check::CountProblems(report, ErrorKind::kMissingMask) +
                              CountProblems(report, ErrorKind::kMissingImage)),
       static_cast<long long>(CountProblems(report, ErrorKind::kOrphanMask)), report.ignored.size());
   std::string by_kind;
-  for (ErrorKind kind : kAllErrorKinds) {
+  for (ErrorKind kind : check::kAllErrorKinds) {
     if (const int64_t n = CountProblems(report, kind)) {
       by_kind += (by_kind.empty() ? "" : ", ") + std::string(ErrorKindName(kind)) + " " +
                  std::to_string(n);
@@ -166,7 +166,7 @@ void PrintCounts(const CheckReport& report, const DatasetSpec& spec) {
 }
 
 // The photos' channel mean (and std with --stats exact), and what they are over.
-void PrintChannelStatistics(const CheckReport& report) {
+void PrintChannelStatistics(const check::CheckReport& report) {
   if (report.statistics_pixels == 0) {
     std::printf("  channel mean/std none (no image decoded)\n");
     return;
@@ -175,7 +175,7 @@ void PrintChannelStatistics(const CheckReport& report) {
   const auto& s = report.channel_std;
   std::printf("  channel mean     R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", m[0] / 255,
               m[1] / 255, m[2] / 255, m[0], m[1], m[2]);
-  if (report.statistics == ChannelStatistics::kExact) {
+  if (report.statistics == check::ChannelStatistics::kExact) {
     std::printf("  channel std      R %.4f  G %.4f  B %.4f  (0-255: %.2f %.2f %.2f)\n", s[0] / 255,
                 s[1] / 255, s[2] / 255, s[0], s[1], s[2]);
     std::printf("                   over all %lld pixels of %lld decoded images, full resolution\n",
@@ -192,7 +192,7 @@ void PrintChannelStatistics(const CheckReport& report) {
 }
 
 // The masks' foreground fractions and bit depths.
-void PrintMaskStatistics(const CheckReport& report) {
+void PrintMaskStatistics(const check::CheckReport& report) {
   if (report.foreground_masks > 0) {
     std::printf(
         "  mask foreground  mean %.4f, min %.4f, max %.4f (fraction of pixels, %lld masks)\n",
@@ -204,12 +204,12 @@ void PrintMaskStatistics(const CheckReport& report) {
   std::printf("  mask bit depths  %s\n", Join(report.mask_bit_depths).c_str());
 }
 
-void PrintOtherPalettes(const CheckReport& report) {
+void PrintOtherPalettes(const check::CheckReport& report) {
   std::printf("  other palettes   %lld mask%s with a palette other than the most common one\n",
               static_cast<long long>(report.other_palette_masks),
               report.other_palette_masks == 1 ? "" : "s");
   for (const std::string& path : report.other_palette_paths)
-    std::printf("    %s\n", PrintableText(path).c_str());
+    std::printf("    %s\n", output::PrintableText(path).c_str());
   if (report.other_palette_masks > static_cast<int64_t>(report.other_palette_paths.size())) {
     std::printf("    ... and %lld more\n",
                 static_cast<long long>(report.other_palette_masks -
@@ -218,18 +218,19 @@ void PrintOtherPalettes(const CheckReport& report) {
 }
 
 // The groups of byte-identical files, and the first kIgnoredListed ignored ones.
-void PrintDuplicatesAndIgnored(const CheckReport& report) {
+void PrintDuplicatesAndIgnored(const check::CheckReport& report) {
   std::printf("  duplicates       %zu group%s of byte-identical files\n", report.duplicates.size(),
               report.duplicates.size() == 1 ? "" : "s");
   for (const std::vector<std::string>& group : report.duplicates) {
     std::string line;
-    for (const std::string& path : group) line += (line.empty() ? "" : " = ") + PrintableText(path);
+    for (const std::string& path : group)
+      line += (line.empty() ? "" : " = ") + output::PrintableText(path);
     std::printf("    %s\n", line.c_str());
   }
   std::printf("  ignored files    %zu\n", report.ignored.size());
   for (size_t i = 0; i < report.ignored.size() && i < kIgnoredListed; ++i) {
-    std::printf("    %s (%s)\n", PrintableText(report.ignored[i].path.string()).c_str(),
-                PrintableText(report.ignored[i].reason).c_str());
+    std::printf("    %s (%s)\n", output::PrintableText(report.ignored[i].path.string()).c_str(),
+                output::PrintableText(report.ignored[i].reason).c_str());
   }
   if (report.ignored.size() > kIgnoredListed) {
     std::printf("    ... and %zu more (all of them in --json)\n",
@@ -239,11 +240,11 @@ void PrintDuplicatesAndIgnored(const CheckReport& report) {
 
 }  // namespace
 
-void PrintCheckReport(const CheckReport& report, const DatasetSpec& spec) {
+void PrintCheckReport(const check::CheckReport& report, const DatasetSpec& spec) {
   std::printf("problems: %zu\n", report.problems.size());
   // Names are escaped: one problem is one line, and nothing reaches the terminal raw.
   for (const Error& problem : report.problems)
-    std::printf("  %s\n", PrintableText(problem.Message()).c_str());
+    std::printf("  %s\n", output::PrintableText(problem.Message()).c_str());
 
   std::printf("summary:\n");
   PrintCounts(report, spec);
@@ -261,8 +262,8 @@ void PrintCheckReport(const CheckReport& report, const DatasetSpec& spec) {
   PrintDuplicatesAndIgnored(report);
   if (report.pairs == 0) {
     const NoPairsExplanation why = ExplainNoPairs(report, spec);
-    std::printf("NO PAIRS: %s\n  %s\n", PrintableText(why.found).c_str(),
-                PrintableText(why.expected).c_str());
+    std::printf("NO PAIRS: %s\n  %s\n", output::PrintableText(why.found).c_str(),
+                output::PrintableText(why.expected).c_str());
     return;
   }
   std::printf("%s: %zu problem%s in %lld pairs\n", report.problems.empty() ? "clean" : "NOT CLEAN",
@@ -272,16 +273,16 @@ void PrintCheckReport(const CheckReport& report, const DatasetSpec& spec) {
 
 namespace {
 
-Json CountsJson(const std::vector<ValueCount>& counts) {
+Json CountsJson(const std::vector<check::ValueCount>& counts) {
   Json object = Json::object();
-  for (const ValueCount& count : counts) object[JsonText(count.value)] = count.files;
+  for (const check::ValueCount& count : counts) object[JsonText(count.value)] = count.files;
   return object;
 }
 
 // NaN (null in the JSON) when no image decoded, and the std without
 // --stats exact: no number rather than a wrong one.
-Json ChannelStatsJson(const CheckReport& report) {
-  const bool exact = report.statistics == ChannelStatistics::kExact;
+Json ChannelStatsJson(const check::CheckReport& report) {
+  const bool exact = report.statistics == check::ChannelStatistics::kExact;
   auto channels = [&](const std::array<double, 3>& values, double scale, bool known) {
     Json array = Json::array();
     for (double v : values)
@@ -304,7 +305,7 @@ Json ChannelStatsJson(const CheckReport& report) {
 }
 
 // The groups of duplicates, each path written by `write`.
-Json DuplicatesJson(const CheckReport& report, std::string (*write)(std::string_view)) {
+Json DuplicatesJson(const check::CheckReport& report, std::string (*write)(std::string_view)) {
   Json groups = Json::array();
   for (const std::vector<std::string>& group : report.duplicates) {
     Json paths = Json::array();
@@ -314,9 +315,9 @@ Json DuplicatesJson(const CheckReport& report, std::string (*write)(std::string_
   return groups;
 }
 
-Json ClassesJson(const CheckReport& report) {
+Json ClassesJson(const check::CheckReport& report) {
   Json classes = Json::array();
-  for (const ClassCount& entry : report.classes) {
+  for (const check::ClassCount& entry : report.classes) {
     classes.push_back({{"id", entry.id},
                        {"pixels", entry.pixels},
                        {"masks", entry.masks},
@@ -327,7 +328,7 @@ Json ClassesJson(const CheckReport& report) {
   return classes;
 }
 
-Json IgnoredJson(const CheckReport& report) {
+Json IgnoredJson(const check::CheckReport& report) {
   Json ignored = Json::array();
   for (const IgnoredFile& file : report.ignored) {
     Json entry = Json::object();
@@ -340,7 +341,7 @@ Json IgnoredJson(const CheckReport& report) {
 
 }  // namespace
 
-std::string CheckReportJson(const CheckReport& report, const DatasetSpec& spec) {
+std::string CheckReportJson(const check::CheckReport& report, const DatasetSpec& spec) {
   Json json = Json::object();
   json["pairs"] = report.pairs;
   if (report.pairs == 0) {
@@ -351,7 +352,7 @@ std::string CheckReportJson(const CheckReport& report, const DatasetSpec& spec) 
   Json& summary = json["summary"] = Json::object();
   SetText(&summary, "dataset", DescribeDatasetRule(spec));
   summary["pairs"] = report.pairs;
-  summary["unpaired_images"] = CountProblems(report, ErrorKind::kMissingMask) +
+  summary["unpaired_images"] = check::CountProblems(report, ErrorKind::kMissingMask) +
                                CountProblems(report, ErrorKind::kMissingImage);
   summary["orphan_masks"] = CountProblems(report, ErrorKind::kOrphanMask);
   summary["ignored_files"] = report.ignored.size();
@@ -359,7 +360,7 @@ std::string CheckReportJson(const CheckReport& report, const DatasetSpec& spec) 
   summary["masks_checked"] = report.masks_checked;
   summary["problem_count"] = report.problems.size();
   Json& by_kind = summary["problems_by_kind"] = Json::object();
-  for (ErrorKind kind : kAllErrorKinds)
+  for (ErrorKind kind : check::kAllErrorKinds)
     by_kind[std::string(ErrorKindName(kind))] = CountProblems(report, kind);
   summary["image_sizes"] = CountsJson(report.image_sizes);
   summary["mask_sizes"] = CountsJson(report.mask_sizes);
@@ -387,12 +388,13 @@ std::string CheckReportJson(const CheckReport& report, const DatasetSpec& spec) 
   summary["duplicates"] = DuplicatesJson(report, &JsonText);
   // Array items have no key for SetText to put the exact bytes beside, so
   // a name that is not UTF-8 brings the whole list again, as hex.
-  const bool any_not_utf8 = std::any_of(
-      report.duplicates.begin(), report.duplicates.end(),
-      [](const auto& group) { return !std::all_of(group.begin(), group.end(), IsValidUtf8); });
+  const bool any_not_utf8 =
+      std::any_of(report.duplicates.begin(), report.duplicates.end(), [](const auto& group) {
+        return !std::all_of(group.begin(), group.end(), output::IsValidUtf8);
+      });
   if (any_not_utf8) summary["duplicates_bytes_hex"] = DuplicatesJson(report, &BytesHex);
   summary["ignored"] = IgnoredJson(report);
   return DumpJson(json);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <memory>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr size_t kHelpWidth = 100;  // --help lines wrap before this column
@@ -180,4 +180,4 @@ int64_t ParseIntFlag(const std::string& flag, const std::string& text, int64_t m
   return value;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // A mistake on the command line. The segfeed command prints it with a hint
 // to --help and exits with status 2.
@@ -125,4 +125,4 @@ const CLI::Option* CommandLine::AddChoice(
   return option;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

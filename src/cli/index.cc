@@ -13,7 +13,7 @@
 #include "source/shard_index.h"
 #include "source/shard_samples.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: segfeed index SHARD... [options]
@@ -64,9 +64,9 @@ int RunIndex(std::span<const std::string> args) {
   std::optional<std::string> output, photo, mask;
   bool allow_errors = false;
   cli.AddText("--output", "FILE", &output,
-              std::string("where to write the index (default: ") + internal::kShardIndexFileName +
+              std::string("where to write the index (default: ") + source::kShardIndexFileName +
                   " beside the first shard)");
-  internal::MemberRoles roles;
+  source::MemberRoles roles;
   const auto joined = [](const std::vector<std::string>& items) {
     std::string text;
     for (const std::string& item : items) text += (text.empty() ? "" : ",") + item;
@@ -90,9 +90,9 @@ int RunIndex(std::span<const std::string> args) {
   const std::vector<std::filesystem::path> shards(shard_args.begin(), shard_args.end());
   const std::filesystem::path index =
       output ? std::filesystem::path(*output)
-             : shards.front().parent_path() / internal::kShardIndexFileName;
+             : shards.front().parent_path() / source::kShardIndexFileName;
   const auto start = std::chrono::steady_clock::now();
-  const internal::ShardListing listing = internal::ScanShards(shards, roles);
+  const source::ShardListing listing = source::ScanShards(shards, roles);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   PrintAll("problem", listing.problems);
@@ -109,7 +109,7 @@ int RunIndex(std::span<const std::string> args) {
     std::printf("no index written: the shards are not whole (--allow-errors writes it anyway)\n");
     return 1;
   }
-  if (internal::Status written = internal::WriteShardIndex(listing.catalog, index); !written.ok()) {
+  if (Status written = source::WriteShardIndex(listing.catalog, index); !written.ok()) {
     std::printf("error: %s\n", PrintableText(written.error().Message()).c_str());
     return 1;
   }
@@ -120,4 +120,4 @@ int RunIndex(std::span<const std::string> args) {
   return listing.errors.empty() ? 0 : 1;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

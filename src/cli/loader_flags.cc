@@ -6,7 +6,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 // The placeholder for an option's value in --help, by kind.
@@ -380,4 +380,4 @@ DecodeOptions MaskFlags::Apply(const DecodeOptions& decode, const DatasetSpec& d
   return options.decode;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -12,7 +12,7 @@
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // The flags bench, check, preview and plan share, so each spells a dataset
 // and an option the same way.
@@ -107,4 +107,4 @@ class MaskFlags {
   std::vector<TableFlag> flags_;
 };
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -32,9 +32,9 @@ struct Subcommand {
   int (*run)(std::span<const std::string>);
 };
 constexpr Subcommand kSubcommands[] = {
-    {"bench", segfeed::tools::RunBench}, {"check", segfeed::tools::RunCheck},
-    {"index", segfeed::tools::RunIndex}, {"make-demo", segfeed::tools::RunMakeDemo},
-    {"plan", segfeed::tools::RunPlan},   {"preview", segfeed::tools::RunPreview},
+    {"bench", segfeed::cli::RunBench}, {"check", segfeed::cli::RunCheck},
+    {"index", segfeed::cli::RunIndex}, {"make-demo", segfeed::cli::RunMakeDemo},
+    {"plan", segfeed::cli::RunPlan},   {"preview", segfeed::cli::RunPreview},
 };
 
 // Runs the command line; returns the exit status.
@@ -54,19 +54,20 @@ int Run(const std::vector<std::string>& args) {
     if (args[0] != sub.name) continue;
     try {
       return sub.run(std::span(args).subspan(1));
-    } catch (const segfeed::tools::UsageError& e) {
+    } catch (const segfeed::cli::UsageError& e) {
       // Messages name files and echo arguments: escaped, so they stay one
       // line and no control sequence reaches the terminal.
-      std::cerr << "segfeed " << sub.name << ": " << segfeed::tools::PrintableText(e.what()) << "\n"
+      std::cerr << "segfeed " << sub.name << ": " << segfeed::output::PrintableText(e.what())
+                << "\n"
                 << "Try 'segfeed " << sub.name << " --help'.\n";
       return 2;
     } catch (const std::exception& e) {
-      std::cerr << "segfeed " << sub.name << ": " << segfeed::tools::PrintableText(e.what())
+      std::cerr << "segfeed " << sub.name << ": " << segfeed::output::PrintableText(e.what())
                 << "\n";
       return 1;
     }
   }
-  std::cerr << "segfeed: unknown command '" << segfeed::tools::PrintableText(args[0]) << "'\n"
+  std::cerr << "segfeed: unknown command '" << segfeed::output::PrintableText(args[0]) << "'\n"
             << kUsage;
   return 2;
 }
@@ -96,5 +97,5 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const int exit_status = Run(args);
   return CheckStandardOutput(
-      exit_status, args.empty() ? "segfeed" : "segfeed " + segfeed::tools::PrintableText(args[0]));
+      exit_status, args.empty() ? "segfeed" : "segfeed " + segfeed::output::PrintableText(args[0]));
 }

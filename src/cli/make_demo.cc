@@ -16,7 +16,7 @@
 #include "demo/demo_layouts.h"
 #include "output/printable.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: segfeed make-demo OUT_DIR [options]
@@ -104,15 +104,15 @@ void RequireEmptyOrNew(const std::filesystem::path& dir) {
       "); give an empty or new folder, or --force to write the demo files into it anyway");
 }
 
-const char* LayoutName(DemoLayout layout) {
+const char* LayoutName(demo::DemoLayout layout) {
   switch (layout) {
-    case DemoLayout::kCarvana:
+    case demo::DemoLayout::kCarvana:
       return "carvana";
-    case DemoLayout::kVoc:
+    case demo::DemoLayout::kVoc:
       return "voc";
-    case DemoLayout::kCityscapes:
+    case demo::DemoLayout::kCityscapes:
       return "cityscapes";
-    case DemoLayout::kAde20k:
+    case demo::DemoLayout::kAde20k:
       return "ade20k";
   }
   return "?";
@@ -121,7 +121,8 @@ const char* LayoutName(DemoLayout layout) {
 // The layouts other than Carvana's are their dataset's classes and formats,
 // so a flag that would change those is refused rather than ignored.
 void RefuseFlagsTheLayoutFixes(
-    DemoLayout layout, std::initializer_list<std::pair<const char*, const CLI::Option*>> flags) {
+    demo::DemoLayout layout,
+    std::initializer_list<std::pair<const char*, const CLI::Option*>> flags) {
   for (const auto& [name, option] : flags) {
     if (option->count() > 0)
       throw UsageError(std::string(name) + " cannot be combined with --dataset " +
@@ -132,31 +133,31 @@ void RefuseFlagsTheLayoutFixes(
 
 // The summary line of a layout other than Carvana's: its folders, splits and
 // file kinds.
-void PrintLayoutSummary(DemoLayout layout, const std::string& out_dir, const DemoOptions& options,
-                        const DemoLayoutSummary& s) {
+void PrintLayoutSummary(demo::DemoLayout layout, const std::string& out_dir,
+                        const demo::DemoOptions& options, const demo::DemoLayoutSummary& s) {
   const int pairs = s.train_pairs + s.val_pairs;
   const char* folders = "";
   const char* image_kind = "JPEG";
   const char* mask_kind = "";
   switch (layout) {
-    case DemoLayout::kVoc:
+    case demo::DemoLayout::kVoc:
       folders = "JPEGImages/, SegmentationClass/, ImageSets/Segmentation/{train,val,trainval}.txt";
       mask_kind = "palette PNG";
       break;
-    case DemoLayout::kCityscapes:
+    case demo::DemoLayout::kCityscapes:
       folders = "leftImg8bit/{train,val}/<city>/, gtFine/{train,val}/<city>/";
       image_kind = "PNG";
       mask_kind = "labelIds PNG";
       break;
-    case DemoLayout::kAde20k:
+    case demo::DemoLayout::kAde20k:
       folders = "images/{training,validation}/, annotations/{training,validation}/";
       mask_kind = "grey PNG";
       break;
-    case DemoLayout::kCarvana:
+    case demo::DemoLayout::kCarvana:
       break;
   }
   std::printf("wrote %d pairs to %s (%s): %d train, %d val, ", pairs,
-              PrintableText(out_dir).c_str(), folders, s.train_pairs, s.val_pairs);
+              output::PrintableText(out_dir).c_str(), folders, s.train_pairs, s.val_pairs);
   if (s.unannotated_photos > 0) std::printf("%d photos without labels, ", s.unannotated_photos);
   std::printf("%dx%d, mean %s %.1f KB, mean %s %.1f KB\n", options.width, options.height,
               image_kind, static_cast<double>(s.image_bytes) / pairs / 1000.0, mask_kind,
@@ -165,15 +166,15 @@ void PrintLayoutSummary(DemoLayout layout, const std::string& out_dir, const Dem
 
 // The one line of a Carvana-layout dataset: its pairs, size, classes (with
 // --classes) and mean file sizes.
-void PrintCarvanaSummary(const std::string& out_dir, const DemoOptions& options,
-                         const DemoLayoutSummary& summary) {
-  const DemoSummary s{summary.train_pairs, summary.image_bytes, summary.mask_bytes};
-  const char* image_kind = options.image_format == DemoImageFormat::kPng ? "PNG" : "JPEG";
-  const char* mask_kind = options.classes < 2                               ? "GIF"
-                          : options.mask_format == DemoMaskFormat::kPalette ? "palette PNG"
-                                                                            : "grey PNG";
+void PrintCarvanaSummary(const std::string& out_dir, const demo::DemoOptions& options,
+                         const demo::DemoLayoutSummary& summary) {
+  const demo::DemoSummary s{summary.train_pairs, summary.image_bytes, summary.mask_bytes};
+  const char* image_kind = options.image_format == demo::DemoImageFormat::kPng ? "PNG" : "JPEG";
+  const char* mask_kind = options.classes < 2                                     ? "GIF"
+                          : options.mask_format == demo::DemoMaskFormat::kPalette ? "palette PNG"
+                                                                                  : "grey PNG";
   std::printf("wrote %d pairs to %s (train/, train_masks/): %dx%d, ", s.pairs,
-              PrintableText(out_dir).c_str(), options.width, options.height);
+              output::PrintableText(out_dir).c_str(), options.width, options.height);
   if (options.classes >= 2) std::printf("%d classes, ", options.classes);
   std::printf("mean %s %.1f KB, mean %s %.1f KB\n", image_kind,
               static_cast<double>(s.image_bytes) / s.pairs / 1000.0, mask_kind,
@@ -185,8 +186,8 @@ void PrintCarvanaSummary(const std::string& out_dir, const DemoOptions& options,
 int RunMakeDemo(std::span<const std::string> args) {
   CommandLine cli("make-demo", kHelp);
   std::optional<std::string> out_dir_arg;
-  DemoOptions options;
-  DemoLayout layout = DemoLayout::kCarvana;
+  demo::DemoOptions options;
+  demo::DemoLayout layout = demo::DemoLayout::kCarvana;
   bool force = false;
   cli.AddPositional("OUT_DIR", &out_dir_arg, "the folder to write, empty or new");
   cli.AddInt("--count", &options.count, 1, 1000000, "pairs to write");
@@ -197,44 +198,44 @@ int RunMakeDemo(std::span<const std::string> args) {
   const CLI::Option* quality = cli.AddInt("--quality", &options.quality, 1, 100, "JPEG quality");
   const CLI::Option* mask_rows =
       cli.AddChoice("--mask-rows", &options.mask_rows,
-                    {{"sequential", DemoMaskRows::kSequential},
-                     {"interlaced", DemoMaskRows::kInterlaced},
-                     {"mixed", DemoMaskRows::kMixed}},
+                    {{"sequential", demo::DemoMaskRows::kSequential},
+                     {"interlaced", demo::DemoMaskRows::kInterlaced},
+                     {"mixed", demo::DemoMaskRows::kMixed}},
                     "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
                     "masks by default) or mixed (every other mask interlaced)",
                     "sequential");
   cli.AddChoice("--dataset", &layout,
-                {{"carvana", DemoLayout::kCarvana},
-                 {"voc", DemoLayout::kVoc},
-                 {"cityscapes", DemoLayout::kCityscapes},
-                 {"ade20k", DemoLayout::kAde20k}},
+                {{"carvana", demo::DemoLayout::kCarvana},
+                 {"voc", demo::DemoLayout::kVoc},
+                 {"cityscapes", demo::DemoLayout::kCityscapes},
+                 {"ade20k", demo::DemoLayout::kAde20k}},
                 "the public layout to write: carvana, voc (PASCAL VOC 2012), cityscapes (gtFine) "
                 "or ade20k (ADEChallengeData2016)",
                 "carvana");
   const CLI::Option* classes = cli.AddInt(
-      "--classes", &options.classes, 0, kDemoMaxClasses,
+      "--classes", &options.classes, 0, demo::kDemoMaxClasses,
       "0: binary car masks (GIF); 2 to 255: multi-object scenes with label maps of that many "
       "classes, 0 the background (PNG)");
   const CLI::Option* mask_format = cli.AddChoice(
       "--mask-format", &options.mask_format,
-      {{"palette", DemoMaskFormat::kPalette}, {"grey", DemoMaskFormat::kGrey}},
+      {{"palette", demo::DemoMaskFormat::kPalette}, {"grey", demo::DemoMaskFormat::kGrey}},
       "label maps of --classes: palette (VOC: index = class, 255 on object boundaries) or grey "
       "(value = class id, no boundary band)",
       "palette");
   const CLI::Option* image_format = cli.AddChoice(
       "--image-format", &options.image_format,
-      {{"jpeg", DemoImageFormat::kJpeg}, {"png", DemoImageFormat::kPng}},
+      {{"jpeg", demo::DemoImageFormat::kJpeg}, {"png", demo::DemoImageFormat::kPng}},
       "photos as <stem>.jpg (JPEG 4:2:0 at --quality) or <stem>.png (RGB, lossless)", "jpeg");
   cli.AddInt("--threads", &options.threads, 0, 1024,
              "threads writing files, 0 = one per core; the files do not depend on it");
   cli.AddFlag("--force", &force, "write into OUT_DIR even if it is not empty");
   if (!cli.Parse(args)) return 0;
-  if (layout != DemoLayout::kCarvana) {
+  if (layout != demo::DemoLayout::kCarvana) {
     RefuseFlagsTheLayoutFixes(layout, {{"--classes", classes},
                                        {"--mask-format", mask_format},
                                        {"--image-format", image_format},
                                        {"--mask-rows", mask_rows}});
-    if (layout == DemoLayout::kCityscapes && quality->count() > 0)
+    if (layout == demo::DemoLayout::kCityscapes && quality->count() > 0)
       throw UsageError("--quality applies to JPEG photos, and --dataset cityscapes writes PNGs");
     if (options.count < 2)
       throw UsageError("--dataset " + std::string(LayoutName(layout)) +
@@ -243,7 +244,7 @@ int RunMakeDemo(std::span<const std::string> args) {
   }
   // The demo's own rules, in its words, the field named as its flag.
   try {
-    ValidateDemoOptions(options);
+    demo::ValidateDemoOptions(options);
   } catch (const ConfigError& e) {
     throw UsageError("--" + std::string(e.what()));
   }
@@ -251,18 +252,18 @@ int RunMakeDemo(std::span<const std::string> args) {
     throw UsageError("--mask-format applies to label maps: give --classes N too");
   if (options.classes >= 2 && mask_rows->count() > 0)
     throw UsageError("--mask-rows applies to GIF masks, and --classes writes PNG label maps");
-  if (options.image_format == DemoImageFormat::kPng && quality->count() > 0)
+  if (options.image_format == demo::DemoImageFormat::kPng && quality->count() > 0)
     throw UsageError("--quality applies to JPEG photos, and --image-format png writes PNGs");
   if (!out_dir_arg) throw UsageError("missing OUT_DIR");
   const std::string out_dir = *out_dir_arg;
   if (!force) RequireEmptyOrNew(out_dir);
 
-  auto summary = WriteDemoLayoutWithProgress(out_dir, layout, options);
+  auto summary = demo::WriteDemoLayoutWithProgress(out_dir, layout, options);
   if (!summary.ok()) {
-    std::cerr << "segfeed make-demo: " << PrintableText(summary.error().Message()) << "\n";
+    std::cerr << "segfeed make-demo: " << output::PrintableText(summary.error().Message()) << "\n";
     return 1;
   }
-  if (layout == DemoLayout::kCarvana) {
+  if (layout == demo::DemoLayout::kCarvana) {
     PrintCarvanaSummary(out_dir, options, summary.value());
   } else {
     PrintLayoutSummary(layout, out_dir, options, summary.value());
@@ -270,4 +271,4 @@ int RunMakeDemo(std::span<const std::string> args) {
   return 0;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -1,6 +1,6 @@
 #include "cli/model_memory.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 std::string_view OptimizerName(Optimizer optimizer) {
   return optimizer == Optimizer::kSgd ? "sgd" : "adam";
@@ -20,4 +20,4 @@ ModelMemory EstimateModelMemory(int64_t parameters, Optimizer optimizer) {
   return memory;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

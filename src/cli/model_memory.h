@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // The optimizer whose state `segfeed plan --optimizer` counts.
 enum class Optimizer {
@@ -31,4 +31,4 @@ struct ModelMemory {
 // `parameters` must be >= 0.
 ModelMemory EstimateModelMemory(int64_t parameters, Optimizer optimizer);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

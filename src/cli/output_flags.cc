@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -37,19 +37,19 @@ void RefuseInsideTheDataset(const DatasetFlags& dataset, const std::string& opti
     const fs::path root = spec.root.empty() ? spec.list_file.parent_path() : spec.root;
     folders.push_back(root.empty() ? fs::path(".") : root);
   }
-  if (internal::Status inside = CheckOutsideFolders(path, folders); !inside.ok()) {
+  if (Status inside = output::CheckOutsideFolders(path, folders); !inside.ok()) {
     ThrowUsage(option, inside.error());
   }
 }
 
 }  // namespace
 
-std::optional<OutputFile> OutputFileFromFlag(const std::optional<std::string>& path,
-                                             const std::string& option,
-                                             const DatasetFlags& dataset) {
+std::optional<output::OutputFile> OutputFileFromFlag(const std::optional<std::string>& path,
+                                                     const std::string& option,
+                                                     const DatasetFlags& dataset) {
   if (!path) return std::nullopt;
   RefuseInsideTheDataset(dataset, option, *path);
-  internal::Result<OutputFile> file = OutputFile::Prepare(*path);
+  Result<output::OutputFile> file = output::OutputFile::Prepare(*path);
   if (!file.ok()) ThrowUsage(option, file.error());
   return std::move(file).value();
 }
@@ -59,9 +59,9 @@ std::optional<fs::path> OutputFolderFromFlag(const std::optional<std::string>& d
                                              const DatasetFlags& dataset) {
   if (!dir) return std::nullopt;
   RefuseInsideTheDataset(dataset, option, *dir);
-  if (internal::Status writable = CheckOutputFolder(*dir); !writable.ok())
+  if (Status writable = output::CheckOutputFolder(*dir); !writable.ok())
     ThrowUsage(option, writable.error());
   return fs::path(*dir);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

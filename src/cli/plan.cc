@@ -27,7 +27,7 @@
 #include "segfeed/memory.h"
 #include "source/files_source.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: segfeed plan (DATASET | --source-size WxH) [options]
@@ -95,16 +95,16 @@ SourceSize ParseSourceSize(const std::string& text) {
 
 // The typical photo size from JPEG or PNG headers, as the Loader plans it. An
 // error names the file (or the folder when it has no pairs).
-internal::Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Dataset& dataset,
-                                            const DecodeOptions& decode) {
-  internal::FilesSource files(dataset.pairs);
-  auto source = internal::PlanSourceFromHeaders(files, decode);
+Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Dataset& dataset,
+                                  const DecodeOptions& decode) {
+  source::FilesSource files(dataset.pairs);
+  auto source = io::PlanSourceFromHeaders(files, decode);
   if (!source.ok()) {
     Error error = source.error();
     if (error.path.empty()) error.path = spec.image_dir.string();
     return error;
   }
-  const internal::PlannedSource& planned = source.value();
+  const io::PlannedSource& planned = source.value();
   return SourceSize{planned.width, planned.height,
                     "median of " + std::to_string(planned.headers_read) + " headers, e.g. " +
                         planned.example_path,
@@ -118,14 +118,14 @@ struct PlanFigures {
   SourceSize source;
   std::optional<size_t> pairs;  // with a dataset: its pairs, whose listing the plan counts
   MemoryPlan plan;
-  internal::DctScale scale;
+  decode::DctScale scale;
   size_t images_on_gpu = 0;
   size_t masks_on_gpu = 0;
   bool has_model = false;
   Optimizer optimizer = Optimizer::kAdam;
   ModelMemory model;
   int64_t gpu_total = 0;
-  internal::CgroupMemoryLimit container;  // the limit the Loader checks the plan against
+  memory::CgroupMemoryLimit container;  // the limit the Loader checks the plan against
 };
 
 // --model-params and --optimizer, into `f`.
@@ -139,8 +139,8 @@ void ApplyModelFlags(const PlanFlags& flags, PlanFigures* f) {
 
 // The source size from --source-size, or read from the dataset's files
 // (then the listing is counted too).
-internal::Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_flags,
-                            PlanFigures* f, std::optional<Dataset>* dataset) {
+Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_flags, PlanFigures* f,
+                  std::optional<Dataset>* dataset) {
   if (flags.source_size) {
     if (dataset_flags.given())
       throw UsageError(
@@ -153,7 +153,8 @@ internal::Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_
         "give a dataset (--data ROOT, --images DIR --masks DIR, --list FILE) or --source-size WxH");
   const DatasetSpec spec = dataset_flags.Spec();
   if (isatty(STDERR_FILENO)) {
-    std::fprintf(stderr, "plan: reading %s\n", PrintableText(spec.image_dir.string()).c_str());
+    std::fprintf(stderr, "plan: reading %s\n",
+                 output::PrintableText(spec.image_dir.string()).c_str());
   }
   *dataset = ListDataset(spec);
   auto read = ReadSourceSize(spec, **dataset, f->options.decode);
@@ -170,13 +171,13 @@ void ComputeFigures(const std::optional<Dataset>& dataset, PlanFigures* f) {
   const auto [target_width, target_height] =
       FinestDecodeTarget(f->options.augment, f->source.width, f->source.height);
   f->scale = f->source.formats.png_images
-                 ? internal::DctScale{}
-                 : internal::JpegDecoder(f->options.decode)
+                 ? decode::DctScale{}
+                 : decode::JpegDecoder(f->options.decode)
                        .ChooseScale(f->source.width, f->source.height, target_width, target_height);
   f->images_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.image_bytes_per_sample;
   f->masks_on_gpu = static_cast<size_t>(f->options.batch_size) * f->plan.mask_bytes_per_sample;
   f->gpu_total = static_cast<int64_t>(f->plan.gpu_batch_bytes) + f->model.total_bytes;
-  f->container = internal::ReadCgroupMemoryLimit();
+  f->container = memory::ReadCgroupMemoryLimit();
 }
 
 void PrintPlan(const PlanFigures& f) {
@@ -198,7 +199,7 @@ void PrintPlan(const PlanFigures& f) {
                   augment.scale_factor.max);
   std::printf("  source      %s%dx%d (%s), decoded at %d/%d scale: %dx%d%s\n",
               f.source.formats.png_images ? "PNG " : "", f.source.width, f.source.height,
-              PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
+              output::PrintableText(f.source.from).c_str(), f.scale.num, f.scale.denom,
               f.scale.Apply(f.source.width), f.scale.Apply(f.source.height), finest);
   std::printf("  pool        %12zu bytes %9.1f MiB   %d buffers x %.1f MiB (one batch each)\n",
               f.plan.pool_bytes, MiB(bytes(f.plan.pool_bytes)), f.plan.pool_buffers,
@@ -236,7 +237,7 @@ void PrintPlan(const PlanFigures& f) {
         "  container   %12zu bytes %9.1f MiB   memory limit (cgroup v%d %s), %.1f MiB in use: "
         "%.1f MiB left\n",
         f.container.limit_bytes, MiB(bytes(f.container.limit_bytes)), f.container.cgroup_version,
-        PrintableText(f.container.limit_file.string()).c_str(),
+        output::PrintableText(f.container.limit_file.string()).c_str(),
         MiB(bytes(f.container.in_use_bytes)), MiB(bytes(f.container.room_bytes())));
   } else {
     std::printf("  container   no memory limit\n");
@@ -301,7 +302,7 @@ std::string PlanJson(const PlanFigures& f) {
 }  // namespace
 
 int RunPlan(std::span<const std::string> args) {
-  CommandLine cli("plan", kHelp, kNamesHelp);
+  CommandLine cli("plan", kHelp, output::kNamesHelp);
   PlanFlags flags;
   cli.AddText("--source-size", "WxH", &flags.source_size,
               "plan for photos of W x H pixels instead of reading --data");
@@ -323,11 +324,11 @@ int RunPlan(std::span<const std::string> args) {
       loader_flags.Options(dataset_flags.given() ? dataset_flags.Spec() : DatasetSpec{});
   ApplyModelFlags(flags, &figures);
   // Checked before anything is read, and never among the files being read.
-  const std::optional<OutputFile> json_file =
+  const std::optional<output::OutputFile> json_file =
       OutputFileFromFlag(flags.json, "--json", dataset_flags);
   std::optional<Dataset> dataset;
-  if (internal::Status found = FindSource(flags, dataset_flags, &figures, &dataset); !found.ok()) {
-    std::cerr << "segfeed plan: " << PrintableText(found.error().Message()) << "\n";
+  if (Status found = FindSource(flags, dataset_flags, &figures, &dataset); !found.ok()) {
+    std::cerr << "segfeed plan: " << output::PrintableText(found.error().Message()) << "\n";
     return 1;
   }
   ComputeFigures(dataset, &figures);
@@ -339,10 +340,10 @@ int RunPlan(std::span<const std::string> args) {
     return 1;
   }
   if (json_file) {
-    if (internal::Status written = json_file->Write(PlanJson(figures)); !written.ok())
+    if (Status written = json_file->Write(PlanJson(figures)); !written.ok())
       throw FileError(written.error());
   }
   return 0;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

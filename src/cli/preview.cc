@@ -23,7 +23,7 @@
 #include "output/printable.h"
 #include "segfeed/loader.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp =
@@ -62,27 +62,27 @@ void RequirePngName(const std::string& out_path) {
 
 // Writes the grid of `samples` (all of one size) to `out_file` and says so;
 // false, with the error printed, when it could not be written.
-bool WriteGrid(const OutputFile& out_file, const std::string& out_path,
+bool WriteGrid(const output::OutputFile& out_file, const std::string& out_path,
                const std::vector<PreviewSample>& samples, bool labels) {
   const int width = samples.front().width, height = samples.front().height;
   const PreviewGridLayout layout =
       PlanPreviewGrid(static_cast<int>(samples.size()), width, height, labels);
   const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
-  const internal::Status status = WritePng(out_file, grid.data(), layout.width, layout.height, 3);
+  const Status status = output::WritePng(out_file, grid.data(), layout.width, layout.height, 3);
   if (!status.ok()) {
-    std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
+    std::cerr << "segfeed preview: " << output::PrintableText(status.error().Message()) << "\n";
     return false;
   }
   std::printf("segfeed preview: wrote %s, %zu samples of %dx%d in a %dx%d grid, %dx%d px\n",
-              PrintableText(out_path).c_str(), samples.size(), width, height, layout.columns,
-              layout.rows, layout.width, layout.height);
+              output::PrintableText(out_path).c_str(), samples.size(), width, height,
+              layout.columns, layout.rows, layout.width, layout.height);
   return true;
 }
 
 }  // namespace
 
 int RunPreview(std::span<const std::string> args) {
-  CommandLine cli("preview", kHelp, kNamesHelp);
+  CommandLine cli("preview", kHelp, output::kNamesHelp);
   std::optional<std::string> out_path, dump_dir;
   int count = 16;
   int64_t epoch = 0;
@@ -112,7 +112,7 @@ int RunPreview(std::span<const std::string> args) {
   const DatasetSpec spec = dataset.Spec();
   // Checked before the loader runs: a bad path fails at once, and nothing
   // is ever written among the files being read.
-  const std::optional<OutputFile> out_file = OutputFileFromFlag(out_path, "--out", dataset);
+  const std::optional<output::OutputFile> out_file = OutputFileFromFlag(out_path, "--out", dataset);
   OutputFolderFromFlag(dump_dir, "--dump", dataset);
 
   LoaderOptions options = loader_flags.Options(spec);
@@ -145,15 +145,15 @@ int RunPreview(std::span<const std::string> args) {
     return 1;
   }
   if (dump_dir) {
-    const internal::Status status = WritePreviewDump(*dump_dir, samples, options.seed, epoch);
+    const Status status = WritePreviewDump(*dump_dir, samples, options.seed, epoch);
     if (!status.ok()) {
-      std::cerr << "segfeed preview: " << PrintableText(status.error().Message()) << "\n";
+      std::cerr << "segfeed preview: " << output::PrintableText(status.error().Message()) << "\n";
       return 1;
     }
     std::printf("segfeed preview: wrote %zu image/mask pairs and params.json to %s\n",
-                samples.size(), PrintableText(*dump_dir).c_str());
+                samples.size(), output::PrintableText(*dump_dir).c_str());
   }
   return 0;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -11,7 +11,7 @@
 #include "output/output_file.h"
 #include "output/utf8.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr std::string_view kImageSuffix = "_image.png";
@@ -28,7 +28,7 @@ std::string TaggedName(std::string_view name, std::string_view tagged) {
   // Appending piecewise sidesteps a false -Wrestrict in GCC 12 for "~" + s.
   std::string tag = "~";
   tag += digest.Hex().substr(0, 8);
-  std::string cut(Utf8Prefix(name, kMaxName - tag.size()));
+  std::string cut(output::Utf8Prefix(name, kMaxName - tag.size()));
   cut += tag;
   return cut;
 }
@@ -37,8 +37,7 @@ std::string TaggedName(std::string_view name, std::string_view tagged) {
 // `dir`, one level at a time. An existing folder is entered; a link or a
 // file in the way is refused, since a link could lead out of `dir` (into
 // the dataset, say) and the dump writes only inside it.
-internal::Status MakeSubFolders(const std::filesystem::path& dir,
-                                const std::filesystem::path& relative) {
+Status MakeSubFolders(const std::filesystem::path& dir, const std::filesystem::path& relative) {
   std::filesystem::path folder = dir;
   for (const std::filesystem::path& part : relative) {
     folder /= part;
@@ -122,26 +121,25 @@ std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t s
   return DumpJson(json);
 }
 
-internal::Status WritePreviewDump(const std::filesystem::path& dir,
-                                  std::span<const PreviewSample> samples, uint64_t seed,
-                                  int64_t epoch) {
+Status WritePreviewDump(const std::filesystem::path& dir, std::span<const PreviewSample> samples,
+                        uint64_t seed, int64_t epoch) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error)
     return Error{ErrorKind::kIoError, dir.string(), "cannot create directory: " + error.message()};
   // Each file is complete or absent: a failed dump never leaves a cut PNG
   // or a cut params.json, nor destroys the file of an earlier dump.
-  auto write = [&](const std::string& name, auto write_to) -> internal::Status {
-    internal::Result<OutputFile> file = OutputFile::Prepare(dir / name);
+  auto write = [&](const std::string& name, auto write_to) -> Status {
+    Result<output::OutputFile> file = output::OutputFile::Prepare(dir / name);
     if (!file.ok()) return file.error();
     return write_to(file.value());
   };
   std::vector<uint8_t> mask_255;
   for (const PreviewSample& sample : samples) {
     const std::string name = PreviewDumpPath(sample.stem);
-    internal::Status status = MakeSubFolders(dir, std::filesystem::path(name).parent_path());
+    Status status = MakeSubFolders(dir, std::filesystem::path(name).parent_path());
     if (!status.ok()) return status;
-    status = write(name + std::string(kImageSuffix), [&](const OutputFile& file) {
+    status = write(name + std::string(kImageSuffix), [&](const output::OutputFile& file) {
       return WritePng(file, sample.rgb.data(), sample.width, sample.height, 3);
     });
     if (!status.ok()) return status;
@@ -153,14 +151,14 @@ internal::Status WritePreviewDump(const std::filesystem::path& dir,
       for (size_t i = 0; i < mask_255.size(); ++i) mask_255[i] = sample.mask[i] ? 255 : 0;
       mask = mask_255.data();
     }
-    status = write(name + std::string(kMaskSuffix), [&](const OutputFile& file) {
+    status = write(name + std::string(kMaskSuffix), [&](const output::OutputFile& file) {
       return WritePng(file, mask, sample.width, sample.height, 1);
     });
     if (!status.ok()) return status;
   }
-  return write("params.json", [&](const OutputFile& file) {
+  return write("params.json", [&](const output::OutputFile& file) {
     return file.Write(PreviewParamsJson(samples, seed, epoch));
   });
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

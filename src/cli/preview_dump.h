@@ -9,7 +9,7 @@
 #include "cli/preview_grid.h"
 #include "result.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // The start of a sample's dump file names, `<name>_image.png` and
 // `<name>_mask.png`: the stem itself when those names fit in the 255 bytes a
@@ -44,8 +44,7 @@ std::string PreviewParamsJson(std::span<const PreviewSample> samples, uint64_t s
 // symbolic link (or a file) is refused rather than written through. Each file is written as
 // OutputFile writes it: complete or not at all. Returns an io_error naming the file or folder that
 // failed.
-internal::Status WritePreviewDump(const std::filesystem::path& dir,
-                                  std::span<const PreviewSample> samples, uint64_t seed,
-                                  int64_t epoch);
+Status WritePreviewDump(const std::filesystem::path& dir, std::span<const PreviewSample> samples,
+                        uint64_t seed, int64_t epoch);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

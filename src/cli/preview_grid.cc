@@ -11,7 +11,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 constexpr int kLabelFont = cv::FONT_HERSHEY_SIMPLEX;
@@ -55,11 +55,11 @@ void OverlayLabels(const PreviewSample& sample, cv::Mat cell_image) {
     for (int x = 0; x < sample.width; ++x, pixel += 3) {
       const uint8_t label = labels[x];
       if (!IsClass(sample, label)) {
-        if (((x / 2) + (y / 2)) % 2 == 0) std::memcpy(pixel, kIgnoreColour.data(), 3);
+        if (((x / 2) + (y / 2)) % 2 == 0) std::memcpy(pixel, output::kIgnoreColour.data(), 3);
         continue;
       }
       if (label == 0) continue;
-      const LabelRgb colour = LabelColour(label, sample.num_classes);
+      const output::LabelRgb colour = output::LabelColour(label, sample.num_classes);
       for (int c = 0; c < 3; ++c) {
         pixel[c] = cv::saturate_cast<uint8_t>((1.0 - kPreviewLabelOpacity) * pixel[c] +
                                               kPreviewLabelOpacity * colour[c]);
@@ -80,7 +80,7 @@ void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y) {
     }
   }
   int x = 4;
-  const auto swatch = [&](const LabelRgb& colour, const std::string& text) {
+  const auto swatch = [&](const output::LabelRgb& colour, const std::string& text) {
     cv::rectangle(band, cv::Rect(x, baseline_y - 9, 9, 9),
                   cv::Scalar(colour[0], colour[1], colour[2]), cv::FILLED);
     cv::putText(band, text, cv::Point(x + 11, baseline_y), kLabelFont, kLabelFontScale, kLabelText,
@@ -88,8 +88,9 @@ void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y) {
     int text_baseline = 0;
     x += 11 + cv::getTextSize(text, kLabelFont, kLabelFontScale, 1, &text_baseline).width + 6;
   };
-  for (int label : present) swatch(LabelColour(label, sample.num_classes), std::to_string(label));
-  if (ignore) swatch(kIgnoreColour, "ignore");
+  for (int label : present)
+    swatch(output::LabelColour(label, sample.num_classes), std::to_string(label));
+  if (ignore) swatch(output::kIgnoreColour, "ignore");
 }
 
 // One mask element as the preview draws it: a class id or 0/1 as it is; a
@@ -252,4 +253,4 @@ std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
   return pixels;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -9,7 +9,7 @@
 #include "segfeed/augment.h"
 #include "segfeed/loader.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // One sample exactly as the loader delivered it, copied out of its lease so
 // the lease can go back to the pool.
@@ -86,4 +86,4 @@ constexpr uint8_t kPreviewContourColor[3] = {255, 230, 0};
 std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
                                        const PreviewGridLayout& layout);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

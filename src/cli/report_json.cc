@@ -2,13 +2,13 @@
 
 #include "output/utf8.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 std::string JsonText(std::string_view bytes) {
   std::string text;
   text.reserve(bytes.size());
   while (!bytes.empty()) {
-    const size_t length = Utf8SequenceLength(bytes);
+    const size_t length = output::Utf8SequenceLength(bytes);
     if (length == 0) {
       text += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER, for one byte that is not UTF-8
       bytes.remove_prefix(1);
@@ -32,7 +32,7 @@ std::string BytesHex(std::string_view bytes) {
 
 void SetText(Json* object, std::string_view key, std::string_view text) {
   (*object)[JsonText(key)] = JsonText(text);
-  if (!IsValidUtf8(text)) (*object)[JsonText(key) + "_bytes_hex"] = BytesHex(text);
+  if (!output::IsValidUtf8(text)) (*object)[JsonText(key) + "_bytes_hex"] = BytesHex(text);
 }
 
 Json ErrorsJson(const std::vector<Error>& errors) {
@@ -47,4 +47,4 @@ std::string DumpJson(const Json& document) {
   return document.dump(-1, ' ', false, Json::error_handler_t::strict) + "\n";
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

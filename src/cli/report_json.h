@@ -9,7 +9,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // The --json reports are nlohmann::ordered_json documents: keys stay in the
 // order they are set. Strings go in through JsonText or SetText only, so a
@@ -76,4 +76,4 @@ Json FieldsJson(const Record& record) {
   return object;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -8,7 +8,7 @@
 #include "cli/report_json.h"
 #include "digest.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 int64_t MonotonicNanos() {
@@ -86,4 +86,4 @@ void SampleLog::Fail(const char* what) {
       Error{ErrorKind::kIoError, path_.string(), std::string(what) + ": " + std::strerror(errno)});
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -9,7 +9,7 @@
 #include "segfeed/errors.h"
 #include "segfeed/loader.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // bench --sample-digests: one JSON object per line, written and flushed as
 // the run goes (not at the end, as --json is), so that a run that dies
@@ -43,4 +43,4 @@ class SampleLog {
   size_t skipped_seen_ = 0;
 };
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <csignal>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 // Set by the handler; lock-free, so safe to store from a signal handler.
@@ -24,4 +24,4 @@ void InstallStopHandlers() {
 
 bool StopSignalled() { return g_stop_requested.load(); }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

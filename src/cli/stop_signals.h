@@ -1,6 +1,6 @@
 #pragma once
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // SIGINT and SIGTERM as a request to stop: bench ends its run after the
 // batch in hand, with its report. The handlers are installed with
@@ -11,4 +11,4 @@ void InstallStopHandlers();
 // Whether SIGINT or SIGTERM has arrived since InstallStopHandlers().
 bool StopSignalled();
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

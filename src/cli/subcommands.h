@@ -3,7 +3,7 @@
 #include <span>
 #include <string>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 
 // Each subcommand of the segfeed command lives in its own file and takes the
 // arguments after its name. It returns the process exit status and throws
@@ -15,4 +15,4 @@ int RunPlan(std::span<const std::string> args);
 int RunPreview(std::span<const std::string> args);
 int RunIndex(std::span<const std::string> args);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -2,7 +2,7 @@
 
 #include "segfeed/dataset.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // For a preset, that `spec.root` holds the preset's layout: the folders
 // its rule reads and, for a list, the split's file. Throws FileError
@@ -14,4 +14,4 @@ namespace segfeed::internal {
 // Nothing for the folder and list rules, whose folders report themselves.
 void CheckLayout(const DatasetSpec& spec);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

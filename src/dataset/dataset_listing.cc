@@ -22,12 +22,12 @@ namespace segfeed {
 namespace {
 
 namespace fs = std::filesystem;
-using internal::FolderNames;
-using internal::FolderTable;
-using internal::FolderWalk;
-using internal::KeyLength;
-using internal::ListedImages;
-using internal::ListFile;
+using dataset::FolderNames;
+using dataset::FolderTable;
+using dataset::FolderWalk;
+using dataset::KeyLength;
+using dataset::ListedImages;
+using dataset::ListFile;
 
 void ValidateFolders(const DatasetSpec& spec) {
   if (spec.image_dir.empty()) throw ConfigError("image_dir must not be empty");
@@ -129,9 +129,9 @@ class Listing {
   // line at once, and on_bad_file decides whether the loader starts.
   void PairPaths(const ListFile& list, const fs::path& root) {
     dataset_->pairs = PairList(root);
-    const internal::ListRoot list_root(root);
+    const dataset::ListRoot list_root(root);
     ListedImages listed(spec_.list_file, false);
-    for (const internal::ListEntry& entry : list.entries()) {
+    for (const dataset::ListEntry& entry : list.entries()) {
       const fs::path image = root / entry.first, mask = root / entry.second;
       const std::string where = Where(entry.line);
       if (!spec_.allow_outside_root) {
@@ -175,8 +175,8 @@ class Listing {
   // The outside_root problem of a line whose image or mask path leads
   // outside `root`, naming the path as written and why; nullopt when both
   // stay inside. Nothing outside is opened to find out.
-  static std::optional<Error> Outside(const internal::ListRoot& root,
-                                      const internal::ListEntry& entry, const std::string& where) {
+  static std::optional<Error> Outside(const dataset::ListRoot& root,
+                                      const dataset::ListEntry& entry, const std::string& where) {
     std::string detail;
     std::optional<fs::path> first;
     for (const auto& [role, written] :
@@ -207,7 +207,7 @@ class Listing {
   // "a_mask" when images and masks share folder and extension.
   void Classify(const FolderWalk& walk, const fs::path& top, bool images_here, bool masks_here,
                 std::vector<Candidate>* images, std::vector<Candidate>* masks, bool report) {
-    for (const internal::WalkedFolder& folder : walk.folders()) {
+    for (const dataset::WalkedFolder& folder : walk.folders()) {
       const FolderNames& names = folder.names;
       const uint32_t folder_index = folders_->IndexOf(folder.relative);
       for (size_t k = 0; k < names.size(); ++k) {
@@ -310,7 +310,7 @@ class Listing {
   // Both files of a key, unless one of them is claimed twice; with a list
   // (`listed`), unless a line before used the same image.
   void Pair(const Candidate& image, const Candidate& mask,
-            const internal::ListEntry* entry = nullptr, ListedImages* listed = nullptr) {
+            const dataset::ListEntry* entry = nullptr, ListedImages* listed = nullptr) {
     if (image.duplicate != Candidate::kNoDuplicate) AddDuplicate(image, spec_.image_dir, true);
     if (mask.duplicate != Candidate::kNoDuplicate) AddDuplicate(mask, spec_.mask_dir, false);
     if (image.duplicate != Candidate::kNoDuplicate || mask.duplicate != Candidate::kNoDuplicate)
@@ -327,8 +327,8 @@ class Listing {
   void LookUp(const ListFile& list, const std::vector<Candidate>& images,
               const std::vector<Candidate>& masks) {
     ListedImages listed(spec_.list_file, true);
-    for (const internal::ListEntry& entry : list.entries()) {
-      const std::string normal = internal::NormalSpelling(entry.first);
+    for (const dataset::ListEntry& entry : list.entries()) {
+      const std::string normal = dataset::NormalSpelling(entry.first);
       const size_t slash = normal.rfind('/');
       const std::string_view folder = slash == std::string::npos
                                           ? std::string_view()
@@ -378,7 +378,7 @@ class Listing {
 
 Dataset ListDataset(const DatasetSpec& spec) {
   ValidateSpec(spec);
-  internal::CheckLayout(spec);
+  dataset::CheckLayout(spec);
   Dataset dataset;
   Listing listing(spec, &dataset);
   if (spec.list_file.empty()) {

@@ -98,10 +98,10 @@ std::string Entries(const fs::path& folder, size_t at_most) {
 // exist (its absence is said otherwise). Follows links; opens nothing.
 std::optional<std::string> NotWhatWasExpected(const fs::path& path, bool folder) {
   struct stat info {};
-  if (internal::FileSystemInUse().Stat(path.c_str(), &info) != 0) return std::nullopt;
+  if (source::FileSystemInUse().Stat(path.c_str(), &info) != 0) return std::nullopt;
   if (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode)) return std::nullopt;
   return path.string() + (folder ? " is not a folder (" : " is not a regular file (") +
-         std::string(internal::FileTypeName(info.st_mode)) + ")";
+         std::string(source::FileTypeName(info.st_mode)) + ")";
 }
 
 const Layout& LayoutOf(std::string_view name) {
@@ -234,7 +234,7 @@ DatasetSpec DatasetPreset(std::string_view name, const fs::path& root, std::stri
                     std::string(name) + "')");
 }
 
-namespace internal {
+namespace dataset {
 
 void CheckLayout(const DatasetSpec& spec) {
   const bool preset =
@@ -267,5 +267,5 @@ void CheckLayout(const DatasetSpec& spec) {
   }
 }
 
-}  // namespace internal
+}  // namespace dataset
 }  // namespace segfeed

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 // ASCII lower case only: extensions are ASCII, and the rest of a name is
@@ -35,4 +35,4 @@ size_t KeyLength(std::string_view name, std::string_view suffix,
   return base - suffix.size();
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // The length of `name` without `suffix` and one of `extensions` (the first
 // that matches, case insensitive); 0 when it does not end that way or no
@@ -18,4 +18,4 @@ namespace segfeed::internal {
 size_t KeyLength(std::string_view name, std::string_view suffix,
                  const std::vector<std::string>& extensions);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -8,7 +8,7 @@
 
 #include "dataset/folder_walk.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // The sub-folders of both walks, merged and sorted, so that a pair's two
 // files are matched by the index of their folder.
@@ -37,4 +37,4 @@ class FolderTable {
   std::vector<std::string_view> relative_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

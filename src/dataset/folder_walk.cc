@@ -13,7 +13,7 @@
 
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 namespace fs = std::filesystem;
@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 
 // Closes the folder on every path out of the listing.
 struct ClosesFolder {
-  void operator()(DIR* dir) const { FileSystemInUse().CloseDir(dir); }
+  void operator()(DIR* dir) const { source::FileSystemInUse().CloseDir(dir); }
 };
 
 // Whether `path` is a folder, symlinks followed. A symlink to nothing (or
@@ -33,7 +33,7 @@ struct ClosesFolder {
 // reports it by name; any other failure to stat it throws FileError
 // (io_error) naming it, since taking a folder of pairs for a file would
 // lose its pairs without a word.
-bool IsFolderAt(FileSystem& file_system, const fs::path& path) {
+bool IsFolderAt(source::FileSystem& file_system, const fs::path& path) {
   struct stat info {};
   int result = 0;
   do {
@@ -49,7 +49,7 @@ bool IsFolderAt(FileSystem& file_system, const fs::path& path) {
 }  // namespace
 
 FolderNames::FolderNames(const fs::path& folder) {
-  FileSystem& file_system = FileSystemInUse();
+  source::FileSystem& file_system = source::FileSystemInUse();
   DIR* opened = nullptr;
   do {
     opened = file_system.OpenDir(folder.c_str());
@@ -105,7 +105,7 @@ FolderWalk::FolderWalk(const fs::path& top, bool recursive) {
       struct stat info {};
       int result = 0;
       do {
-        result = FileSystemInUse().Stat(path.c_str(), &info);
+        result = source::FileSystemInUse().Stat(path.c_str(), &info);
       } while (result != 0 && errno == EINTR);
       if (result != 0) FailToList(path, errno);
       if (!seen.insert({info.st_dev, info.st_ino}).second) {
@@ -135,4 +135,4 @@ FolderWalk::FolderWalk(const fs::path& top, bool recursive) {
             [](const WalkedFolder& a, const WalkedFolder& b) { return a.relative < b.relative; });
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

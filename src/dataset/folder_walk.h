@@ -12,7 +12,7 @@
 
 #include "segfeed/dataset.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // The names in one folder, compactly (one string table, as memory grows
 // with the dataset) and sorted bytewise.
@@ -67,4 +67,4 @@ class FolderWalk {
   std::vector<IgnoredFile> skipped_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -13,7 +13,7 @@
 #include "source/file_descriptor.h"
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 // A list names every file of a dataset; 1 GiB of names is far beyond any
@@ -72,14 +72,14 @@ ListFile::ListFile(const std::filesystem::path& path) {
   // end; both are refused by what they are, before any read.
   int opened = -1;
   do {
-    opened = FileSystemInUse().Open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+    opened = source::FileSystemInUse().Open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   } while (opened < 0 && errno == EINTR);
-  FileDescriptor fd(opened);
+  source::FileDescriptor fd(opened);
   if (fd.get() < 0) fail(std::strerror(errno));
   struct stat info {};
-  if (FileSystemInUse().Fstat(fd.get(), &info) != 0) fail(std::strerror(errno));
+  if (source::FileSystemInUse().Fstat(fd.get(), &info) != 0) fail(std::strerror(errno));
   if (!S_ISREG(info.st_mode))
-    fail("not a regular file (" + std::string(FileTypeName(info.st_mode)) + ")");
+    fail("not a regular file (" + std::string(source::FileTypeName(info.st_mode)) + ")");
   const auto bytes = static_cast<std::uintmax_t>(info.st_size);
   if (bytes > kMaxListBytes) fail("larger than 1 GiB (" + std::to_string(bytes) + " bytes)");
   // Read to the end, not only st_size bytes: a list still being written
@@ -87,7 +87,7 @@ ListFile::ListFile(const std::filesystem::path& path) {
   text_.reserve(bytes);
   char chunk[64 * 1024];
   for (;;) {
-    const ssize_t n = FileSystemInUse().Read(fd.get(), chunk, sizeof chunk);
+    const ssize_t n = source::FileSystemInUse().Read(fd.get(), chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) fail(std::strerror(errno));
     if (n == 0) break;
@@ -148,4 +148,4 @@ ListFile::ListFile(const std::filesystem::path& path) {
   two_columns_ = columns == 2;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // `path` as a list's duplicate check compares it: runs of '/' as one, "."
 // parts and a trailing '/' dropped ("./a//b/." is "a/b"), which never
@@ -49,4 +49,4 @@ class ListFile {
   bool two_columns_ = false;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

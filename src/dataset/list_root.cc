@@ -4,7 +4,7 @@
 #include <system_error>
 #include <utility>
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 namespace fs = std::filesystem;
@@ -84,4 +84,4 @@ std::optional<std::string> ListRoot::Outside(std::string_view written) const {
   return std::nullopt;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 class ListRoot {
  public:
@@ -38,4 +38,4 @@ class ListRoot {
   std::filesystem::path resolved_;  // absolute, links and ".." resolved
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

@@ -5,11 +5,11 @@
 #include "segfeed/errors.h"
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 void ListedImages::Add(const std::filesystem::path& path, const ListEntry& entry) {
   struct stat info {};
-  if (FileSystemInUse().Stat(path.c_str(), &info) != 0) return;
+  if (source::FileSystemInUse().Stat(path.c_str(), &info) != 0) return;
   const auto [it, inserted] =
       seen_.try_emplace(std::pair{info.st_dev, info.st_ino}, entry.line, entry.first);
   if (inserted) return;
@@ -26,4 +26,4 @@ std::string ListedImages::Named(std::string_view written) const {
   return named;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

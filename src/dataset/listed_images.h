@@ -10,7 +10,7 @@
 
 #include "dataset/list_file.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 
 // The images a list's pairs use, by device and inode: an image named again
 // under a spelling no text comparison sees ("a/../a", a symbolic or a hard
@@ -39,4 +39,4 @@ class ListedImages {
   std::map<std::pair<dev_t, ino_t>, std::pair<int, std::string_view>> seen_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

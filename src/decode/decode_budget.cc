@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 Error OverDecodeBudget(std::string_view path, std::string_view format, std::string_view dimensions,
                        int64_t needed_bytes, int64_t budget_bytes) {
@@ -12,4 +12,4 @@ Error OverDecodeBudget(std::string_view path, std::string_view format, std::stri
                    std::to_string(budget_bytes) + " bytes left of the decode budget"};
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

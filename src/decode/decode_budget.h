@@ -5,7 +5,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // The too_large error of a file whose header says that decoding it needs
 // `needed_bytes`, more than the `budget_bytes` left of its thread's decode
@@ -16,4 +16,4 @@ namespace segfeed::internal {
 Error OverDecodeBudget(std::string_view path, std::string_view format, std::string_view dimensions,
                        int64_t needed_bytes, int64_t budget_bytes);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

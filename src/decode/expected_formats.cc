@@ -1,6 +1,6 @@
 #include "decode/expected_formats.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 Status ExpectedFormats::Check(std::span<const uint8_t> head, const std::string& name) const {
   const SniffedFormat found = SniffFormat(head);
@@ -11,4 +11,4 @@ Status ExpectedFormats::Check(std::span<const uint8_t> head, const std::string& 
                    DescribeContent(head) + ")"};
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

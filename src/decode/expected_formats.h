@@ -9,14 +9,14 @@
 #include "result.h"
 #include "source/sample_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // A HeadCheck that accepts the `expected` format, and `also` when given (a
 // photo may be JPEG or PNG): anything else is unsupported_format, naming
 // what the first bytes look like. It lives with the decoders, not the
 // sources, because telling formats apart is the decoders' knowledge: a
 // source only runs the check it is given.
-class ExpectedFormats final : public HeadCheck {
+class ExpectedFormats final : public source::HeadCheck {
  public:
   ExpectedFormats(SniffedFormat expected, std::optional<SniffedFormat> also = std::nullopt)
       : expected_(expected), also_(also) {}
@@ -27,4 +27,4 @@ class ExpectedFormats final : public HeadCheck {
   std::optional<SniffedFormat> also_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

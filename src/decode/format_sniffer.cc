@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 bool StartsWith(std::span<const uint8_t> bytes, const char* magic, size_t length) {
@@ -58,4 +58,4 @@ std::string DescribeContent(std::span<const uint8_t> bytes) {
   return text;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // File formats told apart by their first bytes. Used to say what a file is
 // when it is not what its name promises (a PNG named .jpg), which is a more
@@ -21,4 +21,4 @@ std::string_view FormatName(SniffedFormat format);
 // ("data starting 00 11 22 33"), for error messages.
 std::string DescribeContent(std::span<const uint8_t> bytes);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

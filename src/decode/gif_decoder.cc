@@ -15,7 +15,7 @@
 #include "decode/gif_memory_source.h"
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 // Calls visit(frame_row) for each row of `frame` in the order the file
@@ -158,7 +158,7 @@ Status GatherLzwData(GifFileType* gif, std::vector<uint8_t>* compressed, int* mi
   if (DGifGetCode(gif, min_code_size, &block) == GIF_ERROR)
     return errors.Corrupt(gif->Error, "in the pixel data");
   while (block) {
-    AppendScratch(compressed, block + 1, block + 1 + block[0]);
+    source::AppendScratch(compressed, block + 1, block + 1 + block[0]);
     if (DGifGetCodeNext(gif, &block) == GIF_ERROR)
       return errors.Corrupt(gif->Error, "in the pixel data");
   }
@@ -364,7 +364,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
 
   out->width = gif->SWidth;
   out->height = gif->SHeight;
-  ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height);
+  source::ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height);
   const size_t width = static_cast<size_t>(out->width);
   uint8_t* const canvas = out->pixels.data();
   if (placement != Placement::kInPlace) ClearOutsideFrame(frame, out);
@@ -381,7 +381,7 @@ Status GifDecoder::Decode(std::span<const uint8_t> bytes, std::string_view path,
     decoded = lzw_.DecodeRows(compressed_, min_code_size, rows_, static_cast<size_t>(frame.Width),
                               &index_used);
   } else {
-    ResizeScratch(&indices_, static_cast<size_t>(frame_pixels));
+    source::ResizeScratch(&indices_, static_cast<size_t>(frame_pixels));
     decoded = lzw_.Decode(compressed_, min_code_size, indices_, &index_used);
   }
   if (decoded.outcome != GifLzwDecoder::Outcome::kComplete) {
@@ -413,4 +413,4 @@ void GifDecoder::ShrinkScratch(size_t keep_bytes) {
   if (compressed_.capacity() > keep_bytes) std::vector<uint8_t>().swap(compressed_);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

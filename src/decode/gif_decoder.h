@@ -12,7 +12,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // GIF mask decoding into reused buffers. giflib parses the file (records,
 // extensions, descriptors) and hands over the compressed pixel data; the
@@ -64,4 +64,4 @@ class GifDecoder {
   std::vector<uint8_t*> rows_;       // where each stored row of the frame goes
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // Palette index -> mask value over decoded pixels. Masks written by most
 // tools use two indices (Pillow's: 0 and 255 of a grey palette): then the
@@ -45,4 +45,4 @@ class IndexMapping {
   int foreground_index_ = kTable;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 // Output positions are counted in the frame's stored order; these map a
@@ -155,4 +155,4 @@ GifLzwDecoder::Result GifLzwDecoder::DecodeInto(std::span<const uint8_t> compres
   return result;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // Decoder for the LZW-compressed pixel data of one GIF frame.
 //
@@ -58,4 +58,4 @@ class GifLzwDecoder {
   std::array<uint16_t, kMaxCodes> length_{};
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <span>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // The bytes giflib reads, where it is, and whether it asked for more than
 // there was (the file is truncated).
@@ -41,4 +41,4 @@ struct GifCloser {
   }
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

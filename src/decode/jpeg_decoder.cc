@@ -12,7 +12,7 @@
 #include "source/file_reader.h"
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 Error ImageError(ErrorKind kind, std::string_view path, std::string detail) {
@@ -327,7 +327,7 @@ Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& head
   out->chroma_step_x = out->chroma_step_y = 1;
   // resize() keeps the capacity, so this allocates only for a larger image
   // than any before on this thread.
-  ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height * 3);
+  source::ResizeScratch(&out->pixels, static_cast<size_t>(out->width) * out->height * 3);
   if (tjDecompress2(handle_.get(), jpeg.data(), static_cast<unsigned long>(jpeg.size()),
                     out->pixels.data(), out->width, 0, out->height, TJPF_RGB,
                     DecodeFlags(options_)) != 0)
@@ -357,7 +357,7 @@ Status JpegDecoder::DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader
   out->chroma_step_y = grey ? 1 : tjMCUHeight[subsampling] / 8;
   const size_t luma_bytes = static_cast<size_t>(out->luma_stride) * out->luma_rows;
   const size_t chroma_bytes = static_cast<size_t>(out->chroma_width) * out->chroma_height;
-  ResizeScratch(&out->pixels, luma_bytes + 2 * chroma_bytes);
+  source::ResizeScratch(&out->pixels, luma_bytes + 2 * chroma_bytes);
   unsigned char* planes[3] = {out->pixels.data(), out->pixels.data() + luma_bytes,
                               out->pixels.data() + luma_bytes + chroma_bytes};
   int strides[3] = {out->luma_stride, out->chroma_width, out->chroma_width};
@@ -379,11 +379,11 @@ Status JpegDecoder::DecodeFailure(std::string_view path) const {
 
 Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path,
                                       const DecodeOptions& options) {
-  FileReader file(options.max_file_bytes);
+  source::FileReader file(options.max_file_bytes);
   auto bytes = file.Read(path);
   if (!bytes.ok()) return bytes.error();
   JpegDecoder decoder(options);
   return decoder.ReadHeader(bytes.value(), path.native());
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -11,7 +11,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 enum class JpegColorspace { kRgb, kYCbCr, kGray, kCmyk, kYcck };
 enum class JpegSubsampling { k444, k422, k420, kGray, k440, k411 };
@@ -164,4 +164,4 @@ class JpegDecoder {
 Result<JpegHeader> ReadJpegHeaderFile(const std::filesystem::path& path,
                                       const DecodeOptions& options);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

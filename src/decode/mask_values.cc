@@ -7,7 +7,7 @@
 
 #include "fnv1a_digest.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 uint32_t Packed(const PaletteColour& rgb) {
@@ -219,4 +219,4 @@ bool MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size
   return any_bad;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -11,7 +11,7 @@
 #include "segfeed/errors.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // In labels mode, the value a decoded mask holds for a pixel without a class;
 // the output conversion writes ignore_index for it. num_classes <= 255 keeps
@@ -155,4 +155,4 @@ uint64_t PaletteDigest(std::span<const PaletteColour> palette);
 // `values`, returning whether any was bad.
 bool MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size_t count);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

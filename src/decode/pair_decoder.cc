@@ -6,9 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "decode/decode_budget.h"
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 PairDecoder::PairDecoder(const DecodeOptions& options)
     : jpeg_(options), gif_(options), png_(options), mask_rule_(options) {}
@@ -106,7 +107,7 @@ Status PairDecoder::MapPngSamples(const std::string& path) {
   const size_t count = static_cast<size_t>(samples.width) * samples.height;
   mask_.width = samples.width;
   mask_.height = samples.height;
-  ResizeScratch(&mask_.pixels, count);
+  source::ResizeScratch(&mask_.pixels, count);
   mask_.bit_depth = samples.bit_depth;
   mask_.palette_digest = PaletteDigest(samples.palette);
   mask_.palette_disagrees = false;
@@ -224,20 +225,20 @@ Result<int64_t> PairDecoder::DecodeImageHeader(std::span<const uint8_t> bytes,
       std::max(static_cast<int64_t>(image_.pixels.capacity()), pixel_bytes) +
       image_header_.coefficient_bytes + png_row_bytes;
   if (image_needs > budget_bytes_) {
-    return Error{ErrorKind::kTooLarge, path,
-                 "decoding needs " + std::to_string(image_needs) + " bytes (" +
-                     std::to_string(image_header_.width) + "x" +
-                     std::to_string(image_header_.height) + " at scale " +
-                     std::to_string(image_scale_.num) + "/" + std::to_string(image_scale_.denom) +
-                     (image_header_.coefficient_bytes > 0
-                          ? ", with " + std::to_string(image_header_.coefficient_bytes) +
-                                " bytes of coefficients for its " +
-                                std::to_string(image_header_.scans) + " scans"
-                          : std::string()) +
-                     "), more than the decode budget of " + std::to_string(budget_bytes_) +
-                     " bytes per thread (scratch_headroom x what the planned source needs, "
-                     "plus " +
-                     std::to_string(kDecoderFixedBytes) + " for the decoder's fixed needs)"};
+    std::string dimensions =
+        std::to_string(image_header_.width) + "x" + std::to_string(image_header_.height) +
+        " at scale " + std::to_string(image_scale_.num) + "/" + std::to_string(image_scale_.denom);
+    if (image_header_.coefficient_bytes > 0) {
+      dimensions += ", with " + std::to_string(image_header_.coefficient_bytes) +
+                    " bytes of coefficients for its " + std::to_string(image_header_.scans) +
+                    " scans";
+    }
+    // The photo comes first, so the whole budget is left; say where it comes from.
+    Error error = OverDecodeBudget(path, image_format_ == SniffedFormat::kJpeg ? "JPEG" : "PNG",
+                                   dimensions, image_needs, budget_bytes_);
+    error.detail += " (per thread: scratch_headroom x what the planned source needs, plus " +
+                    std::to_string(kDecoderFixedBytes) + " for the decoder's fixed needs)";
+    return error;
   }
   return image_needs;
 }
@@ -282,4 +283,4 @@ size_t PairDecoder::scratch_bytes() const {
          gif_.pixel_scratch_bytes() + png_.scratch_bytes();
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

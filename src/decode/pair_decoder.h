@@ -15,7 +15,7 @@
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // Decodes one image/mask pair from byte spans into buffers it keeps and
 // reuses: the decoded image at its DCT scale, the decoded mask, a PNG
@@ -128,4 +128,4 @@ class PairDecoder {
   int64_t budget_bytes_ = INT64_MAX;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -14,7 +14,7 @@
 #include "decode/png_scanlines.h"
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 struct SpngCloser {
@@ -167,7 +167,7 @@ Status ForEachScanline(spng_ctx* ctx, const PngHeader& header, const PngErrors& 
                        std::vector<uint8_t>* scanline, Place&& place) {
   int error = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_PNG, SPNG_DECODE_PROGRESSIVE);
   if (error) return errors.Spng(error, "before the image data");
-  ResizeScratch(scanline, static_cast<size_t>(StoredRowBytes(header)));
+  source::ResizeScratch(scanline, static_cast<size_t>(StoredRowBytes(header)));
   do {
     spng_row_info row{};
     error = spng_get_row_info(ctx, &row);
@@ -255,7 +255,7 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
   out->width = header.width;
   out->height = header.height;
   out->layout = DecodedImage::Layout::kRgb;
-  ResizeScratch(&out->pixels, static_cast<size_t>(ImageBytes(header)));
+  source::ResizeScratch(&out->pixels, static_cast<size_t>(ImageBytes(header)));
   const size_t row_bytes = static_cast<size_t>(header.width) * 3;
 
   if (!palette) {
@@ -332,7 +332,7 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
   out->height = header.height;
   out->bit_depth = header.bit_depth;
   out->has_palette = palette;
-  ResizeScratch(&out->bytes, static_cast<size_t>(MaskSampleBytes(header)));
+  source::ResizeScratch(&out->bytes, static_cast<size_t>(MaskSampleBytes(header)));
   const auto row_bytes = static_cast<size_t>(out_row_bytes);
 
   if (in_place) {
@@ -371,4 +371,4 @@ void PngDecoder::ShrinkScratch(size_t keep_bytes) {
   if (row_.capacity() > keep_bytes) std::vector<uint8_t>().swap(row_);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

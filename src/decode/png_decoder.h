@@ -12,7 +12,7 @@
 #include "segfeed/errors.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // What a PNG's IHDR says, read without decoding any pixel.
 struct PngHeader {
@@ -114,4 +114,4 @@ class PngDecoder {
   std::vector<uint8_t> row_;  // one stored scanline; reused, only grows
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -2,7 +2,7 @@
 
 #include <spng.h>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 constexpr PassColumns kAdam7Columns[7] = {{0, 8}, {4, 8}, {0, 4}, {2, 4}, {0, 2}, {1, 2}, {0, 1}};
@@ -99,4 +99,4 @@ int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t pale
   return -1;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -10,7 +10,7 @@
 
 #include "decode/png_decoder.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 
 // Samples per pixel of a PNG colour type: 3 for RGB, 2 for grey and alpha,
 // 4 for RGBA, 1 for grey and palette indices.
@@ -62,4 +62,4 @@ void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int co
 // `step` apart, or -1.
 int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t palette_size);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -9,7 +9,7 @@
 
 #include "output/printable.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 // Bump when the renderer changes, so old caches are not mistaken for new.
@@ -27,7 +27,7 @@ std::filesystem::path DemoCacheRoot() {
   return std::filesystem::temp_directory_path() / "segfeed-cache";
 }
 
-internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options) {
+Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options) {
   namespace fs = std::filesystem;
   // The options that shape the files, each in the name; those of the binary
   // Carvana set add nothing, so its folders keep the names they had.
@@ -53,7 +53,7 @@ internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& opt
   fs::remove_all(temp_dir, ec);
   std::fprintf(stderr, "segfeed: creating the demo dataset (%d pairs, %dx%d) in %s\n",
                options.count, options.width, options.height,
-               PrintableText(final_dir.string()).c_str());
+               output::PrintableText(final_dir.string()).c_str());
   auto summary = WriteDemoDatasetWithProgress(temp_dir, options);
   if (!summary.ok()) {
     fs::remove_all(temp_dir, ec);
@@ -71,4 +71,4 @@ internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& opt
   return final_dir;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

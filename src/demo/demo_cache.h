@@ -5,7 +5,7 @@
 #include "demo/demo_dataset.h"
 #include "result.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
 // The folder where generated demo datasets are kept between runs:
 // $SEGFEED_CACHE_DIR, else $XDG_CACHE_HOME/segfeed, else ~/.cache/segfeed.
@@ -15,6 +15,6 @@ std::filesystem::path DemoCacheRoot();
 // the first time and reused afterwards. Written into a temporary folder and
 // renamed when complete, so an interrupted or concurrent run never leaves a
 // half-written dataset that later runs would trust.
-internal::Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options);
+Result<std::filesystem::path> EnsureDemoDataset(const DemoOptions& options);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

@@ -14,10 +14,10 @@
 #include "output/image_writers.h"
 #include "output/label_palette.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
-internal::Status WriteEachSample(int count, int threads,
-                                 const std::function<internal::Status(int, DemoScratch&)>& write) {
+Status WriteEachSample(int count, int threads,
+                       const std::function<Status(int, DemoScratch&)>& write) {
   tbb::enumerable_thread_specific<DemoScratch> scratch;
   std::mutex first_error_mu;
   std::optional<Error> first_error;  // guarded by first_error_mu
@@ -26,7 +26,7 @@ internal::Status WriteEachSample(int count, int threads,
   arena.execute([&] {
     tbb::parallel_for(0, count, [&](int index) {
       if (failed.load(std::memory_order_relaxed)) return;
-      internal::Status status = write(index, scratch.local());
+      Status status = write(index, scratch.local());
       if (status.ok()) return;
       std::lock_guard lock(first_error_mu);
       if (!first_error) first_error = status.error();
@@ -51,8 +51,8 @@ std::string DemoMaskName(const DemoOptions& options, const std::string& stem) {
   return stem + (options.classes >= 2 ? "_mask.png" : "_mask.gif");
 }
 
-internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
-                                                           const DemoOptions& options) {
+Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
+                                                 const DemoOptions& options) {
   const bool show_progress = isatty(STDERR_FILENO) != 0;
   auto progress = [&](int done) {
     if (show_progress && (done % 10 == 0 || done == options.count)) {
@@ -64,9 +64,9 @@ internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem
   return summary;
 }
 
-internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_dir,
-                                               const DemoOptions& options,
-                                               const std::function<void(int)>& progress) {
+Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_dir,
+                                     const DemoOptions& options,
+                                     const std::function<void(int)>& progress) {
   ValidateDemoOptions(options);
   const std::filesystem::path image_dir = out_dir / "train";
   const std::filesystem::path mask_dir = out_dir / "train_masks";
@@ -82,29 +82,31 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
 
   auto write_image = [&](const std::filesystem::path& path, const DemoRaster& raster) {
     if (options.image_format == DemoImageFormat::kPng)
-      return WritePng(path, raster.rgb.data(), raster.width, raster.height, 3);
-    return WriteJpeg(path, raster.rgb.data(), raster.width, raster.height, options.quality);
+      return output::WritePng(path, raster.rgb.data(), raster.width, raster.height, 3);
+    return output::WriteJpeg(path, raster.rgb.data(), raster.width, raster.height, options.quality);
   };
   auto write_mask = [&](const std::filesystem::path& path, const DemoRaster& raster, int index) {
     if (options.classes >= 2) {
       if (options.mask_format == DemoMaskFormat::kGrey)
-        return WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
-      return WritePalettePng(path, raster.mask.data(), raster.width, raster.height, VocColormap());
+        return output::WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
+      return output::WritePalettePng(path, raster.mask.data(), raster.width, raster.height,
+                                     output::VocColormap());
     }
     const bool interlaced = options.mask_rows == DemoMaskRows::kInterlaced ||
                             (options.mask_rows == DemoMaskRows::kMixed && index % 2 == 1);
-    return WriteMaskGif(path, raster.mask.data(), raster.width, raster.height,
-                        interlaced ? GifRowOrder::kInterlaced : GifRowOrder::kSequential);
+    return output::WriteMaskGif(
+        path, raster.mask.data(), raster.width, raster.height,
+        interlaced ? output::GifRowOrder::kInterlaced : output::GifRowOrder::kSequential);
   };
 
-  auto write_pair = [&](int index, DemoScratch& s) -> internal::Status {
+  auto write_pair = [&](int index, DemoScratch& s) -> Status {
     RenderDemoSampleWith(options, index, &s.texture, &s.raster);
     const std::string stem = DemoStem(options.seed, index);
     const auto image_path = image_dir / DemoImageName(options, stem);
     const auto mask_path = mask_dir / DemoMaskName(options, stem);
     // Both written as OutputFile writes: complete under the final name or
     // absent, with the same permissions.
-    internal::Status status = write_image(image_path, s.raster);
+    Status status = write_image(image_path, s.raster);
     if (status.ok()) status = write_mask(mask_path, s.raster, index);
     if (!status.ok()) return status;
     image_bytes += WrittenBytes(image_path);
@@ -113,10 +115,9 @@ internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_
     if (progress) progress(finished);
     return {};
   };
-  if (internal::Status written = WriteEachSample(options.count, options.threads, write_pair);
-      !written.ok())
+  if (Status written = WriteEachSample(options.count, options.threads, write_pair); !written.ok())
     return written.error();
   return DemoSummary{options.count, image_bytes.load(), mask_bytes.load()};
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

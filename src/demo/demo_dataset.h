@@ -9,7 +9,7 @@
 #include "demo/demo_scene.h"
 #include "result.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
 struct DemoSummary {
   int pairs = 0;
@@ -28,8 +28,8 @@ struct DemoScratch {
 // After the first error no further index is started; that error is returned.
 // The files must be a function of the index alone, so the threads only
 // change how fast they come.
-internal::Status WriteEachSample(int count, int threads,
-                                 const std::function<internal::Status(int, DemoScratch&)>& write);
+Status WriteEachSample(int count, int threads,
+                       const std::function<Status(int, DemoScratch&)>& write);
 
 // The size of a file just written, 0 when it cannot be read (for the mean
 // sizes a summary reports).
@@ -48,13 +48,13 @@ std::string DemoMaskName(const DemoOptions& options, const std::string& stem);
 // leaves a truncated file that looks finished. `progress(done)` is called
 // from worker threads after each pair (may be empty). Throws ConfigError
 // for options ValidateDemoOptions() refuses, before anything is written.
-internal::Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_dir,
-                                               const DemoOptions& options,
-                                               const std::function<void(int)>& progress);
+Result<DemoSummary> WriteDemoDataset(const std::filesystem::path& out_dir,
+                                     const DemoOptions& options,
+                                     const std::function<void(int)>& progress);
 
 // WriteDemoDataset() with a "make-demo: done/count pairs" progress line on
 // stderr when stderr is a terminal (none in logs), as the commands show it.
-internal::Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
-                                                           const DemoOptions& options);
+Result<DemoSummary> WriteDemoDatasetWithProgress(const std::filesystem::path& out_dir,
+                                                 const DemoOptions& options);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

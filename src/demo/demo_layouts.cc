@@ -19,7 +19,7 @@
 #include "output/label_palette.h"
 #include "output/output_file.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 namespace fs = std::filesystem;
@@ -61,7 +61,7 @@ LayoutPlan PlanVoc(const DemoOptions& options) {
   const int pairs = options.count;
   const int extras = pairs / 4;
   const int total = pairs + extras;
-  const internal::CounterRng gaps(options.seed ^ kVocIdSalt);
+  const CounterRng gaps(options.seed ^ kVocIdSalt);
   LayoutPlan plan;
   std::string train, val, trainval;
   int year = 0, number = 0, pair = 0, extra = 0;
@@ -159,7 +159,7 @@ LayoutPlan PlanLayout(DemoLayout layout, const DemoOptions& options) {
 // whether the class has instances (their instanceIds are id * 1000 + n).
 struct CityscapesLabel {
   uint8_t id;
-  LabelRgb colour;
+  output::LabelRgb colour;
   bool has_instances;
 };
 constexpr CityscapesLabel kUnlabeled{0, {0, 0, 0}, false};
@@ -194,8 +194,7 @@ const CityscapesLabel& CityscapesLabelOf(uint8_t scene_class, int y, int height)
 // ("<key>_gtFine_labelIds.png"): its label ids, their colours, the instance
 // ids (every object of a class is instance 0: the scene keeps no object
 // identity in its map) and a polygon file listing no objects.
-internal::Status WriteCityscapesAnnotation(const fs::path& label_ids_path,
-                                           const DemoRaster& raster) {
+Status WriteCityscapesAnnotation(const fs::path& label_ids_path, const DemoRaster& raster) {
   const size_t pixels = raster.mask.size();
   std::vector<uint8_t> label_ids(pixels), colours(pixels * 3);
   std::vector<uint16_t> instance_ids(pixels);
@@ -210,17 +209,18 @@ internal::Status WriteCityscapesAnnotation(const fs::path& label_ids_path,
   }
   const std::string base = label_ids_path.string().substr(
       0, label_ids_path.string().size() - std::string_view("labelIds.png").size());
-  internal::Status status =
-      WriteGreyPng(label_ids_path, label_ids.data(), raster.width, raster.height);
+  Status status =
+      output::WriteGreyPng(label_ids_path, label_ids.data(), raster.width, raster.height);
   if (status.ok())
-    status = WritePng(fs::path(base + "color.png"), colours.data(), raster.width, raster.height, 3);
+    status = output::WritePng(fs::path(base + "color.png"), colours.data(), raster.width,
+                              raster.height, 3);
   if (status.ok()) {
-    auto file = OutputFile::Prepare(base + "instanceIds.png");
+    auto file = output::OutputFile::Prepare(base + "instanceIds.png");
     if (!file.ok()) return file.error();
     status = WriteGreyPng(file.value(), instance_ids.data(), raster.width, raster.height);
   }
   if (status.ok()) {
-    auto file = OutputFile::Prepare(base + "polygons.json");
+    auto file = output::OutputFile::Prepare(base + "polygons.json");
     if (!file.ok()) return file.error();
     status = file.value().Write("{\"imgHeight\": " + std::to_string(raster.height) +
                                 ", \"imgWidth\": " + std::to_string(raster.width) +
@@ -229,13 +229,13 @@ internal::Status WriteCityscapesAnnotation(const fs::path& label_ids_path,
   return status;
 }
 
-internal::Status WriteTextFile(const fs::path& path, const std::string& text) {
-  auto file = OutputFile::Prepare(path);
+Status WriteTextFile(const fs::path& path, const std::string& text) {
+  auto file = output::OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return file.value().Write(text);
 }
 
-internal::Result<DemoLayoutSummary> FromCarvana(const internal::Result<DemoSummary>& summary) {
+Result<DemoLayoutSummary> FromCarvana(const Result<DemoSummary>& summary) {
   if (!summary.ok()) return summary.error();
   DemoLayoutSummary out;
   out.train_pairs = summary.value().pairs;
@@ -276,9 +276,9 @@ DemoOptions DemoLayoutSceneOptions(DemoLayout layout, const DemoOptions& options
   return scene;
 }
 
-internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, DemoLayout layout,
-                                                    const DemoOptions& options,
-                                                    const std::function<void(int)>& progress) {
+Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, DemoLayout layout,
+                                          const DemoOptions& options,
+                                          const std::function<void(int)>& progress) {
   ValidateDemoOptions(options);
   if (layout == DemoLayout::kCarvana)
     return FromCarvana(WriteDemoDataset(out_dir, options, progress));
@@ -305,25 +305,25 @@ internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, Dem
   auto write_mask = [&](const fs::path& path, const DemoRaster& raster) {
     switch (layout) {
       case DemoLayout::kVoc:
-        return WritePalettePng(path, raster.mask.data(), raster.width, raster.height,
-                               VocColormap());
+        return output::WritePalettePng(path, raster.mask.data(), raster.width, raster.height,
+                                       output::VocColormap());
       case DemoLayout::kCityscapes:
         return WriteCityscapesAnnotation(path, raster);
       case DemoLayout::kAde20k:
       case DemoLayout::kCarvana:
         break;
     }
-    return WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
+    return output::WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
   };
-  auto write_sample = [&](int sample_index, DemoScratch& s) -> internal::Status {
+  auto write_sample = [&](int sample_index, DemoScratch& s) -> Status {
     const SampleFiles& sample = plan.samples[static_cast<size_t>(sample_index)];
     RenderDemoSampleWith(scene, sample.scene_index, &s.texture, &s.raster);
     const fs::path image_path = out_dir / sample.image;
-    internal::Status status =
+    Status status =
         scene.image_format == DemoImageFormat::kPng
-            ? WritePng(image_path, s.raster.rgb.data(), s.raster.width, s.raster.height, 3)
-            : WriteJpeg(image_path, s.raster.rgb.data(), s.raster.width, s.raster.height,
-                        scene.quality);
+            ? output::WritePng(image_path, s.raster.rgb.data(), s.raster.width, s.raster.height, 3)
+            : output::WriteJpeg(image_path, s.raster.rgb.data(), s.raster.width, s.raster.height,
+                                scene.quality);
     if (status.ok() && !sample.mask.empty()) status = write_mask(out_dir / sample.mask, s.raster);
     if (!status.ok()) return status;
     // Only the annotated pairs' files count towards the means reported.
@@ -335,13 +335,13 @@ internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, Dem
     if (progress) progress(finished);
     return {};
   };
-  if (internal::Status written =
+  if (Status written =
           WriteEachSample(static_cast<int>(plan.samples.size()), options.threads, write_sample);
       !written.ok())
     return written.error();
 
   for (const ListFile& list : plan.lists) {
-    const internal::Status status = WriteTextFile(out_dir / list.path, list.text);
+    const Status status = WriteTextFile(out_dir / list.path, list.text);
     if (!status.ok()) return status.error();
   }
   DemoLayoutSummary summary;
@@ -353,9 +353,8 @@ internal::Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, Dem
   return summary;
 }
 
-internal::Result<DemoLayoutSummary> WriteDemoLayoutWithProgress(const fs::path& out_dir,
-                                                                DemoLayout layout,
-                                                                const DemoOptions& options) {
+Result<DemoLayoutSummary> WriteDemoLayoutWithProgress(const fs::path& out_dir, DemoLayout layout,
+                                                      const DemoOptions& options) {
   if (layout == DemoLayout::kCarvana)
     return FromCarvana(WriteDemoDatasetWithProgress(out_dir, options));
   const bool show_progress = isatty(STDERR_FILENO) != 0;
@@ -370,4 +369,4 @@ internal::Result<DemoLayoutSummary> WriteDemoLayoutWithProgress(const fs::path& 
   return summary;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

@@ -12,7 +12,7 @@
 #include "demo/demo_scene.h"
 #include "result.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
 enum class DemoLayout {
   // train/<stem>.jpg and train_masks/<stem>_mask.gif (demo/demo_dataset.h).
@@ -61,13 +61,14 @@ DemoOptions DemoLayoutSceneOptions(DemoLayout layout, const DemoOptions& options
 // every byte depends only on (layout, options) less threads. `progress(done)`
 // is called from worker threads after each photo with its label map, if
 // any (may be empty).
-internal::Result<DemoLayoutSummary> WriteDemoLayout(const std::filesystem::path& out_dir,
-                                                    DemoLayout layout, const DemoOptions& options,
-                                                    const std::function<void(int)>& progress);
+Result<DemoLayoutSummary> WriteDemoLayout(const std::filesystem::path& out_dir, DemoLayout layout,
+                                          const DemoOptions& options,
+                                          const std::function<void(int)>& progress);
 
 // WriteDemoLayout() with a "make-demo: done/total photos" progress line on
 // stderr when stderr is a terminal.
-internal::Result<DemoLayoutSummary> WriteDemoLayoutWithProgress(
-    const std::filesystem::path& out_dir, DemoLayout layout, const DemoOptions& options);
+Result<DemoLayoutSummary> WriteDemoLayoutWithProgress(const std::filesystem::path& out_dir,
+                                                      DemoLayout layout,
+                                                      const DemoOptions& options);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

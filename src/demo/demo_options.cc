@@ -8,7 +8,7 @@
 #include "demo/demo_scene.h"
 #include "segfeed/errors.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 [[noreturn]] void Refuse(std::string_view field, std::string_view requirement, int64_t got) {
@@ -31,4 +31,4 @@ void ValidateDemoOptions(const DemoOptions& options) {
   if (options.threads < 0) Refuse("threads", ">= 0", options.threads);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

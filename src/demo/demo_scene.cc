@@ -6,10 +6,8 @@
 
 #include "counter_rng.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
-
-using internal::CounterRng;
 
 constexpr int kViewsPerCar = 16;
 // Salts keep the streams of different purposes independent.
@@ -36,7 +34,7 @@ float SmoothStep(float t) { return t * t * (3.0f - 2.0f * t); }
 
 // Bijection of 32-bit integers keyed by the seed, so car ids never collide.
 uint32_t CarId(uint64_t seed, uint32_t car) {
-  uint32_t x = car ^ static_cast<uint32_t>(internal::Mix64(seed));
+  uint32_t x = car ^ static_cast<uint32_t>(Mix64(seed));
   for (uint32_t round_key : {0x7FEB352Du, 0x846CA68Bu}) {
     x ^= x >> 16;
     x *= round_key;  // odd multipliers are invertible mod 2^32
@@ -446,4 +444,4 @@ void RenderDemoSample(const DemoOptions& options, int index, DemoRaster* out) {
   RenderDemoSampleWith(options, index, &texture, out);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 
 // Shape of a synthetic Carvana-like dataset (see `segfeed make-demo --help`).
 enum class DemoMaskRows { kSequential, kInterlaced, kMixed };
@@ -94,4 +94,4 @@ void RenderDemoSample(const DemoOptions& options, int index, DemoRaster* out);
 void RenderDemoSampleWith(const DemoOptions& options, int index, std::vector<float>* texture,
                           DemoRaster* out);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

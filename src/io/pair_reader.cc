@@ -9,20 +9,22 @@
 #include "source/scratch_growth.h"
 #include "stage_clock.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 
 PairReader::PairReader(const DecodeOptions& options)
     : image_bytes_(options.max_file_bytes),
       mask_bytes_(options.max_file_bytes),
       decoder_(options) {}
 
-Status PairReader::Read(SampleSource& source, SampleId id, int output_width, int output_height) {
+Status PairReader::Read(source::SampleSource& source, source::SampleId id, int output_width,
+                        int output_height) {
   return Read(source, id, [output_width, output_height](int, int) {
     return std::pair{output_width, output_height};
   });
 }
 
-Status PairReader::Read(SampleSource& source, SampleId id, const DecodeTarget& target) {
+Status PairReader::Read(source::SampleSource& source, source::SampleId id,
+                        const DecodeTarget& target) {
   return Guarded([&] { return ReadAndDecode(source, id, target); });
 }
 
@@ -63,25 +65,27 @@ Status PairReader::ReadAndDecodeMask(const ReadMember& read, const std::string& 
   });
 }
 
-Status PairReader::ReadImage(SampleSource& source, SampleId id, int output_width,
+Status PairReader::ReadImage(source::SampleSource& source, source::SampleId id, int output_width,
                              int output_height) {
-  return ReadAndDecodeImage([&] { return source.Read(id, Member::kImage, &image_bytes_); },
-                            source.MemberName(id, Member::kImage), output_width, output_height);
+  return ReadAndDecodeImage([&] { return source.Read(id, source::Member::kImage, &image_bytes_); },
+                            source.MemberName(id, source::Member::kImage), output_width,
+                            output_height);
 }
 
-Status PairReader::ReadMask(SampleSource& source, SampleId id) {
-  return ReadAndDecodeMask([&] { return source.Read(id, Member::kMask, &mask_bytes_); },
-                           source.MemberName(id, Member::kMask));
+Status PairReader::ReadMask(source::SampleSource& source, source::SampleId id) {
+  return ReadAndDecodeMask([&] { return source.Read(id, source::Member::kMask, &mask_bytes_); },
+                           source.MemberName(id, source::Member::kMask));
 }
 
 Status PairReader::ReadImage(const std::filesystem::path& path, int output_width,
                              int output_height) {
-  return ReadAndDecodeImage([&] { return ReadWholeFile(path, &image_bytes_); }, path.native(),
-                            output_width, output_height);
+  return ReadAndDecodeImage([&] { return source::ReadWholeFile(path, &image_bytes_); },
+                            path.native(), output_width, output_height);
 }
 
 Status PairReader::ReadMask(const std::filesystem::path& path) {
-  return ReadAndDecodeMask([&] { return ReadWholeFile(path, &mask_bytes_); }, path.native());
+  return ReadAndDecodeMask([&] { return source::ReadWholeFile(path, &mask_bytes_); },
+                           path.native());
 }
 
 template <typename Body>
@@ -117,17 +121,18 @@ Status PairReader::Guarded(Body body) {
   return status;
 }
 
-Status PairReader::ReadAndDecode(SampleSource& source, SampleId id, const DecodeTarget& target) {
+Status PairReader::ReadAndDecode(source::SampleSource& source, source::SampleId id,
+                                 const DecodeTarget& target) {
   // Members, not locals: Guarded() names the member being read after a
   // std::bad_alloc has unwound this function.
-  image_name_ = source.MemberName(id, Member::kImage);
-  mask_name_ = source.MemberName(id, Member::kMask);
+  image_name_ = source.MemberName(id, source::Member::kImage);
+  mask_name_ = source.MemberName(id, source::Member::kMask);
   const std::string& image_name = image_name_;
   const std::string& mask_name = mask_name_;
 
   reading_ = &image_name;
   StageClock::time_point start = StageClock::now();
-  auto image_bytes = source.Read(id, Member::kImage, &image_bytes_, &photo_formats_);
+  auto image_bytes = source.Read(id, source::Member::kImage, &image_bytes_, &photo_formats_);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
@@ -138,7 +143,7 @@ Status PairReader::ReadAndDecode(SampleSource& source, SampleId id, const Decode
   // size mismatch then costs no JPEG decode.
   start = StageClock::now();
   reading_ = &mask_name;
-  auto mask_bytes = source.Read(id, Member::kMask, &mask_bytes_, &mask_formats_);
+  auto mask_bytes = source.Read(id, source::Member::kMask, &mask_bytes_, &mask_formats_);
   timings_.read_ns += NanosBetween(start, StageClock::now());
   if (!mask_bytes.ok()) return mask_bytes.error();
   bytes_read_ += mask_bytes.value().size();
@@ -157,4 +162,4 @@ size_t PairReader::read_buffer_bytes() const {
   return image_bytes_.capacity_bytes() + mask_bytes_.capacity_bytes() + decoder_.compressed_bytes();
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

@@ -12,7 +12,7 @@
 #include "segfeed/options.h"
 #include "source/sample_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 
 // Reads one image/mask pair through a SampleSource into two read buffers
 // it keeps and reuses, and decodes it with its PairDecoder: the per-thread
@@ -34,10 +34,11 @@ class PairReader {
   // before the image is decoded. A member that is plainly not a photo (JPEG
   // or PNG) or a mask (GIF or PNG) is refused on its first bytes, before a
   // buffer of its size is taken.
-  Status Read(SampleSource& source, SampleId id, int output_width, int output_height);
+  Status Read(source::SampleSource& source, source::SampleId id, int output_width,
+              int output_height);
   // The same, for a target that depends on the photo (PairDecoder's).
-  using DecodeTarget = PairDecoder::DecodeTarget;
-  Status Read(SampleSource& source, SampleId id, const DecodeTarget& target);
+  using DecodeTarget = decode::PairDecoder::DecodeTarget;
+  Status Read(source::SampleSource& source, source::SampleId id, const DecodeTarget& target);
 
   // One member on its own, under the same budget and memory policy as
   // Read() (the dataset checker decodes every listed file, paired or not):
@@ -45,8 +46,9 @@ class PairReader {
   // size when a target is <= 0), or the mask at full resolution. Unlike
   // Read(), the whole member is read whatever its first bytes say, so that
   // file_bytes() holds it; an error names the member.
-  Status ReadImage(SampleSource& source, SampleId id, int output_width, int output_height);
-  Status ReadMask(SampleSource& source, SampleId id);
+  Status ReadImage(source::SampleSource& source, source::SampleId id, int output_width,
+                   int output_height);
+  Status ReadMask(source::SampleSource& source, source::SampleId id);
   // The same for a file that is no sample of any source (an unpaired file
   // of a folder), read as FilesSource reads one.
   Status ReadImage(const std::filesystem::path& path, int output_width, int output_height);
@@ -56,7 +58,7 @@ class PairReader {
   // full-resolution header when it parsed (nullptr otherwise), even if
   // decoding then failed.
   std::span<const uint8_t> file_bytes() const { return file_bytes_; }
-  const JpegHeader* image_header() const { return decoder_.image_header(); }
+  const decode::JpegHeader* image_header() const { return decoder_.image_header(); }
 
   // PairDecoder::Reserve(): the pixel scratch and the decode budget. After
   // a pair larger than planned, the buffers shrink back to the planned
@@ -85,11 +87,11 @@ class PairReader {
   size_t last_bytes_read() const { return bytes_read_; }
 
   // Valid after a successful Read(), until the next Read().
-  DctScale image_scale() const { return decoder_.image_scale(); }
+  decode::DctScale image_scale() const { return decoder_.image_scale(); }
   // kJpeg or kPng: what the last photo read was (its header says which).
-  SniffedFormat image_format() const { return decoder_.image_format(); }
-  const DecodedImage& image() const { return decoder_.image(); }  // at image_scale()
-  const MaskImage& mask() const { return decoder_.mask(); }       // at full resolution
+  decode::SniffedFormat image_format() const { return decoder_.image_format(); }
+  const decode::DecodedImage& image() const { return decoder_.image(); }  // at image_scale()
+  const decode::MaskImage& mask() const { return decoder_.mask(); }       // at full resolution
 
  private:
   // Read buffers up to this size are kept from pair to pair; a larger one
@@ -100,7 +102,8 @@ class PairReader {
   // too_large error of the member being read, and records the peaks.
   template <typename Body>
   Status Guarded(Body body);
-  Status ReadAndDecode(SampleSource& source, SampleId id, const DecodeTarget& target);
+  Status ReadAndDecode(source::SampleSource& source, source::SampleId id,
+                       const DecodeTarget& target);
   // Reads a member with `read` (timed) and decodes it as a photo or a mask.
   template <typename ReadMember>
   Status ReadAndDecodeImage(const ReadMember& read, const std::string& name, int output_width,
@@ -108,13 +111,15 @@ class PairReader {
   template <typename ReadMember>
   Status ReadAndDecodeMask(const ReadMember& read, const std::string& name);
 
-  ReadBuffer image_bytes_;
-  ReadBuffer mask_bytes_;
+  source::ReadBuffer image_bytes_;
+  source::ReadBuffer mask_bytes_;
   // What Read() accepts before a member's buffer grows: photos JPEG or PNG,
   // masks GIF or PNG.
-  const ExpectedFormats photo_formats_{SniffedFormat::kJpeg, SniffedFormat::kPng};
-  const ExpectedFormats mask_formats_{SniffedFormat::kGif, SniffedFormat::kPng};
-  PairDecoder decoder_;
+  const decode::ExpectedFormats photo_formats_{decode::SniffedFormat::kJpeg,
+                                               decode::SniffedFormat::kPng};
+  const decode::ExpectedFormats mask_formats_{decode::SniffedFormat::kGif,
+                                              decode::SniffedFormat::kPng};
+  decode::PairDecoder decoder_;
   Timings timings_;
   size_t bytes_read_ = 0;
   const std::string* reading_ = nullptr;  // the member being read, for bad_alloc
@@ -127,4 +132,4 @@ class PairReader {
   size_t peak_read_buffer_bytes_ = 0;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

@@ -7,26 +7,27 @@
 #include "decode/jpeg_decoder.h"
 #include "decode/png_decoder.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 
 namespace {
 
 // A photo's size from its JPEG or PNG header.
-Result<PlannedSource> ReadPhotoHeaderOrThrow(SampleSource& samples, SampleId id,
+Result<PlannedSource> ReadPhotoHeaderOrThrow(source::SampleSource& samples, source::SampleId id,
                                              const DecodeOptions& decode) {
-  ReadBuffer buffer(decode.max_file_bytes);
-  auto bytes = samples.Read(id, Member::kImage, &buffer);
+  source::ReadBuffer buffer(decode.max_file_bytes);
+  auto bytes = samples.Read(id, source::Member::kImage, &buffer);
   if (!bytes.ok()) return bytes.error();
-  const std::string path = samples.MemberName(id, Member::kImage);
+  const std::string path = samples.MemberName(id, source::Member::kImage);
   PlannedSource source;
   source.example_path = path;
-  if (SniffFormat(bytes.value()) == SniffedFormat::kPng) {
-    auto header = PngDecoder(decode).ReadHeader(bytes.value(), path, ErrorKind::kCorruptImage);
+  if (decode::SniffFormat(bytes.value()) == decode::SniffedFormat::kPng) {
+    auto header =
+        decode::PngDecoder(decode).ReadHeader(bytes.value(), path, ErrorKind::kCorruptImage);
     if (!header.ok()) return header.error();
     // A header whose data cannot hold its pixels must not set the budget
     // of every thread: a majority of them would otherwise be the median.
-    if (Status enough = PngDecoder::CheckImageDataCanHoldPixels(bytes.value(), header.value(), path,
-                                                                ErrorKind::kCorruptImage);
+    if (Status enough = decode::PngDecoder::CheckImageDataCanHoldPixels(
+            bytes.value(), header.value(), path, ErrorKind::kCorruptImage);
         !enough.ok())
       return enough.error();
     source.width = header.value().width;
@@ -34,9 +35,10 @@ Result<PlannedSource> ReadPhotoHeaderOrThrow(SampleSource& samples, SampleId id,
     source.formats.png_images = true;
     return source;
   }
-  auto header = JpegDecoder(decode).ReadHeader(bytes.value(), path);
+  auto header = decode::JpegDecoder(decode).ReadHeader(bytes.value(), path);
   if (!header.ok()) return header.error();
-  if (Status enough = JpegDecoder::CheckDataCanHoldBlocks(bytes.value(), header.value(), path);
+  if (Status enough =
+          decode::JpegDecoder::CheckDataCanHoldBlocks(bytes.value(), header.value(), path);
       !enough.ok())
     return enough.error();
   source.width = header.value().width;
@@ -47,14 +49,15 @@ Result<PlannedSource> ReadPhotoHeaderOrThrow(SampleSource& samples, SampleId id,
 
 // Bytes per pixel of a PNG mask's samples; 0 for a GIF or a mask that does
 // not parse (the decoder reports it when it is read).
-int MaskSampleBytesOrThrow(SampleSource& samples, SampleId id, const DecodeOptions& decode) {
-  ReadBuffer buffer(decode.max_file_bytes);
-  auto bytes = samples.Read(id, Member::kMask, &buffer);
-  if (!bytes.ok() || SniffFormat(bytes.value()) != SniffedFormat::kPng) return 0;
-  const std::string path = samples.MemberName(id, Member::kMask);
-  auto header = PngDecoder(decode).ReadHeader(bytes.value(), path, ErrorKind::kCorruptMask);
+int MaskSampleBytesOrThrow(source::SampleSource& samples, source::SampleId id,
+                           const DecodeOptions& decode) {
+  source::ReadBuffer buffer(decode.max_file_bytes);
+  auto bytes = samples.Read(id, source::Member::kMask, &buffer);
+  if (!bytes.ok() || decode::SniffFormat(bytes.value()) != decode::SniffedFormat::kPng) return 0;
+  const std::string path = samples.MemberName(id, source::Member::kMask);
+  auto header = decode::PngDecoder(decode).ReadHeader(bytes.value(), path, ErrorKind::kCorruptMask);
   if (!header.ok() || header.value().width < 1 || header.value().height < 1) return 0;
-  return static_cast<int>(PngDecoder::MaskSampleBytes(header.value()) /
+  return static_cast<int>(decode::PngDecoder::MaskSampleBytes(header.value()) /
                           (int64_t{header.value().width} * header.value().height));
 }
 
@@ -62,16 +65,17 @@ int MaskSampleBytesOrThrow(SampleSource& samples, SampleId id, const DecodeOptio
 // bytes are read) leaves that file out of the plan, as a header that does
 // not parse does, instead of failing the loader it plans for. The file is
 // read again, and reported, when its turn comes.
-Result<PlannedSource> ReadPhotoHeader(SampleSource& samples, SampleId id,
+Result<PlannedSource> ReadPhotoHeader(source::SampleSource& samples, source::SampleId id,
                                       const DecodeOptions& decode) {
   try {
     return ReadPhotoHeaderOrThrow(samples, id, decode);
   } catch (const std::bad_alloc&) {
-    return Error{ErrorKind::kTooLarge, samples.MemberName(id, Member::kImage),
+    return Error{ErrorKind::kTooLarge, samples.MemberName(id, source::Member::kImage),
                  "not enough memory to read this file's header (std::bad_alloc)"};
   }
 }
-int MaskSampleBytes(SampleSource& samples, SampleId id, const DecodeOptions& decode) {
+int MaskSampleBytes(source::SampleSource& samples, source::SampleId id,
+                    const DecodeOptions& decode) {
   try {
     return MaskSampleBytesOrThrow(samples, id, decode);
   } catch (const std::bad_alloc&) {
@@ -81,7 +85,8 @@ int MaskSampleBytes(SampleSource& samples, SampleId id, const DecodeOptions& dec
 
 }  // namespace
 
-Result<PlannedSource> PlanSourceFromHeaders(SampleSource& samples, const DecodeOptions& decode) {
+Result<PlannedSource> PlanSourceFromHeaders(source::SampleSource& samples,
+                                            const DecodeOptions& decode) {
   const size_t pairs = samples.sample_count();
   if (pairs == 0) return Error{ErrorKind::kIoError, "", "no image/mask pairs to plan for"};
   std::vector<PlannedSource> sizes;
@@ -91,7 +96,7 @@ Result<PlannedSource> PlanSourceFromHeaders(SampleSource& samples, const DecodeO
   const size_t sampled = std::min<size_t>(pairs, kSampledPairs);
   for (size_t i = 0; i < sampled; ++i) {
     // Evenly spread, the first pair included.
-    const auto id = static_cast<SampleId>(i * pairs / sampled);
+    const auto id = static_cast<source::SampleId>(i * pairs / sampled);
     auto header = ReadPhotoHeader(samples, id, decode);
     if (header.ok()) {
       sizes.push_back(header.value());
@@ -116,4 +121,4 @@ Result<PlannedSource> PlanSourceFromHeaders(SampleSource& samples, const DecodeO
   return median;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

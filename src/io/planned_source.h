@@ -9,7 +9,7 @@
 #include "segfeed/options.h"
 #include "source/sample_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 
 // The photo size a memory plan is made for, read from the photos' headers
 // only, and how the sampled photos and masks are stored.
@@ -27,8 +27,9 @@ struct PlannedSource {
 // file that happens to be broken decides the budget of every thread. Only
 // the headers are read. An error names the last file that failed when no
 // sampled header parses, or says that there are no pairs.
-Result<PlannedSource> PlanSourceFromHeaders(SampleSource& samples, const DecodeOptions& decode);
+Result<PlannedSource> PlanSourceFromHeaders(source::SampleSource& samples,
+                                            const DecodeOptions& decode);
 
 inline constexpr int kSampledPairs = 9;
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

@@ -1,6 +1,6 @@
 #include "memory/batch_buffers.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 constexpr size_t kPageBytes = 4096;
@@ -59,4 +59,4 @@ std::byte* BatchBuffers::MaskSlot(int buffer, int slot) const {
   return pool.data(buffer) + mask_offset + static_cast<size_t>(slot) * mask_bytes_per_sample;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -8,7 +8,7 @@
 #include "segfeed/augment.h"
 #include "segfeed/batch.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 // What travels with a batch buffer besides its pixels. Written by the
 // pipeline while it owns the buffer, read by the lease holder after: the
@@ -50,4 +50,4 @@ struct BatchBuffers {
   static size_t MaskOffset(int batch_size, size_t image_bytes_per_sample);
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -6,7 +6,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 BufferPool::BufferPool(int buffer_count, size_t buffer_bytes, PinnedMode mode)
     : buffer_bytes_(buffer_bytes) {
@@ -75,4 +75,4 @@ void BufferPool::ClearReturnListener() {
   return_listener_ = nullptr;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

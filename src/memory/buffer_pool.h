@@ -10,7 +10,7 @@
 #include "mutex.h"
 #include "thread_annotations.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 // A fixed set of equally sized batch buffers, allocated once at
 // construction and never grown: the pool is the memory bound of the loader.
@@ -64,4 +64,4 @@ class BufferPool {
   std::function<void(int)> return_listener_ GUARDED_BY(mu_);
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -14,7 +14,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 namespace fs = std::filesystem;
@@ -213,4 +213,4 @@ void CheckPlanFitsCgroup(const MemoryPlan& plan, const CgroupMemoryLimit& limit)
                     "): lower batch_size, prefetch_batches, the output size or threads");
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

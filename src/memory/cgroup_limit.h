@@ -6,7 +6,7 @@
 
 #include "segfeed/memory.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 // The memory limit of the control group (container) this process runs in:
 // the one that leaves the least room, when the process's cgroup and its
@@ -53,4 +53,4 @@ void CheckPlanFitsCgroup(const MemoryPlan& plan, const CgroupMemoryLimit& limit)
 // 3.2 MiB in use": the words segfeed plan and the refusal use.
 std::string DescribeCgroupLimit(const CgroupMemoryLimit& limit);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -4,7 +4,7 @@
 
 #include <string>
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 namespace {
 
@@ -151,4 +151,4 @@ void CudaDriver::HostFree(void* p) const noexcept {
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

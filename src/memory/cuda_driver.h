@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 // The CUDA driver (libcuda.so.1), loaded with dlopen on first use rather than
 // linked: a build without the CUDA toolkit (a Python wheel, say) still gets
@@ -45,4 +45,4 @@ class CudaDriver {
   std::string why_not_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -5,7 +5,7 @@
 
 namespace segfeed {
 
-Lease::Lease(std::shared_ptr<internal::BatchBuffers> buffers, int buffer)
+Lease::Lease(std::shared_ptr<memory::BatchBuffers> buffers, int buffer)
     : buffers_(std::move(buffers)), buffer_(buffer) {
   ++buffers_->outstanding_leases;
 }
@@ -42,12 +42,12 @@ const TensorView& Lease::masks() const { return buffers_->meta[buffer_].masks; }
 Layout Lease::layout() const { return buffers_->layout; }
 
 std::span<const uint32_t> Lease::sample_ids() const {
-  const internal::BatchMeta& m = buffers_->meta[buffer_];
+  const memory::BatchMeta& m = buffers_->meta[buffer_];
   return {m.sample_ids.data(), static_cast<size_t>(m.size)};
 }
 
 std::span<const AugmentParams> Lease::params() const {
-  const internal::BatchMeta& m = buffers_->meta[buffer_];
+  const memory::BatchMeta& m = buffers_->meta[buffer_];
   return {m.params.data(), static_cast<size_t>(m.size)};
 }
 

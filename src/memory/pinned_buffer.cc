@@ -25,7 +25,7 @@ std::string_view PoolKindName(PoolKind kind) {
   return "unknown";
 }
 
-namespace internal {
+namespace memory {
 
 bool CudaDeviceAvailable(std::string* why_not) {
   const CudaDriver& driver = CudaDriver::Get();
@@ -103,5 +103,5 @@ void PinnedBuffer::Release() noexcept {
   data_ = nullptr;
 }
 
-}  // namespace internal
+}  // namespace memory
 }  // namespace segfeed

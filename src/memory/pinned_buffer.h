@@ -5,7 +5,7 @@
 
 #include "segfeed/memory.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 
 // One block of host memory for batches, allocated once and owned for life.
 // Every page is touched at construction, so filling a batch never pays a
@@ -45,4 +45,4 @@ class PinnedBuffer {
 // to the driver's reason otherwise.
 bool CudaDeviceAvailable(std::string* why_not);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

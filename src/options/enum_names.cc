@@ -5,7 +5,7 @@
 #include "segfeed/options.h"
 
 namespace segfeed {
-namespace internal {
+namespace options {
 
 const OptionChoice kElementTypeChoices[5] = {{"uint8", static_cast<int>(ElementType::kUint8)},
                                              {"float16", static_cast<int>(ElementType::kFloat16)},
@@ -78,80 +78,80 @@ std::string_view ChoiceName(std::span<const OptionChoice> choices, int value) {
   return "unknown";
 }
 
-}  // namespace internal
+}  // namespace options
 
-using internal::ChoiceName;
-using internal::ParseChoice;
+using options::ChoiceName;
+using options::ParseChoice;
 
 std::string_view ElementTypeName(ElementType type) {
-  return ChoiceName(internal::kElementTypeChoices, static_cast<int>(type));
+  return ChoiceName(options::kElementTypeChoices, static_cast<int>(type));
 }
 std::string_view LayoutName(Layout layout) {
-  return ChoiceName(internal::kLayoutChoices, static_cast<int>(layout));
+  return ChoiceName(options::kLayoutChoices, static_cast<int>(layout));
 }
 std::string_view FillModeName(FillMode mode) {
-  return ChoiceName(internal::kFillModeChoices, static_cast<int>(mode));
+  return ChoiceName(options::kFillModeChoices, static_cast<int>(mode));
 }
 std::string_view JpegWarningsName(JpegWarnings warnings) {
-  return ChoiceName(internal::kJpegWarningsChoices, static_cast<int>(warnings));
+  return ChoiceName(options::kJpegWarningsChoices, static_cast<int>(warnings));
 }
 std::string_view DecodeColourName(DecodeColour colour) {
-  return ChoiceName(internal::kDecodeColourChoices, static_cast<int>(colour));
+  return ChoiceName(options::kDecodeColourChoices, static_cast<int>(colour));
 }
 std::string_view ColourModelName(ColourModel model) {
-  return ChoiceName(internal::kColourModelChoices, static_cast<int>(model));
+  return ChoiceName(options::kColourModelChoices, static_cast<int>(model));
 }
 std::string_view MaskModeName(MaskMode mode) {
-  return ChoiceName(internal::kMaskModeChoices, static_cast<int>(mode));
+  return ChoiceName(options::kMaskModeChoices, static_cast<int>(mode));
 }
 std::string_view MaskForegroundName(MaskForeground rule) {
-  return ChoiceName(internal::kMaskForegroundChoices, static_cast<int>(rule));
+  return ChoiceName(options::kMaskForegroundChoices, static_cast<int>(rule));
 }
 std::string_view OnBadFileName(OnBadFile policy) {
-  return ChoiceName(internal::kOnBadFileChoices, static_cast<int>(policy));
+  return ChoiceName(options::kOnBadFileChoices, static_cast<int>(policy));
 }
 std::string_view SubsetName(Subset subset) {
-  return ChoiceName(internal::kSubsetChoices, static_cast<int>(subset));
+  return ChoiceName(options::kSubsetChoices, static_cast<int>(subset));
 }
 std::string_view PinnedModeName(PinnedMode mode) {
-  return ChoiceName(internal::kPinnedModeChoices, static_cast<int>(mode));
+  return ChoiceName(options::kPinnedModeChoices, static_cast<int>(mode));
 }
 
 ElementType ParseElementType(std::string_view text) {
-  return static_cast<ElementType>(ParseChoice("element type", internal::kElementTypeChoices, text));
+  return static_cast<ElementType>(ParseChoice("element type", options::kElementTypeChoices, text));
 }
 Layout ParseLayout(std::string_view text) {
-  return static_cast<Layout>(ParseChoice("layout", internal::kLayoutChoices, text));
+  return static_cast<Layout>(ParseChoice("layout", options::kLayoutChoices, text));
 }
 FillMode ParseFillMode(std::string_view text) {
-  return static_cast<FillMode>(ParseChoice("fill_mode", internal::kFillModeChoices, text));
+  return static_cast<FillMode>(ParseChoice("fill_mode", options::kFillModeChoices, text));
 }
 JpegWarnings ParseJpegWarnings(std::string_view text) {
   return static_cast<JpegWarnings>(
-      ParseChoice("jpeg_warnings", internal::kJpegWarningsChoices, text));
+      ParseChoice("jpeg_warnings", options::kJpegWarningsChoices, text));
 }
 DecodeColour ParseDecodeColour(std::string_view text) {
   return static_cast<DecodeColour>(
-      ParseChoice("decode_colour", internal::kDecodeColourChoices, text));
+      ParseChoice("decode_colour", options::kDecodeColourChoices, text));
 }
 ColourModel ParseColourModel(std::string_view text) {
-  return static_cast<ColourModel>(ParseChoice("colour_model", internal::kColourModelChoices, text));
+  return static_cast<ColourModel>(ParseChoice("colour_model", options::kColourModelChoices, text));
 }
 MaskMode ParseMaskMode(std::string_view text) {
-  return static_cast<MaskMode>(ParseChoice("mask_mode", internal::kMaskModeChoices, text));
+  return static_cast<MaskMode>(ParseChoice("mask_mode", options::kMaskModeChoices, text));
 }
 MaskForeground ParseMaskForeground(std::string_view text) {
   return static_cast<MaskForeground>(
-      ParseChoice("mask_foreground", internal::kMaskForegroundChoices, text));
+      ParseChoice("mask_foreground", options::kMaskForegroundChoices, text));
 }
 OnBadFile ParseOnBadFile(std::string_view text) {
-  return static_cast<OnBadFile>(ParseChoice("on_bad_file", internal::kOnBadFileChoices, text));
+  return static_cast<OnBadFile>(ParseChoice("on_bad_file", options::kOnBadFileChoices, text));
 }
 Subset ParseSubset(std::string_view text) {
-  return static_cast<Subset>(ParseChoice("subset", internal::kSubsetChoices, text));
+  return static_cast<Subset>(ParseChoice("subset", options::kSubsetChoices, text));
 }
 PinnedMode ParsePinnedMode(std::string_view text) {
-  return static_cast<PinnedMode>(ParseChoice("pinned", internal::kPinnedModeChoices, text));
+  return static_cast<PinnedMode>(ParseChoice("pinned", options::kPinnedModeChoices, text));
 }
 
 }  // namespace segfeed

@@ -6,7 +6,7 @@
 
 #include "segfeed/option_table.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 // The spellings of every enum option, one list per enum: the *Name() and
 // Parse*() functions and the option table are all made from these, so a
@@ -38,4 +38,4 @@ int ParseChoice(std::string_view what, std::span<const OptionChoice> choices,
 // The name of `value`, or "unknown".
 std::string_view ChoiceName(std::span<const OptionChoice> choices, int value);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

@@ -8,7 +8,7 @@
 #include "options/option_values.h"
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 namespace {
 
 constexpr int kMaxSourceId = 65535;  // 16-bit label PNGs
@@ -370,4 +370,4 @@ void CheckMaskDtypeForMode(const DecodeOptions& decode, const OutputOptions& out
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

@@ -15,7 +15,7 @@
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 // DecodeOptions::label_map. A sequence of integers is the list form: entry
 // i is the training id of source id i.
@@ -62,4 +62,4 @@ void CheckMaskDtypeForMode(const DecodeOptions& decode, const OutputOptions& out
 std::string LabelMapText(const std::vector<LabelMapEntry>& map);
 std::string MaskColorsText(const std::vector<MaskColor>& colors);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

@@ -9,7 +9,7 @@
 #include "segfeed/errors.h"
 #include "segfeed/memory.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 namespace {
 
 // Large enough for any photo we expect, small enough that width*height*4
@@ -379,4 +379,4 @@ void SizeOption::CheckSize(const AugmentOptions& augment) {
     FailCheck("size's height", requirement, std::to_string(augment.output_height));
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

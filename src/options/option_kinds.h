@@ -15,7 +15,7 @@
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 // Field accessors: plain functions, so entries are cheap and stateless.
 template <typename T>
@@ -182,4 +182,4 @@ class SizeOption final : public OptionSpec {
   static void CheckSize(const AugmentOptions& augment);
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

@@ -16,16 +16,16 @@
 namespace segfeed {
 namespace {
 
-using internal::BoolOption;
-using internal::ChoiceOption;
-using internal::FillColorOption;
-using internal::IntOption;
-using internal::LabelMapOption;
-using internal::MaskColorsOption;
-using internal::NumberOption;
-using internal::RangeOption;
-using internal::SizeOption;
-using internal::TripleOption;
+using options::BoolOption;
+using options::ChoiceOption;
+using options::FillColorOption;
+using options::IntOption;
+using options::LabelMapOption;
+using options::MaskColorsOption;
+using options::NumberOption;
+using options::RangeOption;
+using options::SizeOption;
+using options::TripleOption;
 
 // The accessor of one field, as a plain function pointer.
 #define SEGFEED_FIELD(path)         \
@@ -72,7 +72,7 @@ void AddLoaderOptions(Entries& t) {
       OptionSpec::Declaration{"subset", "subset", kLoader, K::kChoice,
                               "the part of the dataset streamed; train and validation never "
                               "overlap ('val' is accepted for validation)"},
-      SEGFEED_FIELD(subset), internal::kSubsetChoices, internal::kSubsetChoices));
+      SEGFEED_FIELD(subset), options::kSubsetChoices, options::kSubsetChoices));
   t.push_back(std::make_unique<NumberOption>(
       OptionSpec::Declaration{"validation_fraction", "val-fraction", kLoader, K::kNumber,
                               "fraction of the pairs in the validation subset"},
@@ -90,13 +90,13 @@ void AddLoaderOptions(Entries& t) {
       OptionSpec::Declaration{"on_bad_file", "on-error", kLoader, K::kChoice,
                               "fail: stop at a bad file (or at start on images without a mask); "
                               "skip: replace bad pairs and list them"},
-      SEGFEED_FIELD(on_bad_file), internal::kOnBadFileChoices, internal::kOnBadFileChoices));
+      SEGFEED_FIELD(on_bad_file), options::kOnBadFileChoices, options::kOnBadFileChoices));
   t.push_back(std::make_unique<ChoiceOption<PinnedMode>>(
       OptionSpec::Declaration{"pinned", "pinned", kLoader, K::kChoice,
                               "where pool buffers come from (auto: CUDA if a GPU, else mlock, "
                               "else plain)",
                               false},
-      SEGFEED_FIELD(pinned), internal::kPinnedModeChoices, internal::kPinnedModeChoices));
+      SEGFEED_FIELD(pinned), options::kPinnedModeChoices, options::kPinnedModeChoices));
 }
 
 // The batch tensors: their size and element types, and what photos decode to.
@@ -108,21 +108,20 @@ void AddTensorOptions(Entries& t) {
   t.push_back(std::make_unique<ChoiceOption<ElementType>>(
       OptionSpec::Declaration{"image_dtype", "dtype", kLoader, K::kChoice,
                               "image dtype: float [0, 1] or uint8 0-255"},
-      SEGFEED_FIELD(output.image_dtype), internal::kImageTypeChoices,
-      internal::kElementTypeChoices));
+      SEGFEED_FIELD(output.image_dtype), options::kImageTypeChoices, options::kElementTypeChoices));
   t.push_back(std::make_unique<ChoiceOption<ElementType>>(
       OptionSpec::Declaration{
           "mask_dtype", "mask-dtype", kLoader, K::kChoice,
           "mask dtype: binary masks exactly 0 or 1 (uint8, float32), labels class ids "
           "(uint8, int32, int64)",
           true, "float32 for binary masks, int64 for label maps"},
-      SEGFEED_FIELD(output.mask_dtype), internal::kMaskTypeChoices, internal::kElementTypeChoices));
+      SEGFEED_FIELD(output.mask_dtype), options::kMaskTypeChoices, options::kElementTypeChoices));
   t.push_back(std::make_unique<ChoiceOption<DecodeColour>>(
       OptionSpec::Declaration{"decode_colour", "decode-colour", kLoader, K::kChoice,
                               "what JPEG photos decode to: rgb (libjpeg-turbo's RGB, reference "
                               "bytes) or ycbcr (the stored planes, warped, then converted)"},
-      SEGFEED_FIELD(decode.decode_colour), internal::kDecodeColourChoices,
-      internal::kDecodeColourChoices));
+      SEGFEED_FIELD(decode.decode_colour), options::kDecodeColourChoices,
+      options::kDecodeColourChoices));
 }
 
 // What the mask's pixels mean.
@@ -131,7 +130,7 @@ void AddMaskOptions(Entries& t) {
       OptionSpec::Declaration{"mask_mode", "mask-mode", kLoader, K::kChoice,
                               "binary: foreground/background masks; labels: class-index label "
                               "maps (palette or grey PNG, GIF indices, or mask_colors)"},
-      SEGFEED_FIELD(decode.mask_mode), internal::kMaskModeChoices, internal::kMaskModeChoices));
+      SEGFEED_FIELD(decode.mask_mode), options::kMaskModeChoices, options::kMaskModeChoices));
   t.push_back(std::make_unique<IntOption<int>>(
       OptionSpec::Declaration{"num_classes", "num-classes", kLoader, K::kInt,
                               "labels mode: classes 0 .. N-1 (required there); a mask value that "
@@ -167,7 +166,7 @@ void AddImageTensorOptions(Entries& t) {
   t.push_back(std::make_unique<ChoiceOption<Layout>>(
       OptionSpec::Declaration{"layout", "layout", kLoader, K::kChoice,
                               "image layout (masks are always N x H x W x 1)"},
-      SEGFEED_FIELD(output.layout), internal::kLayoutChoices, internal::kLayoutChoices));
+      SEGFEED_FIELD(output.layout), options::kLayoutChoices, options::kLayoutChoices));
   t.push_back(std::make_unique<BoolOption>(
       OptionSpec::Declaration{"normalize", "normalize", kLoader, K::kBool,
                               "(value - mean) / std per channel, float dtypes only; giving mean "
@@ -193,7 +192,7 @@ void AddGeometryOptions(Entries& t) {
                               "how the photo is scaled before the output window is cut: stretch "
                               "(each axis to size), keep_ratio (all of it fits, padded), "
                               "short_side / long_side (that side to size's, one factor)"},
-      SEGFEED_FIELD(augment.resize), internal::kResizeModeChoices, internal::kResizeModeChoices));
+      SEGFEED_FIELD(augment.resize), options::kResizeModeChoices, options::kResizeModeChoices));
   t.push_back(std::make_unique<RangeOption>(
       OptionSpec::Declaration{"scale_range", "scale", kAugment, K::kRange,
                               "a random scale factor per sample on top of resize (0.5,2.0 as "
@@ -204,8 +203,7 @@ void AddGeometryOptions(Entries& t) {
       OptionSpec::Declaration{"crop", "crop", kAugment, K::kChoice,
                               "where the output window lies on the scaled photo: random (uniform "
                               "over every position) or center"},
-      SEGFEED_FIELD(augment.crop), internal::kCropPlacementChoices,
-      internal::kCropPlacementChoices));
+      SEGFEED_FIELD(augment.crop), options::kCropPlacementChoices, options::kCropPlacementChoices));
   t.push_back(std::make_unique<NumberOption>(
       OptionSpec::Declaration{"crop_max_class_ratio", "crop-max-class-ratio", kAugment, K::kNumber,
                               "label maps, random crops: redraw the window (up to 10 draws) while "
@@ -253,8 +251,8 @@ void AddColourOptions(Entries& t) {
       OptionSpec::Declaration{"colour_model", "colour-model", kAugment, K::kChoice,
                               "how the colour ops are computed: hsv (tf.image's semantics) or "
                               "linear (one 3x4 matrix in YCbCr per sample, DALI-like)"},
-      SEGFEED_FIELD(augment.colour_model), internal::kColourModelChoices,
-      internal::kColourModelChoices));
+      SEGFEED_FIELD(augment.colour_model), options::kColourModelChoices,
+      options::kColourModelChoices));
 }
 
 // What the warp samples where the window leaves the photo, and before it
@@ -265,7 +263,7 @@ void AddEdgeOptions(Entries& t) {
                               "what rotation brings in from past the photo: constant (image "
                               "fill_value, mask 0 or ignore) or reflect (image and mask "
                               "mirrored); padding is always the fill"},
-      SEGFEED_FIELD(augment.fill_mode), internal::kFillModeChoices, internal::kFillModeChoices));
+      SEGFEED_FIELD(augment.fill_mode), options::kFillModeChoices, options::kFillModeChoices));
   t.push_back(std::make_unique<FillColorOption>(
       OptionSpec::Declaration{"fill_value", "fill-value", kAugment, K::kColor,
                               "image colour where the window leaves the photo (padding, and "
@@ -308,14 +306,14 @@ void AddDecodeOptions(Entries& t) {
                               "binary masks, every format: nonzero: a grey level, palette index "
                               "(whatever its colour) or colour other than 0 is foreground; "
                               "luminance: pixels of luminance >= mask_threshold"},
-      SEGFEED_FIELD(decode.mask_foreground), internal::kMaskForegroundChoices,
-      internal::kMaskForegroundChoices));
+      SEGFEED_FIELD(decode.mask_foreground), options::kMaskForegroundChoices,
+      options::kMaskForegroundChoices));
   t.push_back(std::make_unique<ChoiceOption<JpegWarnings>>(
       OptionSpec::Declaration{"jpeg_warnings", "jpeg-warnings", kDecode, K::kChoice,
                               "error: refuse a JPEG that decodes only with warnings; ignore: use "
                               "its pixels"},
-      SEGFEED_FIELD(decode.jpeg_warnings), internal::kJpegWarningsChoices,
-      internal::kJpegWarningsChoices));
+      SEGFEED_FIELD(decode.jpeg_warnings), options::kJpegWarningsChoices,
+      options::kJpegWarningsChoices));
 }
 
 // Every entry, group after group: this order is the order of --help, of

@@ -9,7 +9,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 void WrongType(std::string_view name, std::string_view expected, const std::string& got) {
   throw OptionTypeError(std::string(name) + " must be " + std::string(expected) + " (got " + got +
@@ -150,4 +150,4 @@ void CheckRange(std::string_view field, const UniformRange& range, double lo, do
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

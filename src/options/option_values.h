@@ -16,7 +16,7 @@
 #include "segfeed/option_table.h"
 #include "segfeed/options.h"
 
-namespace segfeed::internal {
+namespace segfeed::options {
 
 // Throws OptionTypeError "<name> must be <expected> (got <got>)".
 [[noreturn]] void WrongType(std::string_view name, std::string_view expected,
@@ -74,4 +74,4 @@ bool ToInt(std::string_view name, const OptionScalar& scalar, T& out) {
   return false;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::options

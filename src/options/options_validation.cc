@@ -40,9 +40,9 @@ void CheckFillMode(const AugmentOptions& augment) {
     throw ConfigError(
         "fill_mode must be constant with resize " +
         std::string(
-            internal::ChoiceName(internal::kResizeModeChoices, static_cast<int>(augment.resize))) +
+            options::ChoiceName(options::kResizeModeChoices, static_cast<int>(augment.resize))) +
         " and scale_range below 1 (got reflect, scale_range max " +
-        internal::NumberText(augment.scale_factor.max) +
+        options::NumberText(augment.scale_factor.max) +
         "): the window pads past every edge of the photo, and padding is fill_value, so "
         "nothing is left to mirror");
   }
@@ -70,16 +70,16 @@ void ValidateDecodeOptions(const DecodeOptions& decode) {
   LoaderOptions options;
   options.decode = decode;
   CheckEveryOption(options);
-  internal::CheckLabelOptions(decode);
+  options::CheckLabelOptions(decode);
 }
 
 void ValidateLoaderOptions(const LoaderOptions& options) {
   ValidateOutputOptions(options.output);
   CheckEveryOption(options);
   CheckFillMode(options.augment);
-  internal::CheckLabelOptions(options.decode);
-  internal::CheckWindowOptions(options.decode, options.augment);
-  internal::CheckMaskDtypeForMode(options.decode, options.output);
+  options::CheckLabelOptions(options.decode);
+  options::CheckWindowOptions(options.decode, options.augment);
+  options::CheckMaskDtypeForMode(options.decode, options.output);
   if (options.rank >= options.world_size) {
     throw ConfigError("rank must be in [0, world_size) (got rank " + std::to_string(options.rank) +
                       ", world_size " + std::to_string(options.world_size) + ")");

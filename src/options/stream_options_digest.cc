@@ -53,7 +53,7 @@ std::string StreamOptionsText(const LoaderOptions& options) {
 }
 
 std::string StreamOptionsDigest(const LoaderOptions& options) {
-  internal::Fnv1aDigest digest;
+  Fnv1aDigest digest;
   digest.Add(StreamOptionsText(options));
   return digest.Hex();
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 Error WriteError(const std::filesystem::path& path, const std::string& reason) {
@@ -40,9 +40,8 @@ struct SpngBufferFree {
 
 // Encodes `pixels` (the PNG's own sample layout, `bytes` long) with libspng
 // in memory and writes the file. `palette` is set for indexed images only.
-internal::Status EncodePng(const OutputFile& file, const void* pixels, size_t bytes, int width,
-                           int height, uint8_t color_type, uint8_t bit_depth,
-                           const spng_plte* palette) {
+Status EncodePng(const OutputFile& file, const void* pixels, size_t bytes, int width, int height,
+                 uint8_t color_type, uint8_t bit_depth, const spng_plte* palette) {
   if (width < 1 || height < 1) {
     return WriteError(file.path(), "PNG needs a size of at least 1x1 (got " +
                                        std::to_string(width) + "x" + std::to_string(height) + ")");
@@ -74,8 +73,7 @@ size_t Pixels(int width, int height) {
 
 }  // namespace
 
-internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height,
-                           int quality) {
+Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality) {
   std::unique_ptr<void, TjHandleCloser> encoder(tjInitCompress());
   if (!encoder) return WriteError(file.path(), tjGetErrorStr2(nullptr));
   unsigned char* jpeg = nullptr;
@@ -87,23 +85,23 @@ internal::Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width
   return file.Write(std::string_view(reinterpret_cast<const char*>(jpeg), jpeg_bytes));
 }
 
-internal::Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width,
-                           int height, int quality) {
-  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width, int height,
+                 int quality) {
+  Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WriteJpeg(file.value(), rgb, width, height, quality);
 }
 
-internal::Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height,
-                          int channels) {
+Status WritePng(const OutputFile& file, const uint8_t* pixels, int width, int height,
+                int channels) {
   if (channels != 1 && channels != 3) return WriteError(file.path(), "PNG needs 1 or 3 channels");
   return EncodePng(file, pixels, Pixels(width, height) * channels, width, height,
                    channels == 3 ? SPNG_COLOR_TYPE_TRUECOLOR : SPNG_COLOR_TYPE_GRAYSCALE, 8,
                    nullptr);
 }
 
-internal::Status WritePalettePng(const OutputFile& file, const uint8_t* indices, int width,
-                                 int height, std::span<const std::array<uint8_t, 3>> palette) {
+Status WritePalettePng(const OutputFile& file, const uint8_t* indices, int width, int height,
+                       std::span<const std::array<uint8_t, 3>> palette) {
   if (palette.empty() || palette.size() > 256) {
     return WriteError(file.path(), "a PNG palette needs 1 to 256 colours (got " +
                                        std::to_string(palette.size()) + ")");
@@ -126,45 +124,41 @@ internal::Status WritePalettePng(const OutputFile& file, const uint8_t* indices,
   return EncodePng(file, indices, pixels, width, height, SPNG_COLOR_TYPE_INDEXED, 8, &plte);
 }
 
-internal::Status WriteGreyPng(const OutputFile& file, const uint8_t* values, int width,
-                              int height) {
+Status WriteGreyPng(const OutputFile& file, const uint8_t* values, int width, int height) {
   return EncodePng(file, values, Pixels(width, height), width, height, SPNG_COLOR_TYPE_GRAYSCALE, 8,
                    nullptr);
 }
 
-internal::Status WriteGreyPng(const OutputFile& file, const uint16_t* values, int width,
-                              int height) {
+Status WriteGreyPng(const OutputFile& file, const uint16_t* values, int width, int height) {
   // SPNG_FMT_PNG takes 16-bit samples in host byte order and stores them
   // big-endian.
   return EncodePng(file, values, Pixels(width, height) * sizeof(uint16_t), width, height,
                    SPNG_COLOR_TYPE_GRAYSCALE, 16, nullptr);
 }
 
-internal::Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width,
-                          int height, int channels) {
-  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+Status WritePng(const std::filesystem::path& path, const uint8_t* pixels, int width, int height,
+                int channels) {
+  Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WritePng(file.value(), pixels, width, height, channels);
 }
 
-internal::Status WritePalettePng(const std::filesystem::path& path, const uint8_t* indices,
-                                 int width, int height,
-                                 std::span<const std::array<uint8_t, 3>> palette) {
-  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+Status WritePalettePng(const std::filesystem::path& path, const uint8_t* indices, int width,
+                       int height, std::span<const std::array<uint8_t, 3>> palette) {
+  Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WritePalettePng(file.value(), indices, width, height, palette);
 }
 
-internal::Status WriteGreyPng(const std::filesystem::path& path, const uint8_t* values, int width,
-                              int height) {
-  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+Status WriteGreyPng(const std::filesystem::path& path, const uint8_t* values, int width,
+                    int height) {
+  Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WriteGreyPng(file.value(), values, width, height);
 }
 
-internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height,
-                                            GifRowOrder order,
-                                            const std::filesystem::path& path_for_errors) {
+Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int height, GifRowOrder order,
+                                  const std::filesystem::path& path_for_errors) {
   // Encoded in memory: giflib's own file writer creates files with mode
   // 0600, unlike every other file segfeed writes.
   std::string encoded;
@@ -204,18 +198,18 @@ internal::Result<std::string> EncodeMaskGif(const uint8_t* mask, int width, int 
   return encoded;
 }
 
-internal::Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height,
-                              GifRowOrder order) {
-  internal::Result<std::string> encoded = EncodeMaskGif(mask, width, height, order, file.path());
+Status WriteMaskGif(const OutputFile& file, const uint8_t* mask, int width, int height,
+                    GifRowOrder order) {
+  Result<std::string> encoded = EncodeMaskGif(mask, width, height, order, file.path());
   if (!encoded.ok()) return encoded.error();
   return file.Write(encoded.value());
 }
 
-internal::Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width,
-                              int height, GifRowOrder order) {
-  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+Status WriteMaskGif(const std::filesystem::path& path, const uint8_t* mask, int width, int height,
+                    GifRowOrder order) {
+  Result<OutputFile> file = OutputFile::Prepare(path);
   if (!file.ok()) return file.error();
   return WriteMaskGif(file.value(), mask, width, height, order);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -1,6 +1,6 @@
 #include "output/label_palette.h"
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 constexpr int kVocClasses = 21;  // background and VOC's 20 object classes
@@ -72,4 +72,4 @@ LabelRgb LabelColour(int class_id, int num_classes) {
   return FromHsv(hue, kSaturation[level], kValue[level]);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

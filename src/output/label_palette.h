@@ -6,7 +6,7 @@
 #include <array>
 #include <cstdint>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 
 using LabelRgb = std::array<uint8_t, 3>;
 
@@ -29,4 +29,4 @@ inline constexpr LabelRgb kIgnoreColour = {224, 224, 192};
 // Deterministic and thread-safe.
 LabelRgb LabelColour(int class_id, int num_classes);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -16,7 +16,7 @@
 #include "source/file_descriptor.h"
 #include "source/file_system.h"
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 namespace fs = std::filesystem;
@@ -85,7 +85,7 @@ int RetryOnSignal(Call call) {
 // with errno set on failure.
 bool WriteAll(int fd, std::string_view bytes) {
   while (!bytes.empty()) {
-    const ssize_t n = internal::FileSystemInUse().Write(fd, bytes.data(), bytes.size());
+    const ssize_t n = source::FileSystemInUse().Write(fd, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -103,7 +103,7 @@ class TemporaryFile {
   TemporaryFile(const TemporaryFile&) = delete;
   TemporaryFile& operator=(const TemporaryFile&) = delete;
   ~TemporaryFile() {
-    if (!path_.empty()) internal::FileSystemInUse().Unlink(path_.c_str());
+    if (!path_.empty()) source::FileSystemInUse().Unlink(path_.c_str());
   }
 
   bool is_open() const { return fd_.get() >= 0; }
@@ -112,7 +112,7 @@ class TemporaryFile {
   // either fails (the destructor then removes the file).
   bool CloseAndRenameTo(const fs::path& target) {
     if (!fd_.Close() || RetryOnSignal([&] {
-                          return internal::FileSystemInUse().Rename(path_.c_str(), target.c_str());
+                          return source::FileSystemInUse().Rename(path_.c_str(), target.c_str());
                         }) != 0)
       return false;
     path_.clear();
@@ -136,8 +136,8 @@ class TemporaryFile {
       *path = FolderOf(target) / name;
       // 0666 before the umask: the permissions a new file gets anyway.
       const int fd = RetryOnSignal([&] {
-        return internal::FileSystemInUse().Open(path->c_str(),
-                                                O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        return source::FileSystemInUse().Open(path->c_str(),
+                                              O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       });
       if (fd >= 0) return fd;
       if (errno != EEXIST) break;
@@ -147,7 +147,7 @@ class TemporaryFile {
   }
 
   fs::path path_;  // empty once renamed, or when it could not be created
-  internal::FileDescriptor fd_;
+  source::FileDescriptor fd_;
 };
 
 // `path` made absolute with symbolic links, "." and ".." resolved as far as
@@ -168,7 +168,7 @@ bool IsSameOrBelow(const fs::path& path, const fs::path& folder) {
 
 }  // namespace
 
-internal::Result<OutputFile> OutputFile::Prepare(const fs::path& path) {
+Result<OutputFile> OutputFile::Prepare(const fs::path& path) {
   if (path.empty()) return IoError(path, "empty path");
   OutputFile file;
   file.path_ = path;
@@ -198,7 +198,7 @@ internal::Result<OutputFile> OutputFile::Prepare(const fs::path& path) {
   return file;
 }
 
-internal::Status OutputFile::Write(std::string_view bytes) const {
+Status OutputFile::Write(std::string_view bytes) const {
   switch (kind_) {
     case Kind::kReplace:
       return Replace(bytes);
@@ -210,13 +210,13 @@ internal::Status OutputFile::Write(std::string_view bytes) const {
   return IoError(path_, "unknown output kind");
 }
 
-internal::Status OutputFile::Replace(std::string_view bytes) const {
+Status OutputFile::Replace(std::string_view bytes) const {
   TemporaryFile temp(target_);
   if (!temp.is_open())
     return IoError(path_, "cannot create a temporary file beside it: " + ErrnoText());
   // fsync before the rename: after a crash the name holds either the old
   // content or the whole new one, never an empty file.
-  internal::FileSystem& file_system = internal::FileSystemInUse();
+  source::FileSystem& file_system = source::FileSystemInUse();
   const bool written = WriteAll(temp.fd(), bytes) &&
                        (!existing_mode_ || RetryOnSignal([&] {
                                              return file_system.Fchmod(temp.fd(), *existing_mode_);
@@ -227,9 +227,9 @@ internal::Status OutputFile::Replace(std::string_view bytes) const {
   return {};
 }
 
-internal::Status OutputFile::WriteDirectly(std::string_view bytes) const {
-  internal::FileDescriptor fd(RetryOnSignal([&] {
-    return internal::FileSystemInUse().Open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY, 0);
+Status OutputFile::WriteDirectly(std::string_view bytes) const {
+  source::FileDescriptor fd(RetryOnSignal([&] {
+    return source::FileSystemInUse().Open(path_.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY, 0);
   }));
   if (fd.get() < 0) return IoError(path_, "cannot open: " + ErrnoText());
   if (!WriteAll(fd.get(), bytes) || !fd.Close())
@@ -237,7 +237,7 @@ internal::Status OutputFile::WriteDirectly(std::string_view bytes) const {
   return {};
 }
 
-internal::Status OutputFile::WriteStream(std::string_view bytes) const {
+Status OutputFile::WriteStream(std::string_view bytes) const {
   if (std::fwrite(bytes.data(), 1, bytes.size(), stream_) != bytes.size() ||
       std::fflush(stream_) != 0) {
     return IoError(path_, "cannot write: " + ErrnoText());
@@ -245,7 +245,7 @@ internal::Status OutputFile::WriteStream(std::string_view bytes) const {
   return {};
 }
 
-internal::Status CheckOutputFolder(const fs::path& dir) {
+Status CheckOutputFolder(const fs::path& dir) {
   // The folder itself when it exists, else the closest existing one above
   // it, where create_directories() will make the rest.
   fs::path existing = dir;
@@ -259,7 +259,7 @@ internal::Status CheckOutputFolder(const fs::path& dir) {
   return {};
 }
 
-internal::Status CheckOutsideFolders(const fs::path& path, const std::vector<fs::path>& folders) {
+Status CheckOutsideFolders(const fs::path& path, const std::vector<fs::path>& folders) {
   const fs::path resolved = Resolved(path);
   for (const fs::path& folder : folders) {
     if (IsSameOrBelow(resolved, Resolved(folder))) {
@@ -270,4 +270,4 @@ internal::Status CheckOutsideFolders(const fs::path& path, const std::vector<fs:
   return {};
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

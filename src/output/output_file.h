@@ -11,7 +11,7 @@
 
 #include "result.h"
 
-namespace segfeed::tools {
+namespace segfeed::output {
 
 // A file a command writes its result into (--json FILE, --out FILE.png, each
 // file of --dump DIR), checked before the command starts its work and
@@ -36,11 +36,11 @@ class OutputFile {
   // folder; an existing file is writable; for a regular file, its folder
   // exists and is writable. Touches nothing. Returns an io_error naming
   // `path` and the reason.
-  static internal::Result<OutputFile> Prepare(const std::filesystem::path& path);
+  static Result<OutputFile> Prepare(const std::filesystem::path& path);
 
   // Writes `bytes` as the whole content of the file. Returns an io_error
   // naming the path and the reason ("cannot write: No space left on device").
-  internal::Status Write(std::string_view bytes) const;
+  Status Write(std::string_view bytes) const;
 
   // The path as the user gave it.
   const std::filesystem::path& path() const { return path_; }
@@ -48,9 +48,9 @@ class OutputFile {
  private:
   enum class Kind { kReplace, kDirect, kStream };
   OutputFile() = default;
-  internal::Status Replace(std::string_view bytes) const;
-  internal::Status WriteDirectly(std::string_view bytes) const;
-  internal::Status WriteStream(std::string_view bytes) const;
+  Status Replace(std::string_view bytes) const;
+  Status WriteDirectly(std::string_view bytes) const;
+  Status WriteStream(std::string_view bytes) const;
 
   std::filesystem::path path_;
   Kind kind_ = Kind::kReplace;
@@ -62,12 +62,12 @@ class OutputFile {
 // Checks, before a run, a folder a command will create if needed and write
 // files into: it is a writable folder, or the closest existing folder above
 // it is writable. Returns an io_error naming `dir` and the reason.
-internal::Status CheckOutputFolder(const std::filesystem::path& dir);
+Status CheckOutputFolder(const std::filesystem::path& dir);
 
 // Refuses `path` when it is one of `folders` or anywhere below one of them,
 // comparing paths with symbolic links, "." and ".." resolved. The io_error
 // names `path` and the folder.
-internal::Status CheckOutsideFolders(const std::filesystem::path& path,
-                                     const std::vector<std::filesystem::path>& folders);
+Status CheckOutsideFolders(const std::filesystem::path& path,
+                           const std::vector<std::filesystem::path>& folders);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -5,7 +5,7 @@
 
 #include "output/utf8.h"
 
-namespace segfeed::tools {
+namespace segfeed::output {
 
 const char* const kNamesHelp = R"(names in the output:
   A file name is bytes, not necessarily text. The text output shows control
@@ -64,4 +64,4 @@ std::string PrintableText(std::string_view text) {
   return out;
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

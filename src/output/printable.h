@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 
 // `text` made safe to print on a terminal or in a log, one line per report
 // entry: a file name may hold any byte but '/' and NUL, and printed raw a
@@ -24,4 +24,4 @@ std::string PrintableText(std::string_view text);
 // For the commands' --help: how names appear in their text and JSON output.
 extern const char* const kNamesHelp;
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

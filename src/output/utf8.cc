@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 
 size_t Utf8SequenceLength(std::string_view text) {
   if (text.empty()) return 0;
@@ -54,4 +54,4 @@ std::string_view Utf8Prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 
 // File names on Linux are bytes, not text: any byte but '/' and NUL. These
 // tell which bytes of such a name are well-formed UTF-8 (RFC 3629: no
@@ -22,4 +22,4 @@ bool IsValidUtf8(std::string_view text);
 // one character. For shortening a name without leaving half a character.
 std::string_view Utf8Prefix(std::string_view text, size_t max_bytes);
 
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -5,14 +5,15 @@
 #include <string>
 #include <utility>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 using tbb::flow::continue_msg;
 using tbb::flow::input_port;
 using tbb::flow::make_edge;
 using tbb::flow::output_port;
 
-BatchGraph::BatchGraph(tbb::task_arena* arena, BufferPool* pool, Shape shape, Callbacks callbacks)
+BatchGraph::BatchGraph(tbb::task_arena* arena, memory::BufferPool* pool, Shape shape,
+                       Callbacks callbacks)
     : arena_(arena),
       pool_(pool),
       shape_(std::move(shape)),
@@ -157,4 +158,4 @@ void BatchGraph::Stop() {
   while (free_buffers_->try_get(buffer)) pool_->Release(buffer);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -17,7 +17,7 @@
 #include "result.h"
 #include "thread_annotations.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // A batch whose samples have all been attempted, handed on in batch order.
 struct FilledBatch {
@@ -71,7 +71,7 @@ class BatchGraph {
 
   // Starts loading at once. The pool's free buffers and every buffer
   // released later feed the graph until Stop().
-  BatchGraph(tbb::task_arena* arena, BufferPool* pool, Shape shape, Callbacks callbacks);
+  BatchGraph(tbb::task_arena* arena, memory::BufferPool* pool, Shape shape, Callbacks callbacks);
   BatchGraph(const BatchGraph&) = delete;
   BatchGraph& operator=(const BatchGraph&) = delete;
   ~BatchGraph();
@@ -111,7 +111,7 @@ class BatchGraph {
   tbb::flow::continue_msg Publish(FilledBatch filled);
 
   tbb::task_arena* arena_;
-  BufferPool* pool_;
+  memory::BufferPool* pool_;
   Shape shape_;
   Callbacks callbacks_;
   std::atomic<bool> stopping_{false};
@@ -135,4 +135,4 @@ class BatchGraph {
   std::unique_ptr<tbb::flow::function_node<FilledBatch>> publish_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

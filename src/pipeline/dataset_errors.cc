@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 // Unpaired images named in the error that stops a kFail loader.
@@ -60,4 +60,4 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
          "; the rule: " + DescribeDatasetRule(spec);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

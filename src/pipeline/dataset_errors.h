@@ -9,7 +9,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // What a Loader with OnBadFile::kFail says about images without a mask
 // (`missing`, not empty): the first one as the error, the next few and the
@@ -20,4 +20,4 @@ FileError UnpairedImagesError(const std::vector<Error>& missing);
 // that was expected.
 std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -8,7 +8,7 @@
 
 #include "counter_rng.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 // Salts separate the random streams of different purposes.
@@ -84,4 +84,4 @@ SubsetSplit SplitSubset(uint32_t count, double validation_fraction, uint64_t see
   return split;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

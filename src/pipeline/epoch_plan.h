@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // Which pairs of the dataset an epoch visits, in which order, and how they
 // fall into batches. A pure function of its inputs: every rank, thread and
@@ -61,4 +61,4 @@ struct SubsetSplit {
 };
 SubsetSplit SplitSubset(uint32_t count, double validation_fraction, uint64_t seed);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

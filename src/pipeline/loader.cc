@@ -11,7 +11,7 @@
 namespace segfeed {
 
 Loader::Loader(const DatasetSpec& dataset, const LoaderOptions& options)
-    : runtime_(std::make_unique<internal::LoaderRuntime>(dataset, options)) {}
+    : runtime_(std::make_unique<pipeline::LoaderRuntime>(dataset, options)) {}
 
 Loader::~Loader() = default;
 

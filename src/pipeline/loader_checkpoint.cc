@@ -10,7 +10,7 @@
 // A LoaderRuntime's state saved (State()) and restored (Restore()): where
 // the stream is, checked against the state's own shard and world size.
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 LoaderState LoaderRuntime::State() {
   if (!listing_digest_) listing_digest_ = ListingDigest(*source_);
@@ -96,9 +96,10 @@ void LoaderRuntime::Restore(const LoaderState& state) {
     const bool mask = kind == ErrorKind::kCorruptMask || kind == ErrorKind::kNonBinaryMask ||
                       kind == ErrorKind::kLabelOutOfRange;
     samples_->MarkKnownBad(
-        id, Error{kind, source_->MemberName(id, mask ? Member::kMask : Member::kImage),
-                  "this pair was bad in the run the checkpoint comes from; not read again, "
-                  "as there"});
+        id,
+        Error{kind, source_->MemberName(id, mask ? source::Member::kMask : source::Member::kImage),
+              "this pair was bad in the run the checkpoint comes from; not read again, "
+              "as there"});
   }
   if (same_world_size) {
     next_start_ = {state.epoch, state.next_batch, state.shard_start};
@@ -109,4 +110,4 @@ void LoaderRuntime::Restore(const LoaderState& state) {
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -19,7 +19,7 @@
 // and the pool and sample loader made. Everything a Loader refuses at
 // construction is refused here.
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 int ResolveThreads(int threads) { return threads > 0 ? threads : tbb::info::default_concurrency(); }
@@ -45,7 +45,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   dataset_ = ListDataset(spec);
   if (dataset_.pairs.empty()) throw ConfigError(NoPairsMessage(spec, dataset_));
   unpaired_files_ = dataset_.problems;
-  source_ = std::make_unique<FilesSource>(dataset_.pairs);
+  source_ = std::make_unique<source::FilesSource>(dataset_.pairs);
   dataset_.ignored = {};  // counted in ignored_count; check names them
   if (options_.on_bad_file == OnBadFile::kFail) {
     std::vector<Error> missing;
@@ -107,7 +107,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   int source_width = options_.augment.output_width;
   int source_height = options_.augment.output_height;
   SourceFormats formats;
-  if (auto source = PlanSourceFromHeaders(*source_, options_.decode); source.ok()) {
+  if (auto source = io::PlanSourceFromHeaders(*source_, options_.decode); source.ok()) {
     source_width = source.value().width;
     source_height = source.value().height;
     formats = source.value().formats;
@@ -121,12 +121,12 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   // OpenCV's parallel loops run in their own arena and would escape ours.
   cv::setNumThreads(1);
 
-  buffers_ = std::make_shared<BatchBuffers>(options_.prefetch_batches, options_.batch_size,
-                                            options_.output, options_.augment.output_width,
-                                            options_.augment.output_height, options_.pinned);
+  buffers_ = std::make_shared<memory::BatchBuffers>(
+      options_.prefetch_batches, options_.batch_size, options_.output,
+      options_.augment.output_width, options_.augment.output_height, options_.pinned);
   samples_ = std::make_unique<SampleLoader>(
       options_, source_.get(), epoch_plan_spec_.sample_ids, buffers_.get(), threads_, source_width,
       source_height, static_cast<int64_t>(memory_plan_.decode_budget_bytes_per_thread), formats);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -11,7 +11,7 @@
 // A LoaderRuntime's epochs: starting, pausing and abandoning one, the graph
 // that fills its batches, handing them out (Next, GiveBack) and the stats.
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 // The epoch after the last one must exist too: position() moves on to it.
@@ -101,7 +101,7 @@ void LoaderRuntime::PauseEpoch() {
 }
 
 void LoaderRuntime::GiveBack(int buffer) {
-  const BatchMeta& meta = buffers_->meta[buffer];
+  const memory::BatchMeta& meta = buffers_->meta[buffer];
   if (!streaming_ || given_back_ || meta.epoch != epoch_ || meta.batch_index != next_batch_ - 1) {
     // The lease is released as usual: only the last batch handed out can go back.
     buffers_->pool.Release(buffer);
@@ -120,7 +120,7 @@ LoaderPosition LoaderRuntime::Position() const {
 }
 
 void LoaderRuntime::Publish(FilledBatch filled) {
-  BatchMeta& meta = buffers_->meta[filled.buffer];
+  memory::BatchMeta& meta = buffers_->meta[filled.buffer];
   meta.epoch = epoch_;
   meta.batch_index = filled.batch;
   meta.size = filled.samples;
@@ -191,7 +191,7 @@ void LoaderRuntime::Close() {
 
 LoaderStats LoaderRuntime::Stats() const {
   LoaderStats stats;
-  const BufferPool& pool = buffers_->pool;
+  const memory::BufferPool& pool = buffers_->pool;
   stats.pool_kind = pool.kind();
   stats.pool_fallback_reason = pool.fallback_reason();
   stats.pool_bytes = pool.total_bytes();
@@ -207,4 +207,4 @@ LoaderStats LoaderRuntime::Stats() const {
   return stats;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

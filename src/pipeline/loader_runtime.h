@@ -17,7 +17,7 @@
 #include "source/sample_source.h"
 #include "worker_arena.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // What a Loader is behind its public face: the listing, the epoch plans, the
 // pool and the graph that fills it. Its members live by concern:
@@ -44,7 +44,7 @@ class LoaderRuntime {
   LoaderState State();
   void Restore(const LoaderState& state);
 
-  const std::shared_ptr<BatchBuffers>& buffers() const { return buffers_; }
+  const std::shared_ptr<memory::BatchBuffers>& buffers() const { return buffers_; }
   const Dataset& dataset() const { return dataset_; }
   const MemoryPlan& memory_plan() const { return memory_plan_; }
   int64_t batches_per_epoch() const { return batches_per_epoch_; }
@@ -65,7 +65,7 @@ class LoaderRuntime {
   Dataset dataset_;
   // Where the pairs' bytes come from: the listing's files. Everything after
   // the listing (plan, samples, checkpoint digest) reads through it.
-  std::unique_ptr<SampleSource> source_;
+  std::unique_ptr<source::SampleSource> source_;
   // What every epoch's plan is made from: the sample ids, the shard and the
   // batching; its epoch is set for each epoch.
   EpochPlanSpec epoch_plan_spec_;
@@ -73,7 +73,7 @@ class LoaderRuntime {
   int64_t samples_per_epoch_ = 0;
   // The bytes the loader holds, planned for the dataset's typical photo.
   MemoryPlan memory_plan_;
-  std::shared_ptr<BatchBuffers> buffers_;
+  std::shared_ptr<memory::BatchBuffers> buffers_;
   WorkerArena arena_;
   ReadyQueue ready_;
 
@@ -107,4 +107,4 @@ class LoaderRuntime {
   std::unique_ptr<BatchGraph> graph_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -14,7 +14,7 @@
 #include "segfeed/errors.h"
 #include "segfeed/option_table.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 // How a message shows an option's canonical text: a choice quoted as
@@ -98,21 +98,21 @@ std::vector<std::pair<std::string, std::string>> StreamOptionList(const LoaderOp
   return list;
 }
 
-std::string ListingDigest(const SampleSource& source) {
+std::string ListingDigest(const source::SampleSource& source) {
   Fnv1aDigest digest;
-  const auto add_member = [&](SampleId id, Member member) {
+  const auto add_member = [&](source::SampleId id, source::Member member) {
     const std::optional<int64_t> bytes = source.MemberSize(id, member);
     digest.Add(std::filesystem::path(source.MemberName(id, member)).filename().string());
     digest.Add(std::string_view("\0", 1));
     digest.Add(bytes ? std::to_string(*bytes) : "-1");
     digest.Add(std::string_view("\0", 1));
   };
-  const auto count = static_cast<SampleId>(source.sample_count());
-  for (SampleId id = 0; id < count; ++id) {
+  const auto count = static_cast<source::SampleId>(source.sample_count());
+  for (source::SampleId id = 0; id < count; ++id) {
     digest.Add(source.Key(id));
     digest.Add(std::string_view("\0", 1));
-    add_member(id, Member::kImage);
-    add_member(id, Member::kMask);
+    add_member(id, source::Member::kImage);
+    add_member(id, source::Member::kMask);
     digest.Add("\n");
   }
   return digest.Hex();
@@ -146,4 +146,4 @@ void CheckResumes(const LoaderState& saved, const LoaderState& current, const Da
   }
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -14,7 +14,7 @@
 #include "segfeed/options.h"
 #include "source/sample_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // The parts of a LoaderState that a Loader knows once it is made, and the
 // checks of Loader::Restore() (loader_state.cc). The fields' reading and
@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, std::string>> StreamOptionList(const LoaderOp
 // its image's and mask's names and their sizes in bytes (-1 for a member
 // whose size the source cannot tell), in listing order. Asks the source
 // for the size of every member (files: one stat(2) each).
-std::string ListingDigest(const SampleSource& source);
+std::string ListingDigest(const source::SampleSource& source);
 
 // Throws ConfigError unless `saved` continues the stream that `current`
 // describes (positions and shards aside: any rank and world size resume):
@@ -61,4 +61,4 @@ std::string ListingDigest(const SampleSource& source);
 // folders in the message about the listing.
 void CheckResumes(const LoaderState& saved, const LoaderState& current, const DatasetSpec& spec);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -21,10 +21,10 @@
 namespace segfeed {
 namespace {
 
-using internal::IsResumableVersion;
-using internal::kQuotedChars;
-using internal::QuotedExcerpt;
-using internal::UnresumableVersionError;
+using pipeline::IsResumableVersion;
+using pipeline::kQuotedChars;
+using pipeline::QuotedExcerpt;
+using pipeline::UnresumableVersionError;
 
 // The "key value" lines of a serialized state, besides the option lines.
 constexpr std::string_view kFields[] = {"epoch",
@@ -55,7 +55,7 @@ constexpr int kIntMax = std::numeric_limits<int>::max();
 // Every integer field, in Serialize()'s order: what both Read() and
 // CheckStateFields() check, so that no form of the state escapes a range.
 constexpr auto kIntegerFields = std::make_tuple(
-    IntegerField<int64_t>{"epoch", &LoaderState::epoch, 0, internal::kLastEpoch},
+    IntegerField<int64_t>{"epoch", &LoaderState::epoch, 0, pipeline::kLastEpoch},
     IntegerField<int64_t>{"next_batch", &LoaderState::next_batch, 0, kInt64Max},
     IntegerField<uint64_t>{"seed", &LoaderState::seed, 0, std::numeric_limits<uint64_t>::max()},
     IntegerField<int>{"rank", &LoaderState::rank, 0, kIntMax},
@@ -214,11 +214,11 @@ LoaderState LoaderState::Read(const Fields& fields, std::string_view source) {
   state.listing_digest = ReadDigest("listing_digest", required("listing_digest"), source);
   if (fields.options.empty()) throw ConfigError(prefix + "no options");
   state.options = fields.options;
-  internal::CheckStateFields(state, source);
+  pipeline::CheckStateFields(state, source);
   return state;
 }
 
-namespace internal {
+namespace pipeline {
 
 void CheckStateFields(const LoaderState& state, std::string_view source) {
   const std::string prefix = std::string(source) + ": ";
@@ -244,5 +244,5 @@ void CheckStateFields(const LoaderState& state, std::string_view source) {
   }
 }
 
-}  // namespace internal
+}  // namespace pipeline
 }  // namespace segfeed

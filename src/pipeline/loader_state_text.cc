@@ -33,7 +33,7 @@ std::string KnownBadText(const std::vector<std::pair<uint32_t, ErrorKind>>& know
 
 }  // namespace
 
-using internal::QuotedExcerpt;
+using pipeline::QuotedExcerpt;
 
 std::string LoaderState::Serialize() const {
   std::string text = std::string(kMagic) + " " + std::to_string(version) + "\n";

@@ -71,36 +71,36 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
   plan.mask_bytes_per_sample = Times(out_pixels, ElementBytes(options.output.mask_dtype), "a mask");
   Times(batch, plan.image_bytes_per_sample, "a batch");  // MaskOffset() multiplies them
   plan.batch_bytes =
-      Plus(internal::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample),
+      Plus(memory::BatchBuffers::MaskOffset(options.batch_size, plan.image_bytes_per_sample),
            Times(batch, plan.mask_bytes_per_sample, "a batch"), "a batch");
   plan.pool_buffers = options.prefetch_batches;
   plan.pool_bytes = Times(plan.batch_bytes, static_cast<size_t>(plan.pool_buffers), "the pool");
 
   plan.threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
   const size_t threads = static_cast<size_t>(plan.threads);
-  const internal::JpegDecoder decoder(options.decode);
+  const decode::JpegDecoder decoder(options.decode);
   // The finest scale a sample of these options can ask for: a zoomed-in
   // window decodes finer than the output size alone would need.
   const auto [target_width, target_height] =
       FinestDecodeTarget(options.augment, source_width, source_height);
-  const internal::DctScale scale =
+  const decode::DctScale scale =
       formats.png_images
-          ? internal::DctScale{}
+          ? decode::DctScale{}
           : decoder.ChooseScale(source_width, source_height, target_width, target_height);
-  const size_t decode_bytes = internal::PairDecoder::PlannedScratchBytes(
+  const size_t decode_bytes = decode::PairDecoder::PlannedScratchBytes(
       scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
   plan.scratch_bytes_per_thread =
-      decode_bytes + internal::SampleAugmenter::PlannedScratchBytes(
+      decode_bytes + augment::SampleAugmenter::PlannedScratchBytes(
                          options.augment, scale.Apply(source_width), scale.Apply(source_height),
                          options.decode.decode_colour);
   plan.scratch_bytes = Times(plan.scratch_bytes_per_thread, threads, "the scratch");
-  plan.decode_budget_bytes_per_thread = internal::PairDecoder::DecodeBudgetBytes(
+  plan.decode_budget_bytes_per_thread = decode::PairDecoder::DecodeBudgetBytes(
       scale, source_width, source_height, formats, options.decode.scratch_headroom);
-  plan.scratch_ceiling_bytes = Times(Plus(plan.decode_budget_bytes_per_thread,
-                                          internal::SampleAugmenter::MaxScratchBytes(
-                                              options.augment, options.decode.decode_colour),
-                                          "the scratch"),
-                                     threads, "the scratch");
+  plan.scratch_ceiling_bytes = Times(
+      Plus(plan.decode_budget_bytes_per_thread,
+           augment::SampleAugmenter::MaxScratchBytes(options.augment, options.decode.decode_colour),
+           "the scratch"),
+      threads, "the scratch");
   plan.read_buffer_bytes =
       Times(Times(static_cast<size_t>(options.decode.max_file_bytes), 2, "the read buffers"),
             threads, "the read buffers");
@@ -145,7 +145,7 @@ void CheckPlanFitsMachine(const MemoryPlan& plan) {
   // A container's limit is the ceiling the OOM killer enforces, lower than
   // the machine's memory: a plan above what it leaves would be killed
   // mid-epoch without a word, so it is refused here, before the pool.
-  internal::CheckPlanFitsCgroup(plan, internal::ReadCgroupMemoryLimit());
+  memory::CheckPlanFitsCgroup(plan, memory::ReadCgroupMemoryLimit());
   for (const auto& [resource, name] : {std::pair{RLIMIT_AS, "address-space limit (ulimit -v)"},
                                        std::pair{RLIMIT_DATA, "data-segment limit (ulimit -d)"}}) {
     rlimit limit{};

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 void ReadyQueue::Push(FilledBatch batch) {
   {
@@ -57,4 +57,4 @@ std::vector<FilledBatch> ReadyQueue::Drain() {
   return drained;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

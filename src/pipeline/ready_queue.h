@@ -10,7 +10,7 @@
 #include "pipeline/batch_graph.h"
 #include "thread_annotations.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // Completed batches waiting for the consumer, in batch order. It never holds
 // more than the pool has buffers, since every batch in it owns one.
@@ -52,4 +52,4 @@ class ReadyQueue {
   bool closed_ GUARDED_BY(mu_) = false;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -6,7 +6,7 @@
 #include "counter_rng.h"
 #include "stage_clock.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 // Replacement samples for skipped files are drawn from this stream.
@@ -19,8 +19,8 @@ constexpr int kMaxDrawsPerSlot = 256;
 
 }  // namespace
 
-SampleLoader::SampleLoader(const LoaderOptions& options, SampleSource* source,
-                           const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers,
+SampleLoader::SampleLoader(const LoaderOptions& options, source::SampleSource* source,
+                           const std::vector<uint32_t>& sample_ids, memory::BatchBuffers* buffers,
                            int workers, int source_width, int source_height,
                            int64_t decode_budget_bytes, const SourceFormats& formats)
     : options_(options),
@@ -91,17 +91,17 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   Status status = worker.reader.Read(*source_, id, [&](int photo_width, int photo_height) {
     return DecodeTargetFor(options_.augment, params, photo_width, photo_height);
   });
-  const PairReader::Timings& read = worker.reader.last_timings();
+  const io::PairReader::Timings& read = worker.reader.last_timings();
   read_ns_ += read.read_ns;
   image_decode_ns_ += read.image_decode_ns;
   mask_decode_ns_ += read.mask_decode_ns;
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
 
-  const DecodedImage& image = worker.reader.image();
-  const MaskImage& mask = worker.reader.mask();
-  WarpSource source;
-  if (image.layout == DecodedImage::Layout::kYCbCrPlanes) {
+  const decode::DecodedImage& image = worker.reader.image();
+  const decode::MaskImage& mask = worker.reader.mask();
+  augment::WarpSource source;
+  if (image.layout == decode::DecodedImage::Layout::kYCbCrPlanes) {
     source.image = {image.pixels.data(), image.width, image.height, 1,
                     ptrdiff_t{image.luma_stride}};
     if (image.chroma_width > 0) {
@@ -115,7 +115,7 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
     source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
   }
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
-  const DctScale scale = worker.reader.image_scale();
+  const decode::DctScale scale = worker.reader.image_scale();
   source.image_scale = static_cast<double>(scale.num) / scale.denom;
   // The window's redraws (crop_max_class_ratio) warp the mask up to ten
   // times: warp time.
@@ -125,17 +125,17 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   });
   warp_ns_ += NanosBetween(choosing, StageClock::now());
   SetAppliedGeometry(options_.augment, mask.width, mask.height, &params);
-  const OutputConverter& converter = worker.augmenter.converter();
+  const augment::OutputConverter& converter = worker.augmenter.converter();
   worker.augmenter.Run(
       params, source,
       converter.DenseImage(buffers_->ImageSlot(task.buffer, task.slot), output_width,
                            output_height),
       converter.DenseMask(buffers_->MaskSlot(task.buffer, task.slot), output_width));
-  const SampleAugmenter::Timings& augment = worker.augmenter.last_timings();
+  const augment::SampleAugmenter::Timings& augment = worker.augmenter.last_timings();
   warp_ns_ += augment.warp_ns;
   jitter_ns_ += augment.jitter_ns;
   convert_ns_ += augment.convert_ns;
-  BatchMeta& meta = buffers_->meta[task.buffer];
+  memory::BatchMeta& meta = buffers_->meta[task.buffer];
   meta.sample_ids[task.slot] = id;
   meta.params[task.slot] = params;
   return {};
@@ -198,4 +198,4 @@ void SampleLoader::AddStats(LoaderStats* stats) const {
   stats->stage_seconds.convert = convert_ns_.load() * 1e-9;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

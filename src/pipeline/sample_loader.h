@@ -21,11 +21,12 @@
 #include "source/sample_source.h"
 #include "thread_annotations.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // What the decode stage's mask values mean, for the augment stage.
-inline MaskEncoding MaskEncodingOf(const DecodeOptions& decode) {
-  return MaskEncoding{decode.mask_mode == MaskMode::kLabels, kIgnoreLabel, decode.ignore_index};
+inline augment::MaskEncoding MaskEncodingOf(const DecodeOptions& decode) {
+  return augment::MaskEncoding{decode.mask_mode == MaskMode::kLabels, decode::kIgnoreLabel,
+                               decode.ignore_index};
 }
 
 // What fills one batch slot: reads and decodes a pair, augments it straight
@@ -44,8 +45,8 @@ class SampleLoader {
   // reader and an augmenter whose scratch is reserved for sources up to
   // source_width x source_height stored as `formats`, within
   // `decode_budget_bytes`.
-  SampleLoader(const LoaderOptions& options, SampleSource* source,
-               const std::vector<uint32_t>& sample_ids, BatchBuffers* buffers, int workers,
+  SampleLoader(const LoaderOptions& options, source::SampleSource* source,
+               const std::vector<uint32_t>& sample_ids, memory::BatchBuffers* buffers, int workers,
                int source_width, int source_height, int64_t decode_budget_bytes,
                const SourceFormats& formats = {});
 
@@ -80,7 +81,7 @@ class SampleLoader {
   struct Worker {
     explicit Worker(const LoaderOptions& options)
         : reader(options.decode),
-          augmenter(options.augment, options.output, MaskEncodingOf(options.decode),
+          augmenter(options.augment, options.output, pipeline::MaskEncodingOf(options.decode),
                     options.decode.decode_colour) {}
 
     // Copies what the buffers hold into the counters below; the worker
@@ -92,8 +93,8 @@ class SampleLoader {
       peak_read_buffer_bytes = reader.peak_read_buffer_bytes();
     }
 
-    PairReader reader;
-    SampleAugmenter augmenter;
+    io::PairReader reader;
+    augment::SampleAugmenter augmenter;
     // For stats, which may be asked while the worker loads: the buffers
     // themselves are the worker's alone.
     std::atomic<size_t> scratch_bytes{0};
@@ -112,9 +113,9 @@ class SampleLoader {
   Error GiveUpError(uint32_t id, int draws) const EXCLUDES(skipped_mu_);
 
   const LoaderOptions options_;
-  SampleSource* source_;
+  source::SampleSource* source_;
   const std::vector<uint32_t>& sample_ids_;
-  BatchBuffers* buffers_;
+  memory::BatchBuffers* buffers_;
   std::vector<std::unique_ptr<Worker>> workers_;
   // Set by StartEpoch() while no Load() runs.
   int64_t epoch_ = 0;
@@ -136,4 +137,4 @@ class SampleLoader {
   std::unordered_map<uint32_t, Error> bad_pairs_ GUARDED_BY(skipped_mu_);
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

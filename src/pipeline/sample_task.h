@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 
 // One sample to load: where it sits in the epoch and where its bytes go.
 struct SampleTask {
@@ -12,4 +12,4 @@ struct SampleTask {
   int64_t position = 0;  // batch * batch_size + slot: index into the epoch order
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

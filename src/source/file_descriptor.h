@@ -2,7 +2,7 @@
 
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // An open file descriptor, closed by the destructor on every path that does
 // not close it explicitly with Close() (which reports the error).
@@ -27,4 +27,4 @@ class FileDescriptor {
   int fd_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -2,11 +2,11 @@
 
 #include "source/files_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 Result<std::span<const uint8_t>> FileReader::Read(const std::filesystem::path& path,
                                                   const HeadCheck* head) {
   return ReadWholeFile(path, &buffer_, head);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

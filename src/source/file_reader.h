@@ -8,7 +8,7 @@
 #include "result.h"
 #include "source/sample_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // Reads whole files that belong to no sample (a plan's sampled headers, the
 // naive baseline) into one buffer that is reused from file to file, so
@@ -38,4 +38,4 @@ class FileReader {
   ReadBuffer buffer_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 class PosixFileSystem final : public FileSystem {
@@ -73,4 +73,4 @@ FileSystemOverrideForTesting::~FileSystemOverrideForTesting() {
   replacement.store(nullptr, std::memory_order_release);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

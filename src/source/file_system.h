@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // The system calls, with their POSIX contracts: -1 (or nullptr) with errno
 // set on failure. Implementations are thread-safe.
@@ -70,4 +70,4 @@ class FileSystemOverrideForTesting {
   ~FileSystemOverrideForTesting();
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -11,7 +11,7 @@
 #include "source/file_descriptor.h"
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 Error IoError(const std::filesystem::path& path, const std::string& detail) {
@@ -120,4 +120,4 @@ Result<std::span<const uint8_t>> ReadWholeFile(const std::filesystem::path& path
   return into->bytes();
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -10,7 +10,7 @@
 #include "segfeed/dataset.h"
 #include "source/sample_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // The first source: one photo file and one mask file per sample, the pairs
 // of a listing (PairList, the catalog), read through the file-system seam
@@ -50,4 +50,4 @@ class FilesSource final : public SampleSource {
 Result<std::span<const uint8_t>> ReadWholeFile(const std::filesystem::path& path, ReadBuffer* into,
                                                const HeadCheck* head = nullptr);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -2,7 +2,7 @@
 
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 uint8_t* ReadBuffer::Resize(size_t size) {
   // The vector only grows, so that a member no larger than the largest one
@@ -18,4 +18,4 @@ void ReadBuffer::Shrink(size_t keep_bytes) {
   if (bytes_.capacity() > keep_bytes) std::vector<uint8_t>().swap(bytes_);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // The bytes of one member, in a buffer that the caller owns and reuses from
 // read to read (one per decode thread and member), so that reading
@@ -38,4 +38,4 @@ class ReadBuffer {
   size_t size_ = 0;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

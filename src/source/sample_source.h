@@ -16,7 +16,7 @@
 #include "result.h"
 #include "source/read_buffer.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // A sample's position in the listing: the epoch's permutation, sharding and
 // checkpoints speak of samples by id, whatever the source.
@@ -80,4 +80,4 @@ class SampleSource {
                                                 const HeadCheck* head = nullptr) = 0;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 std::atomic<ScratchGrowthObserverForTesting*> observer{nullptr};
@@ -28,4 +28,4 @@ ScratchGrowthObserverForTesting::~ScratchGrowthObserverForTesting() {
   observer.store(nullptr, std::memory_order_release);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

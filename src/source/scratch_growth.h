@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // Called before a buffer grows past its capacity to `bytes`; throws
 // std::bad_alloc when a test says this growth fails.
@@ -45,4 +45,4 @@ class ScratchGrowthObserverForTesting {
   virtual void BeforeGrowth(size_t bytes) = 0;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

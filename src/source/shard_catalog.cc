@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 Error CatalogError(std::string detail) {
@@ -116,4 +116,4 @@ Result<ShardCatalog> ShardCatalog::FromParts(std::vector<Shard> shards,
   return catalog;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -17,10 +17,10 @@
 #include "source/sample_source.h"
 #include "source/tar_scan.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // A sample's member, as a record stores it: where its bytes are, how many,
-// their digest (tools::Digest) and which form it takes (forms()[form - 1];
+// their digest (Digest) and which form it takes (forms()[form - 1];
 // 0: the sample has no such member).
 struct SampleRecord {
   uint64_t offset[2];  // indexed by Member: kImage, kMask
@@ -44,7 +44,7 @@ class ShardCatalog {
   struct Shard {
     std::filesystem::path path;
     int64_t bytes = 0;
-    uint64_t digest = 0;  // tools::Digest of all its bytes
+    uint64_t digest = 0;  // Digest of all its bytes
   };
   // How a member is stored: the extension after its key ("jpg",
   // "mask.png") and the kind of tar entry (a member that is a folder or
@@ -105,4 +105,4 @@ class ShardCatalog {
 
 inline size_t MemberIndex(Member member) { return member == Member::kImage ? 0 : 1; }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -17,7 +17,7 @@
 #include "source/files_source.h"
 #include "source/read_buffer.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 // The records are written as they lie in memory.
@@ -95,7 +95,7 @@ std::string Encode(const ShardCatalog& catalog, const std::filesystem::path& fol
   out.append(catalog.key_arena());
   out.append(reinterpret_cast<const char*>(catalog.records().data()),
              catalog.records().size() * sizeof(SampleRecord));
-  tools::Digest digest;
+  Digest digest;
   digest.Update(out.data(), out.size());
   Put(&out, digest.Value());
   return out;
@@ -109,7 +109,7 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
   if (bytes.size() < sizeof kMagic + sizeof(uint64_t) ||
       std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return IndexError(index, "not a segfeed shard index (no SFSHARDS magic)");
-  tools::Digest digest;
+  Digest digest;
   digest.Update(bytes.data(), bytes.size() - sizeof(uint64_t));
   uint64_t trailer = 0;
   std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
@@ -160,7 +160,7 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
   return catalog;
 }
 
-// tools::Digest of the whole file, read through the seam.
+// Digest of the whole file, read through the seam.
 Result<uint64_t> DigestFile(const std::filesystem::path& path) {
   FileSystem& file_system = FileSystemInUse();
   int opened = -1;
@@ -171,7 +171,7 @@ Result<uint64_t> DigestFile(const std::filesystem::path& path) {
   if (fd.get() < 0) return IndexError(path, std::string("cannot open: ") + std::strerror(errno));
   constexpr size_t kChunk = size_t{1} << 20;
   auto chunk = std::make_unique<uint8_t[]>(kChunk);
-  tools::Digest digest;
+  Digest digest;
   for (;;) {
     const ssize_t n = file_system.Read(fd.get(), chunk.get(), kChunk);
     if (n < 0 && errno == EINTR) continue;
@@ -257,4 +257,4 @@ Result<ShardCatalog> ReadShardIndex(const std::filesystem::path& index, ShardChe
   return catalog;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -12,7 +12,7 @@
 #include "result.h"
 #include "source/shard_catalog.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 inline constexpr uint32_t kShardIndexVersion = 1;
 // The index's name beside the shards.
@@ -37,4 +37,4 @@ enum class ShardCheck { kSizes, kDigests };
 Result<ShardCatalog> ReadShardIndex(const std::filesystem::path& index,
                                     ShardCheck check = ShardCheck::kSizes);
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

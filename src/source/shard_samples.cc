@@ -6,7 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 bool SameIgnoringCase(std::string_view a, std::string_view b) {
@@ -155,4 +155,4 @@ ShardListing ScanShards(const std::vector<std::filesystem::path>& shards,
   return listing;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -19,7 +19,7 @@
 #include "source/shard_catalog.h"
 #include "source/tar_scan.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // The extensions (compared without regard to ASCII case) that make a member
 // a sample's photo or its mask. The defaults: the photo formats segfeed
@@ -61,4 +61,4 @@ ShardListing ListShardSamples(const std::vector<TarScan>& scans, const MemberRol
 ShardListing ScanShards(const std::vector<std::filesystem::path>& shards,
                         const MemberRoles& roles = {});
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -8,7 +8,7 @@
 
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 ShardsSource::ShardsSource(ShardCatalog catalog)
     : catalog_(std::move(catalog)),
@@ -136,4 +136,4 @@ Result<std::span<const uint8_t>> ShardsSource::Read(SampleId id, Member member, 
   return into->bytes();
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -12,7 +12,7 @@
 #include "source/sample_source.h"
 #include "source/shard_catalog.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // The second source: samples stored as members of tar shards, served from a
 // ShardCatalog (a scan of the shards, source/shard_samples.h, or their
@@ -68,4 +68,4 @@ class ShardsSource final : public SampleSource {
   Mutex opening_;
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -14,7 +14,7 @@
 #include "source/file_descriptor.h"
 #include "source/file_system.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 constexpr int64_t kTarBlock = 512;
@@ -26,7 +26,7 @@ constexpr size_t kChunkBytes = size_t{1} << 20;
 struct ShardStream {
   int fd = -1;
   std::unique_ptr<uint8_t[]> chunk = std::make_unique<uint8_t[]>(kChunkBytes);
-  tools::Digest digest;
+  Digest digest;
   int64_t bytes_read = 0;
 };
 
@@ -196,7 +196,7 @@ class TarWalk {
 
   // Reads the member's bytes through libarchive into its digest.
   bool DigestData(const std::string& where, TarMember* member) {
-    tools::Digest digest;
+    Digest digest;
     int64_t done = 0;
     for (;;) {
       const void* block = nullptr;
@@ -329,4 +329,4 @@ TarScan ScanTar(const std::filesystem::path& shard) {
   return scan;
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -15,7 +15,7 @@
 
 #include "result.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 
 // What a tar entry is, as far as reading samples goes.
 enum class TarEntryKind : uint8_t {
@@ -38,13 +38,13 @@ struct TarMember {
   // (regular members only; 0 otherwise).
   int64_t data_offset = 0;
   int64_t size = 0;
-  // tools::Digest of the member's bytes (regular members only).
+  // Digest of the member's bytes (regular members only).
   uint64_t digest = 0;
 };
 
 struct TarScan {
   std::filesystem::path shard;
-  // The shard file's size, and tools::Digest of all its bytes (0 unless
+  // The shard file's size, and Digest of all its bytes (0 unless
   // the scan read it to the end).
   int64_t bytes = 0;
   uint64_t digest = 0;
@@ -74,4 +74,4 @@ TarScan ScanTar(const std::filesystem::path& shard);
 // Largest member a shard index records (its sizes are 32-bit).
 inline constexpr int64_t kMaxTarMemberBytes = (int64_t{1} << 32) - 1;
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

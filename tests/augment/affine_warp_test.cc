@@ -22,7 +22,7 @@
 #include "kernel_scopes.h"
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::HalfResolution;
@@ -624,4 +624,4 @@ TEST(AffineWarpTest, PreReduceImprovesQualityFromFullResolution) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -11,7 +11,7 @@
 
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::DescribeJitter;
@@ -180,4 +180,4 @@ TEST(ColorJitterTest, FusedConversionMatchesJitterThenConvert) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

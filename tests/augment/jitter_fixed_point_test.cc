@@ -13,7 +13,7 @@
 #include "augment/simd_dispatch.h"
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::DescribeJitter;
@@ -168,4 +168,4 @@ TEST(FixedPointJitterTest, Avx2AndOnePixelKernelsGiveSameBits) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -7,7 +7,7 @@
 
 #include "augment/simd_dispatch.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 
 class ScopedKernelChoice {
  public:
@@ -33,4 +33,4 @@ class ScopedAvx2Kernels : public ScopedKernelChoice {
       : ScopedKernelChoice({.avx2 = KernelChoiceForTesting().avx2, .avx512 = false}) {}
 };
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -14,7 +14,7 @@
 #include "segfeed/errors.h"
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::NoiseImage;
@@ -227,4 +227,4 @@ TEST(OutputConversionTest, ConstructorRejectsInvalidOptions) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -11,7 +11,7 @@
 #include "segfeed/errors.h"
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::HalfResolution;
@@ -121,4 +121,4 @@ TEST_F(SampleAugmenterTest, ConstructorValidatesBothOptionStructs) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

@@ -17,11 +17,11 @@
 
 namespace segfeed::testing {
 
-inline internal::RasterView View(const cv::Mat& m) {
+inline augment::RasterView View(const cv::Mat& m) {
   return {m.data, m.cols, m.rows, m.channels(), static_cast<ptrdiff_t>(m.step)};
 }
 
-inline internal::MutableRasterView MutableView(cv::Mat& m) {
+inline augment::MutableRasterView MutableView(cv::Mat& m) {
   return {m.data, m.cols, m.rows, m.channels(), static_cast<ptrdiff_t>(m.step)};
 }
 
@@ -32,9 +32,9 @@ struct DemoScene {
 };
 
 inline DemoScene RenderDemoScene(int index) {
-  tools::DemoOptions options;
-  tools::DemoRaster raster;
-  tools::RenderDemoSample(options, index, &raster);
+  demo::DemoOptions options;
+  demo::DemoRaster raster;
+  demo::RenderDemoSample(options, index, &raster);
   DemoScene scene;
   scene.image = cv::Mat(raster.height, raster.width, CV_8UC3, raster.rgb.data()).clone();
   scene.mask = cv::Mat(raster.height, raster.width, CV_8UC1, raster.mask.data()).clone();
@@ -53,7 +53,7 @@ inline cv::Mat HalfResolution(const cv::Mat& image) {
 // Uniform noise, a pure function of `seed`.
 inline cv::Mat NoiseImage(int width, int height, int channels, uint64_t seed) {
   cv::Mat out(height, width, CV_MAKETYPE(CV_8U, channels));
-  internal::CounterRng rng(seed);
+  CounterRng rng(seed);
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width * channels; ++x) out.ptr<uint8_t>(y)[x] = rng.NextU64() & 0xff;
   return out;

@@ -22,7 +22,7 @@
 #include "kernel_scopes.h"
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::MutableView;
@@ -628,4 +628,4 @@ TEST(WindowGeometryTest, CropMaxClassRatioRedrawsUntilNoClassDominates) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

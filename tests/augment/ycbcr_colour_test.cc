@@ -13,7 +13,7 @@
 #include "kernel_scopes.h"
 #include "test_rasters.h"
 
-namespace segfeed::internal {
+namespace segfeed::augment {
 namespace {
 
 using segfeed::testing::MutableView;
@@ -161,4 +161,4 @@ TEST(ColourMatrixTest, YCbCrToRgbIsLibjpegsConversion) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::augment

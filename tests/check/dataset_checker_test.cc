@@ -20,7 +20,7 @@
 #include "support/planted_dataset.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::check {
 namespace {
 
 namespace fs = std::filesystem;
@@ -139,14 +139,15 @@ TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
     const std::vector<uint8_t> rgb(width * height * 3, static_cast<uint8_t>(value));
     const std::string stem = "grey" + std::to_string(value);
     ASSERT_TRUE(
-        WriteJpeg(dir.path() / "train" / (stem + ".jpg"), rgb.data(), width, height, 100).ok());
+        output::WriteJpeg(dir.path() / "train" / (stem + ".jpg"), rgb.data(), width, height, 100)
+            .ok());
     // A quarter of the mask is foreground for 100, half for 200.
     std::vector<uint8_t> mask(width * height, 0);
     std::fill(mask.begin(), mask.begin() + (value == 100 ? width * height / 4 : width * height / 2),
               1);
-    ASSERT_TRUE(
-        WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), mask.data(), width, height)
-            .ok());
+    ASSERT_TRUE(output::WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), mask.data(),
+                                     width, height)
+                    .ok());
   }
   CheckOptions options = Threads(2);
   options.statistics = ChannelStatistics::kExact;
@@ -182,10 +183,12 @@ TEST(DatasetCheckerTest, BlockMeansWeightTheEdgeBlocksByTheirPixels) {
       sum += value;
     }
   }
-  ASSERT_TRUE(WriteJpeg(dir.path() / "train" / "edge.jpg", rgb.data(), width, height, 100).ok());
+  ASSERT_TRUE(
+      output::WriteJpeg(dir.path() / "train" / "edge.jpg", rgb.data(), width, height, 100).ok());
   const std::vector<uint8_t> mask(width * height, 1);
   ASSERT_TRUE(
-      WriteMaskGif(dir.path() / "train_masks" / "edge_mask.gif", mask.data(), width, height).ok());
+      output::WriteMaskGif(dir.path() / "train_masks" / "edge_mask.gif", mask.data(), width, height)
+          .ok());
   for (ChannelStatistics statistics : {ChannelStatistics::kBlockMeans, ChannelStatistics::kExact}) {
     CheckOptions options = Threads(1);
     options.statistics = statistics;
@@ -324,8 +327,8 @@ CheckOptions Labels(int num_classes, int threads) {
 }
 
 // A small make-demo label-map set: `count` 64x48 palette PNGs, VOC style.
-DemoOptions LabelDemo(int classes, int count) {
-  DemoOptions demo;
+demo::DemoOptions LabelDemo(int classes, int count) {
+  demo::DemoOptions demo;
   demo.count = count;
   demo.width = 64;
   demo.height = 48;
@@ -339,12 +342,12 @@ DemoOptions LabelDemo(int classes, int count) {
 // dataset_checker.h.
 TEST(DatasetCheckerTest, ClassTableOfALabelMapDemoIsExactAndAsDefined) {
   TempDir dir;
-  const DemoOptions demo = LabelDemo(5, 6);
-  ASSERT_TRUE(WriteDemoDataset(dir.path(), demo, {}).ok());
+  const demo::DemoOptions demo = LabelDemo(5, 6);
+  ASSERT_TRUE(demo::WriteDemoDataset(dir.path(), demo, {}).ok());
   std::array<int64_t, 256> pixels{}, masks{}, containing{};
-  DemoRaster raster;
+  demo::DemoRaster raster;
   for (int i = 0; i < demo.count; ++i) {
-    RenderDemoSample(demo, i, &raster);
+    demo::RenderDemoSample(demo, i, &raster);
     std::array<int64_t, 256> histogram{};
     for (uint8_t v : raster.mask) ++histogram[v];
     for (int v = 0; v < 256; ++v) {
@@ -370,7 +373,7 @@ TEST(DatasetCheckerTest, ClassTableOfALabelMapDemoIsExactAndAsDefined) {
   const CheckReport two = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, 2));
   EXPECT_TRUE(one.problems.empty()) << one.problems.front().Message();
   ASSERT_EQ(one.classes.size(), 5u);
-  EXPECT_EQ(one.ignore_pixels, pixels[kDemoIgnoreLabel]);
+  EXPECT_EQ(one.ignore_pixels, pixels[demo::kDemoIgnoreLabel]);
   EXPECT_GT(one.ignore_pixels, 0);  // the VOC-style boundary band
   int64_t sum = 0;
   for (int c = 0; c < 5; ++c) {
@@ -417,17 +420,17 @@ TEST(DatasetCheckerTest, ClassTableIsEmptyInBinaryMode) {
 // Writes `stem`'s photo into dir/train, for a mask the test writes itself.
 void WritePhoto(const fs::path& dir, const std::string& stem) {
   const std::vector<uint8_t> rgb = segfeed::testing::TestPicture(64, 48);
-  ASSERT_TRUE(WriteJpeg(dir / "train" / (stem + ".jpg"), rgb.data(), 64, 48, 90).ok());
+  ASSERT_TRUE(output::WriteJpeg(dir / "train" / (stem + ".jpg"), rgb.data(), 64, 48, 90).ok());
 }
 
 TEST(DatasetCheckerTest, LabelOutsideTheClassesIsLabelOutOfRangeNamingTheMask) {
   TempDir dir;
-  ASSERT_TRUE(WriteDemoDataset(dir.path(), LabelDemo(5, 2), {}).ok());
+  ASSERT_TRUE(demo::WriteDemoDataset(dir.path(), LabelDemo(5, 2), {}).ok());
   WritePhoto(dir.path(), "label9");
   std::vector<uint8_t> labels(64 * 48, 1);
   std::fill(labels.begin(), labels.begin() + 10, uint8_t{9});
   const fs::path mask = dir.path() / "train_masks" / "label9_mask.png";
-  ASSERT_TRUE(WriteGreyPng(mask, labels.data(), 64, 48).ok());
+  ASSERT_TRUE(output::WriteGreyPng(mask, labels.data(), 64, 48).ok());
   // Classes 0-4 are in range, the demo's 255 is ignore_index; 9 is not.
   const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, 2));
   ASSERT_EQ(report.problems.size(), 1u);
@@ -443,8 +446,9 @@ TEST(DatasetCheckerTest, BinaryMasksWithoutAnyForegroundAreOneSuspiciousMaskOnTh
   const std::vector<uint8_t> black(64 * 48, 0);
   for (const std::string stem : {"a", "b"}) {
     WritePhoto(dir.path(), stem);
-    ASSERT_TRUE(
-        WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"), black.data(), 64, 48).ok());
+    ASSERT_TRUE(output::WriteMaskGif(dir.path() / "train_masks" / (stem + "_mask.gif"),
+                                     black.data(), 64, 48)
+                    .ok());
   }
   const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
   ASSERT_EQ(report.problems.size(), 1u);
@@ -465,7 +469,7 @@ TEST(DatasetCheckerTest, InvertedPaletteIsSuspiciousMaskNamingTheFile) {
   std::fill(indices.begin(), indices.begin() + 64 * 10, uint8_t{1});
   const std::array<std::array<uint8_t, 3>, 2> palette = {{{255, 255, 255}, {0, 0, 0}}};
   const fs::path mask = dir.path() / "train_masks" / "inverted_mask.png";
-  ASSERT_TRUE(WritePalettePng(mask, indices.data(), 64, 48, palette).ok());
+  ASSERT_TRUE(output::WritePalettePng(mask, indices.data(), 64, 48, palette).ok());
   const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2));
   ASSERT_EQ(report.problems.size(), 1u) << report.problems.front().Message();
   EXPECT_EQ(report.problems[0].kind, ErrorKind::kSuspiciousMask);
@@ -486,14 +490,14 @@ TEST(DatasetCheckerTest, BinaryMaskRulesHoldForEveryFormatAndNameTheRule) {
   std::fill(deep.begin(), deep.begin() + 64 * 10, uint16_t{65535});
   std::fill(deep.begin() + 64 * 10, deep.begin() + 64 * 12, uint16_t{30000});
   const fs::path deep_mask = dir.path() / "train_masks" / "deep_mask.png";
-  const auto deep_file = OutputFile::Prepare(deep_mask);
+  const auto deep_file = output::OutputFile::Prepare(deep_mask);
   ASSERT_TRUE(deep_file.ok());
-  ASSERT_TRUE(WriteGreyPng(deep_file.value(), deep.data(), 64, 48).ok());
+  ASSERT_TRUE(output::WriteGreyPng(deep_file.value(), deep.data(), 64, 48).ok());
   WritePhoto(dir.path(), "dark");
   std::vector<uint8_t> dark(64 * 48, 0);
   std::fill(dark.begin(), dark.begin() + 64 * 10, uint8_t{1});
   const fs::path dark_mask = dir.path() / "train_masks" / "dark_mask.png";
-  ASSERT_TRUE(WriteGreyPng(dark_mask, dark.data(), 64, 48).ok());
+  ASSERT_TRUE(output::WriteGreyPng(dark_mask, dark.data(), 64, 48).ok());
 
   CheckOptions options = Threads(2);
   CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), options);
@@ -516,18 +520,18 @@ TEST(DatasetCheckerTest, BinaryMaskRulesHoldForEveryFormatAndNameTheRule) {
 
 TEST(DatasetCheckerTest, OtherPalettesAndBitDepthsAreCountedAsInformation) {
   TempDir dir;
-  ASSERT_TRUE(WriteDemoDataset(dir.path(), LabelDemo(5, 3), {}).ok());
+  ASSERT_TRUE(demo::WriteDemoDataset(dir.path(), LabelDemo(5, 3), {}).ok());
   // A label map with a two-colour palette of its own, and a 16-bit one.
   WritePhoto(dir.path(), "other");
   const std::vector<uint8_t> indices(64 * 48, 1);
   const std::array<std::array<uint8_t, 3>, 2> palette = {{{0, 0, 0}, {10, 20, 30}}};
   const fs::path other = dir.path() / "train_masks" / "other_mask.png";
-  ASSERT_TRUE(WritePalettePng(other, indices.data(), 64, 48, palette).ok());
+  ASSERT_TRUE(output::WritePalettePng(other, indices.data(), 64, 48, palette).ok());
   WritePhoto(dir.path(), "deep");
   const std::vector<uint16_t> deep(64 * 48, 2);
-  const auto deep_file = OutputFile::Prepare(dir.path() / "train_masks" / "deep_mask.png");
+  const auto deep_file = output::OutputFile::Prepare(dir.path() / "train_masks" / "deep_mask.png");
   ASSERT_TRUE(deep_file.ok());
-  ASSERT_TRUE(WriteGreyPng(deep_file.value(), deep.data(), 64, 48).ok());
+  ASSERT_TRUE(output::WriteGreyPng(deep_file.value(), deep.data(), 64, 48).ok());
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Labels(5, threads));
@@ -544,7 +548,7 @@ TEST(DatasetCheckerTest, OtherPalettesAndBitDepthsAreCountedAsInformation) {
 
 // Records the largest buffer growth any decode thread asks for: the bytes
 // a file made the checker allocate, counted before the allocation.
-class LargestGrowth final : public internal::ScratchGrowthObserverForTesting {
+class LargestGrowth final : public source::ScratchGrowthObserverForTesting {
  public:
   void BeforeGrowth(size_t bytes) override {
     size_t seen = largest_.load();
@@ -650,4 +654,4 @@ TEST(DatasetCheckerTest, TinyJpegsOfEveryCodingAreClean) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::check

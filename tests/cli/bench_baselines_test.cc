@@ -14,7 +14,7 @@
 #include "demo/demo_dataset.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -22,11 +22,11 @@ using segfeed::testing::TempDir;
 
 // Three small clean pairs, listed as the loader lists them.
 PairList CleanPairs(const fs::path& root) {
-  DemoOptions demo;
+  demo::DemoOptions demo;
   demo.count = 3;
   demo.width = 64;
   demo.height = 48;
-  EXPECT_TRUE(WriteDemoDataset(root, demo, {}).ok());
+  EXPECT_TRUE(demo::WriteDemoDataset(root, demo, {}).ok());
   return ListDataset(DatasetSpec::Carvana(root)).pairs;
 }
 
@@ -96,4 +96,4 @@ TEST(BenchBaselinesTest, UndecodableImageIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -31,12 +31,12 @@ using segfeed::testing::RunSegfeed;
 using segfeed::testing::TempDir;
 
 std::string MakeDataset(const TempDir& dir, const std::string& name, int count) {
-  segfeed::tools::DemoOptions demo;
+  segfeed::demo::DemoOptions demo;
   demo.count = count;
   demo.width = 240;
   demo.height = 160;
   const auto path = dir / name;
-  EXPECT_TRUE(segfeed::tools::WriteDemoDataset(path, demo, {}).ok());
+  EXPECT_TRUE(segfeed::demo::WriteDemoDataset(path, demo, {}).ok());
   return path.string();
 }
 
@@ -77,14 +77,14 @@ TEST(BenchTest, DigestIsTheSameForOneAndTwoThreadsAndPrefetchDepths) {
 // labels, and the scalar kernels give the same bytes.
 TEST(BenchTest, LabelMapDigestIsTheSameForThreadsRunsAndKernels) {
   TempDir dir;
-  segfeed::tools::DemoOptions demo;
+  segfeed::demo::DemoOptions demo;
   demo.count = 9;
   demo.width = 120;
   demo.height = 80;
   demo.classes = 6;
-  demo.image_format = segfeed::tools::DemoImageFormat::kPng;
+  demo.image_format = segfeed::demo::DemoImageFormat::kPng;
   const auto path = dir / "labels";
-  ASSERT_TRUE(segfeed::tools::WriteDemoDataset(path, demo, {}).ok());
+  ASSERT_TRUE(segfeed::demo::WriteDemoDataset(path, demo, {}).ok());
   for (const std::string dtype : {"int64", "uint8"}) {
     const std::string run = "bench --data '" + path.string() +
                             "' --mask-mode labels --num-classes 6 --mask-dtype " + dtype +
@@ -110,14 +110,14 @@ TEST(BenchTest, LabelMapDigestIsTheSameForThreadsRunsAndKernels) {
 // masks beside PNG photos, or JPEG photos with PNG masks).
 TEST(BenchTest, StageLineNamesTheDecodesByRoleWhateverTheFormats) {
   TempDir dir;
-  segfeed::tools::DemoOptions demo;
+  segfeed::demo::DemoOptions demo;
   demo.count = 4;
   demo.width = 64;
   demo.height = 48;
   demo.classes = 3;
-  demo.image_format = segfeed::tools::DemoImageFormat::kPng;
+  demo.image_format = segfeed::demo::DemoImageFormat::kPng;
   const auto path = dir / "labels";
-  ASSERT_TRUE(segfeed::tools::WriteDemoDataset(path, demo, {}).ok());
+  ASSERT_TRUE(segfeed::demo::WriteDemoDataset(path, demo, {}).ok());
   for (const std::string& data : {path.string(), MakeDataset(dir, "gif", 4)}) {
     const auto r = RunSegfeed("bench --data '" + data + "' --size 32 --batch 2 --epochs 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -212,7 +212,7 @@ TEST(BenchTest, JsonReportHoldsTheStatsFieldListInOrder) {
                             json_path.string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream in(json_path);
-  const auto report = segfeed::tools::Json::parse(in);
+  const auto report = segfeed::cli::Json::parse(in);
   std::vector<std::string> keys;
   for (const auto& item : report.items()) keys.push_back(item.key());
   std::vector<std::string> names;
@@ -340,7 +340,7 @@ TEST_F(BenchMixedDatasetTest, AStopInTheFirstBatchMeasuresNoThroughput) {
       << r.output;
   EXPECT_EQ(r.output.find("samples/s"), std::string::npos) << r.output;
   std::ifstream in(json_path);
-  const auto report = segfeed::tools::Json::parse(in);
+  const auto report = segfeed::cli::Json::parse(in);
   EXPECT_TRUE(report.at("samples_per_s").is_null()) << report.dump();
   EXPECT_TRUE(report.at("batches_per_s").is_null()) << report.dump();
 }

@@ -47,24 +47,24 @@ TEST_F(IndexCommandTest, WritesTheIndexBesideTheFirstShard) {
   EXPECT_NE(result.output.find("3 samples, 1 extra members"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("d-000001.tar:train/c: unpaired"), std::string::npos)
       << result.output;
-  auto catalog = internal::ReadShardIndex(dir_ / internal::kShardIndexFileName,
-                                          internal::ShardCheck::kDigests);
+  auto catalog = source::ReadShardIndex(dir_ / source::kShardIndexFileName,
+                                          source::ShardCheck::kDigests);
   ASSERT_TRUE(catalog.ok()) << catalog.error().Message();
   ASSERT_EQ(catalog.value().sample_count(), 3u);
   EXPECT_EQ(catalog.value().Key(0), "train/a");
   EXPECT_EQ(catalog.value().Key(1), "train/b");
   EXPECT_EQ(catalog.value().record(1).size[0], 600u);
-  EXPECT_EQ(catalog.value().FormOf(2, internal::Member::kMask), nullptr);
+  EXPECT_EQ(catalog.value().FormOf(2, source::Member::kMask), nullptr);
 }
 
 TEST_F(IndexCommandTest, OtherRolesAndOutput) {
   const auto result = RunSegfeed("index " + shards_ + " --photo json --mask jpg --output " +
                                  Quoted(dir_ / "other.sfidx"));
   EXPECT_EQ(result.exit_code, 0) << result.output;
-  auto catalog = internal::ReadShardIndex(dir_ / "other.sfidx");
+  auto catalog = source::ReadShardIndex(dir_ / "other.sfidx");
   ASSERT_TRUE(catalog.ok()) << catalog.error().Message();
-  EXPECT_EQ(catalog.value().FormOf(0, internal::Member::kImage)->extension, "json");
-  EXPECT_EQ(catalog.value().FormOf(0, internal::Member::kMask)->extension, "jpg");
+  EXPECT_EQ(catalog.value().FormOf(0, source::Member::kImage)->extension, "json");
+  EXPECT_EQ(catalog.value().FormOf(0, source::Member::kMask)->extension, "jpg");
 }
 
 TEST_F(IndexCommandTest, ADamagedShardIsNamedAndLeavesNoIndexUnlessAllowed) {
@@ -75,10 +75,10 @@ TEST_F(IndexCommandTest, ADamagedShardIsNamedAndLeavesNoIndexUnlessAllowed) {
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("d-000001.tar:train/b.jpg"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("no index written"), std::string::npos) << result.output;
-  EXPECT_FALSE(std::filesystem::exists(dir_ / internal::kShardIndexFileName));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / source::kShardIndexFileName));
   result = RunSegfeed("index " + shards_ + " --allow-errors");
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  auto catalog = internal::ReadShardIndex(dir_ / internal::kShardIndexFileName);
+  auto catalog = source::ReadShardIndex(dir_ / source::kShardIndexFileName);
   ASSERT_TRUE(catalog.ok()) << catalog.error().Message();
   EXPECT_EQ(catalog.value().sample_count(), 1u);
 }

@@ -330,16 +330,16 @@ TEST(MakeDemoTest, InterlacedMasksHoldTheSamePixels) {
                               "' --count 4 --width 90 --height 61 --mask-rows " + rows);
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
-  segfeed::internal::GifDecoder decoder({});
+  segfeed::decode::GifDecoder decoder({});
   for (const auto& entry :
        std::filesystem::directory_iterator(dir / "sequential" / "train_masks")) {
     const std::string name = entry.path().filename().string();
     const std::vector<char> sequential = ReadBytes(entry.path());
-    segfeed::internal::MaskImage reference;
+    segfeed::decode::MaskImage reference;
     ASSERT_TRUE(decoder.Decode(AsBytes(sequential), name, &reference).ok());
     for (const char* rows : {"interlaced", "mixed"}) {
       const std::vector<char> other = ReadBytes(dir / rows / "train_masks" / name);
-      segfeed::internal::MaskImage mask;
+      segfeed::decode::MaskImage mask;
       ASSERT_TRUE(decoder.Decode(AsBytes(other), name, &mask).ok());
       EXPECT_TRUE(mask.pixels == reference.pixels) << rows << " " << name;
       if (std::string(rows) == "interlaced") {

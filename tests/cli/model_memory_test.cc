@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 TEST(ModelMemoryTest, AdamIsSixteenBytesPerParameter) {
@@ -31,4 +31,4 @@ TEST(ModelMemoryTest, OptimizerNames) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

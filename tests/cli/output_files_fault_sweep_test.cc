@@ -1,5 +1,5 @@
 // The output files' fault sweep: `check --json`, `bench --json` and
-// `preview --dump` run in this process (tools::RunCheck() and the others)
+// `preview --dump` run in this process (cli::RunCheck() and the others)
 // with each open, write, fchmod, fsync, close and rename of their output
 // files failed in turn. A failure must leave every file that was there
 // before as it was (new files complete or absent, no temporary left
@@ -98,7 +98,7 @@ class OutputFilesFaultSweepTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
-    tools::DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 6;
     demo.width = 64;
     demo.height = 48;
@@ -127,7 +127,7 @@ class OutputFilesFaultSweepTest : public ::testing::Test {
     const std::map<std::string, std::string> clean = Prepare(command);
     ASSERT_FALSE(clean.empty());
     testing::FaultInjectingFileSystem file_system;
-    internal::FileSystemOverrideForTesting use(&file_system);
+    source::FileSystemOverrideForTesting use(&file_system);
     file_system.CountOnlyUnder(Out().string() + "/");
     file_system.Disarm();
     RunCommand(command.run, command.args);
@@ -207,14 +207,14 @@ testing::TempDir* OutputFilesFaultSweepTest::dir_ = nullptr;
 
 TEST_F(OutputFilesFaultSweepTest, CheckJson) {
   Sweep({"check --json",
-         tools::RunCheck,
+         cli::RunCheck,
          {"--data", (dir_->path() / "data").string(), "--json", (Out() / "report.json").string()},
          ""});
 }
 
 TEST_F(OutputFilesFaultSweepTest, BenchJson) {
   Sweep({"bench --json",
-         tools::RunBench,
+         cli::RunBench,
          {"--data", (dir_->path() / "data").string(), "--size", "32", "--batch", "2", "--epochs",
           "1", "--threads", "1", "--digest", "--json", (Out() / "bench.json").string()},
          "\"samples_per_s\""});
@@ -222,7 +222,7 @@ TEST_F(OutputFilesFaultSweepTest, BenchJson) {
 
 TEST_F(OutputFilesFaultSweepTest, PreviewDump) {
   Sweep({"preview --dump",
-         tools::RunPreview,
+         cli::RunPreview,
          {"--data", (dir_->path() / "data").string(), "--dump", (Out() / "dump").string(),
           "--count", "2", "--size", "32x24", "--batch", "2", "--threads", "1"},
          ""});

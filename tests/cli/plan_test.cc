@@ -28,11 +28,11 @@ using segfeed::testing::TempDir;
 class PlanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    tools::DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 3;
     demo.width = 160;
     demo.height = 106;
-    ASSERT_TRUE(tools::WriteDemoDataset(dir_ / "data", demo, {}).ok());
+    ASSERT_TRUE(demo::WriteDemoDataset(dir_ / "data", demo, {}).ok());
     data_ = " --data " + Quoted((dir_ / "data").string());
   }
 
@@ -78,12 +78,12 @@ TEST_F(PlanTest, JsonReportHoldsThePlanFieldListInOrder) {
   ASSERT_TRUE(Plan("--source-size 640x480 --size 64 --batch 2 --threads 2").isOpened())
       << last_.output;
   std::ifstream in(dir_ / "plan.json");
-  const auto report = tools::Json::parse(in);
+  const auto report = cli::Json::parse(in);
   LoaderOptions options;
   options.augment.output_width = options.augment.output_height = 64;
   options.batch_size = 2;
   options.threads = 2;
-  const tools::Json expected = tools::FieldsJson(PlanMemory(options, 640, 480));
+  const cli::Json expected = cli::FieldsJson(PlanMemory(options, 640, 480));
   std::vector<std::string> keys, names;
   for (const auto& item : report.items()) keys.push_back(item.key());
   for (const auto& item : expected.items()) names.push_back(item.key());
@@ -172,15 +172,15 @@ TEST_F(PlanTest, ModelEstimateIsParamsGradsAndOptimizerState) {
 // stays valid UTF-8 with the exact bytes beside, the text escapes them.
 TEST_F(PlanTest, HostileExamplePathGivesValidJsonAndEscapedText) {
   const auto data = dir_ / "hostile";
-  tools::DemoOptions demo;
+  demo::DemoOptions demo;
   demo.count = 1;
   demo.width = 64;
   demo.height = 48;
-  ASSERT_TRUE(tools::WriteDemoDataset(data, demo, {}).ok());
+  ASSERT_TRUE(demo::WriteDemoDataset(data, demo, {}).ok());
   const std::string stem = "plan\xff\n\x1b[2J";
   const std::string image = (data / "train" / (stem + ".jpg")).string();
-  std::filesystem::rename(data / "train" / (tools::DemoStem(0, 0) + ".jpg"), image);
-  std::filesystem::rename(data / "train_masks" / (tools::DemoStem(0, 0) + "_mask.gif"),
+  std::filesystem::rename(data / "train" / (demo::DemoStem(0, 0) + ".jpg"), image);
+  std::filesystem::rename(data / "train_masks" / (demo::DemoStem(0, 0) + "_mask.gif"),
                           data / "train_masks" / (stem + "_mask.gif"));
   const auto json_path = dir_ / "hostile.json";
   const auto r =

@@ -14,7 +14,7 @@
 #include "support/hostile_names.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -57,7 +57,7 @@ TEST(PreviewDumpTest, LongStemsAreCutAtACharacterAndTaggedWithADigest) {
       const std::string stem = LongStem(prefix, bytes);
       const std::string name = PreviewDumpName(stem);
       EXPECT_LE(name.size() + std::string("_image.png").size(), 255u) << bytes;
-      EXPECT_TRUE(IsValidUtf8(name)) << bytes << " " << prefix;
+      EXPECT_TRUE(output::IsValidUtf8(name)) << bytes << " " << prefix;
       const size_t tilde = name.rfind('~');
       ASSERT_NE(tilde, std::string::npos) << name;
       EXPECT_EQ(name.size() - tilde, 9u) << name;
@@ -96,7 +96,7 @@ TEST(PreviewDumpTest, KeysWithSubFoldersAreDumpedIntoSubFolders) {
   const std::vector<PreviewSample> samples =
       SamplesWithStems({"aachen/aachen_000000_000019", "bochum/bochum_000000_000313", "top",
                         "a/b/c/deep", "non-utf8 \xff\xfe/key \xc3"});
-  const internal::Status status = WritePreviewDump(dir / "dump", samples, 0, 0);
+  const Status status = WritePreviewDump(dir / "dump", samples, 0, 0);
   ASSERT_TRUE(status.ok()) << status.error().Message();
   EXPECT_EQ(FilesUnder(dir / "dump"),
             (std::set<std::string>{
@@ -129,7 +129,7 @@ TEST(PreviewDumpTest, StemsThatWouldLeaveTheFolderStayInside) {
                                           "..",
                                           "x/.."};
   const std::vector<PreviewSample> samples = SamplesWithStems(stems);
-  const internal::Status status = WritePreviewDump(dir / "out" / "dump", samples, 0, 0);
+  const Status status = WritePreviewDump(dir / "out" / "dump", samples, 0, 0);
   ASSERT_TRUE(status.ok()) << status.error().Message();
   EXPECT_EQ(FilesUnder(dir.path()).size(), 2 * stems.size() + 1)
       << "every sample has two files of its own, all under the dump folder";
@@ -151,7 +151,7 @@ TEST(PreviewDumpTest, ASubFolderThatIsALinkIsNotWrittenThrough) {
   fs::create_directories(dir / "dump");
   fs::create_directories(dir / "elsewhere");
   fs::create_directory_symlink(dir / "elsewhere", dir / "dump" / "aachen");
-  const internal::Status status =
+  const Status status =
       WritePreviewDump(dir / "dump", SamplesWithStems({"aachen/aachen_000000_000019"}), 0, 0);
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.error().path, (dir / "dump" / "aachen").string());
@@ -161,4 +161,4 @@ TEST(PreviewDumpTest, ASubFolderThatIsALinkIsNotWrittenThrough) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

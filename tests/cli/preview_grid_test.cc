@@ -14,7 +14,7 @@
 #include "segfeed/loader.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 using segfeed::testing::TempDir;
@@ -121,7 +121,7 @@ TEST(PreviewGridTest, LabelMapsColourClassesAndHatchIgnore) {
   EXPECT_EQ(background[0], 100);
   for (const auto& [x, label] : {std::pair{90, 1}, std::pair{150, 2}}) {
     const uint8_t* p = GridPixel(grid, layout, ox + x, oy + 30);
-    const LabelRgb colour = LabelColour(label, 3);
+    const output::LabelRgb colour = output::LabelColour(label, 3);
     for (int c = 0; c < 3; ++c)
       EXPECT_NEAR(p[c], (1 - kPreviewLabelOpacity) * 100 + kPreviewLabelOpacity * colour[c], 1.0);
   }
@@ -129,7 +129,7 @@ TEST(PreviewGridTest, LabelMapsColourClassesAndHatchIgnore) {
   const uint8_t* hatched = GridPixel(grid, layout, ox + 180, oy + 0);
   const uint8_t* plain = GridPixel(grid, layout, ox + 182, oy + 0);
   for (int c = 0; c < 3; ++c) {
-    EXPECT_EQ(hatched[c], kIgnoreColour[c]);
+    EXPECT_EQ(hatched[c], output::kIgnoreColour[c]);
     EXPECT_EQ(plain[c], 100);
   }
 }
@@ -183,11 +183,11 @@ TEST(PreviewGridTest, LongestLabelFitsTheMinimumCell) {
 class PreviewCollectTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 7;
     demo.width = 160;
     demo.height = 106;
-    ASSERT_TRUE(WriteDemoDataset(dir_.path(), demo, {}).ok());
+    ASSERT_TRUE(demo::WriteDemoDataset(dir_.path(), demo, {}).ok());
     options_.batch_size = 3;
     options_.threads = 2;
     options_.seed = 11;
@@ -263,13 +263,13 @@ TEST_F(PreviewCollectTest, MasksOfEveryDtypeDrawAsTheUint8Ones) {
   expect_same_masks(collect(dir_.path(), float_masks, 0), binary, "float32");
 
   TempDir labelled;
-  DemoOptions demo;
+  demo::DemoOptions demo;
   demo.count = 5;
   demo.width = 96;
   demo.height = 64;
   demo.classes = 5;
-  demo.mask_format = DemoMaskFormat::kGrey;  // ids 0-4, no 255 band
-  ASSERT_TRUE(WriteDemoDataset(labelled.path(), demo, {}).ok());
+  demo.mask_format = demo::DemoMaskFormat::kGrey;  // ids 0-4, no 255 band
+  ASSERT_TRUE(demo::WriteDemoDataset(labelled.path(), demo, {}).ok());
   LoaderOptions labels = options_;
   labels.decode.mask_mode = MaskMode::kLabels;
   labels.decode.num_classes = 4;
@@ -288,4 +288,4 @@ TEST_F(PreviewCollectTest, MasksOfEveryDtypeDrawAsTheUint8Ones) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

@@ -23,7 +23,7 @@
 #include "support/hostile_names.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 using segfeed::testing::Quoted;
@@ -33,11 +33,11 @@ using segfeed::testing::TempDir;
 class PreviewTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 7;
     demo.width = 160;
     demo.height = 106;
-    ASSERT_TRUE(WriteDemoDataset(dir_ / "data", demo, {}).ok());
+    ASSERT_TRUE(demo::WriteDemoDataset(dir_ / "data", demo, {}).ok());
     data_ = " --data " + Quoted((dir_ / "data").string());
   }
   TempDir dir_;
@@ -144,19 +144,19 @@ TEST_F(PreviewTest, DumpWritesTheLoadersSamplesAndParameters) {
 // names fit anyway, and params.json keeps the whole stem, exact bytes
 // included when they are not UTF-8.
 TEST_F(PreviewTest, DumpWorksForTheLongestAndHostileStems) {
-  DemoOptions demo;
+  demo::DemoOptions demo;
   demo.count = 2;
   demo.width = 64;
   demo.height = 48;
   const std::filesystem::path data = dir_ / "hostile";
-  ASSERT_TRUE(WriteDemoDataset(data, demo, {}).ok());
+  ASSERT_TRUE(demo::WriteDemoDataset(data, demo, {}).ok());
   const std::vector<std::string> stems = {
       segfeed::testing::LongStem("preview ", segfeed::testing::kLongestStemBytes),
       "esc\x1b[2J\n\xff"};
   for (int i = 0; i < 2; ++i) {
-    std::filesystem::rename(data / "train" / (DemoStem(0, i) + ".jpg"),
+    std::filesystem::rename(data / "train" / (demo::DemoStem(0, i) + ".jpg"),
                             data / "train" / (stems[i] + ".jpg"));
-    std::filesystem::rename(data / "train_masks" / (DemoStem(0, i) + "_mask.gif"),
+    std::filesystem::rename(data / "train_masks" / (demo::DemoStem(0, i) + "_mask.gif"),
                             data / "train_masks" / (stems[i] + "_mask.gif"));
   }
   const std::filesystem::path dump = dir_ / "dump";
@@ -214,17 +214,18 @@ void ExpectDumpedFiles(const std::filesystem::path& dump, size_t samples, const 
 // so do the keys of --recursive trees and of lists: the dump makes the
 // sub-folders inside DIR, for every preset.
 TEST_F(PreviewTest, DumpWritesEveryPresetsSamplesIntoSubFolders) {
-  const std::pair<const char*, DemoLayout> presets[] = {{"carvana", DemoLayout::kCarvana},
-                                                        {"voc", DemoLayout::kVoc},
-                                                        {"cityscapes", DemoLayout::kCityscapes},
-                                                        {"ade20k", DemoLayout::kAde20k}};
-  DemoOptions demo;
+  const std::pair<const char*, demo::DemoLayout> presets[] = {
+      {"carvana", demo::DemoLayout::kCarvana},
+      {"voc", demo::DemoLayout::kVoc},
+      {"cityscapes", demo::DemoLayout::kCityscapes},
+      {"ade20k", demo::DemoLayout::kAde20k}};
+  demo::DemoOptions demo;
   demo.count = 4;
   demo.width = 64;
   demo.height = 48;
   for (const auto& [name, layout] : presets) {
     const std::filesystem::path data = dir_ / name;
-    ASSERT_TRUE(WriteDemoLayout(data, layout, demo, {}).ok()) << name;
+    ASSERT_TRUE(demo::WriteDemoLayout(data, layout, demo, {}).ok()) << name;
     const std::filesystem::path dump = dir_ / (std::string(name) + "-dump");
     const auto r = RunSegfeed("preview --data " + Quoted(data.string()) + " --dataset " + name +
                               " --dump " + Quoted(dump.string()) + " --count 3 --size 32");
@@ -253,7 +254,8 @@ TEST_F(PreviewTest, DumpOfAListKeepsEveryStemInsideTheFolder) {
   const std::filesystem::path masks = dir_ / "data" / "train_masks";
   const std::vector<std::string> folders = {"a/b", "sub \xff\xfe"};
   for (const std::string& folder : folders) std::filesystem::create_directories(root / folder);
-  const std::string stem0 = DemoStem(0, 0), stem1 = DemoStem(0, 1), stem2 = DemoStem(0, 2);
+  const std::string stem0 = demo::DemoStem(0, 0), stem1 = demo::DemoStem(0, 1),
+                    stem2 = demo::DemoStem(0, 2);
   std::filesystem::copy_file(train / (stem0 + ".jpg"), root / "a/b" / (stem0 + ".jpg"));
   std::filesystem::copy_file(masks / (stem0 + "_mask.gif"), root / "a/b" / (stem0 + "_mask.gif"));
   std::filesystem::copy_file(train / (stem1 + ".jpg"), root / folders[1] / (stem1 + ".jpg"));
@@ -265,8 +267,8 @@ TEST_F(PreviewTest, DumpOfAListKeepsEveryStemInsideTheFolder) {
     out << "a/b/" << stem0 << ".jpg\ta/b/" << stem0 << "_mask.gif\n"
         << folders[1] << "/" << stem1 << ".jpg\t" << folders[1] << "/" << stem1 << "_mask.gif\n"
         << "../data/train/" << stem2 << ".jpg\t../data/train_masks/" << stem2 << "_mask.gif\n"
-        << train.string() << "/" << DemoStem(0, 3) << ".jpg\t" << masks.string() << "/"
-        << DemoStem(0, 3) << "_mask.gif\n";
+        << train.string() << "/" << demo::DemoStem(0, 3) << ".jpg\t" << masks.string() << "/"
+        << demo::DemoStem(0, 3) << "_mask.gif\n";
   }
   const std::filesystem::path dump = dir_ / "out" / "dump";
   const auto r =
@@ -355,4 +357,4 @@ TEST_F(PreviewTest, MissingDatasetIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

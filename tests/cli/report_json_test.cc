@@ -16,7 +16,7 @@
 #include "segfeed/memory.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::cli {
 namespace {
 
 using segfeed::testing::TempDir;
@@ -149,4 +149,4 @@ TEST(ReportJsonTest, FieldsKeepTheirValuesNestedStructsAndErrors) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::cli

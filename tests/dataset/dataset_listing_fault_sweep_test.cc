@@ -61,7 +61,7 @@ TEST(DatasetListingFaultSweepTest, EveryFolderCallFailedInTurn) {
   ASSERT_NE(reference.find("c0_mask.gif"), std::string::npos) << reference;
 
   testing::FaultInjectingFileSystem file_system;
-  internal::FileSystemOverrideForTesting use(&file_system);
+  source::FileSystemOverrideForTesting use(&file_system);
   file_system.Disarm();
   ListDataset(spec);
   std::vector<std::pair<FileCall, int64_t>> counts;

@@ -9,7 +9,7 @@
 
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::dataset {
 namespace {
 
 namespace fs = std::filesystem;
@@ -133,4 +133,4 @@ TEST_F(ListRootTest, AnEmptyRootIsTheWorkingFolder) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::dataset

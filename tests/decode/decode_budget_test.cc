@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 // One sentence for every decoder's refusal, naming what was asked and what
@@ -18,4 +18,4 @@ TEST(DecodeBudgetTest, NamesTheFileWhatItNeedsAndWhatWasLeft) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

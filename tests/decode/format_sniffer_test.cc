@@ -4,7 +4,7 @@
 
 #include <vector>
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 std::vector<uint8_t> Bytes(const std::string& text) { return {text.begin(), text.end()}; }
@@ -26,4 +26,4 @@ TEST(FormatSnifferTest, DescribesUnknownDataByItsFirstBytes) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -12,7 +12,7 @@
 #include "fuzz/giflib_reference.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 using testing::Bytes;
@@ -105,9 +105,9 @@ TEST(GifDecoderTest, MatchesGiflibLineDecoderOnVariedFrames) {
 // size, written interlaced and in row order, decodes to the same bytes, on
 // one decoder one after the other.
 TEST(GifDecoderTest, InterlacedAndSequentialMasksDecodeIdentically) {
-  tools::DemoOptions options;
-  tools::DemoRaster raster;
-  tools::RenderDemoSample(options, 3, &raster);
+  demo::DemoOptions options;
+  demo::DemoRaster raster;
+  demo::RenderDemoSample(options, 3, &raster);
   const Bytes sequential = testing::EncodeMaskGif(raster.mask, raster.width, raster.height);
   const Bytes interlaced = testing::EncodeMaskGif(raster.mask, raster.width, raster.height, true);
   GifDecoder decoder({});
@@ -445,4 +445,4 @@ TEST(GifDecoderTest, NoFileChangesHowTheNextIsDecoded) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -7,7 +7,7 @@
 
 #include "fixtures/fixtures.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 using Outcome = GifLzwDecoder::Outcome;
@@ -136,4 +136,4 @@ TEST(GifLzwTest, DecodeRowsMatchesLinearDecodeRowByRow) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

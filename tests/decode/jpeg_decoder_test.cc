@@ -13,7 +13,7 @@
 #include "fixtures/defective_files.h"
 #include "fixtures/fixtures.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 using testing::Bytes;
@@ -123,8 +123,8 @@ TEST(JpegDecoderTest, ChooseScalePicksSmallestScaleNotBelowTarget) {
 }
 
 TEST(JpegDecoderTest, ScaledDecodeMatchesTurboJpegScaledOutput) {
-  tools::DemoRaster demo;
-  tools::RenderDemoSample(tools::DemoOptions{}, 3, &demo);  // a 1918x1280 car photo
+  demo::DemoRaster demo;
+  demo::RenderDemoSample(demo::DemoOptions{}, 3, &demo);  // a 1918x1280 car photo
   ASSERT_EQ(demo.width, 1918);
   const auto& rgb = demo.rgb;
   const Bytes jpeg = testing::EncodeJpegWithOpenCv(rgb, 1918, 1280, JpegVariant::kBaseline);
@@ -431,4 +431,4 @@ TEST(JpegDecoderTest, NoFileChangesHowTheNextIsDecoded) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

@@ -12,7 +12,7 @@
 #include "fixtures/fixtures.h"
 #include "fixtures/png_fixtures.h"
 
-namespace segfeed::internal {
+namespace segfeed::decode {
 namespace {
 
 using testing::Bytes;
@@ -643,4 +643,4 @@ TEST(PngDecoderTest, NoImageChangesHowTheNextIsDecoded) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::decode

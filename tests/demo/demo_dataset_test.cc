@@ -21,7 +21,7 @@
 #include "support/png_reader.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 namespace fs = std::filesystem;
@@ -79,12 +79,12 @@ TEST(DemoDatasetTest, GifDecoderReadsMakeDemoMask) {
   DemoRaster demo;
   RenderDemoSample(DemoOptions{}, 5, &demo);
   TempDir dir;
-  ASSERT_TRUE(WriteMaskGif(dir / "m.gif", demo.mask.data(), demo.width, demo.height).ok());
+  ASSERT_TRUE(output::WriteMaskGif(dir / "m.gif", demo.mask.data(), demo.width, demo.height).ok());
   const std::vector<char> bytes = ReadBytes(dir / "m.gif");
   const std::vector<uint8_t> gif(bytes.begin(), bytes.end());
-  internal::GifDecoder decoder({});
-  internal::MaskImage mask;
-  const internal::Status status = decoder.Decode(gif, "train_masks/m.gif", &mask);
+  decode::GifDecoder decoder({});
+  decode::MaskImage mask;
+  const Status status = decoder.Decode(gif, "train_masks/m.gif", &mask);
   ASSERT_TRUE(status.ok()) << status.error().Message();
   EXPECT_EQ(mask.width, 1918);
   EXPECT_EQ(mask.height, 1280);
@@ -234,7 +234,7 @@ DemoOptions LabelOptions(DemoMaskFormat format) {
 // set's files were before --classes existed (the project's reference
 // digests depend on them).
 std::string FolderDigest(const fs::path& dir) {
-  internal::Fnv1aDigest digest;
+  Fnv1aDigest digest;
   for (const auto& sub : {"train", "train_masks"}) {
     for (const auto& path : SortedFiles(dir / sub)) {
       digest.Add(path.filename().string());
@@ -275,7 +275,7 @@ TEST(DemoDatasetTest, PaletteLabelMapsHoldClassIdsAndAVoidBand) {
     ASSERT_EQ(png.color_type, 3);
     ASSERT_EQ(png.bit_depth, 8);
     ASSERT_EQ(png.palette.size(), 256u);
-    EXPECT_TRUE(std::equal(png.palette.begin(), png.palette.end(), VocColormap().begin()));
+    EXPECT_TRUE(std::equal(png.palette.begin(), png.palette.end(), output::VocColormap().begin()));
     size_t void_pixels = 0, background = 0;
     for (uint8_t index : png.samples) {
       ASSERT_TRUE(index <= 4 || index == 255) << path << ": " << int{index};
@@ -443,4 +443,4 @@ TEST(DemoDatasetTest, CacheKeysOnClassesAndFormats) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

@@ -15,7 +15,7 @@
 #include "support/png_reader.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::demo {
 namespace {
 
 namespace fs = std::filesystem;
@@ -157,7 +157,7 @@ TEST(DemoLayoutsTest, VocWritesItsFoldersListsAndPaletteLabelMaps) {
     EXPECT_EQ(png.width, 64);
     EXPECT_EQ(png.height, 48);
     ASSERT_EQ(png.palette.size(), 256u);
-    EXPECT_TRUE(std::equal(png.palette.begin(), png.palette.end(), VocColormap().begin()));
+    EXPECT_TRUE(std::equal(png.palette.begin(), png.palette.end(), output::VocColormap().begin()));
     const std::set<int> values = PngValues(png);
     indices.insert(values.begin(), values.end());
     const std::string photo = ReadText(root / "JPEGImages" / (id + ".jpg"));
@@ -305,4 +305,4 @@ TEST(DemoLayoutsTest, CarvanaIsWriteDemoDataset) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::demo

@@ -19,8 +19,8 @@
 
 namespace {
 
-using segfeed::internal::GifDecoder;
-using segfeed::internal::MaskImage;
+using segfeed::decode::GifDecoder;
+using segfeed::decode::MaskImage;
 
 segfeed::DecodeOptions FuzzOptions() {
   segfeed::DecodeOptions options;

@@ -17,9 +17,9 @@
 
 namespace {
 
-using segfeed::internal::DctScale;
-using segfeed::internal::DecodedImage;
-using segfeed::internal::JpegDecoder;
+using segfeed::decode::DctScale;
+using segfeed::decode::DecodedImage;
+using segfeed::decode::JpegDecoder;
 
 segfeed::DecodeOptions FuzzOptions(segfeed::JpegWarnings warnings,
                                    segfeed::DecodeColour colour = segfeed::DecodeColour::kRgb) {

@@ -123,19 +123,19 @@ int main(int argc, char** argv) {
   fs::create_directories(out / "gif");
   fs::create_directories(out / "png");
   int failures = 0;
-  segfeed::tools::DemoOptions options;
-  segfeed::tools::DemoRaster raster;
+  segfeed::demo::DemoOptions options;
+  segfeed::demo::DemoRaster raster;
   const int sizes[][2] = {{64, 48}, {33, 17}, {120, 80}};
   for (int i = 0; i < 3; ++i) {
     options.width = sizes[i][0];
     options.height = sizes[i][1];
-    segfeed::tools::RenderDemoSample(options, i, &raster);
+    segfeed::demo::RenderDemoSample(options, i, &raster);
     const std::string n = std::to_string(i);
-    failures += !segfeed::tools::WriteJpeg(out / "jpeg" / ("baseline" + n + ".jpg"),
-                                           raster.rgb.data(), raster.width, raster.height, 75)
+    failures += !segfeed::output::WriteJpeg(out / "jpeg" / ("baseline" + n + ".jpg"),
+                                            raster.rgb.data(), raster.width, raster.height, 75)
                      .ok();
-    failures += !segfeed::tools::WriteMaskGif(out / "gif" / ("mask" + n + ".gif"),
-                                              raster.mask.data(), raster.width, raster.height)
+    failures += !segfeed::output::WriteMaskGif(out / "gif" / ("mask" + n + ".gif"),
+                                               raster.mask.data(), raster.width, raster.height)
                      .ok();
     failures += WriteVariantGif(out / "gif" / ("variant" + n + ".gif"), raster.mask, raster.width,
                                 raster.height);

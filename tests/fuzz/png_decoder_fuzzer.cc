@@ -20,11 +20,11 @@
 
 namespace {
 
-using segfeed::internal::DecodedImage;
-using segfeed::internal::MaskSampleFormat;
-using segfeed::internal::MaskSamples;
-using segfeed::internal::PngDecoder;
-using segfeed::internal::PngHeader;
+using segfeed::decode::DecodedImage;
+using segfeed::decode::MaskSampleFormat;
+using segfeed::decode::MaskSamples;
+using segfeed::decode::PngDecoder;
+using segfeed::decode::PngHeader;
 
 segfeed::DecodeOptions FuzzOptions() {
   segfeed::DecodeOptions options;

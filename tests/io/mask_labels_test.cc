@@ -16,7 +16,7 @@
 #include "io/read_pair.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 namespace {
 
 using testing::Bytes;
@@ -83,7 +83,8 @@ TEST(MaskLabelsTest, PaletteIndicesAreLabelsAndTwoFiftyFiveIsIgnore) {
   const SamplePair pair =
       WritePair(dir, "voc", PalettePng({0, 1, 2, 255, 1, 0, 0, 0, 2, 2, 255, 1}, voc));
   EXPECT_EQ(ReadMask(pair, Labels(21)),
-            (std::vector<uint8_t>{0, 1, 2, kIgnoreLabel, 1, 0, 0, 0, 2, 2, kIgnoreLabel, 1}));
+            (std::vector<uint8_t>{0, 1, 2, decode::kIgnoreLabel, 1, 0, 0, 0, 2, 2,
+                                  decode::kIgnoreLabel, 1}));
   // The same file as a binary mask: every index but 0 is foreground, dark
   // red included (the luminance rule of old read it as all background).
   EXPECT_EQ(ReadMask(pair, {}), (std::vector<uint8_t>{0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1}));
@@ -112,8 +113,8 @@ TEST(MaskLabelsTest, LabelMapRemapsIdsAndIgnoresTheRest) {
   const SamplePair pair =
       WritePair(dir, "city", GreyPng({7, 8, 1000, 9, 4, 0, 7, 7, 8, 8, 1000, 65535}, 16));
   EXPECT_EQ(ReadMask(pair, options),
-            (std::vector<uint8_t>{0, 1, 2, kIgnoreLabel, kIgnoreLabel, kIgnoreLabel, 0, 0, 1, 1, 2,
-                                  kIgnoreLabel}));
+            (std::vector<uint8_t>{0, 1, 2, decode::kIgnoreLabel, decode::kIgnoreLabel,
+                                  decode::kIgnoreLabel, 0, 0, 1, 1, 2, decode::kIgnoreLabel}));
 }
 
 TEST(MaskLabelsTest, MaskColorsMapColoursToClasses) {
@@ -284,18 +285,18 @@ TEST(MaskLabelsTest, OneBinaryRuleForEveryMaskFormat) {
 // The checker's messages state the rule in force.
 TEST(MaskLabelsTest, BinaryMaskWarningsStateTheRuleInForce) {
   DecodeOptions options;
-  const Error non_binary = NonBinaryMaskWarning("m/a_mask.png", options);
+  const Error non_binary = decode::NonBinaryMaskWarning("m/a_mask.png", options);
   EXPECT_EQ(non_binary.Message(),
             "m/a_mask.png: mask has more than two distinct values; read as binary with "
             "foreground = every value other than 0 (mask_foreground nonzero) [non_binary_mask]");
   options.mask_foreground = MaskForeground::kLuminance;
   options.mask_threshold = 100;
-  EXPECT_EQ(NonBinaryMaskWarning("m/a_mask.png", options).detail,
+  EXPECT_EQ(decode::NonBinaryMaskWarning("m/a_mask.png", options).detail,
             "mask has more than two distinct values; read as binary with foreground = luminance "
             "of at least 100 (mask_foreground luminance, mask_threshold 100)");
-  MaskImage mask;
+  decode::MaskImage mask;
   mask.distinct_values = 2;
-  const Error empty = UniformMaskWarning("m/a_mask.png", options, mask, false);
+  const Error empty = decode::UniformMaskWarning("m/a_mask.png", options, mask, false);
   EXPECT_EQ(ErrorKindName(empty.kind), "suspicious_mask");
   EXPECT_EQ(empty.detail,
             "mask holds two distinct values but every pixel reads as background: foreground = "
@@ -312,4 +313,4 @@ TEST(MaskLabelsTest, BinaryMaskWarningsStateTheRuleInForce) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

@@ -16,7 +16,7 @@
 #include "io/read_pair.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 namespace {
 
 namespace fs = std::filesystem;
@@ -51,7 +51,7 @@ TEST(PairReaderTest, DecodesImageAtDctScaleAndMaskAtFullSize) {
   Status status = ReadPair(reader, pair, 100, 100);
   ASSERT_TRUE(status.ok()) << status.error().Message();
   // 1/4 gives 100x75, too small; 3/8 gives 150x113.
-  EXPECT_EQ(reader.image_scale(), (DctScale{3, 8}));
+  EXPECT_EQ(reader.image_scale(), (decode::DctScale{3, 8}));
   EXPECT_EQ(reader.image().width, reader.image_scale().Apply(400));
   EXPECT_EQ(reader.mask().width, 400);
   EXPECT_EQ(reader.mask().height, 300);
@@ -236,7 +236,7 @@ TEST(PairReaderTest, SingleFilesShrinkBackToThePlanAfterALargerOne) {
   PairReader reader({});
   reader.Reserve(64, 48, 0, 0);
   const size_t planned = reader.scratch_bytes();
-  EXPECT_EQ(planned, PairDecoder::PlannedScratchBytes({}, 64, 48));
+  EXPECT_EQ(planned, decode::PairDecoder::PlannedScratchBytes({}, 64, 48));
 
   ASSERT_TRUE(reader.ReadImage(large.image_path, 0, 0).ok());
   EXPECT_EQ(reader.image().width, 640);
@@ -268,13 +268,13 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   PairReader reader({});
   // Room for the 12 KiB of RGB output and a mask's values, not for three
   // 32 KiB rows: past the decoders' fixed allowance, the plan's 4 bytes.
-  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 32 * 1024);
+  reader.Reserve(1, 1, 0, 0, decode::PairDecoder::kDecoderFixedBytes + 32 * 1024);
   const Status image = reader.ReadImage(png, 0, 0);
   ASSERT_FALSE(image.ok());
   EXPECT_EQ(image.error().kind, ErrorKind::kTooLarge);
-  EXPECT_NE(
-      image.error().detail.find("decoding needs " + std::to_string(kWidth * 3 + 3 * kWidth * 8)),
-      std::string::npos)
+  EXPECT_NE(image.error().detail.find("PNG needs " + std::to_string(kWidth * 3 + 3 * kWidth * 8) +
+                                      " bytes to decode"),
+            std::string::npos)
       << image.error().detail;
   const Status mask = reader.ReadMask(png);
   ASSERT_FALSE(mask.ok());
@@ -285,7 +285,7 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
             std::string::npos)
       << mask.error().detail;
   // With room for them, both decode.
-  reader.Reserve(1, 1, 0, 0, PairDecoder::kDecoderFixedBytes + 256 * 1024);
+  reader.Reserve(1, 1, 0, 0, decode::PairDecoder::kDecoderFixedBytes + 256 * 1024);
   EXPECT_TRUE(reader.ReadImage(png, 0, 0).ok());
   EXPECT_TRUE(reader.ReadMask(png).ok());
 }
@@ -368,4 +368,4 @@ TEST(DecodeOptionsTest, ValidationNamesFieldAndValue) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

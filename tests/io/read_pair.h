@@ -4,7 +4,7 @@
 #include "segfeed/dataset.h"
 #include "source/files_source.h"
 
-namespace segfeed::internal {
+namespace segfeed::io {
 
 // Reads `pair` with `reader` as the loader reads a sample: through a
 // FilesSource, here of a listing that holds this one pair.
@@ -12,8 +12,8 @@ template <typename... Target>
 Status ReadPair(PairReader& reader, const SamplePair& pair, const Target&... target) {
   PairList pairs{std::filesystem::path()};
   pairs.AddPaths(pair.image_path.native(), pair.mask_path.native());
-  FilesSource source(pairs);
+  source::FilesSource source(pairs);
   return reader.Read(source, 0, target...);
 }
 
-}  // namespace segfeed::internal
+}  // namespace segfeed::io

@@ -15,7 +15,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 TEST(BufferPoolTest, AllocatesExactlyCountTimesBytesOnce) {
@@ -120,4 +120,4 @@ TEST(BufferPoolTest, AutoFallsBackForTheWholePoolWhenPinningRunsOut) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -10,7 +10,7 @@
 #include "segfeed/memory.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 constexpr size_t kMiB = size_t{1} << 20;
@@ -248,4 +248,4 @@ TEST_F(CgroupLimitTest, NoLimitRefusesNothing) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

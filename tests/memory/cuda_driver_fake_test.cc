@@ -15,7 +15,7 @@
 #include "memory/pinned_buffer.h"
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 // The fake's count of allocations not yet freed, or -1 when the libcuda.so.1
@@ -88,4 +88,4 @@ TEST(CudaDriverNoDeviceTest, CudaModeIsAConfigErrorNamingCuInitsError) {
 #endif
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -8,7 +8,7 @@
 #include "memory/pinned_buffer.h"
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 // Where the tests run there is no NVIDIA driver (the toolkit's stubs folder
@@ -57,4 +57,4 @@ TEST_F(CudaDriverTest, CudaModeIsAConfigErrorNamingTheReason) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

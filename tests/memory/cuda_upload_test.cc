@@ -17,9 +17,9 @@ namespace {
 // say why, and still give the buffer back to the pool.
 TEST(CudaUploadTest, WithoutADeviceFailsWithTheReasonAndReleasesTheLease) {
   std::string why_not;
-  if (internal::CudaDeviceAvailable(&why_not)) GTEST_SKIP() << "a CUDA device is present";
+  if (memory::CudaDeviceAvailable(&why_not)) GTEST_SKIP() << "a CUDA device is present";
   testing::TempDir dir;
-  tools::DemoOptions demo;
+  demo::DemoOptions demo;
   demo.count = 8;
   demo.width = 64;
   demo.height = 48;

@@ -9,7 +9,7 @@
 
 #include "segfeed/errors.h"
 
-namespace segfeed::internal {
+namespace segfeed::memory {
 namespace {
 
 bool PageAligned(const std::byte* p) {
@@ -74,4 +74,4 @@ TEST(PinnedBufferTest, MoveTransfersOwnership) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::memory

@@ -13,7 +13,7 @@
 #include "support/png_reader.h"
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 using segfeed::testing::DecodedPng;
@@ -48,7 +48,7 @@ TEST(ImageWritersTest, PalettePngRejectsAnIndexOutsideThePalette) {
   TempDir dir;
   const std::array<LabelRgb, 2> palette = {LabelRgb{0, 0, 0}, LabelRgb{255, 255, 255}};
   const std::vector<uint8_t> indices = {0, 1, 2, 1};
-  const internal::Status status = WritePalettePng(dir / "bad.png", indices.data(), 2, 2, palette);
+  const Status status = WritePalettePng(dir / "bad.png", indices.data(), 2, 2, palette);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().Message().find("bad.png"), std::string::npos)
       << status.error().Message();
@@ -113,7 +113,7 @@ TEST(ImageWritersTest, RgbPngDecodesToTheSamePixels) {
 TEST(ImageWritersTest, ErrorsNameTheFile) {
   TempDir dir;
   const std::vector<uint8_t> pixels(12, 0);
-  internal::Status status = WritePng(dir / "no" / "such" / "x.png", pixels.data(), 2, 2, 3);
+  Status status = WritePng(dir / "no" / "such" / "x.png", pixels.data(), 2, 2, 3);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.error().Message().find("x.png"), std::string::npos);
   status = WritePng(dir / "two.png", pixels.data(), 2, 2, 2);
@@ -127,4 +127,4 @@ TEST(ImageWritersTest, ErrorsNameTheFile) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <set>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 TEST(LabelPaletteTest, VocColormapIsVocs) {
@@ -58,4 +58,4 @@ TEST(LabelPaletteTest, OutsideTheClassesIsTheIgnoreColour) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -18,7 +18,7 @@
 
 #include "temp_dir.h"
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 namespace fs = std::filesystem;
@@ -43,7 +43,7 @@ std::vector<std::string> Entries(const fs::path& dir) {
 }
 
 OutputFile Prepared(const fs::path& path) {
-  internal::Result<OutputFile> file = OutputFile::Prepare(path);
+  Result<OutputFile> file = OutputFile::Prepare(path);
   EXPECT_TRUE(file.ok()) << file.error().Message();
   return std::move(file).value();
 }
@@ -103,7 +103,7 @@ TEST(OutputFileTest, FailedWriteKeepsTheOldFileAndLeavesNoTemporaryFile) {
   TempDir dir;
   WriteText(dir / "report.json", "the previous report");
   const OutputFile file = Prepared(dir / "report.json");
-  internal::Status status;
+  Status status;
   {
     FileSizeLimit limit(100);
     status = file.Write(std::string(10000, 'x'));
@@ -134,8 +134,7 @@ TEST(OutputFileTest, WritesAFileWhoseNameHasAll255Bytes) {
 
 TEST(OutputFileTest, MissingFolderIsRefusedBeforeAnythingIsWritten) {
   TempDir dir;
-  const internal::Result<OutputFile> file =
-      OutputFile::Prepare(dir / "no" / "such" / "report.json");
+  const Result<OutputFile> file = OutputFile::Prepare(dir / "no" / "such" / "report.json");
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().path, (dir / "no" / "such" / "report.json").string());
   EXPECT_NE(
@@ -147,7 +146,7 @@ TEST(OutputFileTest, MissingFolderIsRefusedBeforeAnythingIsWritten) {
 
 TEST(OutputFileTest, FolderOrFileAsFolderIsRefused) {
   TempDir dir;
-  internal::Result<OutputFile> file = OutputFile::Prepare(dir.path());
+  Result<OutputFile> file = OutputFile::Prepare(dir.path());
   ASSERT_FALSE(file.ok());
   EXPECT_NE(file.error().detail.find("is a folder"), std::string::npos) << file.error().detail;
   WriteText(dir / "a-file", "x");
@@ -159,7 +158,7 @@ TEST(OutputFileTest, FolderOrFileAsFolderIsRefused) {
 TEST(OutputFileTest, DevicesAreWrittenInPlaceAndEveryWriteIsChecked) {
   ASSERT_TRUE(Prepared("/dev/null").Write("nothing").ok());
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
-  const internal::Status full = Prepared("/dev/full").Write("lost");
+  const Status full = Prepared("/dev/full").Write("lost");
   ASSERT_FALSE(full.ok());
   EXPECT_EQ(full.error().path, "/dev/full");
   EXPECT_NE(full.error().detail.find("No space left on device"), std::string::npos)
@@ -204,7 +203,7 @@ TEST(OutputFileTest, PathsInsideTheDatasetFoldersAreRefused) {
        {dir / "data" / "train" / "a.jpg", dir / "data" / "x" / ".." / "train" / "r.json",
         dir / "photos" / "r.json", dir / "data" / "train_masks" / "sub" / "r.json",
         dir / "data" / "train"}) {
-    const internal::Status status = CheckOutsideFolders(inside, folders);
+    const Status status = CheckOutsideFolders(inside, folders);
     ASSERT_FALSE(status.ok()) << inside;
     EXPECT_EQ(status.error().path, inside.string());
     EXPECT_NE(status.error().detail.find("inside the dataset folder"), std::string::npos)
@@ -223,7 +222,7 @@ TEST(OutputFileTest, OutputFolderMayBeNewButNotBelowAFile) {
   EXPECT_TRUE(Entries(dir.path()).empty());
   WriteText(dir / "a-file", "x");
   for (const fs::path& bad : {dir / "a-file", dir / "a-file" / "sub"}) {
-    const internal::Status status = CheckOutputFolder(bad);
+    const Status status = CheckOutputFolder(bad);
     ASSERT_FALSE(status.ok()) << bad;
     EXPECT_NE(status.error().detail.find("not a folder"), std::string::npos)
         << status.error().detail;
@@ -231,4 +230,4 @@ TEST(OutputFileTest, OutputFolderMayBeNewButNotBelowAFile) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 TEST(PrintableTest, PlainTextAndUtf8PassUnchanged) {
@@ -51,4 +51,4 @@ TEST(PrintableTest, ResultIsOneLineOfPrintableAscii) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace segfeed::tools {
+namespace segfeed::output {
 namespace {
 
 TEST(Utf8Test, SequenceLengthOfWellFormedCharacters) {
@@ -52,4 +52,4 @@ TEST(Utf8Test, PrefixNeverCutsACharacter) {
 }
 
 }  // namespace
-}  // namespace segfeed::tools
+}  // namespace segfeed::output

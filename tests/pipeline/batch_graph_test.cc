@@ -12,7 +12,7 @@
 #include "pipeline/ready_queue.h"
 #include "worker_arena.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 constexpr int kBatchSize = 4;
@@ -56,7 +56,7 @@ struct Harness {
   }
 
   WorkerArena workers;
-  BufferPool pool;
+  memory::BufferPool pool;
   ReadyQueue ready;
   std::atomic<int> loads{0};
   std::set<int64_t> fail_positions;
@@ -164,4 +164,4 @@ TEST(BatchGraphTest, NeverRunsMoreLoadsAtOnceThanWorkers) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

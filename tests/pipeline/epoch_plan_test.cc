@@ -7,7 +7,7 @@
 #include <numeric>
 #include <set>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 std::vector<uint32_t> Iota(uint32_t n) {
@@ -135,4 +135,4 @@ TEST(EpochPlanTest, SubsetSplitIsDisjointCompleteAndStable) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

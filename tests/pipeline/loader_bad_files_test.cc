@@ -37,6 +37,14 @@ LoaderOptions SmallOptions(int threads) {
   return options;
 }
 
+// Streams one epoch to its end and returns the samples it delivered.
+int DrainEpoch(Loader& loader, int epoch) {
+  loader.StartEpoch(epoch);
+  int samples = 0;
+  while (auto lease = loader.Next()) samples += lease->size();
+  return samples;
+}
+
 std::string BatchBytes(const Lease& lease) {
   std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
   bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
@@ -312,11 +320,7 @@ TEST(LoaderMemoryTest, OutliersAreTooLargeAndNothingGrowsPastThePlan) {
   const std::vector<testing::MixedFile> outliers =
       testing::WriteOutlierPairs(dir.path(), options.decode.max_file_bytes);
   Loader loader(DatasetSpec::Carvana(dir.path()), options);
-  for (int epoch = 0; epoch < 2; ++epoch) {
-    loader.StartEpoch(epoch);
-    while (auto lease = loader.Next()) {
-    }
-  }
+  for (int epoch = 0; epoch < 2; ++epoch) DrainEpoch(loader, epoch);
   const LoaderStats stats = loader.stats();
   const MemoryPlan& plan = loader.plan();
   std::map<std::string, Error> skipped;
@@ -360,10 +364,7 @@ TEST(LoaderMemoryTest, PairsWithinTheHeadroomDecodeAndBuffersShrinkBack) {
   LoaderOptions options = SmallOptions(1);
   options.on_bad_file = OnBadFile::kFail;
   Loader loader(DatasetSpec::Carvana(dir.path()), options);
-  loader.StartEpoch(0);
-  int samples = 0;
-  while (auto lease = loader.Next()) samples += lease->size();
-  EXPECT_EQ(samples, 10);
+  EXPECT_EQ(DrainEpoch(loader, 0), 10);
   const LoaderStats stats = loader.stats();
   EXPECT_GT(stats.peak_scratch_bytes, loader.plan().scratch_bytes);
   EXPECT_LE(stats.peak_scratch_bytes, loader.plan().scratch_ceiling_bytes);
@@ -399,10 +400,9 @@ TEST(LoaderMemoryTest, TinyJpegsOfEveryCodingLoadAtEveryScaleUnderBothPolicies) 
       options.on_bad_file = policy;
       options.augment.output_width = options.augment.output_height = output_side;
       Loader loader(DatasetSpec::Carvana(dir.path()), options);
-      loader.StartEpoch(0);
       int samples = 0;
       try {
-        while (auto lease = loader.Next()) samples += lease->size();
+        samples = DrainEpoch(loader, 0);
       } catch (const FileError& e) {
         ADD_FAILURE() << e.what();
       }
@@ -438,10 +438,9 @@ TEST(LoaderMemoryTest, ProgressivePhotosArePlannedWithTheirCoefficients) {
   Loader loader(DatasetSpec::Carvana(dir.path()), options);
   constexpr size_t kCoefficientBytes = size_t{kWidth / 8} * (kHeight / 8) * 3 * 64 * 2;
   EXPECT_GE(loader.plan().decode_budget_bytes_per_thread, 4 * kCoefficientBytes);
-  loader.StartEpoch(0);
   int samples = 0;
   try {
-    while (auto lease = loader.Next()) samples += lease->size();
+    samples = DrainEpoch(loader, 0);
   } catch (const FileError& e) {
     ADD_FAILURE() << e.what();
   }
@@ -456,9 +455,7 @@ TEST(LoaderMemoryTest, HugeHeadersOfEveryFormatAreTooLarge) {
   testing::WriteGoodPairsOfMixedDataset(dir.path(), 12);
   const testing::HugeHeaderFiles huge = testing::WriteHugeHeaderPairs(dir.path());
   Loader loader(DatasetSpec::Carvana(dir.path()), SmallOptions(2));
-  loader.StartEpoch(0);
-  while (auto lease = loader.Next()) {
-  }
+  DrainEpoch(loader, 0);
   const LoaderStats stats = loader.stats();
   std::vector<std::string> skipped;
   for (const Error& e : stats.skipped_files) {
@@ -493,9 +490,7 @@ TEST(LoaderMemoryTest, AMajorityOfLyingHeadersDoesNotRaiseThePlan) {
   }
   Loader loader(DatasetSpec::Carvana(dir.path()), SmallOptions(2));
   EXPECT_LT(loader.plan().decode_budget_bytes_per_thread, size_t{1} << 20);  // 64x48 photos
-  loader.StartEpoch(0);
-  while (auto lease = loader.Next()) {
-  }
+  DrainEpoch(loader, 0);
   const LoaderStats stats = loader.stats();
   EXPECT_EQ(stats.skipped_files.size(), 15u);  // 5 lying photos, 3 copies each
   for (const Error& e : stats.skipped_files) EXPECT_EQ(e.kind, ErrorKind::kTooLarge) << e.Message();

@@ -88,11 +88,11 @@ class LoaderFaultSweepTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    tools::DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = kPairs;
     demo.width = 64;
     demo.height = 48;
-    demo.mask_rows = tools::DemoMaskRows::kMixed;
+    demo.mask_rows = demo::DemoMaskRows::kMixed;
     segfeed::testing::WriteDemoPairs(dir_->path(), demo);
   }
   static void TearDownTestSuite() {
@@ -227,7 +227,7 @@ TempDir* LoaderFaultSweepTest::dir_ = nullptr;
 void LoaderFaultSweepTest::SweepCalls(FileCall call, const std::vector<Sweep>& sweeps) {
   const auto start = std::chrono::steady_clock::now();
   testing::FaultInjectingFileSystem file_system;
-  internal::FileSystemOverrideForTesting use(&file_system);
+  source::FileSystemOverrideForTesting use(&file_system);
 
   // The calls of one clean run, and how many of them constructing the
   // loader makes (it reads sampled headers for the memory plan).

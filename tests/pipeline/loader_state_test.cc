@@ -26,7 +26,7 @@ class LoaderStateTest : public ::testing::Test {
  public:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    tools::DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 13;
     demo.width = 96;
     demo.height = 64;

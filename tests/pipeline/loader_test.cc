@@ -26,7 +26,7 @@ class LoaderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new TempDir();
-    tools::DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 23;
     demo.width = 160;
     demo.height = 106;
@@ -349,10 +349,10 @@ class BadFileTest : public LoaderTest {
         fs::copy_file(entry.path(), broken_ / sub / entry.path().filename());
       }
     }
-    const std::string stem = tools::DemoStem(0, 5);
+    const std::string stem = demo::DemoStem(0, 5);
     bad_image_ = broken_ / "train" / (stem + ".jpg");
     fs::resize_file(bad_image_, fs::file_size(bad_image_) / 3);  // truncated
-    bad_mask_ = broken_ / "train_masks" / (tools::DemoStem(0, 17) + "_mask.gif");
+    bad_mask_ = broken_ / "train_masks" / (demo::DemoStem(0, 17) + "_mask.gif");
     std::ofstream(bad_mask_, std::ios::trunc) << "not a gif at all";
   }
 

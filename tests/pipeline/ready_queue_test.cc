@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -52,4 +52,4 @@ TEST(ReadyQueueTest, CloseWakesAWaiterWithNothing) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -21,7 +21,7 @@
 #include "source/files_source.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::pipeline {
 namespace {
 
 using segfeed::testing::MixedDataset;
@@ -66,9 +66,9 @@ struct LoaderUnderTest {
     return bytes;
   }
 
-  FilesSource source;
+  source::FilesSource source;
   std::vector<uint32_t> ids;
-  BatchBuffers buffers;
+  memory::BatchBuffers buffers;
   std::unique_ptr<SampleLoader> loader;
 };
 
@@ -131,24 +131,24 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
 
   // What reading the pair and augmenting it with its parameters gives.
   AugmentParams params = DrawAugmentParams(options.augment, options.seed, kEpoch, id);
-  PairReader reader(options.decode);
-  FilesSource files(dataset_->pairs);
+  io::PairReader reader(options.decode);
+  source::FilesSource files(dataset_->pairs);
   const Status read =
       reader.Read(files, id, options.augment.output_width, options.augment.output_height);
   ASSERT_TRUE(read.ok()) << read.error().Message();
-  WarpSource source;
-  const DecodedImage& image = reader.image();
-  const MaskImage& mask = reader.mask();
+  augment::WarpSource source;
+  const decode::DecodedImage& image = reader.image();
+  const decode::MaskImage& mask = reader.mask();
   // The batch's parameters say what geometry was applied to this photo.
   SetAppliedGeometry(options.augment, mask.width, mask.height, &params);
   EXPECT_EQ(params.source_width, mask.width);
   source.image = {image.pixels.data(), image.width, image.height, 3, ptrdiff_t{image.width} * 3};
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
   source.image_scale = static_cast<double>(reader.image_scale().num) / reader.image_scale().denom;
-  SampleAugmenter augmenter(options.augment, options.output);
+  augment::SampleAugmenter augmenter(options.augment, options.output);
   std::vector<std::byte> expected(under_test.buffers.image_bytes_per_sample +
                                   under_test.buffers.mask_bytes_per_sample);
-  const OutputConverter& converter = augmenter.converter();
+  const augment::OutputConverter& converter = augmenter.converter();
   augmenter.Run(params, source,
                 converter.DenseImage(expected.data(), options.augment.output_width,
                                      options.augment.output_height),
@@ -156,7 +156,7 @@ TEST_F(SampleLoaderTest, LoadsAGoodPairIntoItsSlotOnly) {
                                     options.augment.output_width));
   EXPECT_TRUE(under_test.Slot(2) == expected);
 
-  const BatchMeta& meta = under_test.buffers.meta[0];
+  const memory::BatchMeta& meta = under_test.buffers.meta[0];
   EXPECT_EQ(meta.sample_ids[2], id);
   EXPECT_EQ(meta.params[2], params);
   // The other slots keep what they held.
@@ -206,22 +206,23 @@ TEST_F(SampleLoaderTest, ErrorsNameTheFileAndWhatIsWrongWithIt) {
 // A source that is not FilesSource, as far as the loader can tell: it reads
 // the same files but names every member (and every error) its own way, and
 // records what was announced.
-class RenamingSource final : public SampleSource {
+class RenamingSource final : public source::SampleSource {
  public:
   explicit RenamingSource(const PairList& pairs) : files_(pairs) {}
   size_t sample_count() const override { return files_.sample_count(); }
-  std::string Key(SampleId id) const override { return files_.Key(id); }
-  std::string MemberName(SampleId id, Member member) const override {
+  std::string Key(source::SampleId id) const override { return files_.Key(id); }
+  std::string MemberName(source::SampleId id, source::Member member) const override {
     return "renamed:" + files_.MemberName(id, member);
   }
-  std::optional<int64_t> MemberSize(SampleId id, Member member) const override {
+  std::optional<int64_t> MemberSize(source::SampleId id, source::Member member) const override {
     return files_.MemberSize(id, member);
   }
-  void Prefetch(std::span<const SampleId> upcoming) override {
+  void Prefetch(std::span<const source::SampleId> upcoming) override {
     announced.emplace_back(upcoming.begin(), upcoming.end());
   }
-  Result<std::span<const uint8_t>> Read(SampleId id, Member member, ReadBuffer* into,
-                                        const HeadCheck* head) override {
+  Result<std::span<const uint8_t>> Read(source::SampleId id, source::Member member,
+                                        source::ReadBuffer* into,
+                                        const source::HeadCheck* head) override {
     auto read = files_.Read(id, member, into, head);
     if (read.ok()) return read;
     Error error = read.error();
@@ -229,10 +230,10 @@ class RenamingSource final : public SampleSource {
     return error;
   }
 
-  std::vector<std::vector<SampleId>> announced;
+  std::vector<std::vector<source::SampleId>> announced;
 
  private:
-  FilesSource files_;
+  source::FilesSource files_;
 };
 
 // The loader knows its source only through SampleSource: the same bytes
@@ -242,8 +243,8 @@ TEST_F(SampleLoaderTest, ReadsThroughItsSourceOnly) {
   const LoaderOptions options = Options(OnBadFile::kFail);
   LoaderUnderTest files(options, *dataset_);
   RenamingSource renaming(dataset_->pairs);
-  BatchBuffers buffers(1, kBatchSize, options.output, options.augment.output_width,
-                       options.augment.output_height, options.pinned);
+  memory::BatchBuffers buffers(1, kBatchSize, options.output, options.augment.output_width,
+                               options.augment.output_height, options.pinned);
   const MemoryPlan plan = PlanMemory(options, MixedDataset::kWidth, MixedDataset::kHeight);
   SampleLoader loader(options, &renaming, files.ids, &buffers, /*workers=*/1, MixedDataset::kWidth,
                       MixedDataset::kHeight,
@@ -296,4 +297,4 @@ TEST_F(SampleLoaderTest, SkipFillsTheSlotWithAGoodPairAndListsTheBadFileOnce) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::pipeline

@@ -27,9 +27,9 @@
 namespace segfeed {
 namespace {
 
-using internal::DctScale;
-using internal::DecodedImage;
-using internal::JpegDecoder;
+using decode::DctScale;
+using decode::DecodedImage;
+using decode::JpegDecoder;
 
 using Rgb = std::array<int, 3>;
 constexpr int kWidth = 128;
@@ -108,7 +108,7 @@ std::vector<uint8_t> DecodeAndWarp(const std::vector<uint8_t>& jpeg, DecodeColou
   EXPECT_TRUE(header.ok());
   EXPECT_TRUE(decoder.Decode(jpeg, header.value(), scale, "quadrants.jpg", decoded).ok());
   const std::vector<uint8_t> mask(size_t(photo_width) * photo_height, 0);
-  internal::WarpSource source;
+  augment::WarpSource source;
   if (decoded->layout == DecodedImage::Layout::kYCbCrPlanes) {
     source.image = {decoded->pixels.data(), decoded->width, decoded->height, 1,
                     decoded->luma_stride};
@@ -128,9 +128,9 @@ std::vector<uint8_t> DecodeAndWarp(const std::vector<uint8_t>& jpeg, DecodeColou
   OutputOptions output;
   output.image_dtype = ElementType::kUint8;
   output.mask_dtype = ElementType::kUint8;
-  internal::SampleAugmenter augmenter(NoAugmentation(width, height), output, {}, colour);
+  augment::SampleAugmenter augmenter(NoAugmentation(width, height), output, {}, colour);
   std::vector<uint8_t> image(size_t(width) * height * 3), out_mask(size_t(width) * height);
-  const internal::OutputConverter& converter = augmenter.converter();
+  const augment::OutputConverter& converter = augmenter.converter();
   augmenter.Run({}, source, converter.DenseImage(image.data(), width, height),
                 converter.DenseMask(out_mask.data(), width));
   return image;
@@ -283,7 +283,7 @@ std::vector<uint8_t> WarpDecoded(const DecodedImage& decoded, DecodeColour colou
                                  int photo_width, int photo_height, int output_width,
                                  int output_height, const Framing& framing) {
   const std::vector<uint8_t> mask(size_t(photo_width) * photo_height, 0);
-  internal::WarpSource source;
+  augment::WarpSource source;
   if (decoded.layout == DecodedImage::Layout::kYCbCrPlanes) {
     source.image = {decoded.pixels.data(), decoded.width, decoded.height, 1, decoded.luma_stride};
     for (int plane = 0; plane < 2 && decoded.chroma_width > 0; ++plane)
@@ -304,10 +304,10 @@ std::vector<uint8_t> WarpDecoded(const DecodedImage& decoded, DecodeColour colou
   OutputOptions output;
   output.image_dtype = ElementType::kUint8;
   output.mask_dtype = ElementType::kUint8;
-  internal::SampleAugmenter augmenter(options, output, {}, colour);
+  augment::SampleAugmenter augmenter(options, output, {}, colour);
   std::vector<uint8_t> image(size_t(output_width) * output_height * 3);
   std::vector<uint8_t> out_mask(size_t(output_width) * output_height);
-  const internal::OutputConverter& converter = augmenter.converter();
+  const augment::OutputConverter& converter = augmenter.converter();
   AugmentParams params;
   params.angle_deg = framing.angle_deg;
   augmenter.Run(params, source, converter.DenseImage(image.data(), output_width, output_height),
@@ -506,7 +506,7 @@ class YCbCrLoaderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new testing::TempDir();
-    tools::DemoOptions demo;
+    demo::DemoOptions demo;
     demo.count = 12;
     demo.width = 240;
     demo.height = 160;
@@ -553,7 +553,7 @@ class YCbCrLoaderTest : public ::testing::Test {
   }
 
   static std::string Digest(const Stream& stream) {
-    internal::Fnv1aDigest digest;
+    Fnv1aDigest digest;
     digest.Add({reinterpret_cast<const char*>(stream.images.data()), stream.images.size()});
     digest.Add({reinterpret_cast<const char*>(stream.masks.data()), stream.masks.size()});
     return digest.Hex();
@@ -584,11 +584,11 @@ TEST_F(YCbCrLoaderTest, DigestsAreTheSameForThreadsAndKernelsAndAsRecorded) {
     for (int threads : {1, 3})
       EXPECT_EQ(Digest(Read(Options(path.colour, path.model, threads))), widest) << threads;
     {
-      internal::ScopedAvx2Kernels avx2;
+      augment::ScopedAvx2Kernels avx2;
       EXPECT_EQ(Digest(Read(Options(path.colour, path.model))), widest) << "AVX2";
     }
     {
-      internal::ScopedOnePixelKernels one_pixel;
+      augment::ScopedOnePixelKernels one_pixel;
       EXPECT_EQ(Digest(Read(Options(path.colour, path.model))), widest) << "one pixel";
     }
     EXPECT_EQ(widest, path.digest);

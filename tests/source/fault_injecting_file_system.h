@@ -51,7 +51,7 @@ struct Fault {
 // "EIO", "short transfer", "early end", for messages.
 std::string FaultName(const Fault& fault);
 
-class FaultInjectingFileSystem final : public internal::FileSystem {
+class FaultInjectingFileSystem final : public source::FileSystem {
  public:
   // Counts from zero; fails the `nth` (1-based) call of `call` from now on.
   void Arm(FileCall call, int64_t nth, Fault fault);
@@ -88,7 +88,7 @@ class FaultInjectingFileSystem final : public internal::FileSystem {
   std::string PathOf(int fd) const;
   std::string PathOf(DIR* dir) const;
 
-  internal::FileSystem& real_ = internal::DefaultFileSystem();
+  source::FileSystem& real_ = source::DefaultFileSystem();
   std::string prefix_;
   std::array<std::atomic<int64_t>, kFileCallKinds> counts_{};
   std::atomic<bool> armed_{false};
@@ -103,7 +103,7 @@ class FaultInjectingFileSystem final : public internal::FileSystem {
 };
 
 // Makes the N-th growth of a decode buffer throw std::bad_alloc.
-class FailingScratchGrowth final : public internal::ScratchGrowthObserverForTesting {
+class FailingScratchGrowth final : public source::ScratchGrowthObserverForTesting {
  public:
   // Counts from zero; `nth` 0 fails nothing.
   void Arm(int64_t nth) {

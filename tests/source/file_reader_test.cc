@@ -10,7 +10,7 @@
 #include "fixtures/fixtures.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::TempDir;
@@ -104,4 +104,4 @@ TEST(FileReaderTest, FileOverTheLimitIsTooLargeWithoutAllocating) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

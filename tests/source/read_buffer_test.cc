@@ -6,7 +6,7 @@
 
 #include "source/scratch_growth.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 TEST(ReadBufferTest, ResizeShowsTheBytesAndKeepsTheCapacity) {
@@ -52,4 +52,4 @@ TEST(ReadBufferTest, GrowthGoesThroughTheScratchGrowthSeam) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

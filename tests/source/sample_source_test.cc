@@ -28,7 +28,7 @@
 #include "source/tar_writing.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::TempDir;
@@ -455,4 +455,4 @@ TYPED_TEST(SampleSourceTest, ReusedBuffersDoNotGrow) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

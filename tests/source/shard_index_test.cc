@@ -12,7 +12,7 @@
 #include "source/tar_writing.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::File;
@@ -155,4 +155,4 @@ TEST(ShardCatalogMemoryTest, AtMost48BytesPerSamplePlusKeyText) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -9,7 +9,7 @@
 #include "source/tar_writing.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::File;
@@ -154,4 +154,4 @@ TEST(ShardSamplesTest, AStoppedShardKeepsItsWholeSamplesAndNamesTheOneItLost) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

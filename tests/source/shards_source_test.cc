@@ -16,7 +16,7 @@
 #include "source/tar_writing.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::FaultInjectingFileSystem;
@@ -131,4 +131,4 @@ TEST_F(ShardsSourceTest, AShardCutShortSinceItWasScannedSaysSo) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -13,7 +13,7 @@
 #include "source/tar_writing.h"
 #include "temp_dir.h"
 
-namespace segfeed::internal {
+namespace segfeed::source {
 namespace {
 
 using testing::TarFormat;
@@ -68,11 +68,11 @@ TEST_P(TarScanFormatTest, OffsetsPointAtEachMembersBytes) {
     ASSERT_LE(member.data_offset + member.size, scan.bytes);
     const auto at = tar.begin() + member.data_offset;
     EXPECT_EQ(std::vector<uint8_t>(at, at + member.size), entries[i].bytes) << member.name;
-    tools::Digest digest;
+    Digest digest;
     digest.Update(entries[i].bytes.data(), entries[i].bytes.size());
     EXPECT_EQ(member.digest, digest.Value());
   }
-  tools::Digest whole;
+  Digest whole;
   whole.Update(tar.data(), tar.size());
   EXPECT_EQ(scan.digest, whole.Value());
 }
@@ -273,4 +273,4 @@ TEST(TarScanTest, MissingShardIsAnIoErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace segfeed::internal
+}  // namespace segfeed::source

@@ -9,17 +9,17 @@
 
 namespace segfeed::testing {
 
-void WriteDemoPairs(const std::filesystem::path& root, const tools::DemoOptions& options) {
+void WriteDemoPairs(const std::filesystem::path& root, const demo::DemoOptions& options) {
   const std::filesystem::path image_dir = root / "train";
   const std::filesystem::path mask_dir = root / "train_masks";
   std::filesystem::create_directories(image_dir);
   std::filesystem::create_directories(mask_dir);
-  tools::DemoRaster raster;
+  demo::DemoRaster raster;
   for (int index = 0; index < options.count; ++index) {
-    tools::RenderDemoSample(options, index, &raster);
-    const std::string stem = tools::DemoStem(options.seed, index);
-    const bool interlaced = options.mask_rows == tools::DemoMaskRows::kInterlaced ||
-                            (options.mask_rows == tools::DemoMaskRows::kMixed && index % 2 == 1);
+    demo::RenderDemoSample(options, index, &raster);
+    const std::string stem = demo::DemoStem(options.seed, index);
+    const bool interlaced = options.mask_rows == demo::DemoMaskRows::kInterlaced ||
+                            (options.mask_rows == demo::DemoMaskRows::kMixed && index % 2 == 1);
     WriteFile(image_dir / (stem + ".jpg"),
               EncodeJpegWithOpenCv(raster.rgb, raster.width, raster.height, JpegVariant::kBaseline,
                                    options.quality));

@@ -15,6 +15,6 @@ namespace segfeed::testing {
 // train/<DemoStem>.jpg (baseline JPEG at options.quality) and
 // train_masks/<DemoStem>_mask.gif (black/white palette, interlaced as
 // options.mask_rows says). Fails the current test on a write error.
-void WriteDemoPairs(const std::filesystem::path& root, const tools::DemoOptions& options);
+void WriteDemoPairs(const std::filesystem::path& root, const demo::DemoOptions& options);
 
 }  // namespace segfeed::testing

@@ -32,11 +32,11 @@ Bytes FirstPart(Bytes bytes, double fraction) {
 }  // namespace
 
 void WriteCleanDataset(const fs::path& root, int count) {
-  tools::DemoOptions options;
+  demo::DemoOptions options;
   options.count = count;
   options.width = kWidth;
   options.height = kHeight;
-  auto written = tools::WriteDemoDataset(root, options, {});
+  auto written = demo::WriteDemoDataset(root, options, {});
   ASSERT_TRUE(written.ok()) << written.error().Message();
 }
 
