@@ -52,7 +52,7 @@ std::vector<std::string> SplitList(const std::string& text) {
 
 void PrintAll(const char* label, const std::vector<Error>& errors) {
   for (const Error& error : errors)
-    std::printf("%s: %s\n", label, PrintableText(error.Message()).c_str());
+    std::printf("%s: %s\n", label, output::PrintableText(error.Message()).c_str());
 }
 
 }  // namespace
@@ -110,12 +110,12 @@ int RunIndex(std::span<const std::string> args) {
     return 1;
   }
   if (Status written = source::WriteShardIndex(listing.catalog, index); !written.ok()) {
-    std::printf("error: %s\n", PrintableText(written.error().Message()).c_str());
+    std::printf("error: %s\n", output::PrintableText(written.error().Message()).c_str());
     return 1;
   }
   const size_t samples = std::max<size_t>(listing.catalog.sample_count(), 1);
   std::printf("wrote %s: the catalog holds %.1f bytes per sample, keys included\n",
-              PrintableText(index.string()).c_str(),
+              output::PrintableText(index.string()).c_str(),
               static_cast<double>(listing.catalog.held_bytes()) / static_cast<double>(samples));
   return listing.errors.empty() ? 0 : 1;
 }

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "decode/jpeg_decoder.h"
+#include "io/dataset_source.h"
 #include "io/planned_source.h"
 #include "pipeline/dataset_errors.h"
 #include "pipeline/loader_runtime.h"
 #include "segfeed/option_table.h"
-#include "source/files_source.h"
 
 // A LoaderRuntime made: the options validated, the dataset listed and its
 // unpaired files checked, the subset and shard chosen, the memory planned
@@ -43,9 +43,9 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     : spec_(spec), options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
   ValidateLoaderOptions(options_);
   dataset_ = ListDataset(spec);
-  if (dataset_.pairs.empty()) throw ConfigError(NoPairsMessage(spec, dataset_));
+  if (dataset_.sample_count() == 0) throw ConfigError(NoPairsMessage(spec, dataset_));
   unpaired_files_ = dataset_.problems;
-  source_ = std::make_unique<source::FilesSource>(dataset_.pairs);
+  source_ = io::DatasetSource(dataset_);
   dataset_.ignored = {};  // counted in ignored_count; check names them
   if (options_.on_bad_file == OnBadFile::kFail) {
     std::vector<Error> missing;
@@ -58,7 +58,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     if (!missing.empty()) throw UnpairedImagesError(missing);
   }
 
-  const auto pair_count = static_cast<uint32_t>(dataset_.pairs.size());
+  const auto pair_count = static_cast<uint32_t>(dataset_.sample_count());
   if (options_.subset == Subset::kAll) {
     epoch_plan_spec_.sample_ids.resize(pair_count);
     for (uint32_t i = 0; i < pair_count; ++i) epoch_plan_spec_.sample_ids[i] = i;
