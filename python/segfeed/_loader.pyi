@@ -15,7 +15,7 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 class Loader:
     def __init__(
         self,
-        data: Optional[PathLike] = None,
+        data: Optional[Union[PathLike, List[PathLike], Tuple[PathLike, ...]]] = None,
         *,
         dataset: Optional[str] = None,
         split: Optional[str] = None,
@@ -29,6 +29,7 @@ class Loader:
         list_file: Optional[PathLike] = None,
         root: Optional[PathLike] = None,
         allow_outside_root: Optional[bool] = None,
+        shards: Optional[Union[List[PathLike], Tuple[PathLike, ...]]] = None,
         batch_size: int = 16,
         prefetch_batches: int = 2,
         threads: int = 0,

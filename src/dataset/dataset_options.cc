@@ -89,8 +89,7 @@ std::string DescribeDatasetRule(const DatasetSpec& spec) {
     return "shards: the samples of the index " + spec.shard_index.string();
   if (!spec.shards.empty()) {
     return "shards: the samples of " + std::to_string(spec.shards.size()) + " tar" +
-           (spec.shards.size() == 1 ? " " : "s from ") + spec.shards.front().string() +
-           " (their index.sfidx when it lists them, else scanned)";
+           (spec.shards.size() == 1 ? " " : "s from ") + spec.shards.front().string();
   }
   auto files = [](const fs::path& folder, bool recursive, const std::string& suffix,
                   const std::vector<std::string>& extensions) {
