@@ -64,6 +64,18 @@ void AddLoaderOptions(Entries& t) {
       OptionSpec::Declaration{"shuffle", "shuffle", kLoader, K::kBool,
                               "a new random order every epoch (else listing order)"},
       SEGFEED_FIELD(shuffle)));
+  // Added after checkpoints existed: its line is left out at 0, so their
+  // digests still match.
+  t.push_back(std::make_unique<IntOption<int>>(
+      OptionSpec::Declaration{"shard_window",
+                              "shard-window",
+                              kLoader,
+                              K::kInt,
+                              "shard datasets: shuffle K shards at a time (0: all samples at once)",
+                              true,
+                              {},
+                              false},
+      SEGFEED_FIELD(shard_window), 0, kIntMax));
   t.push_back(std::make_unique<BoolOption>(
       OptionSpec::Declaration{"drop_last", "drop-last", kLoader, K::kBool,
                               "drop a short last batch (else it comes with fewer samples)"},

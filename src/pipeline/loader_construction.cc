@@ -13,6 +13,7 @@
 #include "pipeline/dataset_errors.h"
 #include "pipeline/loader_runtime.h"
 #include "segfeed/option_table.h"
+#include "source/shards_source.h"
 
 // A LoaderRuntime made: the options validated, the dataset listed and its
 // unpaired files checked, the subset and shard chosen, the memory planned
@@ -35,6 +36,24 @@ int EnvironmentInt(const char* name) {
     throw ConfigError(std::string(name) + " must be a non-negative integer (got '" + text + "')");
   }
   return static_cast<int>(value);
+}
+
+// The first sample id of each shard, for the shard-block shuffle; a
+// dataset of files has no shards to read a window of.
+std::vector<uint32_t> ShardStarts(const Dataset& dataset) {
+  const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get());
+  if (!shards) {
+    throw ConfigError(
+        "shard_window needs a shard dataset (files have no shards to read a window of); 0 "
+        "shuffles all samples at once");
+  }
+  std::vector<uint32_t> starts;
+  const std::vector<source::SampleRecord>& records = shards->catalog().records();
+  for (size_t id = 0; id < records.size(); ++id) {
+    if (id == 0 || records[id].shard != records[id - 1].shard)
+      starts.push_back(static_cast<uint32_t>(id));
+  }
+  return starts;
 }
 
 }  // namespace
@@ -75,6 +94,10 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
   epoch_plan_spec_.seed = options_.seed;
   epoch_plan_spec_.shuffle = options_.shuffle;
+  if (options_.shard_window > 0) {
+    epoch_plan_spec_.shard_starts = ShardStarts(dataset_);
+    epoch_plan_spec_.shard_window = options_.shard_window;
+  }
   epoch_plan_spec_.batch_size = options_.batch_size;
   epoch_plan_spec_.drop_last = options_.drop_last;
   epoch_plan_spec_.rank = options_.rank;

@@ -183,6 +183,44 @@ TEST_F(LoaderShardsTest, AStateResumesMidEpochWithTheFoldersBytes) {
   EXPECT_TRUE(rest[0] == epoch[1]);
 }
 
+TEST_F(LoaderShardsTest, TheShardBlockShuffleResumesMidEpochAndEvensTheRanks) {
+  LoaderOptions options = SmallOptions();
+  options.shard_window = 2;
+  options.world_size = 2;
+  const DatasetSpec shards = DatasetSpec::Shards(Path("carvana-shards"));
+  std::vector<std::string> epoch;
+  for (int rank : {0, 1}) {
+    options.rank = rank;
+    Loader loader(shards, options);
+    loader.StartEpoch(1);
+    const std::vector<std::string> batches = Remaining(loader);
+    EXPECT_EQ(loader.samples_per_epoch(), 7) << "13 samples padded to 14, 7 a rank";
+    if (rank == 1) epoch = batches;
+  }
+  ASSERT_EQ(epoch.size(), 2u);
+  EXPECT_FALSE(epoch == Stream(shards, SmallOptions())) << "another order than the global one";
+  std::string saved;
+  {
+    Loader loader(shards, options);
+    loader.StartEpoch(1);
+    ASSERT_TRUE(loader.Next().has_value());
+    saved = loader.State().Serialize();
+  }
+  Loader resumed(shards, options);
+  resumed.Restore(LoaderState::Parse(saved));
+  EXPECT_EQ(resumed.StartNextEpoch(), (LoaderPosition{1, 1}));
+  const std::vector<std::string> rest = Remaining(resumed);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_TRUE(rest[0] == epoch[1]);
+  // A state of the global shuffle is not one of the block shuffle.
+  options.shard_window = 0;
+  Loader global(shards, options);
+  EXPECT_THROW(global.Restore(LoaderState::Parse(saved)), ConfigError);
+  // Files have no shards to read a window of.
+  options.shard_window = 2;
+  EXPECT_THROW(Loader(Carvana(), options), ConfigError);
+}
+
 TEST_F(LoaderShardsTest, AShardChangedSinceIndexingIsRefusedNamingItAndTheCommand) {
   TempDir copy;
   fs::copy(Path("carvana-shards"), copy.path(), fs::copy_options::recursive);
