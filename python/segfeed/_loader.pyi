@@ -35,6 +35,7 @@ class Loader:
         threads: int = 0,
         seed: int = 0,
         shuffle: bool = True,
+        shard_window: int = 0,
         drop_last: bool = False,
         subset: str = 'all',
         validation_fraction: float = 0.1,

@@ -89,3 +89,25 @@ def test_shard_keywords_are_checked(demo, tmp_path):
         segfeed.Loader(shards=["a,b.tar"])
     with pytest.raises(segfeed.ConfigError, match="does not go with dataset shards"):
         segfeed.Loader(tmp_path / "x-{0..1}.tar", mask_suffix="_m")
+
+
+def test_the_shard_block_shuffle_reads_a_window_of_shards_and_resumes(demo, tmp_path):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        tars = pack(loader.pairs(), tmp_path / "shards", 2, tarfile.USTAR_FORMAT)
+    options = {**OPTIONS, "batch_size": 2, "shard_window": 1, "augment": None}
+    with segfeed.Loader(tars, **options) as loader:
+        order = [int(i) for b in loader.epoch(0) for i in b.sample_ids]
+    assert sorted(order) == list(range(10))
+    # One shard at a time: each shard's two samples are neighbours.
+    assert sorted(tuple(sorted(order[i:i + 2])) for i in range(0, 10, 2)) == [(i, i + 1) for i in range(0, 10, 2)]
+    with segfeed.Loader(tars, **options) as loader:
+        expected = [batch_digest(b) for b in loader.epoch(1)][2:]
+        it = iter(loader.epoch(1))
+        for _ in range(2):
+            next(it).release()
+        state = loader.state_dict()
+    with segfeed.Loader(tars, **options) as loader:
+        loader.load_state_dict(state)
+        assert [batch_digest(b) for b in loader] == expected
+    with pytest.raises(segfeed.ConfigError, match="shard_window needs a shard dataset"):
+        segfeed.Loader(demo, shard_window=2)
