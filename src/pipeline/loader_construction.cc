@@ -94,10 +94,8 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
   epoch_plan_spec_.seed = options_.seed;
   epoch_plan_spec_.shuffle = options_.shuffle;
-  if (options_.shard_window > 0) {
-    epoch_plan_spec_.shard_starts = ShardStarts(dataset_);
-    epoch_plan_spec_.shard_window = options_.shard_window;
-  }
+  if (options_.shard_window > 0) epoch_plan_spec_.shard_starts = ShardStarts(dataset_);
+  epoch_plan_spec_.shard_window = options_.shard_window;
   epoch_plan_spec_.batch_size = options_.batch_size;
   epoch_plan_spec_.drop_last = options_.drop_last;
   epoch_plan_spec_.rank = options_.rank;
