@@ -6,7 +6,8 @@
 # decode-only bound; the ratio of the two is the number issue 16 targets.
 # Prints medians per binary: throughput, the decode-only bound, their ratio
 # (median of the per-run ratios), each stage's thread time per sample in ms
-# (decode is the JPEG; total adds read, GIF and convert) and peak RSS.
+# (decode is the photos', JPEG or PNG; total adds read, the masks' decode
+# and convert) and peak RSS.
 #
 #   bench/ab.sh [--runs N] [--a-options "..."] [--b-options "..."] --data DIR A_BINARY B_BINARY
 #               [-- bench options for both]
@@ -38,6 +39,16 @@ cat "$data"/train/* "$data"/train_masks/* >/dev/null  # into the page cache
 field() { grep -o "\"$2\":[0-9.e+-]*" "$1" | head -1 | cut -d: -f2; }
 # Reports of builds before the field lists named it "loaded": A/B against them works too.
 samples_loaded() { local n; n=$(field "$1" samples_loaded); echo "${n:-$(field "$1" loaded)}"; }
+# A report's decode seconds for photos and for masks, whatever their formats;
+# reports of builds before the stages were named by format have one field each.
+photo_decode() {
+  awk -v j="$(field "$1" decode_photo_jpeg)" -v p="$(field "$1" decode_photo_png)" \
+    -v i="$(field "$1" decode_image)" 'BEGIN {print j + p + i}'
+}
+mask_decode() {
+  awk -v p="$(field "$1" decode_mask_png)" -v g="$(field "$1" decode_mask_gif)" \
+    -v m="$(field "$1" decode_mask)" 'BEGIN {print p + g + m}'
+}
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 for run in $(seq "$runs"); do
   for side in a b; do
@@ -57,19 +68,20 @@ for side in a b; do
     awk -v a="$(field "$f" samples_per_s)" -v b="$(field "$f" decode_only_samples_per_s)" \
       'BEGIN {printf "%.4f\n", a / b}'
   done | median)
-  stage() {  # ms of thread time per sample, median over runs
+  stage() {  # ms of thread time per sample, median over runs; $1: a field, or photo_decode
     for f in "$work"/$side.*.json; do
-      awk -v s="$(field "$f" "$1")" -v n="$(samples_loaded "$f")" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
+      if [[ $1 == photo_decode ]]; then s=$(photo_decode "$f"); else s=$(field "$f" "$1"); fi
+      awk -v s="$s" -v n="$(samples_loaded "$f")" 'BEGIN {printf "%.4f\n", 1000 * s / n}'
     done | median
   }
   total=$(for f in "$work"/$side.*.json; do
-    awk -v n="$(samples_loaded "$f")" -v r="$(field "$f" read)" -v i="$(field "$f" decode_image)" \
-      -v m="$(field "$f" decode_mask)" -v w="$(field "$f" warp)" -v j="$(field "$f" jitter)" \
+    awk -v n="$(samples_loaded "$f")" -v r="$(field "$f" read)" -v i="$(photo_decode "$f")" \
+      -v m="$(mask_decode "$f")" -v w="$(field "$f" warp)" -v j="$(field "$f" jitter)" \
       -v c="$(field "$f" convert)" 'BEGIN {printf "%.4f\n", 1000 * (r + i + m + w + j + c) / n}'
   done | median)
   rss=$(for f in "$work"/$side.*.json; do
     awk -v b="$(field "$f" peak_rss_bytes)" 'BEGIN {printf "%.1f\n", b / 1048576}'
   done | median)
   printf '%-4s %10.1f %12.1f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %9.1f\n' "$side" "$rates" "$bound" \
-    "$ratio" "$(stage decode_image)" "$(stage warp)" "$(stage jitter)" "$(stage convert)" "$total" "$rss"
+    "$ratio" "$(stage photo_decode)" "$(stage warp)" "$(stage jitter)" "$(stage convert)" "$total" "$rss"
 done

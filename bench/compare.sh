@@ -89,7 +89,9 @@ REPORT
 # Where the time goes, from the all-cores runs' own stage timers: thread
 # milliseconds per sample (median over runs) and each stage's share of the
 # work; the wait is what the consumer spent blocked in Next() per batch.
-stages="read decode_image decode_mask warp jitter convert"
+# make-demo's photos are JPEGs and its masks GIFs: the decode stages of
+# other formats are 0 here.
+stages="read decode_photo_jpeg decode_mask_gif warp jitter convert"
 per_sample() {  # per_sample KEY -> median over runs of KEY seconds / samples loaded, in ms
   for f in "$work"/all.*.json; do
     awk -v s="$(field "$f" "$1")" -v n="$(field "$f" samples_loaded)" 'BEGIN {printf "%.4f\n", 1000 * s / n}'

@@ -183,12 +183,13 @@ run_tests() {
 }
 
 # A venv in build/ that sees Debian's packages (torch, numpy, pytest), with
-# TensorFlow, a NumPy that Debian's torch accepts (NumPy 2 breaks its
+# TensorFlow, webdataset (the shards tests read pack's shards with it), a
+# NumPy that Debian's torch accepts (NumPy 2 breaks its
 # from_numpy) and the build tools from pip, installed only when missing.
 # Always Debian's /usr/bin/python3: another python3 on PATH would not see
 # Debian's packages.
 PYTHON_VENV="$ROOT/build/python-venv"
-PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.11")
+PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.11" "webdataset>=0.2")
 
 ensure_python_venv() {
   if [[ ! -x "$PYTHON_VENV/bin/python" ]]; then

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,10 +59,11 @@ class SampleSource;  // where a sample's bytes come from (internal)
 // shards packed from folders stream the folders' batches. Without an index
 // the shards are scanned when the dataset is listed (one line on stderr says
 // how long that took). The suffix, extension, folder and list fields do not
-// apply.
+// apply. DatasetSpec::Shards() takes `options` from the index (`segfeed
+// pack` records the dataset's label options there), as a preset sets its.
 struct SEGFEED_EXPORT DatasetSpec {
-  // The rule's name in reports: "carvana", "voc", "cityscapes", "ade20k"
-  // for the presets, else "folders" or "list".
+  // The rule's name in reports: the preset's ("carvana", "voc", ...; see
+  // DatasetPresetNames()), else "folders" or "list".
   std::string name = "folders";
   // The folder a preset or a list was given (for messages and for the
   // two-column list's paths when list_root is empty).
@@ -81,6 +84,12 @@ struct SEGFEED_EXPORT DatasetSpec {
   std::vector<std::string> mask_extensions = {".gif", ".png"};
   // Walk image_dir and mask_dir into their sub-folders.
   bool recursive = false;
+  // More (image folder, mask folder) pairs, each listed by the folder rule
+  // as image_dir and mask_dir are, after them and in this order, for a
+  // dataset whose split spans folders (LoveDA's Rural and Urban). The pairs
+  // are then kept by their paths under `root`, keyed by the image's path
+  // without its extension ("Train/Urban/images_png/1366"). Not with a list.
+  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> more_folders;
   // A text file of keys or of (image, mask) paths; empty: the folder rule.
   std::filesystem::path list_file;
   // Where a two-column list's relative paths start; empty: `root`, or the
@@ -139,9 +148,24 @@ struct SEGFEED_EXPORT DatasetSpec {
 // keyword says otherwise.
 SEGFEED_EXPORT bool IsShardData(const std::filesystem::path& data);
 
-// The presets by name ("carvana", "voc", "cityscapes", "ade20k"), what the
-// CLI's --dataset and Python's dataset= accept besides "folders" and "list".
+// The presets by name ("carvana", "voc", "cityscapes", "ade20k", "camvid",
+// "camvid32", "coco_stuff", "mapillary", "mapillary_v2", "bdd100k",
+// "loveda"), what the CLI's --dataset and Python's dataset= accept besides
+// "folders" and "list".
 SEGFEED_EXPORT std::span<const std::string_view> DatasetPresetNames();
+
+// One training class of a preset's dataset, as its dataset publishes it.
+struct DatasetClass {
+  std::string_view name;
+  // The colour the dataset gives the class (its palette, colour-coded masks
+  // or label table); nullopt where it publishes none (COCO-Stuff).
+  std::optional<std::array<uint8_t, 3>> color;
+};
+// The training classes of preset `name`, class i at index i (what the
+// preset's class_names option holds); empty for carvana (binary masks),
+// camvid32 (its classes are read from the dataset's label_colors.txt) and
+// names that are not presets. Static storage: the span never dangles.
+SEGFEED_EXPORT std::span<const DatasetClass> DatasetPresetClasses(std::string_view name);
 // The preset `name` for `root` and `split` (empty: the preset's default
 // split, "train"). ConfigError for an unknown name or split.
 SEGFEED_EXPORT DatasetSpec DatasetPreset(std::string_view name, const std::filesystem::path& root,

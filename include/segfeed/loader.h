@@ -26,11 +26,17 @@ class LoaderRuntime;
 
 // Seconds spent per stage, summed over all decode threads (so with 4 threads
 // they can add up to 4 s per second of wall time), plus the consumer's wait.
+// Decoding is one stage per role and format a dataset can hold (photos are
+// JPEG or PNG, masks GIF or PNG), each named decode_<role>_<format>: a
+// member's time goes to the format its first bytes say it is, so a PNG
+// label map is never timed as a GIF.
 struct StageSeconds {
-  double read = 0;          // reading files into memory
-  double decode_image = 0;  // the photo's decoding: JPEG at its DCT scale, or PNG
-  double decode_mask = 0;   // the mask's decoding: GIF or PNG
-  double warp = 0;          // the fused affine warp of image and mask
+  double read = 0;               // reading files into memory
+  double decode_photo_jpeg = 0;  // JPEG photos, at their DCT scale
+  double decode_photo_png = 0;   // PNG photos, at full size
+  double decode_mask_png = 0;    // PNG masks and label maps
+  double decode_mask_gif = 0;    // GIF masks
+  double warp = 0;               // the fused affine warp of image and mask
   // Colour jitter; with jitter on, the image's conversion into the batch
   // slot is fused into the jitter pass and counted here.
   double jitter = 0;
@@ -42,12 +48,16 @@ struct StageSeconds {
 
 // The field list of StageSeconds: calls fn("name", value) once per field, in
 // declaration order. The JSON reports, the Python dicts and the stubs all
-// take their names from here, so a field is added in one place.
+// take their names from here, and `segfeed bench`'s table its labels
+// (decode_photo_jpeg: "JPEG decode (photos)"), so a field is added in one
+// place.
 template <typename Fn>
 void ForEachField(const StageSeconds& s, Fn&& fn) {
   fn("read", s.read);
-  fn("decode_image", s.decode_image);
-  fn("decode_mask", s.decode_mask);
+  fn("decode_photo_jpeg", s.decode_photo_jpeg);
+  fn("decode_photo_png", s.decode_photo_png);
+  fn("decode_mask_png", s.decode_mask_png);
+  fn("decode_mask_gif", s.decode_mask_gif);
   fn("warp", s.warp);
   fn("jitter", s.jitter);
   fn("convert", s.convert);
@@ -359,6 +369,9 @@ class SEGFEED_EXPORT Loader {
   // The samples that sample ids index (pairs, or a shard dataset's:
   // sample_count(), SampleKey(), SampleNames()), and the listing's problems.
   const Dataset& dataset() const;
+  // The classes' names, class i at index i (options.decode.class_names: a
+  // preset's own, or the user's class_names); empty when unnamed.
+  const std::vector<std::string>& class_names() const;
   // The memory plan for the first pair's image size.
   const MemoryPlan& plan() const;
   LoaderStats stats() const;

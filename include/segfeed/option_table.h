@@ -44,6 +44,7 @@ enum class OptionKind {
   kSize,      // output size: one int (a square) or (height, width); CLI N or WxH
   kIdMap,     // source id -> training id: a dict or list; CLI "7:0,8:1"
   kColorMap,  // colour -> class id: a dict or list of colours; CLI "#800000:1,#008000:2"
+  kNames,     // a list of names; CLI "road,car" or a file of one name per line
 };
 
 // One scalar as a front end hands it over. Integers above INT64_MAX (a

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -320,6 +321,10 @@ struct LabelMapEntry {
 struct MaskColor {
   std::array<uint8_t, 3> rgb{};
   int label = 0;
+  // The colour marks pixels without a class (CamVid's "Void"): they are
+  // ignore_index whatever ignore_index is set to, before or after this
+  // entry, and `label` is not read. CLI text "#000000:ignore".
+  bool ignored = false;
   bool operator==(const MaskColor&) const = default;
 };
 
@@ -393,8 +398,15 @@ struct DecodeOptions {
   // looked at. Sources are 0 .. 65535 (16-bit PNGs).
   std::vector<LabelMapEntry> label_map;
   // Labels mode: colour -> class id for colour-coded masks (CamVid). A
-  // colour not listed is a bad pixel (label_out_of_range).
+  // colour not listed is a bad pixel (label_out_of_range). The option table
+  // also reads it from a colour file (CamVid's label_colors.txt), which
+  // names the classes too (class_names).
   std::vector<MaskColor> mask_colors;
+  // Labels mode: the name of each class, class_names[i] for class i; empty
+  // when unnamed, else exactly num_classes names. Reports, legends and the
+  // Python Loader's class_names show them; the batches do not depend on
+  // them. The presets set their dataset's published names.
+  std::vector<std::string> class_names;
   // Whether a JPEG that decodes only with warnings is refused.
   JpegWarnings jpeg_warnings = JpegWarnings::kAreErrors;
   // What JPEG photos are decoded to; see DecodeColour.

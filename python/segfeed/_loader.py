@@ -203,6 +203,12 @@ class Loader:
         # layout's label options come between the defaults and the keywords.
         values = {entry["name"]: options.get(entry["name"], layout["options"].get(
             entry["name"], _table.python_default(entry))) for entry in _LOADER_OPTIONS}
+        # A preset's class names name the preset's classes: a num_classes of the
+        # user's own without class_names leaves names of another count out.
+        names = values.get("class_names")
+        if ("num_classes" in options and "class_names" not in options and names is not None
+                and len(names) != values["num_classes"]):
+            values["class_names"] = None
         if augment is _TRAINING_AUGMENT and _validation_subset(values["subset"]):
             augment = None
         if augment is None:
@@ -275,9 +281,10 @@ class Loader:
         (batches held, exports included), samples_loaded / samples_skipped /
         samples_replaced, batches_delivered, input_bytes, skipped_files and
         unpaired_files (lists of dicts with path, kind, detail, message) and
-        stage_seconds (thread-seconds per stage, by what it does whatever the
-        formats: read, decode_image, decode_mask, warp, jitter, convert,
-        consumer_wait)."""
+        stage_seconds (thread-seconds per stage: read; decoding by role and
+        format, decode_photo_jpeg, decode_photo_png, decode_mask_png and
+        decode_mask_gif, each file's time under the format its first bytes say
+        it is; warp, jitter, convert, consumer_wait)."""
         return self._core.stats()
 
     def pairs(self) -> List[Tuple[str, str, str]]:
@@ -297,6 +304,13 @@ class Loader:
         output_width, output_height, contrast_enabled, contrast_factor (and
         the other colour ops' likewise), shard_from_environment."""
         return dict(self._options)
+
+    @property
+    def class_names(self) -> List[str]:
+        """The classes' names, class i at index i: the preset's (its dataset's
+        published names), or ``class_names=`` as given (a list, or a file of one
+        name per line); ``[]`` when the classes are unnamed."""
+        return list(self._options.get("class_names") or ())
 
     @property
     def dataset_rule(self) -> str:

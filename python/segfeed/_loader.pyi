@@ -52,7 +52,8 @@ class Loader:
         mask_ignore_value: int = 255,
         ignore_index: int = 255,
         label_map: Union[Dict[int, int], List[int], str, NoneType] = None,
-        mask_colors: Union[Dict[Tuple[int, int, int], int], List[Tuple[int, int, int]], str, NoneType] = None,
+        mask_colors: Union[Dict[Tuple[int, int, int], Union[int, str]], List[Tuple[int, int, int]], str, NoneType] = None,
+        class_names: Union[List[str], str, NoneType] = None,
         layout: str = 'nhwc',
         normalize: bool = False,
         mean: Optional[Tuple[float, float, float]] = None,
@@ -72,6 +73,8 @@ class Loader:
     def pairs(self) -> List[Tuple[str, str, str]]: ...
     @property
     def options(self) -> Dict[str, Any]: ...
+    @property
+    def class_names(self) -> List[str]: ...
     @property
     def dataset_rule(self) -> str: ...
     @property

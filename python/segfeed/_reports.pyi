@@ -13,8 +13,10 @@ class FileProblem(TypedDict):
 
 class StageSeconds(TypedDict):
     read: float
-    decode_image: float
-    decode_mask: float
+    decode_photo_jpeg: float
+    decode_photo_png: float
+    decode_mask_png: float
+    decode_mask_gif: float
     warp: float
     jitter: float
     convert: float

@@ -30,7 +30,8 @@ _KIND_TYPES: Dict[str, Any] = {
     "color": Union[int, Tuple[int, int, int]],
     "size": Union[int, Tuple[int, int]],
     "id_map": Union[Dict[int, int], List[int], str],
-    "color_map": Union[Dict[Tuple[int, int, int], int], List[Tuple[int, int, int]], str],
+    "color_map": Union[Dict[Tuple[int, int, int], Union[int, str]], List[Tuple[int, int, int]], str],
+    "names": Union[List[str], str],
 }
 
 

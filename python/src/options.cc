@@ -193,6 +193,8 @@ const char* KindName(OptionKind kind) {
       return "id_map";
     case OptionKind::kColorMap:
       return "color_map";
+    case OptionKind::kNames:
+      return "names";
   }
   return "unknown";
 }
@@ -230,8 +232,14 @@ nb::object MapToPython(OptionKind kind, const DecodeOptions& decode) {
   if (kind == OptionKind::kIdMap) {
     for (const LabelMapEntry& entry : decode.label_map) out[nb::int_(entry.source)] = entry.target;
   } else {
-    for (const MaskColor& colour : decode.mask_colors)
-      out[nb::make_tuple(colour.rgb[0], colour.rgb[1], colour.rgb[2])] = colour.label;
+    for (const MaskColor& colour : decode.mask_colors) {
+      const nb::tuple rgb = nb::make_tuple(colour.rgb[0], colour.rgb[1], colour.rgb[2]);
+      if (colour.ignored) {
+        out[rgb] = "ignore";
+      } else {
+        out[rgb] = colour.label;
+      }
+    }
   }
   if (out.size() == 0) return nb::none();
   return out;

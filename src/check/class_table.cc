@@ -27,7 +27,8 @@ void ClassSums::Add(const ClassSums& other) {
   }
 }
 
-void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report) {
+void FinishClasses(const ClassSums& sums, int num_classes, std::span<const std::string> names,
+                   CheckReport* report) {
   report->ignore_pixels = static_cast<int64_t>(sums.pixels[decode::kIgnoreLabel]);
   uint64_t labelled = 0;
   for (int c = 0; c < num_classes; ++c) labelled += sums.pixels[c];
@@ -46,6 +47,7 @@ void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report) 
   for (int c = 0; c < num_classes; ++c) {
     ClassCount entry;
     entry.id = c;
+    if (static_cast<size_t>(c) < names.size()) entry.name = names[static_cast<size_t>(c)];
     entry.pixels = static_cast<int64_t>(sums.pixels[c]);
     entry.masks = static_cast<int64_t>(sums.masks[c]);
     if (entry.pixels > 0) {

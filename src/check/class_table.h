@@ -3,6 +3,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string>
 
 #include "check/dataset_checker.h"
 
@@ -27,7 +29,9 @@ struct ClassSums {
 };
 
 // The class table of a labels-mode check (CheckReport::classes and
-// ignore_pixels), from the sums merged over every checker.
-void FinishClasses(const ClassSums& sums, int num_classes, CheckReport* report);
+// ignore_pixels), from the sums merged over every checker; `names` are the
+// classes' names (class_names), empty or one per class.
+void FinishClasses(const ClassSums& sums, int num_classes, std::span<const std::string> names,
+                   CheckReport* report);
 
 }  // namespace segfeed::check

@@ -73,7 +73,7 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   }
   FinishStatistics(stats, &report);
   if (options.decode.mask_mode == MaskMode::kLabels) {
-    FinishClasses(class_sums, options.decode.num_classes, &report);
+    FinishClasses(class_sums, options.decode.num_classes, options.decode.class_names, &report);
   } else if (report.foreground_masks > 0 && stats.masks_with_foreground == 0) {
     report.problems.push_back(AllBackgroundMasks(
         (spec.mask_dir.empty() ? spec.root : spec.mask_dir).string(), report.foreground_masks));

@@ -69,6 +69,8 @@ inline constexpr size_t kOtherPaletteListed = 5;
 // keeps the JSON valid).
 struct ClassCount {
   int id = 0;
+  // The class's name (class_names, a preset's own); empty when unnamed.
+  std::string name;
   // Pixels of this class, and masks with at least one of them.
   int64_t pixels = 0;
   int64_t masks = 0;

@@ -19,6 +19,7 @@
 #include "cli/output_flags.h"
 #include "cli/report_json.h"
 #include "cli/sample_log.h"
+#include "cli/stage_table.h"
 #include "cli/stop_signals.h"
 #include "cli/subcommands.h"
 #include "demo/demo_cache.h"
@@ -244,10 +245,6 @@ void ComputeRates(const Loader& loader, BenchResult* result) {
 
 void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
   const LoaderStats& stats = result.stats;
-  const StageSeconds& stage = stats.stage_seconds;
-  const double work = stage.read + stage.decode_image + stage.decode_mask + stage.warp +
-                      stage.jitter + stage.convert;
-  auto share = [&](double seconds) { return work > 0 ? 100.0 * seconds / work : 0.0; };
   if (result.timed_epochs == 0) {
     std::printf(
         "  throughput: not measured: no timed epoch delivered a batch (the run stopped after %lld "
@@ -259,13 +256,7 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
         result.samples_per_s, result.batches_per_s, result.input_mb_per_s, result.timed_epochs,
         result.timed_epochs == 1 ? "" : "s");
   }
-  std::printf(
-      "  stages (thread-seconds, all epochs): read %.2f (%.0f%%), image decode %.2f (%.0f%%), "
-      "mask decode %.2f (%.0f%%), warp %.2f (%.0f%%), jitter %.2f (%.0f%%), convert %.2f (%.0f%%); "
-      "consumer waited %.2f s\n",
-      stage.read, share(stage.read), stage.decode_image, share(stage.decode_image),
-      stage.decode_mask, share(stage.decode_mask), stage.warp, share(stage.warp), stage.jitter,
-      share(stage.jitter), stage.convert, share(stage.convert), stage.consumer_wait);
+  std::fputs(StageTable(stats.stage_seconds).c_str(), stdout);
   std::printf(
       "  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB (peak %.1f), read buffers "
       "%.1f MiB "

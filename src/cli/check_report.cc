@@ -112,10 +112,16 @@ void PrintClasses(const check::CheckReport& report) {
   std::printf("  classes          %zu: %lld labelled pixels, %lld ignore pixels\n",
               report.classes.size(), static_cast<long long>(labelled),
               static_cast<long long>(report.ignore_pixels));
-  std::printf("    %5s %12s %7s %9s %10s %11s\n", "class", "pixels", "masks", "fraction",
-              "inv-freq", "median-freq");
+  // Named classes get a column of their names, as wide as the longest.
+  int name_width = 0;
+  for (const check::ClassCount& entry : report.classes)
+    name_width = std::max(name_width, static_cast<int>(output::PrintableText(entry.name).size()));
+  std::printf("    %5s %-*s%s%12s %7s %9s %10s %11s\n", "class", name_width,
+              name_width > 0 ? "name" : "", name_width > 0 ? " " : "", "pixels", "masks",
+              "fraction", "inv-freq", "median-freq");
   for (const check::ClassCount& entry : report.classes) {
-    std::printf("    %5d %12lld %7lld %9.4f %10.4f %11.4f%s\n", entry.id,
+    std::printf("    %5d %-*s%s%12lld %7lld %9.4f %10.4f %11.4f%s\n", entry.id, name_width,
+                output::PrintableText(entry.name).c_str(), name_width > 0 ? " " : "",
                 static_cast<long long>(entry.pixels), static_cast<long long>(entry.masks),
                 entry.fraction, entry.inverse_frequency_weight, entry.median_frequency_weight,
                 entry.pixels == 0 ? "  absent" : "");
@@ -319,6 +325,7 @@ Json ClassesJson(const check::CheckReport& report) {
   Json classes = Json::array();
   for (const check::ClassCount& entry : report.classes) {
     classes.push_back({{"id", entry.id},
+                       {"name", JsonText(entry.name)},
                        {"pixels", entry.pixels},
                        {"masks", entry.masks},
                        {"fraction", entry.fraction},

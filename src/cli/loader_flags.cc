@@ -31,7 +31,9 @@ std::string ValueName(OptionKind kind) {
     case OptionKind::kIdMap:
       return "ID:ID,...";
     case OptionKind::kColorMap:
-      return "#RRGGBB:ID,...";
+      return "#RRGGBB:ID,...|FILE";
+    case OptionKind::kNames:
+      return "NAME,...|FILE";
   }
   return "VALUE";
 }
@@ -55,6 +57,14 @@ std::string FlagNames(const OptionSpec& spec) {
 std::string Description(const OptionSpec& spec) {
   return std::string(spec.doc()) + "; " + spec.Accepts() + " (default " +
          spec.Text(LoaderOptions{}) + ")";
+}
+
+// A preset's class names name the preset's classes: with a num_classes of
+// the user's own (Cityscapes' 34 label ids as they are) and no class_names,
+// names of another count are left out rather than refused.
+void ForgetPresetNamesOfOtherClasses(bool own_num_classes, DecodeOptions& decode) {
+  if (own_num_classes && decode.class_names.size() != static_cast<size_t>(decode.num_classes))
+    decode.class_names.clear();
 }
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -296,6 +306,7 @@ LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
   }
   const auto flag_of = [this](const OptionSpec& spec) { return FlagOf(spec); };
   ParseGivenFlags(flags_, options, flag_of);
+  ForgetPresetNamesOfOtherClasses(Given("num_classes") && !Given("class_names"), options.decode);
   if (const std::optional<std::string> shard = CommandLine::LastValue(shard_)) {
     if (*shard == "auto") {
       options.shard_from_environment = true;
@@ -351,8 +362,9 @@ void LoaderFlags::Check(const LoaderOptions& options, const DatasetSpec& dataset
 }
 
 MaskFlags::MaskFlags(CommandLine& cli) {
-  for (const char* name : {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index",
-                           "label_map", "mask_colors", "mask_foreground", "mask_threshold"}) {
+  for (const char* name :
+       {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index", "label_map", "mask_colors",
+        "class_names", "mask_foreground", "mask_threshold"}) {
     const OptionSpec* spec = FindOption(name);
     CLI::Option* option = cli.AddOption(FlagNames(*spec), Description(*spec),
                                         std::string(OptionGroupName(spec->group())));
@@ -367,6 +379,13 @@ DecodeOptions MaskFlags::Apply(const DecodeOptions& decode, const DatasetSpec& d
   ApplyDatasetOptions(dataset, options);
   const auto flag_of = [](const OptionSpec& spec) { return "--" + std::string(spec.flag()); };
   ParseGivenFlags(flags_, options, flag_of);
+  const auto given = [this](std::string_view name) {
+    for (const TableFlag& flag : flags_) {
+      if (flag.spec->name() == name) return flag.option->count() > 0;
+    }
+    return false;
+  };
+  ForgetPresetNamesOfOtherClasses(given("num_classes") && !given("class_names"), options.decode);
   try {
     ValidateDecodeOptions(options.decode);
   } catch (const ConfigError& e) {

@@ -92,7 +92,7 @@ class LoaderFlags {
 
 // The entries of LoaderOptionTable() that say how a mask file's values are
 // read (mask_mode, num_classes, mask_ignore_value, ignore_index, label_map,
-// mask_colors, mask_foreground, mask_threshold), made into flags as LoaderFlags makes
+// mask_colors, class_names, mask_foreground, mask_threshold), made into flags as LoaderFlags makes
 // them, for a command that reads masks without building a Loader (check).
 class MaskFlags {
  public:

@@ -21,6 +21,7 @@ commands:
   check               decode every file of a dataset and list its problems
   index SHARD...      index tar shards (WebDataset layout) for reading by offset
   make-demo OUT_DIR   write a synthetic Carvana-like dataset
+  pack --output OUT   write a dataset as tar shards (WebDataset layout) with their index
   plan                memory the input stage will use, before it runs
   preview             a grid of augmented samples with their masks overlaid
 
@@ -32,9 +33,10 @@ struct Subcommand {
   int (*run)(std::span<const std::string>);
 };
 constexpr Subcommand kSubcommands[] = {
-    {"bench", segfeed::cli::RunBench}, {"check", segfeed::cli::RunCheck},
-    {"index", segfeed::cli::RunIndex}, {"make-demo", segfeed::cli::RunMakeDemo},
-    {"plan", segfeed::cli::RunPlan},   {"preview", segfeed::cli::RunPreview},
+    {"bench", segfeed::cli::RunBench},     {"check", segfeed::cli::RunCheck},
+    {"index", segfeed::cli::RunIndex},     {"make-demo", segfeed::cli::RunMakeDemo},
+    {"pack", segfeed::cli::RunPack},       {"plan", segfeed::cli::RunPlan},
+    {"preview", segfeed::cli::RunPreview},
 };
 
 // Runs the command line; returns the exit status.

@@ -37,11 +37,13 @@ grey PNGs whose value is the class id (the form of Cityscapes' and ADE20K's
 label-id maps), without a band. --image-format png writes the photos as
 OUT_DIR/train/<stem>.png (RGB, 8 bits, lossless) instead of JPEGs.
 
---dataset voc|cityscapes|ade20k writes --count annotated pairs in that
-dataset's public layout instead, a quarter of them (at least one) in the
-validation split; each fixes its own classes and file formats, so
---classes, --mask-format, --image-format and --mask-rows are refused with
-it, and --count must be at least 2:
+--dataset NAME (a preset's name: voc, cityscapes, ade20k, camvid,
+camvid32, coco_stuff, mapillary, mapillary_v2, bdd100k, loveda) writes
+--count annotated pairs in that dataset's public layout instead, a quarter
+of them (at least one) in the validation split (camvid32 has none);
+each fixes its own classes and file formats, so --classes, --mask-format,
+--image-format and --mask-rows are refused with it, and --count must be at
+least 2:
 
   voc: OUT_DIR/JPEGImages/<id>.jpg (ids such as 2007_000032, ascending),
   OUT_DIR/SegmentationClass/<id>.png (8-bit palette PNGs, VOC's colour map,
@@ -64,6 +66,33 @@ it, and --count must be at least 2:
   OUT_DIR/annotations/training/ADE_train_00000001.png (8-bit grey, 1..150
   the classes, 0 = other), and the same under validation/ as ADE_val_*,
   each split numbered from 1.
+
+  camvid (SegNet's form): OUT_DIR/{train,val}/0001TP_<n>.png (RGB PNG) with
+  OUT_DIR/{train,val}annot/0001TP_<n>.png (8-bit grey, 0..10 the classes,
+  11 void).
+
+  camvid32 (the original release): OUT_DIR/701_StillsRaw_full/<key>.png
+  with OUT_DIR/LabeledApproved_full/<key>_L.png (RGB colour-coded, Void
+  on a band around every object) and OUT_DIR/label_colors.txt (its 32
+  colours, "R G B<tab>Name").
+
+  coco_stuff: OUT_DIR/images/{train,val}2017/<12 digits>.jpg with
+  OUT_DIR/annotations/{train,val}2017/<12 digits>.png (8-bit grey, COCO
+  category id - 1: 0 person, 2 car, 12 stop sign, 26 backpack, 45 wine
+  glass, 66 dining table, 89 toothbrush, 91 banner, 181 wood; 255 on a band).
+
+  mapillary, mapillary_v2: OUT_DIR/{training,validation}/images/<key>.jpg
+  with <split>/v1.2/labels/<key>.png and <split>/v2.0/labels/<key>.png
+  (palette PNGs, index = label id: road, car, person, sky, vegetation,
+  building, ego vehicle; Unlabeled, 65 and 123, on a band).
+
+  bdd100k: OUT_DIR/images/10k/{train,val}/<key>.jpg with
+  OUT_DIR/labels/sem_seg/masks/{train,val}/<key>.png (8-bit grey train ids
+  0..18, 255 on a band).
+
+  loveda: OUT_DIR/{Train,Val}/{Rural,Urban}/images_png/<n>.png (RGB PNG)
+  with .../masks_png/<n>.png (8-bit grey, 1..7 the classes, 0 no data on a
+  band), numbered through both splits, Rural first.
 
 OUT_DIR must be empty or not exist yet, so that a mistyped path never mixes
 demo files into real data: a folder with anything in it is refused (exit
@@ -104,19 +133,7 @@ void RequireEmptyOrNew(const std::filesystem::path& dir) {
       "); give an empty or new folder, or --force to write the demo files into it anyway");
 }
 
-const char* LayoutName(demo::DemoLayout layout) {
-  switch (layout) {
-    case demo::DemoLayout::kCarvana:
-      return "carvana";
-    case demo::DemoLayout::kVoc:
-      return "voc";
-    case demo::DemoLayout::kCityscapes:
-      return "cityscapes";
-    case demo::DemoLayout::kAde20k:
-      return "ade20k";
-  }
-  return "?";
-}
+const char* LayoutName(demo::DemoLayout layout) { return demo::InfoOf(layout).name; }
 
 // The layouts other than Carvana's are their dataset's classes and formats,
 // so a flag that would change those is refused rather than ignored.
@@ -136,26 +153,10 @@ void RefuseFlagsTheLayoutFixes(
 void PrintLayoutSummary(demo::DemoLayout layout, const std::string& out_dir,
                         const demo::DemoOptions& options, const demo::DemoLayoutSummary& s) {
   const int pairs = s.train_pairs + s.val_pairs;
-  const char* folders = "";
-  const char* image_kind = "JPEG";
-  const char* mask_kind = "";
-  switch (layout) {
-    case demo::DemoLayout::kVoc:
-      folders = "JPEGImages/, SegmentationClass/, ImageSets/Segmentation/{train,val,trainval}.txt";
-      mask_kind = "palette PNG";
-      break;
-    case demo::DemoLayout::kCityscapes:
-      folders = "leftImg8bit/{train,val}/<city>/, gtFine/{train,val}/<city>/";
-      image_kind = "PNG";
-      mask_kind = "labelIds PNG";
-      break;
-    case demo::DemoLayout::kAde20k:
-      folders = "images/{training,validation}/, annotations/{training,validation}/";
-      mask_kind = "grey PNG";
-      break;
-    case demo::DemoLayout::kCarvana:
-      break;
-  }
+  const demo::DemoLayoutInfo& info = demo::InfoOf(layout);
+  const char* folders = info.folders;
+  const char* image_kind = info.image_kind;
+  const char* mask_kind = info.mask_kind;
   std::printf("wrote %d pairs to %s (%s): %d train, %d val, ", pairs,
               output::PrintableText(out_dir).c_str(), folders, s.train_pairs, s.val_pairs);
   if (s.unannotated_photos > 0) std::printf("%d photos without labels, ", s.unannotated_photos);
@@ -181,6 +182,24 @@ void PrintCarvanaSummary(const std::string& out_dir, const demo::DemoOptions& op
               static_cast<double>(s.mask_bytes) / s.pairs / 1000.0);
 }
 
+// --dataset: every preset's name, its layout.
+void AddLayoutChoice(CommandLine& cli, demo::DemoLayout* layout) {
+  // Mapillary's v2.0 release holds its v1.2 labels too: one tree for both presets.
+  cli.AddChoice("--dataset", layout,
+                {{"carvana", demo::DemoLayout::kCarvana},
+                 {"voc", demo::DemoLayout::kVoc},
+                 {"cityscapes", demo::DemoLayout::kCityscapes},
+                 {"ade20k", demo::DemoLayout::kAde20k},
+                 {"camvid", demo::DemoLayout::kCamvid},
+                 {"camvid32", demo::DemoLayout::kCamvid32},
+                 {"coco_stuff", demo::DemoLayout::kCocoStuff},
+                 {"mapillary", demo::DemoLayout::kMapillary},
+                 {"mapillary_v2", demo::DemoLayout::kMapillary},
+                 {"bdd100k", demo::DemoLayout::kBdd100k},
+                 {"loveda", demo::DemoLayout::kLoveda}},
+                "the layout to write (see above)", "carvana");
+}
+
 }  // namespace
 
 int RunMakeDemo(std::span<const std::string> args) {
@@ -204,14 +223,7 @@ int RunMakeDemo(std::span<const std::string> args) {
                     "GIF row order: sequential (as Carvana's masks), interlaced (as Pillow writes "
                     "masks by default) or mixed (every other mask interlaced)",
                     "sequential");
-  cli.AddChoice("--dataset", &layout,
-                {{"carvana", demo::DemoLayout::kCarvana},
-                 {"voc", demo::DemoLayout::kVoc},
-                 {"cityscapes", demo::DemoLayout::kCityscapes},
-                 {"ade20k", demo::DemoLayout::kAde20k}},
-                "the public layout to write: carvana, voc (PASCAL VOC 2012), cityscapes (gtFine) "
-                "or ade20k (ADEChallengeData2016)",
-                "carvana");
+  AddLayoutChoice(cli, &layout);
   const CLI::Option* classes = cli.AddInt(
       "--classes", &options.classes, 0, demo::kDemoMaxClasses,
       "0: binary car masks (GIF); 2 to 255: multi-object scenes with label maps of that many "
@@ -235,8 +247,9 @@ int RunMakeDemo(std::span<const std::string> args) {
                                        {"--mask-format", mask_format},
                                        {"--image-format", image_format},
                                        {"--mask-rows", mask_rows}});
-    if (layout == demo::DemoLayout::kCityscapes && quality->count() > 0)
-      throw UsageError("--quality applies to JPEG photos, and --dataset cityscapes writes PNGs");
+    if (std::string_view(demo::InfoOf(layout).image_kind) == "PNG" && quality->count() > 0)
+      throw UsageError("--quality applies to JPEG photos, and --dataset " +
+                       std::string(LayoutName(layout)) + " writes PNGs");
     if (options.count < 2)
       throw UsageError("--dataset " + std::string(LayoutName(layout)) +
                        " needs --count 2 or more, a pair for each of its splits (got " +

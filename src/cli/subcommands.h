@@ -14,5 +14,6 @@ int RunCheck(std::span<const std::string> args);
 int RunPlan(std::span<const std::string> args);
 int RunPreview(std::span<const std::string> args);
 int RunIndex(std::span<const std::string> args);
+int RunPack(std::span<const std::string> args);
 
 }  // namespace segfeed::cli

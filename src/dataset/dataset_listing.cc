@@ -17,6 +17,7 @@
 #include "dataset/list_file.h"
 #include "dataset/list_root.h"
 #include "dataset/listed_images.h"
+#include "dataset/more_folders.h"
 #include "dataset/shard_listing.h"
 #include "segfeed/dataset.h"
 #include "source/sample_source.h"
@@ -405,6 +406,7 @@ Dataset ListDataset(const DatasetSpec& spec) {
   }
   ValidateSpec(spec);
   dataset::CheckLayout(spec);
+  if (!spec.more_folders.empty()) return dataset::ListAcrossFolders(spec);
   Dataset dataset;
   Listing listing(spec, &dataset);
   if (spec.list_file.empty()) {

@@ -15,10 +15,13 @@ namespace fs = std::filesystem;
 
 constexpr std::array<DatasetOption, 13> kDatasetOptions = {{
     {"dataset", "dataset", "NAME",
-     "the layout: carvana, voc, cityscapes, ade20k (presets, under --data ROOT), folders "
-     "(--images, --masks), list (--list) or shards (--data: a folder with index.sfidx, an "
-     "index, tars or train-{000000..000031}.tar; the default for such data)"},
-    {"split", "split", "NAME", "a preset's split: train, val, trainval (voc), test (cityscapes)"},
+     "the layout: carvana, voc, cityscapes, ade20k, camvid, camvid32, coco_stuff, mapillary, "
+     "mapillary_v2, bdd100k, loveda (presets, under --data ROOT), folders (--images, --masks), "
+     "list (--list) or shards (--data: a folder with index.sfidx, an index, tars or "
+     "train-{000000..000031}.tar; the default for such data)"},
+    {"split", "split", "NAME",
+     "a preset's split: train, val, trainval (voc), test (cityscapes, camvid), train/urban and "
+     "train/rural (loveda)"},
     {"images", "images", "DIR", "the folder of images (folders and list rules)"},
     {"masks", "masks", "DIR", "the folder of masks (folders and list rules)"},
     {"image_suffix", "image-suffix", "TEXT",
@@ -99,9 +102,13 @@ std::string DescribeDatasetRule(const DatasetSpec& spec) {
     if (extensions.size() > 1) alternatives = "{" + alternatives + "}";
     return (folder / (recursive ? "**/<key>" : "<key>")).string() + suffix + alternatives;
   };
-  const std::string pairing =
+  std::string pairing =
       files(spec.image_dir, spec.recursive, spec.image_suffix, spec.image_extensions) + " with " +
       files(spec.mask_dir, spec.recursive, spec.mask_suffix, spec.mask_extensions);
+  for (const auto& [images, masks] : spec.more_folders) {
+    pairing += ", then " + files(images, spec.recursive, spec.image_suffix, spec.image_extensions) +
+               " with " + files(masks, spec.recursive, spec.mask_suffix, spec.mask_extensions);
+  }
   // A spec filled in by hand keeps the default name.
   std::string rule = spec.name == "folders" && !spec.list_file.empty() ? "list" : spec.name;
   if (spec.list_file.empty()) {

@@ -10,7 +10,9 @@
 #include <system_error>
 #include <vector>
 
+#include "dataset/class_tables.h"
 #include "dataset/dataset_layout.h"
+#include "dataset/preset_specs.h"
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
 #include "source/file_system.h"
@@ -50,7 +52,7 @@ struct Layout {
   std::string_view description;
 };
 
-constexpr std::array<Layout, 4> kLayouts = {{
+constexpr std::array<Layout, 11> kLayouts = {{
     {"carvana", "train", "train_masks", "train/<key>.jpg with train_masks/<key>_mask.gif"},
     {"voc", "JPEGImages", "SegmentationClass",
      "JPEGImages/<id>.jpg with SegmentationClass/<id>.png, ids from "
@@ -60,9 +62,27 @@ constexpr std::array<Layout, 4> kLayouts = {{
      "gtFine/<split>/<city>/<key>_gtFine_labelIds.png"},
     {"ade20k", "images", "annotations",
      "images/<split>/<key>.jpg with annotations/<split>/<key>.png"},
+    {"camvid", "train", "trainannot",
+     "<split>/<key>.png with <split>annot/<key>.png (SegNet's CamVid: train, val, test)"},
+    {"camvid32", "701_StillsRaw_full", "LabeledApproved_full",
+     "701_StillsRaw_full/<key>.png with LabeledApproved_full/<key>_L.png, classes from "
+     "label_colors.txt"},
+    {"coco_stuff", "images", "annotations",
+     "images/<split>2017/<id>.jpg with annotations/<split>2017/<id>.png"},
+    {"mapillary", "training/images", "training/v1.2/labels",
+     "training/images/<key>.jpg with training/v1.2/labels/<key>.png (validation/ likewise)"},
+    {"mapillary_v2", "training/images", "training/v2.0/labels",
+     "training/images/<key>.jpg with training/v2.0/labels/<key>.png (validation/ likewise)"},
+    {"bdd100k", "images/10k", "labels/sem_seg/masks",
+     "images/10k/<split>/<key>.jpg with labels/sem_seg/masks/<split>/<key>.png"},
+    {"loveda", "Train", "Train",
+     "Train/{Urban,Rural}/images_png/<n>.png with Train/{Urban,Rural}/masks_png/<n>.png (Val/ "
+     "likewise)"},
 }};
 
-constexpr std::array<std::string_view, 4> kPresetNames = {"carvana", "voc", "cityscapes", "ade20k"};
+constexpr std::array<std::string_view, 11> kPresetNames = {
+    "carvana",    "voc",       "cityscapes",   "ade20k",  "camvid", "camvid32",
+    "coco_stuff", "mapillary", "mapillary_v2", "bdd100k", "loveda"};
 
 bool IsFolder(const fs::path& path) {
   std::error_code error;
@@ -102,6 +122,17 @@ std::optional<std::string> NotWhatWasExpected(const fs::path& path, bool folder)
   if (folder ? S_ISDIR(info.st_mode) : S_ISREG(info.st_mode)) return std::nullopt;
   return path.string() + (folder ? " is not a folder (" : " is not a regular file (") +
          std::string(source::FileTypeName(info.st_mode)) + ")";
+}
+
+// Another preset whose default split's folders are under `root` (ADE20K's
+// and COCO-Stuff's trees differ only in their split folders' names).
+std::optional<std::string_view> FittingPreset(const fs::path& root, std::string_view except) {
+  for (std::string_view name : kPresetNames) {
+    if (name == except) continue;
+    const DatasetSpec spec = DatasetPreset(name, root, "");
+    if (IsFolder(spec.image_dir) && IsFolder(spec.mask_dir)) return name;
+  }
+  return std::nullopt;
 }
 
 const Layout& LayoutOf(std::string_view name) {
@@ -166,7 +197,10 @@ DatasetSpec DatasetSpec::Voc(const fs::path& root, std::string_view split) {
   spec.mask_extensions = {".png"};
   spec.list_file = root / "ImageSets" / "Segmentation" / (std::string(split) + ".txt");
   // The 255 band VOC draws on every object's outline.
-  spec.options = {{"mask_mode", "labels"}, {"num_classes", "21"}, {"mask_ignore_value", "255"}};
+  spec.options = {{"mask_mode", "labels"},
+                  {"num_classes", "21"},
+                  {"mask_ignore_value", "255"},
+                  {"class_names", dataset::ClassNamesText(dataset::VocClasses())}};
   return spec;
 }
 
@@ -186,7 +220,8 @@ DatasetSpec DatasetSpec::Cityscapes(const fs::path& root, std::string_view split
                   // labelIds has no unlabelled value of its own: ids the
                   // map leaves out (0, unlabeled, among them) are ignore.
                   {"mask_ignore_value", "255"},
-                  {"label_map", kCityscapesTrainIds}};
+                  {"label_map", kCityscapesTrainIds},
+                  {"class_names", dataset::ClassNamesText(dataset::CityscapesClasses())}};
   return spec;
 }
 
@@ -205,28 +240,49 @@ DatasetSpec DatasetSpec::Ade20k(const fs::path& root, std::string_view split) {
   spec.options = {{"mask_mode", "labels"},
                   {"num_classes", "150"},
                   {"mask_ignore_value", "0"},
-                  {"label_map", Ade20kLabelMap()}};
+                  {"label_map", Ade20kLabelMap()},
+                  {"class_names", dataset::ClassNamesText(dataset::Ade20kClasses())}};
   return spec;
 }
 
 std::span<const std::string_view> DatasetPresetNames() { return kPresetNames; }
 
+std::span<const DatasetClass> DatasetPresetClasses(std::string_view name) {
+  if (name == "voc") return dataset::VocClasses();
+  if (name == "cityscapes" || name == "bdd100k") return dataset::CityscapesClasses();
+  if (name == "ade20k") return dataset::Ade20kClasses();
+  if (name == "camvid") return dataset::CamvidClasses();
+  if (name == "coco_stuff") return dataset::CocoStuffClasses();
+  if (name == "mapillary") return dataset::MapillaryV12Classes();
+  if (name == "mapillary_v2") return dataset::MapillaryV20Classes();
+  if (name == "loveda") return dataset::LovedaClasses();
+  return {};
+}
+
 DatasetSpec DatasetPreset(std::string_view name, const fs::path& root, std::string_view split) {
   if (root.empty())
     throw ConfigError("the " + std::string(name) +
                       " preset needs data, the folder that holds its layout");
-  if (split.find('/') != std::string_view::npos || split == "." || split == "..")
+  // LoveDA's splits name a domain too ("train/urban"); its preset checks them.
+  if ((name != "loveda" && split.find('/') != std::string_view::npos) || split == "." ||
+      split == "..")
     throw ConfigError("split must be a name like train or val (got '" + std::string(split) + "')");
-  if (name == "carvana") {
+  if (name == "carvana" || name == "camvid32") {
     if (!split.empty())
-      throw ConfigError("the carvana layout has no splits (got split '" + std::string(split) +
-                        "'): use subset and validation_fraction");
-    return DatasetSpec::Carvana(root);
+      throw ConfigError("the " + std::string(name) + " layout has no splits (got split '" +
+                        std::string(split) + "'): use subset and validation_fraction");
+    return name == "carvana" ? DatasetSpec::Carvana(root) : dataset::Camvid32Spec(root);
   }
   const std::string_view chosen = split.empty() ? "train" : split;
   if (name == "voc") return DatasetSpec::Voc(root, chosen);
   if (name == "cityscapes") return DatasetSpec::Cityscapes(root, chosen);
   if (name == "ade20k") return DatasetSpec::Ade20k(root, chosen);
+  if (name == "camvid") return dataset::CamvidSpec(root, chosen);
+  if (name == "coco_stuff") return dataset::CocoStuffSpec(root, chosen);
+  if (name == "mapillary") return dataset::MapillarySpec(root, chosen, "v1.2");
+  if (name == "mapillary_v2") return dataset::MapillarySpec(root, chosen, "v2.0");
+  if (name == "bdd100k") return dataset::Bdd100kSpec(root, chosen);
+  if (name == "loveda") return dataset::LovedaSpec(root, chosen);
   std::string names;
   for (std::string_view known : kPresetNames)
     names += (names.empty() ? "" : ", ") + std::string(known);
@@ -243,14 +299,40 @@ void CheckLayout(const DatasetSpec& spec) {
   // the preset made it is the user's own rule.
   if (!preset || spec.root.empty() || !IsFolder(spec.root)) return;
   const Layout& layout = LayoutOf(spec.name);
-  if (!HasLayout(spec.root, layout)) RefuseRoot(spec, layout);
-  if (!IsFolder(spec.image_dir) || !IsFolder(spec.mask_dir)) {
-    const fs::path& missing = IsFolder(spec.image_dir) ? spec.mask_dir : spec.image_dir;
+  // The split's own folders are the layout too (a Mapillary download of
+  // validation/ alone).
+  if (!HasLayout(spec.root, layout) && !(IsFolder(spec.image_dir) && IsFolder(spec.mask_dir)))
+    RefuseRoot(spec, layout);
+  std::vector<std::pair<fs::path, fs::path>> folders = {{spec.image_dir, spec.mask_dir}};
+  folders.insert(folders.end(), spec.more_folders.begin(), spec.more_folders.end());
+  for (const auto& [images, masks] : folders) {
+    if (IsFolder(images) && IsFolder(masks)) continue;
+    // The split's folder that is missing, not one inside it
+    // (Train/Urban rather than Train/Urban/images_png).
+    fs::path missing = IsFolder(images) ? masks : images;
+    while (!IsFolder(missing.parent_path()) && missing.parent_path() != spec.root &&
+           missing.has_relative_path())
+      missing = missing.parent_path();
     const std::string split = "no split '" + missing.filename().string() + "': ";
     if (std::optional<std::string> why = NotWhatWasExpected(missing, true))
       Refuse(spec, split + *why);
-    Refuse(spec, split + missing.parent_path().filename().string() + "/ has " +
-                     Entries(missing.parent_path(), 8));
+    std::string found =
+        missing.parent_path().filename().string() + "/ has " + Entries(missing.parent_path(), 8);
+    if (std::optional<std::string_view> other = FittingPreset(spec.root, spec.name)) {
+      found += ": this looks like the " + std::string(*other) + " layout, try --dataset " +
+               std::string(*other);
+    }
+    Refuse(spec, split + found);
+  }
+  // camvid32's classes are the colours of this file (its mask_colors).
+  if (spec.name == "camvid32") {
+    std::error_code error;
+    if (!fs::is_regular_file(spec.root / "label_colors.txt", error)) {
+      Refuse(spec,
+             "no label_colors.txt here, which the camvid32 layout reads its classes from; "
+             "found " +
+                 Entries(spec.root, 8));
+    }
   }
   if (!spec.list_file.empty()) {
     std::error_code error;

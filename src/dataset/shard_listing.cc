@@ -9,6 +9,7 @@
 
 #include "dataset/brace_pattern.h"
 #include "segfeed/errors.h"
+#include "segfeed/option_table.h"
 #include "source/shard_index.h"
 #include "source/shard_samples.h"
 #include "source/shards_source.h"
@@ -75,6 +76,27 @@ source::ShardCatalog ScanCatalog(const std::vector<fs::path>& shards, Dataset* d
   return std::move(listing.catalog);
 }
 
+// The options the shards' index records (`segfeed pack` writes the
+// dataset's label options there), as DatasetSpec::options: the front ends
+// apply them before the user's, as they apply a preset's. Only the option
+// table's names (the index also says how photos were written); none when
+// there is no index or it cannot be read (the listing says why).
+std::vector<std::pair<std::string, std::string>> IndexOptions(const DatasetSpec& spec) {
+  const fs::path index = !spec.shard_index.empty() ? spec.shard_index
+                         : spec.shards.empty()
+                             ? fs::path()
+                             : spec.shards.front().parent_path() / source::kShardIndexFileName;
+  std::error_code error;
+  if (index.empty() || !fs::exists(index, error)) return {};
+  source::ShardIndexDataset dataset;
+  if (!source::ReadShardIndex(index, source::ShardCheck::kSizes, &dataset).ok()) return {};
+  std::vector<std::pair<std::string, std::string>> options;
+  for (auto& [name, value] : dataset.options) {
+    if (FindOption(name) != nullptr) options.emplace_back(std::move(name), std::move(value));
+  }
+  return options;
+}
+
 }  // namespace
 
 bool IsShardData(const fs::path& data) {
@@ -100,6 +122,7 @@ DatasetSpec DatasetSpec::Shards(const fs::path& data) {
   }
   spec.root =
       spec.shard_index.empty() ? spec.shards.front().parent_path() : spec.shard_index.parent_path();
+  spec.options = IndexOptions(spec);
   return spec;
 }
 
@@ -108,6 +131,7 @@ DatasetSpec DatasetSpec::Shards(std::vector<fs::path> tars) {
   spec.name = "shards";
   spec.shards = std::move(tars);
   if (!spec.shards.empty()) spec.root = spec.shards.front().parent_path();
+  spec.options = IndexOptions(spec);
   return spec;
 }
 

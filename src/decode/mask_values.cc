@@ -34,7 +34,7 @@ MaskValueRule::MaskValueRule(const DecodeOptions& options) : options_(options) {
   std::sort(sorted_map_.begin(), sorted_map_.end(),
             [](const LabelMapEntry& a, const LabelMapEntry& b) { return a.source < b.source; });
   for (const MaskColor& colour : options.mask_colors) {
-    const bool ignored = colour.label == options.ignore_index;
+    const bool ignored = colour.ignored || colour.label == options.ignore_index;
     colours_.emplace_back(Packed(colour.rgb),
                           ignored ? kIgnoreLabel : static_cast<uint8_t>(colour.label));
   }

@@ -57,9 +57,11 @@ Status PairDecoder::DecodeMask(std::span<const uint8_t> bytes, const std::string
   // What Read()'s file reader says of a mask it refuses on its first bytes
   // (a JPEG photo used as a mask), for ReadMask(), which reads it whole.
   if (format != SniffedFormat::kPng && format != SniffedFormat::kGif) {
+    mask_format_ = SniffedFormat::kUnknown;
     return Error{ErrorKind::kUnsupportedFormat, path,
                  "not a GIF or PNG file (" + DescribeContent(bytes) + ")"};
   }
+  mask_format_ = format;
   if (format == SniffedFormat::kGif) return gif_.Decode(bytes, path, &mask_, budget_bytes);
   auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptMask);
   if (!header.ok()) return header.error();
@@ -196,12 +198,14 @@ Result<int64_t> PairDecoder::DecodeImageHeader(std::span<const uint8_t> bytes,
                                                const std::string& path,
                                                const DecodeTarget& target) {
   int64_t png_row_bytes = 0;  // libspng's scanlines and ours, for a PNG photo
-  if (SniffFormat(bytes) == SniffedFormat::kPng) {
+  // Set first: the stage timers count a refused header as the decoder's.
+  image_format_ =
+      SniffFormat(bytes) == SniffedFormat::kPng ? SniffedFormat::kPng : SniffedFormat::kJpeg;
+  if (image_format_ == SniffedFormat::kPng) {
     // PNG has no DCT scaling: the photo is decoded at full size.
     auto header = png_.ReadHeader(bytes, path, ErrorKind::kCorruptImage);
     if (!header.ok()) return header.error();
     png_row_bytes = PngDecoder::ImageRowBytes(header.value());
-    image_format_ = SniffedFormat::kPng;
     image_header_ = JpegHeader{};
     image_header_.width = header.value().width;
     image_header_.height = header.value().height;
@@ -210,7 +214,6 @@ Result<int64_t> PairDecoder::DecodeImageHeader(std::span<const uint8_t> bytes,
   } else {
     auto header = jpeg_.ReadHeader(bytes, path);
     if (!header.ok()) return header.error();
-    image_format_ = SniffedFormat::kJpeg;
     image_header_ = header.value();
     header_read_ = true;
     const auto [target_width, target_height] = target(image_header_.width, image_header_.height);

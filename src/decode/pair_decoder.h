@@ -101,8 +101,12 @@ class PairDecoder {
   const JpegHeader* image_header() const { return header_read_ ? &image_header_ : nullptr; }
   // Valid after a successful decode, until the next pair.
   DctScale image_scale() const { return image_scale_; }
-  // kJpeg or kPng: what the last photo was (its header says which).
+  // kJpeg or kPng: the decoder the last photo went to (its first bytes say
+  // which), set by DecodeImageHeader() even when it then refuses the header.
   SniffedFormat image_format() const { return image_format_; }
+  // kGif or kPng: the decoder the last mask went to, set by DecodeMask();
+  // kUnknown when DecodeMask() refused the mask on its first bytes.
+  SniffedFormat mask_format() const { return mask_format_; }
   const DecodedImage& image() const { return image_; }  // at image_scale()
   const MaskImage& mask() const { return mask_; }       // at full resolution
 
@@ -115,6 +119,7 @@ class PairDecoder {
   PngDecoder png_;
   MaskValueRule mask_rule_;
   SniffedFormat image_format_ = SniffedFormat::kJpeg;
+  SniffedFormat mask_format_ = SniffedFormat::kUnknown;
   MaskSamples mask_samples_;
   JpegHeader image_header_;  // the last photo's, at full resolution
   bool header_read_ = false;

@@ -15,6 +15,8 @@
 
 #include "counter_rng.h"
 #include "demo/demo_dataset.h"
+#include "demo/demo_layout_plan.h"
+#include "demo/demo_more_layouts.h"
 #include "output/image_writers.h"
 #include "output/label_palette.h"
 #include "output/output_file.h"
@@ -26,33 +28,6 @@ namespace fs = std::filesystem;
 
 // Keeps the VOC ids' stream apart from the scenes' streams.
 constexpr uint64_t kVocIdSalt = 0x7C0;
-
-// One photo to write and, unless it is a VOC photo without segmentation,
-// its label map; both paths relative to OUT_DIR.
-struct SampleFiles {
-  int scene_index = 0;  // the RenderDemoSample() index
-  fs::path image;
-  fs::path mask;  // empty: no label map
-};
-
-// A split list written after the samples ("<id>\n" lines).
-struct ListFile {
-  fs::path path;
-  std::string text;
-};
-
-struct LayoutPlan {
-  std::vector<SampleFiles> samples;
-  std::vector<ListFile> lists;
-};
-
-// True when annotated pair `pair` of `pairs` is in the validation split:
-// DemoValPairs() of them, spread evenly (the last of every stretch), so both
-// splits draw on the whole run of scenes.
-bool IsValPair(int pair, int pairs) {
-  const int64_t val = DemoValPairs(pairs);
-  return (pair + 1) * val / pairs > pair * val / pairs;
-}
 
 // VOC: ids "<year>_<6 digits>" ascending through 2007..2012 with small
 // seeded gaps, as the real ids have; an unannotated photo after every fourth
@@ -151,6 +126,8 @@ LayoutPlan PlanLayout(DemoLayout layout, const DemoOptions& options) {
       return PlanAde20k(options);
     case DemoLayout::kCarvana:
       break;
+    default:
+      return PlanMoreLayout(layout, options);
   }
   return {};
 }
@@ -244,7 +221,42 @@ Result<DemoLayoutSummary> FromCarvana(const Result<DemoSummary>& summary) {
   return out;
 }
 
+constexpr DemoLayoutInfo kLayoutInfos[] = {
+    {DemoLayout::kCarvana, "carvana", "train/, train_masks/", "JPEG", "GIF"},
+    {DemoLayout::kVoc, "voc",
+     "JPEGImages/, SegmentationClass/, ImageSets/Segmentation/{train,val,trainval}.txt", "JPEG",
+     "palette PNG"},
+    {DemoLayout::kCityscapes, "cityscapes",
+     "leftImg8bit/{train,val}/<city>/, gtFine/{train,val}/<city>/", "PNG", "labelIds PNG"},
+    {DemoLayout::kAde20k, "ade20k",
+     "images/{training,validation}/, annotations/{training,validation}/", "JPEG", "grey PNG"},
+    {DemoLayout::kCamvid, "camvid", "train/, trainannot/, val/, valannot/", "PNG", "grey PNG"},
+    {DemoLayout::kCamvid32, "camvid32",
+     "701_StillsRaw_full/, LabeledApproved_full/, label_colors.txt", "PNG", "colour PNG"},
+    {DemoLayout::kCocoStuff, "coco_stuff", "images/{train,val}2017/, annotations/{train,val}2017/",
+     "JPEG", "grey PNG"},
+    {DemoLayout::kMapillary, "mapillary",
+     "{training,validation}/images/, {training,validation}/{v1.2,v2.0}/labels/", "JPEG",
+     "palette PNG"},
+    {DemoLayout::kBdd100k, "bdd100k", "images/10k/{train,val}/, labels/sem_seg/masks/{train,val}/",
+     "JPEG", "grey PNG"},
+    {DemoLayout::kLoveda, "loveda", "{Train,Val}/{Rural,Urban}/{images_png,masks_png}/", "PNG",
+     "grey PNG"},
+};
+
 }  // namespace
+
+bool IsValPair(int pair, int pairs) {
+  const int64_t val = DemoValPairs(pairs);
+  return (pair + 1) * val / pairs > pair * val / pairs;
+}
+
+const DemoLayoutInfo& InfoOf(DemoLayout layout) {
+  for (const DemoLayoutInfo& info : kLayoutInfos) {
+    if (info.layout == layout) return info;
+  }
+  return kLayoutInfos[0];
+}
 
 int DemoValPairs(int pairs) {
   if (pairs < 2) return 0;
@@ -272,6 +284,8 @@ DemoOptions DemoLayoutSceneOptions(DemoLayout layout, const DemoOptions& options
       scene.mask_format = DemoMaskFormat::kGrey;
       scene.image_format = DemoImageFormat::kJpeg;
       break;
+    default:
+      return MoreLayoutSceneOptions(layout, options);
   }
   return scene;
 }
@@ -291,6 +305,7 @@ Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, DemoLayout la
     if (!sample.mask.empty()) folders.insert(sample.mask.parent_path());
   }
   for (const ListFile& list : plan.lists) folders.insert(list.path.parent_path());
+  folders.insert(plan.folders.begin(), plan.folders.end());
   for (const fs::path& folder : folders) {
     std::error_code ec;
     fs::create_directories(out_dir / folder, ec);
@@ -312,6 +327,8 @@ Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, DemoLayout la
       case DemoLayout::kAde20k:
       case DemoLayout::kCarvana:
         break;
+      default:
+        return WriteMoreLayoutMask(layout, path, raster);
     }
     return output::WriteGreyPng(path, raster.mask.data(), raster.width, raster.height);
   };
@@ -345,7 +362,8 @@ Result<DemoLayoutSummary> WriteDemoLayout(const fs::path& out_dir, DemoLayout la
     if (!status.ok()) return status.error();
   }
   DemoLayoutSummary summary;
-  summary.val_pairs = DemoValPairs(options.count);
+  // CamVid's original release has no splits: every pair is a training one.
+  summary.val_pairs = layout == DemoLayout::kCamvid32 ? 0 : DemoValPairs(options.count);
   summary.train_pairs = options.count - summary.val_pairs;
   summary.unannotated_photos = static_cast<int>(plan.samples.size()) - options.count;
   summary.image_bytes = image_bytes.load();

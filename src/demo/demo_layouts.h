@@ -31,7 +31,29 @@ enum class DemoLayout {
   // images/{training,validation}/ADE_{train,val}_%08d.jpg and
   // annotations/.../*.png (grey, 0 = other, 1..150 the classes).
   kAde20k,
+  // The layouts of demo/demo_more_layouts.h: CamVid in SegNet's form and
+  // the original colour-coded one, COCO-Stuff 164k, Mapillary Vistas (v1.2
+  // and v2.0 labels side by side, as the v2.0 release ships them), BDD100K
+  // and LoveDA.
+  kCamvid,
+  kCamvid32,
+  kCocoStuff,
+  kMapillary,
+  kBdd100k,
+  kLoveda,
 };
+
+// A layout's name as `make-demo --dataset` takes it ("voc", "coco_stuff";
+// mapillary_v2 is kMapillary too), the folders it writes and its file
+// kinds, for the summary line.
+struct DemoLayoutInfo {
+  DemoLayout layout;
+  const char* name;
+  const char* folders;
+  const char* image_kind;
+  const char* mask_kind;
+};
+const DemoLayoutInfo& InfoOf(DemoLayout layout);
 
 struct DemoLayoutSummary {
   int train_pairs = 0;

@@ -43,6 +43,7 @@ Status PairReader::ReadAndDecodeImage(const ReadMember& read, const std::string&
         decoder_.DecodeImageHeader(file_bytes_, name, [output_width, output_height](int, int) {
           return std::pair{output_width, output_height};
         });
+    timings_.image_format = decoder_.image_format();
     if (!needs.ok()) return needs.error();
     return decoder_.DecodeImage(file_bytes_, name);
   });
@@ -61,6 +62,7 @@ Status PairReader::ReadAndDecodeMask(const ReadMember& read, const std::string& 
     start = StageClock::now();
     Status status = decoder_.DecodeMask(file_bytes_, name, decoder_.budget_bytes());
     timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
+    timings_.mask_format = decoder_.mask_format();
     return status;
   });
 }
@@ -137,6 +139,7 @@ Status PairReader::ReadAndDecode(source::SampleSource& source, source::SampleId 
   if (!image_bytes.ok()) return image_bytes.error();
   bytes_read_ += image_bytes.value().size();
   auto image_needs = decoder_.DecodeImageHeader(image_bytes.value(), image_name, target);
+  timings_.image_format = decoder_.image_format();
   if (!image_needs.ok()) return image_needs.error();
 
   // The mask is decoded before the image because it is ~20x cheaper: a
@@ -151,6 +154,7 @@ Status PairReader::ReadAndDecode(source::SampleSource& source, source::SampleId 
   Status mask_status = decoder_.DecodeMask(mask_bytes.value(), mask_name,
                                            decoder_.budget_bytes() - image_needs.value());
   timings_.mask_decode_ns = NanosBetween(start, StageClock::now());
+  timings_.mask_format = decoder_.mask_format();
   if (!mask_status.ok()) return mask_status;
   if (Status sizes = decoder_.CheckSizesAgree(image_name, mask_name); !sizes.ok()) return sizes;
 

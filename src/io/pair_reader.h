@@ -77,11 +77,16 @@ class PairReader {
   size_t peak_scratch_bytes() const { return peak_scratch_bytes_; }
   size_t peak_read_buffer_bytes() const { return peak_read_buffer_bytes_; }
 
-  // Where the last Read() spent its time, and how many bytes it read.
+  // Where the last read spent its time, and how many bytes it read.
   struct Timings {
     int64_t read_ns = 0;          // reading both members
-    int64_t image_decode_ns = 0;  // JPEG header and decoding
-    int64_t mask_decode_ns = 0;   // GIF decoding
+    int64_t image_decode_ns = 0;  // the photo's header, budget check and decoding
+    int64_t mask_decode_ns = 0;   // the mask's decoding
+    // The decoder each decode time is of, as its first bytes said: kJpeg or
+    // kPng for the photo, kGif or kPng for the mask; kUnknown for a member
+    // no decoder saw (unreadable, or refused on its first bytes).
+    decode::SniffedFormat image_format = decode::SniffedFormat::kUnknown;
+    decode::SniffedFormat mask_format = decode::SniffedFormat::kUnknown;
   };
   const Timings& last_timings() const { return timings_; }
   size_t last_bytes_read() const { return bytes_read_; }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <set>
 
+#include "options/label_files.h"
 #include "options/option_values.h"
 #include "segfeed/errors.h"
 
@@ -98,7 +99,7 @@ std::string MaskColorsText(const std::vector<MaskColor>& colors) {
   std::string text;
   for (const MaskColor& color : colors) {
     if (!text.empty()) text += ",";
-    text += ColorText(color.rgb) + ":" + std::to_string(color.label);
+    text += ColorText(color.rgb) + ":" + (color.ignored ? "ignore" : std::to_string(color.label));
   }
   return text;
 }
@@ -170,7 +171,8 @@ void LabelMapOption::Check(const LoaderOptions& options) const {
 
 void MaskColorsOption::Set(LoaderOptions& options, const OptionValue& value) const {
   std::vector<MaskColor>& colors = options.decode.mask_colors;
-  const std::string expected = "a {(r, g, b): class} dict, a list of colours, or '#RRGGBB:ID,...'";
+  const std::string expected =
+      "a {(r, g, b): class} dict, a list of colours, '#RRGGBB:ID,...' or a colour file";
   if (std::holds_alternative<std::monostate>(value) || IsEmptyText(value)) {
     colors.clear();
     return;
@@ -178,6 +180,15 @@ void MaskColorsOption::Set(LoaderOptions& options, const OptionValue& value) con
   std::vector<std::string> entries;
   if (const OptionScalar* scalar = AsScalar(value);
       scalar && std::holds_alternative<std::string>(*scalar)) {
+    const std::string text = Trimmed(std::get<std::string>(*scalar));
+    if (LooksLikeFilePath(text)) {
+      // A colour file also names the classes; a class_names given after it wins.
+      ColourFile file = ReadColourFile(name(), text);
+      colors = std::move(file.colours);
+      options.decode.class_names = std::move(file.class_names);
+      Check(options);
+      return;
+    }
     // CLI text: entries at commas, but "r,g,b" colours have commas too, so
     // the CLI spells colours in hex.
     entries = EntryTexts(value);
@@ -195,10 +206,13 @@ void MaskColorsOption::Set(LoaderOptions& options, const OptionValue& value) con
     const size_t colon = entry.find(':');
     MaskColor parsed;
     parsed.label = static_cast<int>(i);  // the list form
+    const std::string target = colon == std::string::npos ? "" : Trimmed(entry.substr(colon + 1));
+    parsed.ignored = target == "ignore";
     if (!ParseColor(entry.substr(0, colon), parsed.rgb) ||
-        (colon != std::string::npos && !ParseInt(entry.substr(colon + 1), parsed.label))) {
+        (colon != std::string::npos && !parsed.ignored && !ParseInt(target, parsed.label))) {
       WrongType(name(), expected, Quoted(entry));
     }
+    if (parsed.ignored) parsed.label = 0;  // not read: one spelling for one meaning
     result.push_back(parsed);
   }
   colors = std::move(result);
@@ -219,7 +233,8 @@ std::string MaskColorsOption::Text(const LoaderOptions& options) const {
 }
 
 std::string MaskColorsOption::Accepts() const {
-  return "#RRGGBB:CLASS,... (a colour not listed is a bad pixel), or none";
+  return "#RRGGBB:CLASS|ignore,... (a colour not listed is a bad pixel), a colour file (R G B "
+         "NAME per line, CamVid's label_colors.txt), or none";
 }
 
 void MaskColorsOption::Check(const LoaderOptions& options) const {
@@ -273,6 +288,8 @@ void CheckLabelOptions(const DecodeOptions& decode) {
       labels_only("ignore_index", std::to_string(decode.ignore_index));
     if (!decode.label_map.empty()) labels_only("label_map", LabelMapText(decode.label_map));
     if (!decode.mask_colors.empty()) labels_only("mask_colors", MaskColorsText(decode.mask_colors));
+    if (!decode.class_names.empty())
+      labels_only("class_names", std::to_string(decode.class_names.size()) + " names");
     // The threshold is the luminance rule's; the nonzero rule reads none.
     if (decode.mask_foreground == MaskForeground::kNonzero &&
         decode.mask_threshold != kDefaults.mask_threshold) {
@@ -323,7 +340,13 @@ void CheckLabelOptions(const DecodeOptions& decode) {
   }
   CheckMaskIgnoreValue(decode);
   for (const MaskColor& color : decode.mask_colors) {
-    check_target("mask_colors", MaskColorsText({color}), color.label);
+    if (!color.ignored) check_target("mask_colors", MaskColorsText({color}), color.label);
+  }
+  if (!decode.class_names.empty() &&
+      decode.class_names.size() != static_cast<size_t>(decode.num_classes)) {
+    throw ConfigError(
+        "class_names must name the num_classes = " + std::to_string(decode.num_classes) +
+        " classes, one name each (got " + std::to_string(decode.class_names.size()) + " names)");
   }
   if (!decode.label_map.empty() && !decode.mask_colors.empty()) {
     throw ConfigError(

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 
+#include "options/class_names_option.h"
 #include "options/enum_names.h"
 #include "options/label_options.h"
 #include "options/option_kinds.h"
@@ -18,6 +19,7 @@ namespace {
 
 using options::BoolOption;
 using options::ChoiceOption;
+using options::ClassNamesOption;
 using options::FillColorOption;
 using options::IntOption;
 using options::LabelMapOption;
@@ -64,16 +66,9 @@ void AddLoaderOptions(Entries& t) {
       OptionSpec::Declaration{"shuffle", "shuffle", kLoader, K::kBool,
                               "a new random order every epoch (else listing order)"},
       SEGFEED_FIELD(shuffle)));
-  // Added after checkpoints existed: its line is left out at 0, so their
-  // digests still match.
-  t.push_back(std::make_unique<IntOption<int>>(
-      OptionSpec::Declaration{"shard_window",
-                              "shard-window",
-                              kLoader,
-                              K::kInt,
-                              "shard datasets: shuffle K shards at a time (0: all samples at once)",
-                              true,
-                              {},
+  t.push_back(std::make_unique<IntOption<int>>(  // no digest line at 0: older states match
+      OptionSpec::Declaration{"shard_window", "shard-window", kLoader, K::kInt,
+                              "shard datasets: K shards at a time (0: all at once)", true, "",
                               false},
       SEGFEED_FIELD(shard_window), 0, kIntMax));
   t.push_back(std::make_unique<BoolOption>(
@@ -171,6 +166,10 @@ void AddMaskOptions(Entries& t) {
   t.push_back(std::make_unique<MaskColorsOption>(OptionSpec::Declaration{
       "mask_colors", "mask-colors", kLoader, K::kColorMap,
       "labels mode: colour -> class id for colour-coded masks", true, "no colour coding"}));
+  t.push_back(std::make_unique<ClassNamesOption>(OptionSpec::Declaration{
+      "class_names", "class-names", kLoader, K::kNames,
+      "labels mode: the classes' names, for reports and legends (the presets name theirs)",
+      /*in_stream=*/false, "the classes are unnamed"}));
 }
 
 // The image tensor's layout and its normalisation.
@@ -432,8 +431,15 @@ std::vector<std::pair<std::string, OptionValue>> DatasetOptionValues(const Datas
   LoaderOptions parsed;
   ApplyDatasetOptions(dataset, parsed);
   std::vector<std::pair<std::string, OptionValue>> values;
-  for (const auto& entry : dataset.options)
+  bool names_given = false;
+  for (const auto& entry : dataset.options) {
     values.emplace_back(entry.first, FindOption(entry.first)->Get(parsed));
+    names_given = names_given || entry.first == "class_names";
+  }
+  // A colour file (camvid32's label_colors.txt) names the classes too; its
+  // colours' text above does not.
+  if (!names_given && !parsed.decode.class_names.empty())
+    values.emplace_back("class_names", FindOption("class_names")->Get(parsed));
   return values;
 }
 

@@ -48,6 +48,7 @@ int64_t Loader::batches_per_epoch() const { return runtime_->batches_per_epoch()
 int64_t Loader::samples_per_epoch() const { return runtime_->samples_per_epoch(); }
 int64_t Loader::batches_in_epoch() const { return runtime_->BatchesInEpoch(); }
 const Dataset& Loader::dataset() const { return runtime_->dataset(); }
+const std::vector<std::string>& Loader::class_names() const { return runtime_->class_names(); }
 const MemoryPlan& Loader::plan() const { return runtime_->memory_plan(); }
 LoaderStats Loader::stats() const { return runtime_->Stats(); }
 LoaderPosition Loader::position() const { return runtime_->Position(); }

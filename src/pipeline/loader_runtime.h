@@ -46,6 +46,7 @@ class LoaderRuntime {
 
   const std::shared_ptr<memory::BatchBuffers>& buffers() const { return buffers_; }
   const Dataset& dataset() const { return dataset_; }
+  const std::vector<std::string>& class_names() const { return options_.decode.class_names; }
   const MemoryPlan& memory_plan() const { return memory_plan_; }
   int64_t batches_per_epoch() const { return batches_per_epoch_; }
   int64_t samples_per_epoch() const { return samples_per_epoch_; }

@@ -91,10 +91,7 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   Status status = worker.reader.Read(*source_, id, [&](int photo_width, int photo_height) {
     return DecodeTargetFor(options_.augment, params, photo_width, photo_height);
   });
-  const io::PairReader::Timings& read = worker.reader.last_timings();
-  read_ns_ += read.read_ns;
-  image_decode_ns_ += read.image_decode_ns;
-  mask_decode_ns_ += read.mask_decode_ns;
+  AddReadTimings(worker.reader.last_timings());
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
 
@@ -175,6 +172,18 @@ Error SampleLoader::GiveUpError(uint32_t id, int draws) const {
   return error;
 }
 
+void SampleLoader::AddReadTimings(const io::PairReader::Timings& read) {
+  read_ns_ += read.read_ns;
+  // A member no decoder saw (unreadable, or refused on its first bytes)
+  // has no decode time worth a stage: it was the read's error.
+  if (read.image_format == decode::SniffedFormat::kJpeg)
+    photo_jpeg_decode_ns_ += read.image_decode_ns;
+  if (read.image_format == decode::SniffedFormat::kPng)
+    photo_png_decode_ns_ += read.image_decode_ns;
+  if (read.mask_format == decode::SniffedFormat::kPng) mask_png_decode_ns_ += read.mask_decode_ns;
+  if (read.mask_format == decode::SniffedFormat::kGif) mask_gif_decode_ns_ += read.mask_decode_ns;
+}
+
 void SampleLoader::AddStats(LoaderStats* stats) const {
   for (const auto& worker : workers_) {
     stats->scratch_bytes += worker->scratch_bytes.load();
@@ -191,8 +200,10 @@ void SampleLoader::AddStats(LoaderStats* stats) const {
     stats->skipped_files = skipped_files_;
   }
   stats->stage_seconds.read = read_ns_.load() * 1e-9;
-  stats->stage_seconds.decode_image = image_decode_ns_.load() * 1e-9;
-  stats->stage_seconds.decode_mask = mask_decode_ns_.load() * 1e-9;
+  stats->stage_seconds.decode_photo_jpeg = photo_jpeg_decode_ns_.load() * 1e-9;
+  stats->stage_seconds.decode_photo_png = photo_png_decode_ns_.load() * 1e-9;
+  stats->stage_seconds.decode_mask_png = mask_png_decode_ns_.load() * 1e-9;
+  stats->stage_seconds.decode_mask_gif = mask_gif_decode_ns_.load() * 1e-9;
   stats->stage_seconds.warp = warp_ns_.load() * 1e-9;
   stats->stage_seconds.jitter = jitter_ns_.load() * 1e-9;
   stats->stage_seconds.convert = convert_ns_.load() * 1e-9;

@@ -107,6 +107,9 @@ class SampleLoader {
   uint32_t DrawPair(const SampleTask& task, int draw) const;
   // Reads, decodes and augments pair `id` into the task's slot.
   Status LoadPair(uint32_t id, uint64_t params_key, const SampleTask& task, Worker& worker);
+  // Adds one read's times to the read stage and to the decode stage of each
+  // member's role and format.
+  void AddReadTimings(const io::PairReader::Timings& read);
   // Remembers pair `id` as bad and lists its file once.
   void RecordBadPair(uint32_t id, const Error& error) EXCLUDES(skipped_mu_);
   // The error that stops a slot after `draws` draws, the last of pair `id`.
@@ -125,8 +128,8 @@ class SampleLoader {
   std::atomic<int64_t> samples_skipped_{0};
   std::atomic<int64_t> samples_replaced_{0};
   std::atomic<int64_t> input_bytes_{0};
-  std::atomic<int64_t> read_ns_{0}, image_decode_ns_{0}, mask_decode_ns_{0}, warp_ns_{0},
-      jitter_ns_{0}, convert_ns_{0};
+  std::atomic<int64_t> read_ns_{0}, photo_jpeg_decode_ns_{0}, photo_png_decode_ns_{0},
+      mask_png_decode_ns_{0}, mask_gif_decode_ns_{0}, warp_ns_{0}, jitter_ns_{0}, convert_ns_{0};
   // Pairs that failed once, by id: a replacement draw skips them without
   // reading (they would fail the same way, so the stream does not change).
   std::unique_ptr<std::atomic<bool>[]> known_bad_;

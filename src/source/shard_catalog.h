@@ -20,7 +20,7 @@
 namespace segfeed::source {
 
 // A sample's member, as a record stores it: where its bytes are, how many,
-// their digest (Digest) and which form it takes (forms()[form - 1];
+// their digest (digest.h's Digest) and which form it takes (forms()[form - 1];
 // 0: the sample has no such member).
 struct SampleRecord {
   uint64_t offset[2];  // indexed by Member: kImage, kMask
@@ -44,7 +44,7 @@ class ShardCatalog {
   struct Shard {
     std::filesystem::path path;
     int64_t bytes = 0;
-    uint64_t digest = 0;  // Digest of all its bytes
+    uint64_t digest = 0;  // digest.h's Digest of all its bytes
   };
   // How a member is stored: the extension after its key ("jpg",
   // "mask.png") and the kind of tar entry (a member that is a folder or

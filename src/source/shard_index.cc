@@ -71,7 +71,8 @@ class Fields {
   bool ok_ = true;
 };
 
-std::string Encode(const ShardCatalog& catalog, const std::filesystem::path& folder) {
+std::string Encode(const ShardCatalog& catalog, const ShardIndexDataset& dataset,
+                   const std::filesystem::path& folder) {
   std::string out(kMagic, sizeof kMagic);
   Put(&out, kShardIndexVersion);
   Put(&out, static_cast<uint32_t>(sizeof(SampleRecord)));
@@ -95,6 +96,16 @@ std::string Encode(const ShardCatalog& catalog, const std::filesystem::path& fol
   out.append(catalog.key_arena());
   out.append(reinterpret_cast<const char*>(catalog.records().data()),
              catalog.records().size() * sizeof(SampleRecord));
+  Put(&out, static_cast<uint32_t>(dataset.options.size()));
+  for (const auto& [name, value] : dataset.options) {
+    PutText(&out, name);
+    PutText(&out, value);
+  }
+  Put(&out, static_cast<uint64_t>(dataset.original_keys.size()));
+  for (const auto& [sample, key] : dataset.original_keys) {
+    Put(&out, static_cast<uint64_t>(sample));
+    PutText(&out, key);
+  }
   Digest digest;
   digest.Update(out.data(), out.size());
   Put(&out, digest.Value());
@@ -105,7 +116,26 @@ Error IndexError(const std::filesystem::path& index, const std::string& detail) 
   return Error{ErrorKind::kIoError, index.string(), detail};
 }
 
-Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesystem::path& index) {
+// Version 2's dataset section, after the records.
+bool DecodeDataset(Fields& fields, uint64_t sample_count, ShardIndexDataset* dataset) {
+  const auto option_count = fields.Get<uint32_t>();
+  for (uint32_t i = 0; i < option_count && fields.ok(); ++i) {
+    std::string name = fields.GetText();
+    std::string value = fields.GetText();
+    dataset->options.emplace_back(std::move(name), std::move(value));
+  }
+  const auto key_count = fields.Get<uint64_t>();
+  if (key_count > sample_count) return false;
+  for (uint64_t i = 0; i < key_count && fields.ok(); ++i) {
+    const auto sample = fields.Get<uint64_t>();
+    if (sample >= sample_count) return false;
+    dataset->original_keys.emplace_back(static_cast<SampleId>(sample), fields.GetText());
+  }
+  return fields.ok();
+}
+
+Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesystem::path& index,
+                            ShardIndexDataset* dataset) {
   if (bytes.size() < sizeof kMagic + sizeof(uint64_t) ||
       std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return IndexError(index, "not a segfeed shard index (no SFSHARDS magic)");
@@ -116,9 +146,10 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
   Fields fields(bytes.first(bytes.size() - sizeof trailer));
   fields.Skip(sizeof kMagic);
   const auto version = fields.Get<uint32_t>();
-  if (version != kShardIndexVersion) {
-    return IndexError(index, "index version " + std::to_string(version) + ", this segfeed reads " +
-                                 std::to_string(kShardIndexVersion) + ": " + kReindex);
+  if (version != 1 && version != kShardIndexVersion) {
+    return IndexError(index, "index version " + std::to_string(version) +
+                                 ", this segfeed reads 1 to " + std::to_string(kShardIndexVersion) +
+                                 ": " + kReindex);
   }
   if (trailer != digest.Value())
     return IndexError(index,
@@ -148,6 +179,9 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
   }
   const uint8_t* keys = fields.Skip(key_bytes);
   const uint8_t* records = fields.Skip(sample_count * sizeof(SampleRecord));
+  ShardIndexDataset read_dataset;
+  if (version >= 2 && fields.ok() && !DecodeDataset(fields, sample_count, &read_dataset))
+    return IndexError(index, "the index's dataset section is out of range");
   if (!fields.ok() || fields.at() != bytes.size() - sizeof trailer)
     return IndexError(index, "the index's length does not match its header");
   std::vector<SampleRecord> record_list(sample_count);
@@ -157,6 +191,7 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
       ShardCatalog::FromParts(std::move(shards), std::move(forms), std::move(record_list),
                               std::string(reinterpret_cast<const char*>(keys), key_bytes));
   if (!catalog.ok()) return IndexError(index, catalog.error().detail);
+  if (dataset) *dataset = std::move(read_dataset);
   return catalog;
 }
 
@@ -220,9 +255,10 @@ Status WriteWhole(int fd, const std::string& bytes) {
 
 }  // namespace
 
-Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path& index) {
+Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path& index,
+                       const ShardIndexDataset& dataset) {
   const std::string bytes =
-      Encode(catalog, index.parent_path().empty() ? "." : index.parent_path());
+      Encode(catalog, dataset, index.parent_path().empty() ? "." : index.parent_path());
   FileSystem& file_system = FileSystemInUse();
   const std::filesystem::path temporary =
       index.string() + ".tmp-" + std::to_string(static_cast<long>(getpid()));
@@ -245,15 +281,18 @@ Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path&
   return {};
 }
 
-Result<ShardCatalog> ReadShardIndex(const std::filesystem::path& index, ShardCheck check) {
+Result<ShardCatalog> ReadShardIndex(const std::filesystem::path& index, ShardCheck check,
+                                    ShardIndexDataset* dataset) {
   ReadBuffer buffer(std::numeric_limits<int64_t>::max());
   Result<std::span<const uint8_t>> bytes = ReadWholeFile(index, &buffer);
   if (!bytes.ok()) return bytes.error();
-  Result<ShardCatalog> catalog = Decode(bytes.value(), index);
+  ShardIndexDataset read_dataset;
+  Result<ShardCatalog> catalog = Decode(bytes.value(), index, &read_dataset);
   if (!catalog.ok()) return catalog;
   for (const ShardCatalog::Shard& shard : catalog.value().shards()) {
     if (Status status = CheckShard(shard, check); !status.ok()) return status.error();
   }
+  if (dataset) *dataset = std::move(read_dataset);
   return catalog;
 }
 

@@ -8,21 +8,41 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "result.h"
 #include "source/shard_catalog.h"
 
 namespace segfeed::source {
 
-inline constexpr uint32_t kShardIndexVersion = 1;
+// Version 2 adds ShardIndexDataset after the records; version 1 files are
+// still read (with an empty ShardIndexDataset).
+inline constexpr uint32_t kShardIndexVersion = 2;
 // The index's name beside the shards.
 inline constexpr const char* kShardIndexFileName = "index.sfidx";
 
-// Writes `catalog` to `index` atomically (a temporary name in the same
+// What an index records about the dataset beyond where its bytes are, so
+// that a loader opening the shards needs no further options: written by
+// `segfeed pack`, empty from `segfeed index`.
+struct ShardIndexDataset {
+  // Option-table names and their CLI text, as DatasetSpec::options holds a
+  // preset's: the dataset's label options (mask_mode, num_classes,
+  // mask_ignore_value, label_map) and how the shards were written
+  // (photo_codec, photo_quality).
+  std::vector<std::pair<std::string, std::string>> options;
+  // Samples whose key was encoded to become a member name (a dot in its
+  // last component: docs/shards.md), with the key as the dataset had it.
+  std::vector<std::pair<SampleId, std::string>> original_keys;
+};
+
+// Writes `catalog` (and `dataset`) to `index` atomically (a temporary name in the same
 // folder, fsync'ed, then renamed), through the file-system seam. Shard
 // paths are stored relative to the index's folder, so the folder can move
 // as a whole.
-Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path& index);
+Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path& index,
+                       const ShardIndexDataset& dataset = {});
 
 // How far ReadShardIndex() checks that the shards are still the ones
 // indexed: their sizes (a stat each), or also their digests (every byte
@@ -33,8 +53,10 @@ enum class ShardCheck { kSizes, kDigests };
 // one (magic, version, trailer digest, record fields out of range) and an
 // index whose shards no longer match it (missing, another size, another
 // digest): that error names the shard and the command that re-indexes
-// (`segfeed index SHARDS...`).
+// (`segfeed index SHARDS...`). Fills `dataset`, when given, with what the
+// index records about the dataset.
 Result<ShardCatalog> ReadShardIndex(const std::filesystem::path& index,
-                                    ShardCheck check = ShardCheck::kSizes);
+                                    ShardCheck check = ShardCheck::kSizes,
+                                    ShardIndexDataset* dataset = nullptr);
 
 }  // namespace segfeed::source

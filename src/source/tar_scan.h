@@ -38,13 +38,13 @@ struct TarMember {
   // (regular members only; 0 otherwise).
   int64_t data_offset = 0;
   int64_t size = 0;
-  // Digest of the member's bytes (regular members only).
+  // digest.h's Digest of the member's bytes (regular members only).
   uint64_t digest = 0;
 };
 
 struct TarScan {
   std::filesystem::path shard;
-  // The shard file's size, and Digest of all its bytes (0 unless
+  // The shard file's size, and the Digest of all its bytes (0 unless
   // the scan read it to the end).
   int64_t bytes = 0;
   uint64_t digest = 0;

@@ -130,6 +130,8 @@ std::optional<std::string> WrongArgument(const OptionSpec& spec) {
       return with_value("7-0");
     case OptionKind::kColorMap:
       return with_value("#80000:1");
+    case OptionKind::kNames:
+      return with_value("road,,car");
     case OptionKind::kBool:
       return Flag(spec) + "=maybe";
   }

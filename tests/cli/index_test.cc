@@ -47,8 +47,8 @@ TEST_F(IndexCommandTest, WritesTheIndexBesideTheFirstShard) {
   EXPECT_NE(result.output.find("3 samples, 1 extra members"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("d-000001.tar:train/c: unpaired"), std::string::npos)
       << result.output;
-  auto catalog = source::ReadShardIndex(dir_ / source::kShardIndexFileName,
-                                          source::ShardCheck::kDigests);
+  auto catalog =
+      source::ReadShardIndex(dir_ / source::kShardIndexFileName, source::ShardCheck::kDigests);
   ASSERT_TRUE(catalog.ok()) << catalog.error().Message();
   ASSERT_EQ(catalog.value().sample_count(), 3u);
   EXPECT_EQ(catalog.value().Key(0), "train/a");

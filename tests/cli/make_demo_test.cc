@@ -272,7 +272,9 @@ TEST(MakeDemoTest, DatasetLayoutsRefuseTheFlagsTheyFix) {
       {"--dataset voc --mask-rows interlaced", "--mask-rows cannot be combined with --dataset voc"},
       {"--dataset cityscapes --quality 80", "--quality applies to JPEG photos"},
       {"--dataset voc --count 1", "--dataset voc needs --count 2 or more"},
-      {"--dataset coco", "--dataset must be one of carvana, voc, cityscapes, ade20k (got 'coco')"},
+      {"--dataset coco",
+       "--dataset must be one of carvana, voc, cityscapes, ade20k, camvid, camvid32, coco_stuff, "
+       "mapillary, mapillary_v2, bdd100k, loveda (got 'coco')"},
   };
   ExpectRefused(cases);
 }

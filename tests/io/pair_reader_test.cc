@@ -186,6 +186,48 @@ TEST(PairReaderTest, NonBinaryMaskIsThresholdedAndFlagged) {
   EXPECT_LE(reader.mask().distinct_values, 2);
 }
 
+// The loader times each decode under the format of the member decoded:
+// the timings say which decoder each member went to, and a member no
+// decoder saw (missing, or refused on its first bytes) has none.
+TEST(PairReaderTest, TimingsNameTheFormatEachMemberWasDecodedAs) {
+  TempDir dir;
+  const SamplePair jpeg_gif = WritePair(dir, 32, 24, 32, 24);
+  SamplePair png_png{"png", dir / "png.png", dir / "png_mask.png"};
+  testing::PngPicture photo{32, 24, 8, 2, false, {}, testing::TestPicture(32, 24)};
+  testing::WriteFile(png_png.image_path, testing::EncodePngWithSpng(photo));
+  testing::PngPicture mask{32, 24, 8, 0, false, {}, testing::TestMask(32, 24)};
+  testing::WriteFile(png_png.mask_path, testing::EncodePngWithSpng(mask));
+  SamplePair jpeg_noise{"noise", jpeg_gif.image_path, dir / "noise_mask.gif"};
+  testing::WriteFile(jpeg_noise.mask_path, testing::RandomBytes(300, 5));
+  const SamplePair missing{"missing", dir / "missing.jpg", jpeg_gif.mask_path};
+  struct Case {
+    const SamplePair& pair;
+    decode::SniffedFormat image, mask;
+  };
+  const Case cases[] = {
+      {jpeg_gif, decode::SniffedFormat::kJpeg, decode::SniffedFormat::kGif},
+      {png_png, decode::SniffedFormat::kPng, decode::SniffedFormat::kPng},
+      {jpeg_noise, decode::SniffedFormat::kJpeg, decode::SniffedFormat::kUnknown},
+      {missing, decode::SniffedFormat::kUnknown, decode::SniffedFormat::kUnknown}};
+  PairReader reader({});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pair.stem);
+    const Status status = ReadPair(reader, c.pair, 0, 0);
+    EXPECT_EQ(status.ok(), c.mask != decode::SniffedFormat::kUnknown);
+    const PairReader::Timings& timings = reader.last_timings();
+    EXPECT_EQ(timings.image_format, c.image);
+    EXPECT_EQ(timings.mask_format, c.mask);
+    if (status.ok()) {
+      EXPECT_GT(timings.mask_decode_ns, 0);
+    }
+  }
+  // One member on its own, as the checker reads it.
+  ASSERT_TRUE(reader.ReadMask(png_png.mask_path).ok());
+  EXPECT_EQ(reader.last_timings().mask_format, decode::SniffedFormat::kPng);
+  ASSERT_TRUE(reader.ReadImage(png_png.image_path, 0, 0).ok());
+  EXPECT_EQ(reader.last_timings().image_format, decode::SniffedFormat::kPng);
+}
+
 // Every pair of a dataset where good and bad pairs alternate, read in order
 // on one reader: each bad pair gives its error, naming the file at fault,
 // and each good pair exactly what a fresh reader gives.

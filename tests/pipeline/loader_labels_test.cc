@@ -154,5 +154,27 @@ TEST(LoaderLabelsTest, MaskIgnoreValueIsCheckedAgainstTheClassesAndTheMap) {
             "mask_mode='binary')");
 }
 
+// A colour that marks pixels without a class (CamVid's Void, a colour
+// file's) is written as ignore_index whatever that is; the Loader gives the
+// classes' names back.
+TEST(LoaderLabelsTest, AnIgnoredColourIsTheIgnoreIndexAndTheClassesKeepTheirNames) {
+  TempDir dir;
+  WritePair(dir, "a", kVocMask, true);
+  LoaderOptions options = Labels(2);
+  options.decode.mask_ignore_value = 255;
+  options.decode.ignore_index = -100;
+  MaskColor boundary{{224, 224, 192}, 0, true};
+  options.decode.mask_colors = {boundary};
+  options.decode.class_names = {"background", "thing"};
+  Loader loader(DatasetSpec::Carvana(dir.path()), options);
+  EXPECT_EQ(loader.class_names(), (std::vector<std::string>{"background", "thing"}));
+  loader.StartEpoch(0);
+  auto lease = loader.Next();
+  ASSERT_TRUE(lease.has_value());
+  const auto* values = static_cast<const int64_t*>(lease->masks().data);
+  // Every palette entry is the boundary's colour, so every pixel is ignore.
+  for (int i = 0; i < kWidth * kHeight; ++i) EXPECT_EQ(values[i], -100) << i;
+}
+
 }  // namespace
 }  // namespace segfeed

@@ -40,6 +40,9 @@ class LoaderShardsTest : public ::testing::Test {
     ASSERT_TRUE(demo::WriteDemoLayout(dir_->path() / "voc", demo::DemoLayout::kVoc, demo, {}).ok());
     PackIntoShards(ListDataset(Carvana()).pairs, dir_->path() / "carvana-shards", 3);
     PackIntoShards(ListDataset(Voc()).pairs, dir_->path() / "voc-shards", 3);
+    // As `segfeed pack` writes them: the preset's label options in the index.
+    PackIntoShards(ListDataset(Voc()).pairs, dir_->path() / "voc-packed", 3, true,
+                   segfeed::testing::TarFormat::kPax, Voc().options);
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -144,6 +147,20 @@ TEST_F(LoaderShardsTest, LabelMapsStreamTheFoldersBytesWithThePresetsOptionsGive
     EXPECT_TRUE(Stream(DatasetSpec::Shards(Path("voc-shards")), options) == expected)
         << threads << " threads";
   }
+}
+
+TEST_F(LoaderShardsTest, LabelOptionsRecordedInTheIndexAreTheDatasets) {
+  const DatasetSpec shards = DatasetSpec::Shards(Path("voc-packed"));
+  EXPECT_EQ(shards.options, Voc().options);
+  EXPECT_TRUE(DatasetSpec::Shards(Path("voc-shards")).options.empty()) << "segfeed index: none";
+  LoaderOptions from_folders = SmallOptions();
+  ApplyDatasetOptions(Voc(), from_folders);
+  from_folders.output.mask_dtype = ElementType::kUint8;
+  LoaderOptions from_index = SmallOptions();
+  ApplyDatasetOptions(shards, from_index);
+  from_index.output.mask_dtype = ElementType::kUint8;
+  EXPECT_EQ(from_index.decode.num_classes, 21);
+  EXPECT_TRUE(Stream(shards, from_index) == Stream(Voc(), from_folders));
 }
 
 TEST_F(LoaderShardsTest, EachRankStreamsTheFoldersShard) {

@@ -211,8 +211,11 @@ TEST_F(LoaderTest, StageSecondsCountEachStageThatRan) {
     EpochBatches(loader, 0);
     const StageSeconds stage = loader.stats().stage_seconds;
     EXPECT_GT(stage.read, 0.0);
-    EXPECT_GT(stage.decode_image, 0.0);
-    EXPECT_GT(stage.decode_mask, 0.0);
+    // JPEG photos and GIF masks: no PNG was decoded.
+    EXPECT_GT(stage.decode_photo_jpeg, 0.0);
+    EXPECT_GT(stage.decode_mask_gif, 0.0);
+    EXPECT_EQ(stage.decode_photo_png, 0.0);
+    EXPECT_EQ(stage.decode_mask_png, 0.0);
     EXPECT_GT(stage.warp, 0.0);
     EXPECT_GT(stage.convert, 0.0);
     if (jitter) {

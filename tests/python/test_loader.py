@@ -82,9 +82,22 @@ def test_stats(demo):
     assert stats["pool_kind"] in ("cuda_host", "mlocked", "pageable")
     assert stats["batches_delivered"] == 3 and stats["samples_loaded"] == 10
     assert stats["outstanding_leases"] == 0 and stats["skipped_files"] == [] and stats["unpaired_files"] == []
-    assert set(stats["stage_seconds"]) == {"read", "decode_image", "decode_mask", "warp", "jitter", "convert",
-                                           "consumer_wait"}
+    assert set(stats["stage_seconds"]) == {"read", "decode_photo_jpeg", "decode_photo_png", "decode_mask_png",
+                                           "decode_mask_gif", "warp", "jitter", "convert", "consumer_wait"}
     assert stats["threads"] == 2 and stats["in_flight_bound"] == 8
+
+
+@pytest.mark.parametrize("data, labels, mask_stage", [("demo", {}, "decode_mask_gif"),
+                                                      ("label_scenes", dict(mask_mode="labels", num_classes=5),
+                                                       "decode_mask_png")])
+def test_stage_seconds_time_each_decode_under_its_format(request, data, labels, mask_stage):
+    # make-demo's JPEG photos, with its GIF car masks or its PNG label maps.
+    with segfeed.Loader(request.getfixturevalue(data), **OPTIONS, **labels) as loader:
+        for batch in loader:
+            batch.release()
+        stages = loader.stats()["stage_seconds"]
+    decoded = {name for name, seconds in stages.items() if name.startswith("decode_") and seconds > 0}
+    assert decoded == {"decode_photo_jpeg", mask_stage}
 
 
 def test_a_later_epoch_supersedes_an_earlier_iterator(demo):

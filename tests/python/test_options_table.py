@@ -125,6 +125,8 @@ def out_of_range(entry):
         return {70000: 0}, segfeed.ConfigError  # source ids are 0-65535
     if kind == "color_map":
         return {(300, 0, 0): 1}, TypeError  # channels are 0-255
+    if kind == "names":
+        return ["road", ""], segfeed.ConfigError  # a name is not empty
     pytest.fail(f"no out-of-range value for kind {kind!r}: add one here")
 
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "digest.h"
 #include "fixtures/fixtures.h"
 #include "source/shard_samples.h"
 #include "source/tar_writing.h"
@@ -152,6 +153,48 @@ TEST(ShardCatalogMemoryTest, AtMost48BytesPerSamplePlusKeyText) {
   EXPECT_LE(per_sample, 48.0);
   EXPECT_LE(tables, 1024u);
   EXPECT_EQ(listing.catalog.Key(kSamples - 1), "train/city_" + std::to_string(kSamples - 1));
+}
+
+TEST_F(ShardIndexTest, RecordsTheDatasetBesideTheCatalog) {
+  ShardIndexDataset dataset;
+  dataset.options = {{"mask_mode", "labels"}, {"num_classes", "21"}, {"label_map", "{1: 0}"}};
+  dataset.original_keys = {{2, "c.v2"}};
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index(), dataset).ok());
+  ShardIndexDataset read_dataset;
+  Result<ShardCatalog> read = ReadShardIndex(index(), ShardCheck::kSizes, &read_dataset);
+  ASSERT_TRUE(read.ok()) << read.error().Message();
+  ExpectSameCatalog(read.value(), listing_.catalog);
+  EXPECT_EQ(read_dataset.options, dataset.options);
+  EXPECT_EQ(read_dataset.original_keys, dataset.original_keys);
+  // Without the argument the dataset section is read past.
+  EXPECT_TRUE(ReadShardIndex(index()).ok());
+}
+
+TEST_F(ShardIndexTest, ReadsVersionOneWithAnEmptyDataset) {
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index()).ok());
+  // Version 1 is version 2 without its dataset section (a u32 and a u64
+  // count, both 0), under its own trailer digest.
+  std::vector<uint8_t> bytes = testing::ReadAll(index());
+  bytes.resize(bytes.size() - 8 - 12);
+  const uint32_t version = 1;
+  std::memcpy(bytes.data() + 8, &version, sizeof version);
+  Digest digest;
+  digest.Update(bytes.data(), bytes.size());
+  const uint64_t trailer = digest.Value();
+  const auto* trailer_bytes = reinterpret_cast<const uint8_t*>(&trailer);
+  bytes.insert(bytes.end(), trailer_bytes, trailer_bytes + sizeof trailer);
+  testing::WriteAll(index(), bytes);
+  ShardIndexDataset dataset{{{"stale", "x"}}, {}};
+  Result<ShardCatalog> read = ReadShardIndex(index(), ShardCheck::kSizes, &dataset);
+  ASSERT_TRUE(read.ok()) << read.error().Message();
+  ExpectSameCatalog(read.value(), listing_.catalog);
+  EXPECT_TRUE(dataset.options.empty());
+  // A dataset section that names a sample the index does not hold.
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index(), {{}, {{99, "x.y"}}}).ok());
+  read = ReadShardIndex(index());
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().detail.find("dataset section"), std::string::npos)
+      << read.error().Message();
 }
 
 }  // namespace

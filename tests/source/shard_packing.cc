@@ -19,8 +19,9 @@ std::string Extension(const fs::path& path) { return path.extension().string().s
 
 }  // namespace
 
-std::vector<fs::path> PackIntoShards(const PairList& pairs, const fs::path& out, size_t per_shard,
-                                     bool index, TarFormat format) {
+std::vector<fs::path> PackIntoShards(
+    const PairList& pairs, const fs::path& out, size_t per_shard, bool index, TarFormat format,
+    const std::vector<std::pair<std::string, std::string>>& options) {
   fs::create_directories(out);
   std::vector<fs::path> tars;
   for (size_t first = 0; first < pairs.size(); first += per_shard) {
@@ -40,8 +41,8 @@ std::vector<fs::path> PackIntoShards(const PairList& pairs, const fs::path& out,
   if (index) {
     const source::ShardListing listing = source::ScanShards(tars);
     EXPECT_TRUE(listing.errors.empty() && listing.problems.empty());
-    const Status written =
-        source::WriteShardIndex(listing.catalog, out / source::kShardIndexFileName);
+    const Status written = source::WriteShardIndex(
+        listing.catalog, out / source::kShardIndexFileName, source::ShardIndexDataset{options, {}});
     EXPECT_TRUE(written.ok()) << written.error().Message();
   }
   return tars;
