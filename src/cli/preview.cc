@@ -37,7 +37,7 @@ labelled with its sample id, stem, flips, rotation and colour factors. A
 mask that does not follow its image shows at a glance. With --mask-mode
 labels each class but the background takes its colour (VOC's for up to 21
 classes, a generated palette beyond), ignore pixels are hatched, and a
-legend line lists the classes present.
+legend line lists the classes present, with their names where named.
 
 The grid has ceil(sqrt(count)) columns; each cell is the output image
 (at least 224 px wide) above a 48 px label band, with 4 px gaps.
@@ -63,11 +63,12 @@ void RequirePngName(const std::string& out_path) {
 // Writes the grid of `samples` (all of one size) to `out_file` and says so;
 // false, with the error printed, when it could not be written.
 bool WriteGrid(const output::OutputFile& out_file, const std::string& out_path,
-               const std::vector<PreviewSample>& samples, bool labels) {
+               const std::vector<PreviewSample>& samples, bool labels,
+               const std::vector<std::string>& class_names) {
   const int width = samples.front().width, height = samples.front().height;
   const PreviewGridLayout layout =
       PlanPreviewGrid(static_cast<int>(samples.size()), width, height, labels);
-  const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout);
+  const std::vector<uint8_t> grid = RenderPreviewGrid(samples, layout, class_names);
   const Status status = output::WritePng(out_file, grid.data(), layout.width, layout.height, 3);
   if (!status.ok()) {
     std::cerr << "segfeed preview: " << output::PrintableText(status.error().Message()) << "\n";
@@ -140,8 +141,8 @@ int RunPreview(std::span<const std::string> args) {
                 samples.size());
   }
 
-  if (out_path &&
-      !WriteGrid(*out_file, *out_path, samples, options.decode.mask_mode == MaskMode::kLabels)) {
+  if (out_path && !WriteGrid(*out_file, *out_path, samples,
+                             options.decode.mask_mode == MaskMode::kLabels, loader.class_names())) {
     return 1;
   }
   if (dump_dir) {

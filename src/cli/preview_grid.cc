@@ -68,8 +68,10 @@ void OverlayLabels(const PreviewSample& sample, cv::Mat cell_image) {
   }
 }
 
-// The legend line: a swatch and the id of each class present, then "ignore".
-void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y) {
+// The legend line: a swatch and the id of each class present (with its
+// name when the classes are named), then "ignore".
+void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y,
+                std::span<const std::string> class_names) {
   std::set<int> present;
   bool ignore = false;
   for (uint8_t value : sample.mask) {
@@ -88,8 +90,11 @@ void DrawLegend(const PreviewSample& sample, cv::Mat band, int baseline_y) {
     int text_baseline = 0;
     x += 11 + cv::getTextSize(text, kLabelFont, kLabelFontScale, 1, &text_baseline).width + 6;
   };
-  for (int label : present)
-    swatch(output::LabelColour(label, sample.num_classes), std::to_string(label));
+  for (int label : present) {
+    std::string text = std::to_string(label);
+    if (static_cast<size_t>(label) < class_names.size()) text += " " + class_names[label];
+    swatch(output::LabelColour(label, sample.num_classes), text);
+  }
   if (ignore) swatch(output::kIgnoreColour, "ignore");
 }
 
@@ -217,7 +222,8 @@ std::vector<std::string> PreviewLabelLines(const PreviewSample& sample) {
 }
 
 std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
-                                       const PreviewGridLayout& layout) {
+                                       const PreviewGridLayout& layout,
+                                       std::span<const std::string> class_names) {
   std::vector<uint8_t> pixels(static_cast<size_t>(layout.width) * layout.height * 3);
   cv::Mat grid(layout.height, layout.width, CV_8UC3, pixels.data());
   grid.setTo(kGridBackground);
@@ -248,7 +254,7 @@ std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
                   cv::LINE_AA);
       baseline_y += kLabelLineHeight;
     }
-    if (sample.num_classes > 0) DrawLegend(sample, label, baseline_y);
+    if (sample.num_classes > 0) DrawLegend(sample, label, baseline_y, class_names);
   }
   return pixels;
 }

@@ -14,7 +14,7 @@ namespace segfeed::cli {
 // One sample exactly as the loader delivered it, copied out of its lease so
 // the lease can go back to the pool.
 struct PreviewSample {
-  uint32_t sample_id = 0;  // index of the pair in Loader::dataset().pairs
+  uint32_t sample_id = 0;  // the sample's id in Loader::dataset() (SampleKey())
   std::string stem;
   AugmentParams params;
   int width = 0;
@@ -78,12 +78,14 @@ std::vector<std::string> PreviewLabelLines(const PreviewSample& sample);
 // pixels stay exactly the loader's. A label map instead has each class but
 // the background blended with its LabelColour() at kPreviewLabelOpacity, its
 // ignore pixels hatched with kIgnoreColour (every other 2x2 block), and a
-// legend of the classes present. All samples must have the same size.
+// legend of the classes present, named by `class_names` (class i at index
+// i) where given. All samples must have the same size.
 constexpr double kPreviewLabelOpacity = 0.5;
 constexpr uint8_t kPreviewMaskColor[3] = {255, 0, 255};
 constexpr double kPreviewMaskOpacity = 0.4;
 constexpr uint8_t kPreviewContourColor[3] = {255, 230, 0};
 std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
-                                       const PreviewGridLayout& layout);
+                                       const PreviewGridLayout& layout,
+                                       std::span<const std::string> class_names = {});
 
 }  // namespace segfeed::cli

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "demo/demo_dataset.h"
@@ -153,6 +154,44 @@ TEST(PreviewGridTest, LabelsNameTheSampleAndItsParameters) {
   lines = PreviewLabelLines(sample);
   EXPECT_EQ(lines[1], "flip ud, rot +0.0 deg");
   EXPECT_EQ(lines[2], "no colour jitter");
+}
+
+// Named classes: the legend writes each class's name after its id, and
+// nothing else in the grid changes.
+TEST(PreviewGridTest, LegendNamesTheClassesWhenNamed) {
+  const int width = 240, height = 60;
+  PreviewSample sample = GreySample(width, height, 0, 0, 0, 0);
+  sample.num_classes = 3;
+  for (int y = 0; y < height; ++y)
+    for (int x = 120; x < 180; ++x) sample.mask[static_cast<size_t>(y) * width + x] = 2;
+  const PreviewGridLayout layout = PlanPreviewGrid(1, width, height, true);
+  const std::vector<uint8_t> plain = RenderPreviewGrid(std::span(&sample, 1), layout);
+  const std::vector<std::string> names = {"background", "road", "vegetation"};
+  const std::vector<uint8_t> named = RenderPreviewGrid(std::span(&sample, 1), layout, names);
+  // The rightmost column of the label band (its lines and the legend) with
+  // ink: anything but the band's own colour, read at its last column. The
+  // label lines are the same in both, so a longer extent is the legend's.
+  const int band_top = kPreviewGap + height;
+  const auto ink_extent = [&](const std::vector<uint8_t>& grid) {
+    int extent = -1;
+    for (int y = band_top; y < band_top + kPreviewLabelHeight + kPreviewLegendHeight; ++y) {
+      const uint8_t* blank = GridPixel(grid, layout, kPreviewGap + layout.cell_width - 1, y);
+      for (int x = kPreviewGap; x < kPreviewGap + layout.cell_width; ++x) {
+        const uint8_t* p = GridPixel(grid, layout, x, y);
+        if (p[0] != blank[0] || p[1] != blank[1] || p[2] != blank[2]) extent = std::max(extent, x);
+      }
+    }
+    return extent;
+  };
+  const int plain_extent = ink_extent(plain), named_extent = ink_extent(named);
+  EXPECT_GT(plain_extent, kPreviewGap);
+  EXPECT_GT(named_extent, plain_extent + 30);  // "0 background", "2 vegetation"
+  for (int y = 0; y < band_top; ++y) {
+    for (int x = 0; x < layout.width; ++x) {
+      ASSERT_EQ(std::memcmp(GridPixel(plain, layout, x, y), GridPixel(named, layout, x, y), 3), 0)
+          << x << "," << y;
+    }
+  }
 }
 
 TEST(PreviewGridTest, LongestLabelFitsTheMinimumCell) {
