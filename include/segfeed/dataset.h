@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,8 +16,12 @@
 #include "segfeed/export.h"
 
 namespace segfeed {
+namespace source {
+class SampleSource;  // where a sample's bytes come from (internal)
+}  // namespace source
 
-// How a dataset's images and masks are found and paired: one of three rules.
+// How a dataset's images and masks are found and paired: one of three rules,
+// or tar shards (the fourth, below).
 //
 // Folders: an image `image_dir/<key><image_suffix><ext>` pairs with the mask
 // `mask_dir/<key><mask_suffix><mask ext>`. With `recursive`, both folders
@@ -46,6 +51,16 @@ namespace segfeed {
 // exist is an unpaired file (missing_image or missing_mask); one that is a
 // folder is one too, "not a regular file (a folder)".
 // Extensions match case-insensitively (".jpg" matches "a.JPG").
+//
+// Tar shards (`shards` or `shard_index` set, name "shards"): samples stored
+// in WebDataset's layout, `<key>.jpg` beside `<key>.mask.png` (docs/shards.md),
+// read through their index (`segfeed index` writes it; a dataset packed by
+// `segfeed pack` has one): a sample's id is its position in the index, so
+// shards packed from folders stream the folders' batches. Without an index
+// the shards are scanned when the dataset is listed (one line on stderr says
+// how long that took). The suffix, extension, folder and list fields do not
+// apply. DatasetSpec::Shards() takes `options` from the index (`segfeed
+// pack` records the dataset's label options there), as a preset sets its.
 struct SEGFEED_EXPORT DatasetSpec {
   // The rule's name in reports: the preset's ("carvana", "voc", ...; see
   // DatasetPresetNames()), else "folders" or "list".
@@ -91,6 +106,23 @@ struct SEGFEED_EXPORT DatasetSpec {
   // text. The front ends apply them before the user's own options, which
   // win; a C++ program applies them with ApplyDatasetOptions().
   std::vector<std::pair<std::string, std::string>> options;
+  // The shards' paths, in order (their samples are listed shard by shard,
+  // in tar order). With `shard_index` empty, the index beside the first
+  // shard (index.sfidx) is read when it lists exactly these shards, else
+  // they are scanned.
+  std::vector<std::filesystem::path> shards;
+  // A shard index file; its shards are the dataset (`shards` may be empty).
+  std::filesystem::path shard_index;
+
+  // A shard dataset from what `data` names: a folder holding index.sfidx,
+  // an index file (".sfidx"), a tar or WebDataset's brace notation for
+  // numbered tars ("train-{000000..000031}.tar": every number from the
+  // first to the last, zero-padded to the first's width; one range per
+  // pattern, or several braces, expanded left to right). ConfigError for a
+  // folder without an index, a malformed range.
+  static DatasetSpec Shards(const std::filesystem::path& data);
+  // A shard dataset of these tars, in this order.
+  static DatasetSpec Shards(std::vector<std::filesystem::path> tars);
 
   // Kaggle Carvana's layout, what `--data DIR` means: images in DIR/train,
   // masks in DIR/train_masks named <key>_mask.gif (or .png, as make-demo
@@ -109,6 +141,12 @@ struct SEGFEED_EXPORT DatasetSpec {
   // and val are accepted); 150 classes, 0 ignored and the others minus one.
   static DatasetSpec Ade20k(const std::filesystem::path& root, std::string_view split);
 };
+
+// Whether `data` names a shard dataset for DatasetSpec::Shards(): a path
+// ending in ".tar" or ".sfidx", one with a brace range, or a folder holding
+// index.sfidx. What the front ends' `data` turns into when no dataset
+// keyword says otherwise.
+SEGFEED_EXPORT bool IsShardData(const std::filesystem::path& data);
 
 // The presets by name ("carvana", "voc", "cityscapes", "ade20k", "camvid",
 // "camvid32", "coco_stuff", "mapillary", "mapillary_v2", "bdd100k",
@@ -148,11 +186,11 @@ SEGFEED_EXPORT std::span<const DatasetOption> DatasetOptionTable();
 // CLI's --data, Python's first argument) and the values of
 // DatasetOptionTable() entries that were given, as text (a switch "true" or
 // "false", extensions ".jpg,.png"). The rule is `dataset` when given, else
-// "list" with list_file, "folders" with images and masks, "carvana" with
-// only data. A preset takes data as its root and may have its suffixes,
-// extensions and recursion changed, not its folders; for the folder rule,
-// relative images and masks folders are under data when it is given.
-// ConfigError naming the keywords for a contradiction or a missing part.
+// "list" with list_file, "folders" with images and masks, "shards" when
+// IsShardData(data), "carvana" with only data. A preset takes data as its root and may have its
+// suffixes, extensions and recursion changed, not its folders; for the folder rule, relative images
+// and masks folders are under data when it is given. ConfigError naming the keywords for a
+// contradiction or a missing part.
 SEGFEED_EXPORT DatasetSpec DatasetFromValues(
     const std::filesystem::path& data, std::span<const std::pair<std::string, std::string>> values);
 
@@ -278,6 +316,19 @@ struct Dataset {
   // per pair, whose paths would cost more than the pairs.
   std::vector<IgnoredFile> ignored;
   size_t ignored_count = 0;  // ignored.size() as listed
+  // A shard dataset's samples and their bytes (the index's or a scan's
+  // catalog, read by offset); null for the file rules, whose samples are
+  // `pairs`. Every reader of the dataset (the Loader, the checker, the
+  // plan) reads through it; `pairs` stays empty.
+  std::shared_ptr<source::SampleSource> shard_source;
+
+  // Samples in the dataset: pairs.size(), or the shards' samples.
+  SEGFEED_EXPORT size_t sample_count() const;
+  // Sample `id`'s key (a pair's stem; a shard sample's key).
+  SEGFEED_EXPORT std::string SampleKey(size_t id) const;
+  // Sample `id`'s photo and mask as messages name them: the files' paths,
+  // or "<shard>:<key>.<extension>".
+  SEGFEED_EXPORT std::pair<std::string, std::string> SampleNames(size_t id) const;
 };
 
 // Lists the dataset by `spec`'s rule and pairs images with masks. Symlinks

@@ -366,7 +366,8 @@ class SEGFEED_EXPORT Loader {
   // another world size). batches_per_epoch() before the first start.
   int64_t batches_in_epoch() const;
   int64_t samples_per_epoch() const;
-  // The pairs that sample ids index, and the listing's problems.
+  // The samples that sample ids index (pairs, or a shard dataset's:
+  // sample_count(), SampleKey(), SampleNames()), and the listing's problems.
   const Dataset& dataset() const;
   // The classes' names, class i at index i (options.decode.class_names: a
   // preset's own, or the user's class_names); empty when unnamed.

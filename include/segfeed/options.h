@@ -480,6 +480,14 @@ struct LoaderOptions {
   uint64_t seed = 0;
   // Visit the samples in a new random order every epoch (else in listing order).
   bool shuffle = true;
+  // 0: the shuffle is one permutation of all samples (one read anywhere per
+  // sample). K >= 1, for a shard dataset on a store where a request is
+  // expensive: the shard-block shuffle, which reads K shards at a time. Per
+  // epoch the shards are permuted, taken K at a time, and each window's
+  // samples are drawn in a random order, so every read falls within the K
+  // shards of its window. A pure function of (seed, epoch) like the global
+  // permutation, sharded by rank, padded and resumed the same way.
+  int shard_window = 0;
   // Drop the last batch of an epoch when it would be short; otherwise it is
   // delivered with fewer samples and says so (Lease::size() < batch_size).
   bool drop_last = false;

@@ -62,6 +62,15 @@ def _dataset_text(name: str, value: Any) -> bytes:
         if not isinstance(value, (str, bytes, os.PathLike)):
             raise TypeError(f"{name} must be a path (got {value!r})")
         return os.fsencode(value)
+    if name == "shards":
+        if not isinstance(value, (list, tuple)) or not value or not all(
+                isinstance(item, (str, bytes, os.PathLike)) for item in value):
+            raise TypeError(f"shards must be a non-empty list of tar paths (got {value!r})")
+        paths = [os.fsencode(item) for item in value]
+        if any(b"," in path for path in paths):
+            raise ValueError("a shard path holds a comma, which the shard list cannot carry: name the "
+                             "shards by their index or a brace pattern instead")
+        return b",".join(paths)
     if name in ("recursive", "allow_outside_root"):
         if not isinstance(value, bool):
             raise TypeError(f"{name} must be True or False (got {value!r})")
@@ -76,11 +85,16 @@ def _dataset_text(name: str, value: Any) -> bytes:
     return value.encode()
 
 
-def _dataset_values(data: Optional[PathLike], given: Dict[str, Any]) -> Tuple[bytes, Dict[str, bytes]]:
+def _dataset_values(data: Any, given: Dict[str, Any]) -> Tuple[bytes, Dict[str, bytes]]:
     """The C++ dataset keywords: data as bytes, and each keyword given as bytes."""
-    if data is not None and not isinstance(data, (str, bytes, os.PathLike)):
-        raise TypeError(f"data must be a path (got {data!r})")
     given = {name: value for name, value in given.items() if value is not None}
+    # Loader([tar, tar, ...]): the shards, in that order.
+    if isinstance(data, (list, tuple)):
+        if "shards" in given:
+            raise TypeError("give the shards as data or as shards, not both")
+        given["shards"], data = data, None
+    if data is not None and not isinstance(data, (str, bytes, os.PathLike)):
+        raise TypeError(f"data must be a path or a list of tar paths (got {data!r})")
     # Loader(folder, masks=DIR) has always meant: the images are in folder.
     if data is not None and "masks" in given and "images" not in given and "dataset" not in given:
         given["images"], data = data, None
@@ -113,7 +127,12 @@ class Loader:
             with ``data/train_masks/<key>_mask.gif``) or the ``dataset``
             preset's; for the folders rule, the folder ``images`` and
             ``masks`` are under (``Loader(folder, masks=DIR)``: the images
-            are in ``folder``).
+            are in ``folder``). Or tar shards (WebDataset's layout,
+            ``<key>.jpg`` beside ``<key>.mask.png``): a folder holding
+            ``index.sfidx``, an index file, a tar, WebDataset's brace
+            notation (``"out/train-{000000..000031}.tar"``) or a list of tar
+            paths; a sample's id is its position in the shards, so shards
+            packed from folders stream the folders' batches.
         dataset: the layout: ``"carvana"`` (the default with ``data``),
             ``"voc"``, ``"cityscapes"``, ``"ade20k"`` (presets, which also
             set their label options: ``mask_mode``, ``num_classes``,
@@ -140,6 +159,7 @@ class Loader:
             elsewhere). Without it such a line is an ``outside_root``
             problem: with ``on_bad_file="fail"`` the Loader refuses to start
             and names it, with ``"skip"`` its pair is left out.
+        shards: tar shards in this order (what a list as ``data`` means).
         augment: a segfeed.Augment; None means resize only. By default
             ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
             ``"validation"``: a validation loader is one call,
@@ -156,7 +176,8 @@ class Loader:
     own threads, use ``num_workers=0``.
     """
 
-    def __init__(self, data: Optional[PathLike] = None, *, dataset: Optional[str] = None,
+    def __init__(self, data: Optional[Union[PathLike, List[PathLike], Tuple[PathLike, ...]]] = None, *,
+                 dataset: Optional[str] = None,
                  split: Optional[str] = None, images: Optional[PathLike] = None,
                  masks: Optional[PathLike] = None, image_suffix: Optional[str] = None,
                  mask_suffix: Optional[str] = None,
@@ -164,6 +185,7 @@ class Loader:
                  mask_extensions: Optional[Union[str, Tuple[str, ...], List[str]]] = None,
                  recursive: Optional[bool] = None, list_file: Optional[PathLike] = None,
                  root: Optional[PathLike] = None, allow_outside_root: Optional[bool] = None,
+                 shards: Optional[Union[List[PathLike], Tuple[PathLike, ...]]] = None,
                  augment: Optional[Augment] = _TRAINING_AUGMENT, decode: Optional[Decode] = _DEFAULT_DECODE,
                  **options: Any) -> None:
         # The signature shown (__signature__, below) lists each option of the table.
@@ -173,7 +195,7 @@ class Loader:
         given = dict(dataset=dataset, split=split, images=images, masks=masks, image_suffix=image_suffix,
                      mask_suffix=mask_suffix, image_extensions=image_extensions,
                      mask_extensions=mask_extensions, recursive=recursive, list_file=list_file, root=root,
-                     allow_outside_root=allow_outside_root)
+                     allow_outside_root=allow_outside_root, shards=shards)
         data_bytes, dataset_values = _dataset_values(data, given)
         layout = _core.dataset_spec(data_bytes, dataset_values)
         # Every option goes to the table, defaults included (rank=None and
@@ -268,7 +290,8 @@ class Loader:
     def pairs(self) -> List[Tuple[str, str, str]]:
         """The dataset listing, (key, image path, mask path) per pair, in the listing's
         order (sorted by sub-folder and key for the folders rule, the file's order
-        for a list); Batch.sample_ids index it."""
+        for a list, the shards' for shards, whose members are named
+        ``"shard.tar:key.jpg"``); Batch.sample_ids index it."""
         return self._core.pairs()
 
     @property

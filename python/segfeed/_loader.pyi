@@ -15,7 +15,7 @@ PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 class Loader:
     def __init__(
         self,
-        data: Optional[PathLike] = None,
+        data: Optional[Union[PathLike, List[PathLike], Tuple[PathLike, ...]]] = None,
         *,
         dataset: Optional[str] = None,
         split: Optional[str] = None,
@@ -29,11 +29,13 @@ class Loader:
         list_file: Optional[PathLike] = None,
         root: Optional[PathLike] = None,
         allow_outside_root: Optional[bool] = None,
+        shards: Optional[Union[List[PathLike], Tuple[PathLike, ...]]] = None,
         batch_size: int = 16,
         prefetch_batches: int = 2,
         threads: int = 0,
         seed: int = 0,
         shuffle: bool = True,
+        shard_window: int = 0,
         drop_last: bool = False,
         subset: str = 'all',
         validation_fraction: float = 0.1,

@@ -410,9 +410,10 @@ nb::dict CoreLoader::Stats() {
 nb::list CoreLoader::Pairs() {
   CheckProcess();
   nb::list out;
-  for (const SamplePair& pair : fixed().dataset().pairs) {
-    out.append(nb::make_tuple(FsText(pair.stem), FsText(pair.image_path.string()),
-                              FsText(pair.mask_path.string())));
+  const Dataset& dataset = fixed().dataset();
+  for (size_t id = 0; id < dataset.sample_count(); ++id) {
+    const auto [photo, mask] = dataset.SampleNames(id);
+    out.append(nb::make_tuple(FsText(dataset.SampleKey(id)), FsText(photo), FsText(mask)));
   }
   return out;
 }

@@ -12,17 +12,26 @@
 
 namespace segfeed::check {
 
-std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report) {
+std::vector<FileJob> ListJobs(Dataset* dataset, const source::SampleSource& source,
+                              CheckReport* report) {
   std::vector<FileJob> jobs;
-  jobs.reserve(2 * dataset->pairs.size() + dataset->problems.size());
-  for (size_t i = 0; i < dataset->pairs.size(); ++i) {
-    jobs.push_back({dataset->pairs[i].image_path, FileRole::kImage, static_cast<int64_t>(i)});
-    jobs.push_back({dataset->pairs[i].mask_path, FileRole::kMask, static_cast<int64_t>(i)});
+  const size_t samples = dataset->sample_count();
+  jobs.reserve(2 * samples + dataset->problems.size());
+  for (size_t i = 0; i < samples; ++i) {
+    const auto id = static_cast<source::SampleId>(i);
+    jobs.push_back(
+        {source.MemberName(id, source::Member::kImage), FileRole::kImage, static_cast<int64_t>(i)});
+    jobs.push_back(
+        {source.MemberName(id, source::Member::kMask), FileRole::kMask, static_cast<int64_t>(i)});
   }
+  // A shard's unpaired member is part of a listed sample, checked above
+  // (its missing half fails to read); a folder's is a file of its own.
+  const bool files = !dataset->shard_source;
   for (Error& problem : dataset->problems) {
-    if (problem.kind == ErrorKind::kMissingMask)
+    if (files && problem.kind == ErrorKind::kMissingMask)
       jobs.push_back({problem.path, FileRole::kImage, -1});
-    if (problem.kind == ErrorKind::kOrphanMask) jobs.push_back({problem.path, FileRole::kMask, -1});
+    if (files && problem.kind == ErrorKind::kOrphanMask)
+      jobs.push_back({problem.path, FileRole::kMask, -1});
     report->problems.push_back(std::move(problem));
   }
   return jobs;

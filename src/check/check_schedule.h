@@ -14,7 +14,9 @@ namespace segfeed::check {
 // then the unpaired files. Every file is decoded, unpaired ones too: a
 // missing mask does not make the image's own corruption less worth knowing.
 // The listing's problems move to the report.
-std::vector<FileJob> ListJobs(Dataset* dataset, CheckReport* report);
+// Files are named as `source` names them (a path, "shard.tar:key.png").
+std::vector<FileJob> ListJobs(Dataset* dataset, const source::SampleSource& source,
+                              CheckReport* report);
 
 // Checks every job on options.threads threads (0: one per core), each with
 // a FileChecker of its own reading under `budget_bytes`; outcomes[i]

@@ -1,6 +1,7 @@
 #include "check/dataset_checker.h"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -10,8 +11,8 @@
 #include "check/class_table.h"
 #include "check/cross_file_checks.h"
 #include "check/file_checker.h"
+#include "io/dataset_source.h"
 #include "io/planned_source.h"
-#include "source/files_source.h"
 
 // CheckDataset() in four steps, each in a file of its own: the files to
 // check and checking them on threads (check_schedule), what one file is
@@ -42,21 +43,21 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
     report.problems.push_back(e.error());
     return report;
   }
-  report.pairs = static_cast<int64_t>(dataset.pairs.size());
+  report.pairs = static_cast<int64_t>(dataset.sample_count());
   report.ignored = std::move(dataset.ignored);
-  const std::vector<FileJob> jobs = ListJobs(&dataset, &report);
+  const std::shared_ptr<source::SampleSource> files = io::DatasetSource(dataset);
+  const std::vector<FileJob> jobs = ListJobs(&dataset, *files, &report);
   // The buffers are planned for the dataset's typical photo, as the
   // Loader's are; without one (no pair's header parses) nothing is kept.
-  source::FilesSource files(dataset.pairs);
   io::PlannedSource plan;
-  if (auto source = io::PlanSourceFromHeaders(files, options.decode); source.ok())
+  if (auto source = io::PlanSourceFromHeaders(*files, options.decode); source.ok())
     plan = source.value();
   const int64_t budget_bytes = FileChecker::DecodeBudget(options, plan);
   report.decode_budget_bytes_per_thread = budget_bytes == INT64_MAX ? 0 : budget_bytes;
   report.read_buffer_bytes_per_thread = 2 * options.decode.max_file_bytes;
   ClassSums class_sums;
   const std::vector<FileOutcome> outcomes =
-      CheckFiles(jobs, options, plan, budget_bytes, &files, &class_sums);
+      CheckFiles(jobs, options, plan, budget_bytes, files.get(), &class_sums);
   CheckStatistics stats;
   for (size_t i = 0; i < jobs.size(); ++i) {
     if (outcomes[i].error) report.problems.push_back(*outcomes[i].error);
@@ -74,7 +75,8 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
   if (options.decode.mask_mode == MaskMode::kLabels) {
     FinishClasses(class_sums, options.decode.num_classes, options.decode.class_names, &report);
   } else if (report.foreground_masks > 0 && stats.masks_with_foreground == 0) {
-    report.problems.push_back(AllBackgroundMasks(spec.mask_dir.string(), report.foreground_masks));
+    report.problems.push_back(AllBackgroundMasks(
+        (spec.mask_dir.empty() ? spec.root : spec.mask_dir).string(), report.foreground_masks));
   }
   FindOtherPalettes(jobs, outcomes, &report);
   report.duplicates = FindDuplicates(jobs, outcomes);

@@ -24,6 +24,7 @@
 #include "cli/subcommands.h"
 #include "demo/demo_cache.h"
 #include "digest.h"
+#include "io/dataset_source.h"
 #include "output/printable.h"
 #include "segfeed/loader.h"
 
@@ -113,6 +114,7 @@ Result<std::pair<DatasetSpec, std::string>> BenchDataset(const DatasetFlags& fla
   if (flags.given()) {
     DatasetSpec spec = flags.Spec();
     std::string label = spec.name == "carvana"   ? spec.image_dir.string()
+                        : spec.name == "shards"  ? DescribeDatasetRule(spec)
                         : spec.list_file.empty() ? spec.name + " " + spec.image_dir.string()
                                                  : spec.name + " " + spec.list_file.string();
     return std::pair{std::move(spec), std::move(label)};
@@ -128,7 +130,7 @@ void PrintBenchHeader(const LoaderFlags& flags, const LoaderOptions& options, co
                       const std::string& dataset_label, int epochs) {
   const LoaderStats initial = loader.stats();
   std::printf("segfeed bench: %s (%zu pairs)\n", output::PrintableText(dataset_label).c_str(),
-              loader.dataset().pairs.size());
+              loader.dataset().sample_count());
   // Once, as a count (the unpaired files are named below): a Cityscapes
   // tree has three other files beside every label map.
   if (const size_t ignored = loader.dataset().ignored_count; ignored > 0) {
@@ -277,8 +279,8 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
 void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderOptions& options,
                     BenchResult* result) {
   if (flags.decode_only) {
-    const double decode_only =
-        DecodeOnlyPairsPerSecond(loader.dataset().pairs, options, result->stats.threads);
+    const double decode_only = DecodeOnlyPairsPerSecond(*io::DatasetSource(loader.dataset()),
+                                                        options, result->stats.threads);
     result->decode_only = decode_only;
     std::printf("  decode-only: %.1f pairs/s on %d threads", decode_only, result->stats.threads);
     if (result->timed_epochs > 0) {
@@ -289,7 +291,7 @@ void RunComparisons(const BenchFlags& flags, const Loader& loader, const LoaderO
   }
   if (flags.baseline) {
     const Result<double> measured =
-        NaiveBaselinePairsPerSecond(loader.dataset().pairs, options, 40);
+        NaiveBaselinePairsPerSecond(*io::DatasetSource(loader.dataset()), options, 40);
     if (measured.ok()) {
       result->baseline = measured.value();
       std::printf("  baseline (naive OpenCV loop, 1 thread): %.1f pairs/s", measured.value());
@@ -335,7 +337,7 @@ std::string BenchJson(const Loader& loader, const LoaderOptions& options,
                       const BenchResult& result) {
   Json json = Json::object();
   SetText(&json, "dataset", result.dataset_label);
-  json["pairs"] = loader.dataset().pairs.size();
+  json["pairs"] = loader.dataset().sample_count();
   // The epochs run, which --epochs 0, a deadline, a signal or a bad file make
   // differ from the number asked for.
   json["epochs"] = result.epoch_seconds.size();

@@ -21,8 +21,7 @@
 #include "decode/gif_memory_source.h"
 #include "io/pair_reader.h"
 #include "segfeed/augment.h"
-#include "source/file_reader.h"
-#include "source/files_source.h"
+#include "source/read_buffer.h"
 #include "worker_arena.h"
 
 #ifndef SEGFEED_NAIVE_BASELINE
@@ -102,7 +101,8 @@ Result<cv::Mat> DecodeMaskNaively(std::span<const uint8_t> bytes, const std::str
 
 }  // namespace
 
-double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& options, int threads) {
+double DecodeOnlyPairsPerSecond(source::SampleSource& source, const LoaderOptions& options,
+                                int threads) {
   WorkerArena arena(threads);
   tbb::concurrent_queue<std::unique_ptr<io::PairReader>> readers;
   // The bound is the RGB decode's whatever the run's decode_colour: a
@@ -112,10 +112,10 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
   for (int i = 0; i < threads; ++i) readers.push(std::make_unique<io::PairReader>(decode));
   const int width = options.augment.output_width;
   const int height = options.augment.output_height;
-  source::FilesSource source(pairs);
+  const size_t count = source.sample_count();
   const Clock::time_point start = Clock::now();
   arena.arena()->execute([&] {
-    tbb::parallel_for(size_t{0}, pairs.size(), [&](size_t i) {
+    tbb::parallel_for(size_t{0}, count, [&](size_t i) {
       std::unique_ptr<io::PairReader> reader;
       // At most `threads` bodies run at once in the arena, so one is free.
       while (!readers.try_pop(reader)) {
@@ -125,29 +125,31 @@ double DecodeOnlyPairsPerSecond(const PairList& pairs, const LoaderOptions& opti
       readers.push(std::move(reader));
     });
   });
-  return static_cast<double>(pairs.size()) / SecondsSince(start);
+  return static_cast<double>(count) / SecondsSince(start);
 }
 
 bool NaiveBaselineBuilt() { return SEGFEED_NAIVE_BASELINE != 0; }
 
-Result<double> NaiveBaselinePairsPerSecond(const PairList& pairs, const LoaderOptions& options,
-                                           int max_pairs) {
+Result<double> NaiveBaselinePairsPerSecond(source::SampleSource& source,
+                                           const LoaderOptions& options, int max_pairs) {
   cv::setNumThreads(1);
-  const int count = std::min<int>(max_pairs, static_cast<int>(pairs.size()));
+  const int count = std::min<int>(max_pairs, static_cast<int>(source.sample_count()));
   const cv::Size out(options.augment.output_width, options.augment.output_height);
-  source::FileReader reader(options.decode.max_file_bytes);
+  source::ReadBuffer buffer(options.decode.max_file_bytes);
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < count; ++i) {
-    // The reader's bytes last until its next Read(): decode each file first.
-    auto image_bytes = reader.Read(pairs[i].image_path);
+    const auto id = static_cast<source::SampleId>(i);
+    // The buffer's bytes last until its next Read(): decode each file first.
+    auto image_bytes = source.Read(id, source::Member::kImage, &buffer);
     if (!image_bytes.ok()) return image_bytes.error();
     Result<cv::Mat> decoded_image =
-        DecodeImageNaively(image_bytes.value(), pairs[i].image_path.string());
+        DecodeImageNaively(image_bytes.value(), source.MemberName(id, source::Member::kImage));
     if (!decoded_image.ok()) return decoded_image.error();
-    auto mask_bytes = reader.Read(pairs[i].mask_path);
+    auto mask_bytes = source.Read(id, source::Member::kMask, &buffer);
     if (!mask_bytes.ok()) return mask_bytes.error();
-    Result<cv::Mat> decoded_mask = DecodeMaskNaively(
-        mask_bytes.value(), pairs[i].mask_path.string(), options.decode.max_pixels);
+    Result<cv::Mat> decoded_mask =
+        DecodeMaskNaively(mask_bytes.value(), source.MemberName(id, source::Member::kMask),
+                          options.decode.max_pixels);
     if (!decoded_mask.ok()) return decoded_mask.error();
     cv::Mat image = std::move(decoded_image).value();
     cv::Mat mask = std::move(decoded_mask).value();

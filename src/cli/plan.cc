@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -19,13 +20,13 @@
 #include "cli/report_json.h"
 #include "cli/subcommands.h"
 #include "decode/jpeg_decoder.h"
+#include "io/dataset_source.h"
 #include "io/planned_source.h"
 #include "memory/cgroup_limit.h"
 #include "output/printable.h"
 #include "segfeed/augment.h"
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
-#include "source/files_source.h"
 
 namespace segfeed::cli {
 namespace {
@@ -93,15 +94,20 @@ SourceSize ParseSourceSize(const std::string& text) {
   return size;
 }
 
+// Where the dataset's photos are, for messages: the images folder, or the
+// shards' folder.
+std::filesystem::path DatasetPlace(const DatasetSpec& spec) {
+  return spec.image_dir.empty() ? spec.root : spec.image_dir;
+}
+
 // The typical photo size from JPEG or PNG headers, as the Loader plans it. An
 // error names the file (or the folder when it has no pairs).
 Result<SourceSize> ReadSourceSize(const DatasetSpec& spec, const Dataset& dataset,
                                   const DecodeOptions& decode) {
-  source::FilesSource files(dataset.pairs);
-  auto source = io::PlanSourceFromHeaders(files, decode);
+  auto source = io::PlanSourceFromHeaders(*io::DatasetSource(dataset), decode);
   if (!source.ok()) {
     Error error = source.error();
-    if (error.path.empty()) error.path = spec.image_dir.string();
+    if (error.path.empty()) error.path = DatasetPlace(spec).string();
     return error;
   }
   const io::PlannedSource& planned = source.value();
@@ -154,13 +160,13 @@ Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_flags, Pla
   const DatasetSpec spec = dataset_flags.Spec();
   if (isatty(STDERR_FILENO)) {
     std::fprintf(stderr, "plan: reading %s\n",
-                 output::PrintableText(spec.image_dir.string()).c_str());
+                 output::PrintableText(DatasetPlace(spec).string()).c_str());
   }
   *dataset = ListDataset(spec);
   auto read = ReadSourceSize(spec, **dataset, f->options.decode);
   if (!read.ok()) return read.error();
   f->source = read.value();
-  f->pairs = (*dataset)->pairs.size();
+  f->pairs = (*dataset)->sample_count();
   return {};
 }
 

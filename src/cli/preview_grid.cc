@@ -147,7 +147,7 @@ std::vector<PreviewSample> CollectPreviewSamples(Loader& loader, int64_t epoch, 
     for (int slot = 0; slot < lease->size() && static_cast<int>(samples.size()) < count; ++slot) {
       PreviewSample sample;
       sample.sample_id = lease->sample_ids()[slot];
-      sample.stem = loader.dataset().pairs.at(sample.sample_id).stem;
+      sample.stem = loader.dataset().SampleKey(sample.sample_id);
       sample.params = lease->params()[slot];
       sample.width = width;
       sample.height = height;

@@ -14,7 +14,7 @@ namespace segfeed::cli {
 // One sample exactly as the loader delivered it, copied out of its lease so
 // the lease can go back to the pool.
 struct PreviewSample {
-  uint32_t sample_id = 0;  // index of the pair in Loader::dataset().pairs
+  uint32_t sample_id = 0;  // the sample's id in Loader::dataset() (SampleKey())
   std::string stem;
   AugmentParams params;
   int width = 0;

@@ -1,5 +1,6 @@
 // The three pairing rules of DatasetSpec: folders (flat or recursive), a list
-// of keys, a list of (image, mask) paths.
+// of keys, a list of (image, mask) paths; the fourth, tar shards, is listed
+// by shard_listing.cc.
 
 #include <algorithm>
 #include <optional>
@@ -17,7 +18,9 @@
 #include "dataset/list_root.h"
 #include "dataset/listed_images.h"
 #include "dataset/more_folders.h"
+#include "dataset/shard_listing.h"
 #include "segfeed/dataset.h"
+#include "source/sample_source.h"
 
 namespace segfeed {
 namespace {
@@ -377,7 +380,30 @@ class Listing {
 
 }  // namespace
 
+size_t Dataset::sample_count() const {
+  return shard_source ? shard_source->sample_count() : pairs.size();
+}
+
+std::string Dataset::SampleKey(size_t id) const {
+  return shard_source ? shard_source->Key(static_cast<source::SampleId>(id)) : pairs.at(id).stem;
+}
+
+std::pair<std::string, std::string> Dataset::SampleNames(size_t id) const {
+  if (!shard_source) {
+    const SamplePair pair = pairs.at(id);
+    return {pair.image_path.string(), pair.mask_path.string()};
+  }
+  const auto sample = static_cast<source::SampleId>(id);
+  return {shard_source->MemberName(sample, source::Member::kImage),
+          shard_source->MemberName(sample, source::Member::kMask)};
+}
+
 Dataset ListDataset(const DatasetSpec& spec) {
+  if (dataset::IsShardSpec(spec)) {
+    Dataset dataset;
+    dataset::ListShards(spec, &dataset);
+    return dataset;
+  }
   ValidateSpec(spec);
   dataset::CheckLayout(spec);
   if (!spec.more_folders.empty()) return dataset::ListAcrossFolders(spec);

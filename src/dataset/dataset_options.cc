@@ -13,11 +13,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<DatasetOption, 12> kDatasetOptions = {{
+constexpr std::array<DatasetOption, 13> kDatasetOptions = {{
     {"dataset", "dataset", "NAME",
      "the layout: carvana, voc, cityscapes, ade20k, camvid, camvid32, coco_stuff, mapillary, "
-     "mapillary_v2, bdd100k, loveda (presets, under --data ROOT), folders (--images, --masks) or "
-     "list (--list)"},
+     "mapillary_v2, bdd100k, loveda (presets, under --data ROOT), folders (--images, --masks), "
+     "list (--list) or shards (--data: a folder with index.sfidx, an index, tars or "
+     "train-{000000..000031}.tar; the default for such data)"},
     {"split", "split", "NAME",
      "a preset's split: train, val, trainval (voc), test (cityscapes, camvid), train/urban and "
      "train/rural (loveda)"},
@@ -39,6 +40,9 @@ constexpr std::array<DatasetOption, 12> kDatasetOptions = {{
     {"allow_outside_root", "allow-outside-root", "",
      "let a two-column list name files outside its root (absolute paths, .., symlinks that lead "
      "elsewhere); else such a line is an outside_root problem"},
+    {"shards", "shards", "TAR,...",
+     "tar shards read in this order (Python: a list of paths; --data takes a folder with "
+     "index.sfidx, an index or train-{000000..000031}.tar)"},
 }};
 
 std::vector<std::string> Extensions(std::string_view name, std::string_view text) {
@@ -60,6 +64,19 @@ std::vector<std::string> Extensions(std::string_view name, std::string_view text
   return extensions;
 }
 
+// "a,b,c" as its comma-separated parts (empty parts left out).
+std::vector<std::string> Split(std::string_view text) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(',', begin);
+    if (end == std::string_view::npos) end = text.size();
+    if (end > begin) parts.emplace_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return parts;
+}
+
 bool Switch(std::string_view name, std::string_view text) {
   if (text == "true" || text == "1") return true;
   if (text == "false" || text == "0") return false;
@@ -71,6 +88,12 @@ bool Switch(std::string_view name, std::string_view text) {
 std::span<const DatasetOption> DatasetOptionTable() { return kDatasetOptions; }
 
 std::string DescribeDatasetRule(const DatasetSpec& spec) {
+  if (!spec.shard_index.empty())
+    return "shards: the samples of the index " + spec.shard_index.string();
+  if (!spec.shards.empty()) {
+    return "shards: the samples of " + std::to_string(spec.shards.size()) + " tar" +
+           (spec.shards.size() == 1 ? " " : "s from ") + spec.shards.front().string();
+  }
   auto files = [](const fs::path& folder, bool recursive, const std::string& suffix,
                   const std::vector<std::string>& extensions) {
     std::string alternatives;
@@ -119,7 +142,7 @@ DatasetSpec DatasetFromValues(const fs::path& data,
     for (std::string_view name : names) {
       if (has(name))
         throw ConfigError(std::string(name) + " does not go with dataset " + std::string(rule) +
-                          (rule == "folders" || rule == "list"
+                          (rule == "folders" || rule == "list" || rule == "shards"
                                ? ""
                                : ": the preset sets its folders (use dataset folders or list "
                                  "for other ones)"));
@@ -127,16 +150,33 @@ DatasetSpec DatasetFromValues(const fs::path& data,
   };
 
   std::string rule = has("dataset")                  ? get("dataset")
+                     : has("shards")                 ? "shards"
                      : has("list_file")              ? "list"
                      : has("images") || has("masks") ? "folders"
+                     : IsShardData(data)             ? "shards"
                      : !data.empty()                 ? "carvana"
                                                      : "";
   if (rule.empty())
     throw ConfigError(
         "no dataset: give data (with a dataset layout), images and masks, or list_file");
   DatasetSpec spec;
+  if (rule == "shards") {
+    // The shards name their members; no folder, suffix or extension applies.
+    refuse_with(
+        rule, {"split", "images", "masks", "list_file", "root", "allow_outside_root",
+               "image_suffix", "mask_suffix", "image_extensions", "mask_extensions", "recursive"});
+    if (has("shards")) {
+      if (!data.empty()) throw ConfigError("give the shards as data or as shards, not both");
+      std::vector<fs::path> tars;
+      for (std::string& tar : Split(get("shards"))) tars.emplace_back(std::move(tar));
+      return DatasetSpec::Shards(std::move(tars));
+    }
+    if (data.empty()) throw ConfigError("the shards rule needs data (the shards or their index)");
+    return DatasetSpec::Shards(data);
+  }
   if (rule == "folders" || rule == "list") {
     refuse_with(rule, {"split"});
+    refuse_with(rule, {"shards"});
     if (rule == "folders") refuse_with(rule, {"list_file", "root", "allow_outside_root"});
     if (rule == "folders" && (!has("images") || !has("masks")))
       throw ConfigError(has("images") ? "images needs masks"
@@ -153,7 +193,7 @@ DatasetSpec DatasetFromValues(const fs::path& data,
     if (has("list_file")) spec.list_file = get("list_file");
     if (has("root")) spec.list_root = get("root");
   } else {
-    refuse_with(rule, {"images", "masks", "list_file", "root", "allow_outside_root"});
+    refuse_with(rule, {"images", "masks", "list_file", "root", "allow_outside_root", "shards"});
     spec = DatasetPreset(rule, data, has("split") ? get("split") : "");
   }
   if (has("image_suffix")) spec.image_suffix = get("image_suffix");

@@ -66,6 +66,11 @@ void AddLoaderOptions(Entries& t) {
       OptionSpec::Declaration{"shuffle", "shuffle", kLoader, K::kBool,
                               "a new random order every epoch (else listing order)"},
       SEGFEED_FIELD(shuffle)));
+  t.push_back(std::make_unique<IntOption<int>>(  // no digest line at 0: older states match
+      OptionSpec::Declaration{"shard_window", "shard-window", kLoader, K::kInt,
+                              "shard datasets: K shards at a time (0: all at once)", true, "",
+                              false},
+      SEGFEED_FIELD(shard_window), 0, kIntMax));
   t.push_back(std::make_unique<BoolOption>(
       OptionSpec::Declaration{"drop_last", "drop-last", kLoader, K::kBool,
                               "drop a short last batch (else it comes with fewer samples)"},

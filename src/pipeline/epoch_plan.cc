@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 #include <utility>
 
@@ -14,12 +15,53 @@ namespace {
 // Salts separate the random streams of different purposes.
 constexpr uint64_t kEpochOrderSalt = 0x0D3E2;
 constexpr uint64_t kSubsetSalt = 0x5B5E7;
+constexpr uint64_t kShardOrderSalt = 0x5A4D0;
+constexpr uint64_t kShardWindowSalt = 0x3B10C;
 
 // Fisher-Yates with counter-based draws: the permutation depends only on the key.
 void Shuffle(std::vector<uint32_t>* ids, CounterRng rng) {
   for (size_t i = ids->size(); i > 1; --i) {
     std::swap((*ids)[i - 1], (*ids)[rng.Below(i)]);
   }
+}
+
+// The shard-block order of `ids` (ascending): the shards in a permutation
+// of (seed, epoch), then, window by window of `window` shards, the window's
+// samples in a permutation of (seed, epoch, window).
+std::vector<uint32_t> ShardBlockOrder(const std::vector<uint32_t>& ids,
+                                      const std::vector<uint32_t>& shard_starts, int window,
+                                      uint64_t seed, int64_t epoch) {
+  // Each shard's run of `ids`: [begin, end) positions, shards in id order.
+  std::vector<std::pair<size_t, size_t>> runs;
+  for (size_t begin = 0; begin < ids.size();) {
+    const auto next = std::upper_bound(shard_starts.begin(), shard_starts.end(), ids[begin]);
+    const uint32_t limit = next == shard_starts.end() ? UINT32_MAX : *next;
+    size_t end = begin;
+    while (end < ids.size() && ids[end] < limit) ++end;
+    runs.emplace_back(begin, end);
+    begin = end;
+  }
+  std::vector<uint32_t> shard_order(runs.size());
+  std::iota(shard_order.begin(), shard_order.end(), 0u);
+  Shuffle(&shard_order, CounterRng(seed ^ kShardOrderSalt, epoch));
+  std::vector<uint32_t> order;
+  order.reserve(ids.size());
+  const size_t step = static_cast<size_t>(window);
+  for (size_t first = 0; first < shard_order.size(); first += step) {
+    const size_t window_begin = order.size();
+    for (size_t s = first; s < std::min(shard_order.size(), first + step); ++s) {
+      const auto [begin, end] = runs[shard_order[s]];
+      order.insert(order.end(), ids.begin() + static_cast<std::ptrdiff_t>(begin),
+                   ids.begin() + static_cast<std::ptrdiff_t>(end));
+    }
+    std::vector<uint32_t> drawn(order.begin() + static_cast<std::ptrdiff_t>(window_begin),
+                                order.end());
+    // A stream per window, keyed by its first shard's place in the order.
+    Shuffle(&drawn, CounterRng(seed ^ kShardWindowSalt, static_cast<uint64_t>(epoch), first));
+    std::copy(drawn.begin(), drawn.end(),
+              order.begin() + static_cast<std::ptrdiff_t>(window_begin));
+  }
+  return order;
 }
 
 }  // namespace
@@ -55,7 +97,12 @@ EpochPlan MakeEpochShape(const EpochPlanSpec& spec) {
 EpochPlan MakeEpochPlan(const EpochPlanSpec& spec) {
   EpochPlan plan = MakeEpochShape(spec);
   std::vector<uint32_t> global = spec.sample_ids;
-  if (spec.shuffle) Shuffle(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
+  if (spec.shuffle && spec.shard_window >= 1 && !spec.shard_starts.empty()) {
+    global = ShardBlockOrder(spec.sample_ids, spec.shard_starts, spec.shard_window, spec.seed,
+                             spec.epoch);
+  } else if (spec.shuffle) {
+    Shuffle(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
+  }
   global.erase(global.begin(), global.begin() + spec.shard_start);
   if (!global.empty()) {
     const size_t world = static_cast<size_t>(spec.world_size);

@@ -14,6 +14,11 @@ struct EpochPlanSpec {
   uint64_t seed = 0;
   int64_t epoch = 0;
   bool shuffle = true;
+  // The shard-block shuffle (LoaderOptions::shard_window), when shuffle and
+  // shard_window >= 1: the first sample id of each shard, ascending (a
+  // shard's samples have consecutive ids). Empty: one global permutation.
+  std::vector<uint32_t> shard_starts;
+  int shard_window = 0;
   int rank = 0;        // 0 <= rank < world_size
   int world_size = 1;  // processes sharing the epoch
   int batch_size = 1;
@@ -43,7 +48,9 @@ struct EpochPlan {
 };
 
 // PyTorch DistributedSampler semantics: one permutation of all sample ids
-// per (seed, epoch); its samples from shard_start on, padded by repeating
+// per (seed, epoch) (with shard_starts, the shard-block order: the shards
+// permuted, taken shard_window at a time, each window's samples permuted);
+// its samples from shard_start on, padded by repeating
 // their beginning up to a multiple of world_size, of which rank r takes
 // positions r, r + world_size, ... Then batches of batch_size, the last one
 // short unless drop_last.

@@ -84,9 +84,9 @@ void LoaderRuntime::Restore(const LoaderState& state) {
                       std::to_string(global_position) + "): it was edited");
   }
   for (const auto& [id, kind] : state.known_bad) {
-    if (id >= dataset_.pairs.size()) {
+    if (id >= dataset_.sample_count()) {
       throw ConfigError("the state's known_bad names pair " + std::to_string(id) +
-                        ", but the listing has " + std::to_string(dataset_.pairs.size()) +
+                        ", but the listing has " + std::to_string(dataset_.sample_count()) +
                         " pairs");
     }
   }

@@ -8,11 +8,12 @@
 #include <vector>
 
 #include "decode/jpeg_decoder.h"
+#include "io/dataset_source.h"
 #include "io/planned_source.h"
 #include "pipeline/dataset_errors.h"
 #include "pipeline/loader_runtime.h"
 #include "segfeed/option_table.h"
-#include "source/files_source.h"
+#include "source/shards_source.h"
 
 // A LoaderRuntime made: the options validated, the dataset listed and its
 // unpaired files checked, the subset and shard chosen, the memory planned
@@ -37,15 +38,33 @@ int EnvironmentInt(const char* name) {
   return static_cast<int>(value);
 }
 
+// The first sample id of each shard, for the shard-block shuffle; a
+// dataset of files has no shards to read a window of.
+std::vector<uint32_t> ShardStarts(const Dataset& dataset) {
+  const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get());
+  if (!shards) {
+    throw ConfigError(
+        "shard_window needs a shard dataset (files have no shards to read a window of); 0 "
+        "shuffles all samples at once");
+  }
+  std::vector<uint32_t> starts;
+  const std::vector<source::SampleRecord>& records = shards->catalog().records();
+  for (size_t id = 0; id < records.size(); ++id) {
+    if (id == 0 || records[id].shard != records[id - 1].shard)
+      starts.push_back(static_cast<uint32_t>(id));
+  }
+  return starts;
+}
+
 }  // namespace
 
 LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& options)
     : spec_(spec), options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
   ValidateLoaderOptions(options_);
   dataset_ = ListDataset(spec);
-  if (dataset_.pairs.empty()) throw ConfigError(NoPairsMessage(spec, dataset_));
+  if (dataset_.sample_count() == 0) throw ConfigError(NoPairsMessage(spec, dataset_));
   unpaired_files_ = dataset_.problems;
-  source_ = std::make_unique<source::FilesSource>(dataset_.pairs);
+  source_ = io::DatasetSource(dataset_);
   dataset_.ignored = {};  // counted in ignored_count; check names them
   if (options_.on_bad_file == OnBadFile::kFail) {
     std::vector<Error> missing;
@@ -58,7 +77,7 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     if (!missing.empty()) throw UnpairedImagesError(missing);
   }
 
-  const auto pair_count = static_cast<uint32_t>(dataset_.pairs.size());
+  const auto pair_count = static_cast<uint32_t>(dataset_.sample_count());
   if (options_.subset == Subset::kAll) {
     epoch_plan_spec_.sample_ids.resize(pair_count);
     for (uint32_t i = 0; i < pair_count; ++i) epoch_plan_spec_.sample_ids[i] = i;
@@ -75,6 +94,8 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
   epoch_plan_spec_.seed = options_.seed;
   epoch_plan_spec_.shuffle = options_.shuffle;
+  if (options_.shard_window > 0) epoch_plan_spec_.shard_starts = ShardStarts(dataset_);
+  epoch_plan_spec_.shard_window = options_.shard_window;
   epoch_plan_spec_.batch_size = options_.batch_size;
   epoch_plan_spec_.drop_last = options_.drop_last;
   epoch_plan_spec_.rank = options_.rank;

@@ -64,9 +64,10 @@ class LoaderRuntime {
   LoaderOptions options_;
   int threads_;
   Dataset dataset_;
-  // Where the pairs' bytes come from: the listing's files. Everything after
-  // the listing (plan, samples, checkpoint digest) reads through it.
-  std::unique_ptr<source::SampleSource> source_;
+  // Where the samples' bytes come from: the listing's files or its shards
+  // (io::DatasetSource). Everything after the listing (plan, samples,
+  // checkpoint digest) reads through it.
+  std::shared_ptr<source::SampleSource> source_;
   // What every epoch's plan is made from: the sample ids, the shard and the
   // batching; its epoch is set for each epoch.
   EpochPlanSpec epoch_plan_spec_;

@@ -13,6 +13,7 @@
 #include "segfeed/dataset.h"
 #include "segfeed/memory.h"
 #include "segfeed/options.h"
+#include "source/shards_source.h"
 
 namespace segfeed {
 namespace {
@@ -118,7 +119,10 @@ void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan) {
   // (uint32) and the permutation it is made from while planning an epoch
   // (uint32), and one bad-pair flag.
   constexpr size_t kLoaderBytesPerPair = 3 * sizeof(uint32_t) + 1;
-  size_t bytes = dataset.pairs.memory_bytes() + dataset.pairs.size() * kLoaderBytesPerPair;
+  size_t bytes = dataset.pairs.memory_bytes() + dataset.sample_count() * kLoaderBytesPerPair;
+  // A shard dataset's catalog: 48 bytes a sample and its keys.
+  if (const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get()))
+    bytes += shards->catalog().held_bytes();
   for (const Error& problem : dataset.problems) {
     bytes += sizeof(Error) + problem.path.capacity() + problem.detail.capacity();
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "demo/demo_dataset.h"
+#include "source/files_source.h"
 #include "temp_dir.h"
 
 namespace segfeed::cli {
@@ -46,7 +47,9 @@ LoaderOptions SmallOutput() {
 
 TEST(BenchBaselinesTest, CleanPairsGiveARate) {
   TempDir dir;
-  const auto measured = NaiveBaselinePairsPerSecond(CleanPairs(dir / "data"), SmallOutput(), 40);
+  const PairList pairs = CleanPairs(dir / "data");
+  source::FilesSource files(pairs);
+  const auto measured = NaiveBaselinePairsPerSecond(files, SmallOutput(), 40);
   ASSERT_TRUE(measured.ok()) << measured.error().Message();
   EXPECT_GT(measured.value(), 0.0);
 }
@@ -60,7 +63,8 @@ TEST(BenchBaselinesTest, FifoImageOrMaskIsAnErrorNamingIt) {
     const fs::path& fifo = image ? pairs[1].image_path : pairs[2].mask_path;
     fs::remove(fifo);
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-    const auto measured = NaiveBaselinePairsPerSecond(pairs, SmallOutput(), 40);
+    source::FilesSource files(pairs);
+    const auto measured = NaiveBaselinePairsPerSecond(files, SmallOutput(), 40);
     ASSERT_FALSE(measured.ok()) << fifo;
     EXPECT_EQ(measured.error().path, fifo.string());
     EXPECT_EQ(measured.error().kind, ErrorKind::kIoError);
@@ -76,7 +80,8 @@ TEST(BenchBaselinesTest, TruncatedGifMaskIsAnErrorNamingIt) {
     TempDir dir;
     const PairList pairs = CleanPairs(dir / "data");
     KeepFirstBytes(pairs[1].mask_path, kept);
-    const auto measured = NaiveBaselinePairsPerSecond(pairs, SmallOutput(), 40);
+    source::FilesSource files(pairs);
+    const auto measured = NaiveBaselinePairsPerSecond(files, SmallOutput(), 40);
     ASSERT_FALSE(measured.ok()) << kept;
     EXPECT_EQ(measured.error().path, pairs[1].mask_path.string());
     EXPECT_EQ(measured.error().kind, ErrorKind::kCorruptMask);
@@ -89,7 +94,8 @@ TEST(BenchBaselinesTest, UndecodableImageIsAnErrorNamingIt) {
   TempDir dir;
   const PairList pairs = CleanPairs(dir / "data");
   std::ofstream(pairs[0].image_path, std::ios::binary | std::ios::trunc) << "not a photo at all";
-  const auto measured = NaiveBaselinePairsPerSecond(pairs, SmallOutput(), 40);
+  source::FilesSource files(pairs);
+  const auto measured = NaiveBaselinePairsPerSecond(files, SmallOutput(), 40);
   ASSERT_FALSE(measured.ok());
   EXPECT_EQ(measured.error().path, pairs[0].image_path.string());
   EXPECT_EQ(measured.error().kind, ErrorKind::kCorruptImage);

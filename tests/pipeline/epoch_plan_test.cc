@@ -122,6 +122,102 @@ TEST(EpochPlanTest, TheRestAfterShardStartIsShardedAmongTheNewRanks) {
   }
 }
 
+// 9 shards of uneven sizes (1 to 30 samples) and the shard of each id.
+struct UnevenShards {
+  std::vector<uint32_t> starts = {0, 12, 13, 40, 70, 71, 90, 100, 117};
+  uint32_t count = 130;
+  size_t ShardOf(uint32_t id) const {
+    return std::upper_bound(starts.begin(), starts.end(), id) - starts.begin() - 1;
+  }
+};
+
+// The most shards any point of `order` has started and not finished.
+size_t MostShardsOpen(const std::vector<uint32_t>& order, const UnevenShards& shards) {
+  std::map<size_t, size_t> last;
+  for (size_t i = 0; i < order.size(); ++i) last[shards.ShardOf(order[i])] = i;
+  std::set<size_t> open;
+  size_t most = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const size_t shard = shards.ShardOf(order[i]);
+    open.insert(shard);
+    most = std::max(most, open.size());
+    if (last[shard] == i) open.erase(shard);
+  }
+  return most;
+}
+
+TEST(EpochPlanTest, TheShardBlockOrderReadsAWindowOfShardsAtATime) {
+  const UnevenShards shards;
+  EpochPlanSpec spec;
+  spec.sample_ids = Iota(shards.count);
+  spec.shard_starts = shards.starts;
+  spec.seed = 4;
+  std::set<std::vector<uint32_t>> orders;
+  for (int window : {1, 3}) {
+    spec.shard_window = window;
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      spec.epoch = epoch;
+      const EpochPlan plan = MakeEpochPlan(spec);
+      std::vector<uint32_t> sorted = plan.order;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_EQ(sorted, spec.sample_ids);
+      EXPECT_LE(MostShardsOpen(plan.order, shards), static_cast<size_t>(window));
+      EXPECT_EQ(MakeEpochPlan(spec).order, plan.order) << "a pure function";
+      orders.insert(plan.order);
+    }
+  }
+  EXPECT_EQ(orders.size(), 6u);
+  // Within a window the samples are drawn at random, not shard by shard.
+  spec.shard_window = 9;
+  EXPECT_GT(MostShardsOpen(MakeEpochPlan(spec).order, shards), 6u);
+}
+
+TEST(EpochPlanTest, TheShardBlockOrderGivesEveryRankAsManySamplesAndResumes) {
+  const UnevenShards shards;
+  EpochPlanSpec spec;
+  spec.sample_ids = Iota(shards.count);
+  spec.shard_starts = shards.starts;
+  spec.shard_window = 2;
+  spec.world_size = 3;
+  spec.batch_size = 4;
+  std::vector<uint32_t> all;
+  for (int rank = 0; rank < 3; ++rank) {
+    spec.rank = rank;
+    const EpochPlan plan = MakeEpochPlan(spec);
+    EXPECT_EQ(plan.order.size(), 44u) << "130 padded to 132";
+    all.insert(all.end(), plan.order.begin(), plan.order.end());
+  }
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  EXPECT_EQ(all, spec.sample_ids);
+  // The rest after a resume on 2 ranks is the same order's tail.
+  spec.rank = 0;
+  spec.world_size = 1;
+  const std::vector<uint32_t> whole = MakeEpochPlan(spec).order;
+  spec.world_size = 2;
+  spec.shard_start = 36;
+  std::vector<uint32_t> rest;
+  for (int rank = 0; rank < 2; ++rank) {
+    spec.rank = rank;
+    const EpochPlan plan = MakeEpochPlan(spec);
+    for (size_t k = 0; k < plan.order.size(); ++k)
+      EXPECT_EQ(plan.order[k], whole[36 + k * 2 + rank]);
+  }
+}
+
+// A subset of the ids (a train split) keeps the shard blocks of its own ids.
+TEST(EpochPlanTest, TheShardBlockOrderOfASubsetVisitsOnlyItsIds) {
+  const UnevenShards shards;
+  EpochPlanSpec spec;
+  for (uint32_t id = 0; id < shards.count; id += 3) spec.sample_ids.push_back(id);
+  spec.shard_starts = shards.starts;
+  spec.shard_window = 2;
+  std::vector<uint32_t> sorted = MakeEpochPlan(spec).order;
+  EXPECT_LE(MostShardsOpen(sorted, shards), 2u);
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, spec.sample_ids);
+}
+
 TEST(EpochPlanTest, SubsetSplitIsDisjointCompleteAndStable) {
   const SubsetSplit split = SplitSubset(1000, 0.2, 42);
   EXPECT_EQ(split.validation.size(), 200u);

@@ -251,9 +251,10 @@ def test_the_digest_is_the_tables(demo):
     assert state["options_digest"] != _core.stream_options_digest({**OPTIONS, "seed": 1})
     assert _core.stream_options_digest({**OPTIONS, "threads": 5, "prefetch_batches": 4}) == \
         _core.stream_options_digest(OPTIONS)
-    # An option added after checkpoints were (mask_ignore_value) has a line only off its default.
+    # Options added after checkpoints were (shard_window, mask_ignore_value) have a line only off
+    # their default.
     assert set(state["options"]) == {e["name"] for e in TABLE if e["in_stream"] and e["stream_line_at_default"]}
-    assert [e["name"] for e in TABLE if not e["stream_line_at_default"]] == ["mask_ignore_value"]
+    assert [e["name"] for e in TABLE if not e["stream_line_at_default"]] == ["shard_window", "mask_ignore_value"]
     labels = dict(mask_mode="labels", num_classes=21)
     assert _core.stream_options_digest({**labels, "mask_ignore_value": 255}) == _core.stream_options_digest(labels)
     assert _core.stream_options_digest({**labels, "mask_ignore_value": 254}) != _core.stream_options_digest(labels)

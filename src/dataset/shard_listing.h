@@ -1,0 +1,21 @@
+#pragma once
+
+#include "segfeed/dataset.h"
+
+namespace segfeed::dataset {
+
+// Whether `spec` describes tar shards (DatasetSpec's fourth rule).
+bool IsShardSpec(const DatasetSpec& spec);
+
+// Lists a shard dataset into `dataset`: its shard_source, from the index
+// (spec.shard_index, or the one beside spec.shards when it lists exactly
+// those shards) or, without one, from a scan of the shards, timed and
+// reported on stderr once. The scan's unpaired samples (a photo without a
+// mask, ...) become dataset->problems, as a folder's unpaired files do.
+// Throws FileError for an index that cannot be read or no longer matches
+// its shards (naming the shard and `segfeed index`), and for a shard the
+// scan cannot read to its end or a key in two places; ConfigError for a
+// spec without shards.
+void ListShards(const DatasetSpec& spec, Dataset* dataset);
+
+}  // namespace segfeed::dataset

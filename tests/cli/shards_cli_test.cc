@@ -1,0 +1,110 @@
+// The commands read a shard dataset through --data as they read folders:
+// bench streams the folders' digest, check, plan and preview name members
+// as shard.tar:key.ext.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "cli/run_segfeed.h"
+#include "segfeed/dataset.h"
+#include "source/shard_packing.h"
+#include "temp_dir.h"
+
+namespace segfeed {
+namespace {
+
+namespace fs = std::filesystem;
+using segfeed::testing::PackIntoShards;
+using segfeed::testing::Quoted;
+using segfeed::testing::RunSegfeed;
+using segfeed::testing::TempDir;
+
+// Carvana and VOC demo trees, each packed into shards of 3 with an index.
+class ShardsCliTest : public ::testing::Test {
+ public:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    for (const char* layout : {"carvana", "voc"}) {
+      const auto made = RunSegfeed("make-demo " + Quoted(dir_->path() / layout) +
+                                   " --count 10 --width 96 --height 64 --dataset " + layout);
+      ASSERT_EQ(made.exit_code, 0) << made.output;
+    }
+    PackIntoShards(ListDataset(DatasetSpec::Carvana(dir_->path() / "carvana")).pairs,
+                   dir_->path() / "carvana-shards", 3);
+    PackIntoShards(ListDataset(DatasetSpec::Voc(dir_->path() / "voc", "train")).pairs,
+                   dir_->path() / "voc-shards", 3);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static std::string Data(const std::string& name) { return Quoted(dir_->path() / name); }
+
+  static TempDir* dir_;
+};
+TempDir* ShardsCliTest::dir_ = nullptr;
+
+std::string DigestOf(const std::string& output) {
+  const size_t at = output.find("\ndigest ");
+  return at == std::string::npos ? "" : output.substr(at + 8, 16);
+}
+
+std::string BenchDigest(const std::string& data, const std::string& flags) {
+  const auto run =
+      RunSegfeed("bench --data " + data + " --size 40x32 --batch 4 --epochs 2 --digest " + flags);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  return DigestOf(run.output);
+}
+
+TEST_F(ShardsCliTest, BenchDigestOfTheShardsIsTheFolders) {
+  for (const char* flags : {"--threads 1", "--threads 2", "--threads 2 --rank 1 --world-size 2"}) {
+    const std::string folders = BenchDigest(Data("carvana"), flags);
+    ASSERT_EQ(folders.size(), 16u);
+    EXPECT_EQ(BenchDigest(Data("carvana-shards"), flags), folders) << flags;
+    EXPECT_EQ(
+        BenchDigest(Quoted(dir_->path() / "carvana-shards" / "train-{000000..000003}.tar"), flags),
+        folders)
+        << flags;
+  }
+  // VOC's label options: the preset's for the folders, given by hand for
+  // shards whose index records none.
+  const std::string labels =
+      "--threads 2 --mask-dtype uint8 --mask-mode labels --num-classes 21 --mask-ignore-value 255";
+  const std::string folders = BenchDigest(Data("voc") + " --dataset voc", labels);
+  ASSERT_EQ(folders.size(), 16u);
+  EXPECT_EQ(BenchDigest(Data("voc-shards"), labels), folders);
+}
+
+TEST_F(ShardsCliTest, CheckPlanAndPreviewReadShards) {
+  const auto check = RunSegfeed("check --data " + Data("carvana-shards"));
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  EXPECT_NE(check.output.find("clean: 0 problems in 10 pairs"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("shards: the samples of the index"), std::string::npos)
+      << check.output;
+
+  const auto plan = RunSegfeed("plan --data " + Data("carvana-shards"));
+  EXPECT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_NE(plan.output.find("96x64 (median of"), std::string::npos) << plan.output;
+  EXPECT_NE(plan.output.find(".tar:"), std::string::npos) << "a header read from a shard";
+
+  TempDir out;
+  const auto preview = RunSegfeed("preview --data " + Data("carvana-shards") + " --count 4 --out " +
+                                  Quoted(out / "grid.png"));
+  EXPECT_EQ(preview.exit_code, 0) << preview.output;
+  EXPECT_TRUE(fs::exists(out / "grid.png"));
+}
+
+TEST_F(ShardsCliTest, ADamagedShardIsNamedByCheck) {
+  TempDir copy;
+  fs::copy(dir_->path() / "carvana-shards", copy.path(), fs::copy_options::recursive);
+  fs::resize_file(copy / "train-000001.tar", 1000);
+  const auto check = RunSegfeed("check --data " + Quoted(copy.path()));
+  EXPECT_NE(check.exit_code, 0);
+  EXPECT_NE(check.output.find("train-000001.tar"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("segfeed index"), std::string::npos) << check.output;
+}
+
+}  // namespace
+}  // namespace segfeed
