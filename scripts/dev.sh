@@ -25,13 +25,14 @@ cd "$ROOT"
 
 # Debian packages: the toolchain, the libraries segfeed is built on, djpeg
 # (the tests cross-check our JPEGs with it), Python 3 (the tests parse the
-# tools' JSON reports with its json module) and xz (to unpack oneTBB's
-# source for the ThreadSanitizer build).
+# tools' JSON reports with its json module), xz (to unpack oneTBB's
+# source for the ThreadSanitizer build) and dpkg-source (to unpack
+# libarchive's source with Debian's patches for the wheel).
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
   nlohmann-json3-dev libspng-dev libarchive-dev pkgconf
-  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils
+  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev
 )
 
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
@@ -320,11 +321,54 @@ build_static_opencv() {
   rm -rf "$work"
 }
 
+# The wheel's libarchive: static and position-independent, built once from
+# the Debian source of the installed version (with Debian's patches, its
+# security fixes among them) into build/deps/libarchive-static. segfeed reads
+# and writes plain tar only (archive_read_support_format_tar in
+# src/source/tar_scan.cc, the pax writer in src/pack/tar_shard_writer.cc, no
+# compression filter), yet Debian's shared libarchive links libxml2 and
+# through it ICU (libicudata alone is 30 MB), nettle, acl, lzma, zstd, lz4,
+# bz2 and zlib, all of which auditwheel would copy into the wheel. Every
+# optional dependency is therefore off, so its pkg-config file has no
+# Libs.private; iconv stays on, as it is glibc's (pack's names go through it).
+# Nor does it use glibc 2.36's arc4random_buf (for temporary files' names
+# and the zip and warc writers, none of which segfeed uses): that one symbol
+# would raise the wheel's tag from manylinux_2_35 to 2_36 and keep it off
+# Ubuntu 22.04; libarchive then seeds its own generator from /dev/urandom
+# (renamed, since glibc's stdlib.h declares one of the same name).
+# Only the static library is built and installed: beside a libarchive.so
+# the linker would take the shared one.
+build_static_libarchive() {
+  local prefix="$ROOT/build/deps/libarchive-static"
+  [[ -f "$prefix/lib/pkgconfig/libarchive.pc" ]] && return
+  local work="$ROOT/build/deps/libarchive-src"
+  log "building libarchive $(dpkg-query -W -f='${Version}' libarchive-dev), static, tar only (once)"
+  download_debian_source libarchive-dev "$work" || return 1
+  dpkg-source --no-check -x "$work"/libarchive_*.dsc "$work/source" >/dev/null || return 1
+  sed -i 's/\barc4random_buf\b/libarchive_arc4random_buf/' "$work/source/libarchive/archive_random.c" || return 1
+  local off=() option
+  for option in MBEDTLS NETTLE OPENSSL LIBB2 LZ4 LZO LZMA ZSTD ZLIB BZip2 LIBXML2 EXPAT PCREPOSIX LIBGCC CNG \
+                TAR CPIO CAT XATTR ACL TEST WERROR; do
+    off+=("-DENABLE_$option=OFF")
+  done
+  cmake -S "$work/source" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_INSTALL_PREFIX=$prefix" \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DENABLE_ICONV=ON "${off[@]}" -DHAVE_ARC4RANDOM_BUF=OFF \
+    >"$work/configure.log" 2>&1 || {
+    tail -20 "$work/configure.log" >&2; return 1; }
+  cmake --build "$work/build" --target archive_static -j "$(nproc)" >/dev/null || return 1
+  install -D -m 644 -t "$prefix/lib" "$work/build/libarchive/libarchive.a" || return 1
+  install -D -m 644 -t "$prefix/lib/pkgconfig" "$work/build/build/pkgconfig/libarchive.pc" || return 1
+  install -D -m 644 -t "$prefix/include" "$work/source/libarchive/archive.h" \
+    "$work/source/libarchive/archive_entry.h" || return 1
+  rm -rf "$work"
+}
+
 build_wheels() {
   local which="${1:-all}"  # "system": Debian's python3 only (what CI checks)
   label=wheel install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
   ensure_wheel_tools
   build_static_opencv || { log "could not build the static OpenCV the wheel needs"; return 1; }
+  build_static_libarchive || { log "could not build the static libarchive the wheel needs"; return 1; }
   rm -rf "$WHEELHOUSE" && mkdir -p "$WHEELHOUSE/raw"
   local python tag built=()
   while read -r python; do
@@ -337,9 +381,11 @@ build_wheels() {
       "$venv/bin/python" -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.11"
     fi
     log "building the wheel for $tag ($python)"
-    # Its own CMake build folder: the static OpenCV must not leak into the
-    # development build's cache (pyproject's build-dir), nor that one's into it.
+    # Its own CMake build folder: the static OpenCV and libarchive must not
+    # leak into the development build's cache (pyproject's build-dir), nor
+    # that one's into it. pkg-config finds the static libarchive first.
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" SKBUILD_BUILD_DIR="$ROOT/build/wheel-build/$tag-cmake" \
+      PKG_CONFIG_PATH="$ROOT/build/deps/libarchive-static/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
       SKBUILD_CMAKE_DEFINE="OpenCV_DIR=$ROOT/build/deps/opencv-static/lib/cmake/opencv4" \
       "$venv/bin/python" -m pip wheel -q --no-build-isolation \
       --no-deps -w "$WHEELHOUSE/raw" "$ROOT"
