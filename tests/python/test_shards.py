@@ -1,7 +1,8 @@
 """Shard datasets from Python: folders packed into tars with Python's tarfile
-(ustar, GNU and PAX), in the folders' listing order, stream the folders'
-batches byte for byte, however the shards are named, sharded by rank and
-resumed from state_dict()."""
+(ustar, GNU and PAX) and by webdataset.ShardWriter, in the folders' listing
+order, stream the folders' batches byte for byte, however the shards are
+named, sharded by rank and resumed from state_dict() (at the same world
+size and at another)."""
 
 from __future__ import annotations
 
@@ -111,3 +112,36 @@ def test_the_shard_block_shuffle_reads_a_window_of_shards_and_resumes(demo, tmp_
         assert [batch_digest(b) for b in loader] == expected
     with pytest.raises(segfeed.ConfigError, match="shard_window needs a shard dataset"):
         segfeed.Loader(demo, shard_window=2)
+
+
+def test_tars_written_by_webdatasets_shard_writer_stream_the_folders_batches(demo, tmp_path):
+    webdataset = pytest.importorskip("webdataset")
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        pairs = loader.pairs()
+    (tmp_path / "wds").mkdir()
+    pattern = str(tmp_path / "wds" / "train-%06d.tar")
+    with webdataset.ShardWriter(pattern, maxcount=4, verbose=0) as sink:
+        for key, image, mask in pairs:
+            sink.write({"__key__": key, "jpg": pathlib.Path(image).read_bytes(),
+                        "mask.gif": pathlib.Path(mask).read_bytes(), "json": {"source": image}})
+    tars = sorted(str(t) for t in (tmp_path / "wds").glob("train-*.tar"))
+    assert len(tars) == (len(pairs) + 3) // 4
+    assert digests(tars) == digests(demo)
+
+
+def test_a_state_saved_at_world_size_two_resumes_at_one_as_the_folders_do(demo, tmp_path):
+    with segfeed.Loader(demo, **OPTIONS) as loader:
+        tars = pack(loader.pairs(), tmp_path / "shards", 3, tarfile.PAX_FORMAT)
+
+    def resumed(data):
+        with segfeed.Loader(data, **OPTIONS, rank=0, world_size=2) as loader:
+            it = iter(loader.epoch(1))
+            next(it).release()
+            state = loader.state_dict()
+        with segfeed.Loader(data, **OPTIONS, rank=0, world_size=1) as loader:
+            loader.load_state_dict(state)
+            return [batch_digest(b) for b in loader]
+
+    expected = resumed(demo)
+    assert expected  # the rest of epoch 1 at world size 1
+    assert resumed(tars) == expected
