@@ -145,3 +145,15 @@ def test_a_state_saved_at_world_size_two_resumes_at_one_as_the_folders_do(demo, 
     expected = resumed(demo)
     assert expected  # the rest of epoch 1 at world size 1
     assert resumed(tars) == expected
+
+
+@pytest.mark.parametrize("preset", ["voc", "cityscapes", "ade20k"])
+def test_a_preset_packed_by_segfeed_pack_streams_its_folders_batches_with_no_options(cli, layouts, tmp_path,
+                                                                                     preset):
+    out = tmp_path / "packed"
+    subprocess.run([str(cli), "pack", "--data", str(layouts[preset]), "--dataset", preset, "--output", str(out),
+                    "--samples-per-shard", "4"], check=True, capture_output=True)
+    expected = digests(layouts[preset], dataset=preset, mask_dtype="uint8")
+    assert digests(out, mask_dtype="uint8") == expected
+    assert digests(out, mask_dtype="uint8", rank=1, world_size=2) == digests(
+        layouts[preset], dataset=preset, mask_dtype="uint8", rank=1, world_size=2)
