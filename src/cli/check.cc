@@ -19,7 +19,9 @@ namespace {
 
 constexpr const char* kHelp =
     R"(usage: segfeed check DATASET [options]
-DATASET: --data ROOT [--dataset carvana|voc|cityscapes|ade20k [--split S]],
+DATASET: --data ROOT [--dataset PRESET [--split S]] (PRESET: carvana, voc,
+         cityscapes, ade20k, camvid, camvid32, coco_stuff, mapillary,
+         mapillary_v2, bdd100k or loveda), a shard folder, index or tars,
          --images DIR --masks DIR [--recursive], or --list FILE
 
 Reads and decodes every image and mask of a dataset, on all cores (every

@@ -22,7 +22,9 @@ namespace segfeed::cli {
 namespace {
 
 constexpr const char* kHelp = R"(usage: segfeed pack DATASET --output OUT [options]
-DATASET: --data ROOT [--dataset carvana|voc|cityscapes|ade20k [--split S]],
+DATASET: --data ROOT [--dataset PRESET [--split S]] (PRESET: carvana, voc,
+         cityscapes, ade20k, camvid, camvid32, coco_stuff, mapillary,
+         mapillary_v2, bdd100k or loveda),
          --images DIR --masks DIR [--recursive], or --list FILE
 
 Writes the dataset as tar shards in WebDataset's layout, OUT/<name>-000000.tar,
@@ -128,6 +130,10 @@ int RunPack(std::span<const std::string> args) {
   if (!cli.Parse(args)) return 0;
   if (!output) throw UsageError("--output OUT is required");
   const DatasetSpec spec = dataset.Spec();
+  // Pack reads files; shards it would list as no pairs and pack nothing.
+  if (!spec.shards.empty() || !spec.shard_index.empty())
+    throw UsageError(
+        "the dataset is already tar shards; pack reads folders, presets and list files");
   options.decode = mask_flags.Apply(options.decode, spec);
   if (shard_size) options.limits.shard_bytes = ParseByteSize(*shard_size);
   if (name) options.name = *name;

@@ -306,6 +306,12 @@ TEST_F(PackCommandTest, RefusesAnOutputInsideTheDatasetOrHoldingShards) {
   EXPECT_FALSE(fs::exists(out_ / "train-000004.idx"));
   ExpectSourceBytes(out_, DatasetSpec::Carvana(data_));
   EXPECT_EQ(Pack("--shard-size 12XB", dir_ / "x").exit_code, 2);
+  // Shards as the input: refused, not packed as a dataset of no pairs.
+  const auto repacked =
+      RunSegfeed("pack --data " + Quoted(out_) + " --output " + Quoted(dir_ / "again"));
+  EXPECT_EQ(repacked.exit_code, 2) << repacked.output;
+  EXPECT_NE(repacked.output.find("already tar shards"), std::string::npos) << repacked.output;
+  EXPECT_FALSE(fs::exists(dir_ / "again" / source::kShardIndexFileName));
 }
 
 TEST_F(PackCommandTest, JpegReencodeReportsPsnrAndTheIndexRecordsIt) {
