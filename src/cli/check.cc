@@ -73,9 +73,11 @@ included), 2 for a usage error.
 )";
 
 // A dataset folder named on the command line that does not exist is a
-// mistake in the command, not a problem of the dataset.
+// mistake in the command, not a problem of the dataset. Shards given as
+// tars, an index or a brace pattern are checked when they are listed.
 void RequireFolders(const DatasetFlags& dataset) {
   for (const auto& [option, folder] : dataset.Folders()) {
+    if (option == "--data" && IsShardData(folder)) continue;  // a tar, an index or a pattern
     std::error_code error;
     if (!std::filesystem::is_directory(folder, error))
       throw UsageError(option + " '" + folder + "' is not a folder");

@@ -56,6 +56,13 @@ bool HasExtensionIn(const std::filesystem::path& path, const std::vector<std::st
 }
 
 NoPairsExplanation ExplainNoPairs(const check::CheckReport& report, const DatasetSpec& spec) {
+  if (!spec.shards.empty() || !spec.shard_index.empty()) {
+    // Shards have no folders to describe: what went wrong is in the problems.
+    return {"no sample listed from the shards" +
+                std::string(report.problems.empty() ? "" : " (the problems above say why)"),
+            "expected members <key>.jpg (or .jpeg, .png, .gif) with <key>.mask.png (or "
+            ".mask.gif, .seg.png, .seg.gif), as segfeed pack writes them (docs/shards.md)"};
+  }
   auto joined = [](const std::vector<std::string>& extensions) {
     std::string text;
     for (const std::string& extension : extensions) text += (text.empty() ? "" : "/") + extension;

@@ -106,5 +106,25 @@ TEST_F(ShardsCliTest, ADamagedShardIsNamedByCheck) {
   EXPECT_NE(check.output.find("segfeed index"), std::string::npos) << check.output;
 }
 
+// A tar given by name (no index): check scans it like bench does, rather
+// than refusing a path that is not a folder; a damaged one is named, and
+// the no-pairs line speaks of shards, not of image and mask folders.
+TEST_F(ShardsCliTest, CheckTakesTarsByNameAndSaysWhyADamagedOneHasNoPairs) {
+  const auto whole =
+      RunSegfeed("check --data " + Quoted(dir_->path() / "carvana-shards" / "train-000000.tar"));
+  EXPECT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_NE(whole.output.find("clean: 0 problems in 3 pairs"), std::string::npos) << whole.output;
+
+  TempDir copy;
+  fs::copy_file(dir_->path() / "carvana-shards" / "train-000000.tar", copy / "cut.tar");
+  fs::resize_file(copy / "cut.tar", 1000);
+  const auto cut = RunSegfeed("check --data " + Quoted(copy / "cut.tar"));
+  EXPECT_EQ(cut.exit_code, 1) << cut.output;
+  EXPECT_NE(cut.output.find("cut.tar:"), std::string::npos) << cut.output;
+  EXPECT_NE(cut.output.find("NO PAIRS: no sample listed from the shards"), std::string::npos)
+      << cut.output;
+  EXPECT_EQ(cut.output.find("is not a folder"), std::string::npos) << cut.output;
+}
+
 }  // namespace
 }  // namespace segfeed
