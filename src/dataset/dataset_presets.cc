@@ -159,8 +159,19 @@ const Layout& LayoutOf(std::string_view name) {
                        " layout, try --dataset " + std::string(other.name));
     }
   }
-  // A root one or two folders too high (VOCdevkit/VOC2012, ADEChallengeData2016).
+  // Tar shards without an index: a folder is read as shards only when it
+  // holds one, so say how to read these.
   std::error_code error;
+  for (fs::directory_iterator it(spec.root, error), end; !error && it != end; it.increment(error)) {
+    if (it->path().extension() == ".tar") {
+      Refuse(spec, message + ": these look like tar shards without an index; give them as " +
+                       (spec.root / "NAME-{000000..NNNNNN}.tar").string() +
+                       " or a list, or index them first: segfeed index " +
+                       (spec.root / "*.tar").string());
+    }
+  }
+  error.clear();
+  // A root one or two folders too high (VOCdevkit/VOC2012, ADEChallengeData2016).
   for (fs::recursive_directory_iterator it(spec.root, error), end; !error && it != end;
        it.increment(error)) {
     if (it.depth() >= 2) {

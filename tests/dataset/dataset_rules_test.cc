@@ -493,6 +493,13 @@ TEST(DatasetRulesTest, APresetOnAnotherLayoutSaysWhatItFound) {
   WriteCityTree(dir.path());
   const std::string city = LayoutError(DatasetSpec::Cityscapes(dir.path(), "val"));
   EXPECT_NE(city.find("no split 'val': leftImg8bit/ has train/"), std::string::npos) << city;
+
+  // A folder of tar shards without an index: how to read them.
+  TempDir tars;
+  Touch(tars / "train-000000.tar");
+  const std::string shards = LayoutError(DatasetSpec::Carvana(tars.path()));
+  EXPECT_NE(shards.find("tar shards without an index"), std::string::npos) << shards;
+  EXPECT_NE(shards.find("segfeed index " + (tars / "*.tar").string()), std::string::npos) << shards;
 }
 
 // A split that is there but is not a list file (a FIFO, a device, a
