@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <string>
+#include <string_view>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -231,13 +232,19 @@ std::vector<std::filesystem::path> ExistingShardFiles(const std::filesystem::pat
   std::error_code error;
   std::filesystem::directory_iterator entries(folder, error);
   if (error) return found;
-  const std::regex shard_name(
-      std::regex_replace(name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-      R"(-[0-9]{6}\.(tar|idx))");
+  // <name>-NNNNNN.tar or .idx: six digits, as the writer names them.
+  const auto is_shard_file = [&name](const std::string& file) {
+    const std::string prefix = name + "-";
+    if (file.size() != prefix.size() + 10 || file.compare(0, prefix.size(), prefix) != 0)
+      return false;
+    const std::string_view digits(file.data() + prefix.size(), 6);
+    const std::string_view extension(file.data() + prefix.size() + 6, 4);
+    return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+           (extension == ".tar" || extension == ".idx");
+  };
   for (const auto& entry : entries) {
     const std::string file = entry.path().filename().string();
-    if (file == source::kShardIndexFileName || std::regex_match(file, shard_name))
-      found.push_back(entry.path());
+    if (file == source::kShardIndexFileName || is_shard_file(file)) found.push_back(entry.path());
   }
   std::sort(found.begin(), found.end());
   return found;
