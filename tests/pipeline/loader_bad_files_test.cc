@@ -14,12 +14,14 @@
 #include "fixtures/fixtures.h"
 #include "fixtures/mixed_dataset.h"
 #include "segfeed/loader.h"
+#include "support/batch_bytes.h"
 #include "temp_dir.h"
 
 namespace segfeed {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::BatchBytes;
 using testing::MixedDataset;
 using testing::TempDir;
 
@@ -43,14 +45,6 @@ int DrainEpoch(Loader& loader, int epoch) {
   int samples = 0;
   while (auto lease = loader.Next()) samples += lease->size();
   return samples;
-}
-
-std::string BatchBytes(const Lease& lease) {
-  std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
-  bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
-  for (uint32_t id : lease.sample_ids())
-    bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
-  return bytes;
 }
 
 class LoaderBadFilesTest : public ::testing::Test {

@@ -15,11 +15,14 @@
 #include "segfeed/loader.h"
 #include "segfeed/option_table.h"
 #include "source/shard_packing.h"
+#include "support/batch_bytes.h"
 #include "support/demo_pairs.h"
 #include "temp_dir.h"
 
 namespace segfeed {
 namespace {
+
+using testing::Remaining;
 
 namespace fs = std::filesystem;
 using segfeed::testing::PackIntoShards;
@@ -67,21 +70,6 @@ class LoaderShardsTest : public ::testing::Test {
   static TempDir* dir_;
 };
 TempDir* LoaderShardsTest::dir_ = nullptr;
-
-// Every byte a trainer would see in one batch, plus its ids.
-std::string BatchBytes(const Lease& lease) {
-  std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
-  bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
-  for (uint32_t id : lease.sample_ids())
-    bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
-  return bytes;
-}
-
-std::vector<std::string> Remaining(Loader& loader) {
-  std::vector<std::string> batches;
-  while (auto lease = loader.Next()) batches.push_back(BatchBytes(*lease));
-  return batches;
-}
 
 // Two epochs' batches.
 std::vector<std::string> Stream(const DatasetSpec& spec, const LoaderOptions& options) {

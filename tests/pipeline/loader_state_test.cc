@@ -11,11 +11,15 @@
 
 #include "segfeed/loader.h"
 #include "segfeed/option_table.h"
+#include "support/batch_bytes.h"
 #include "support/demo_pairs.h"
 #include "temp_dir.h"
 
 namespace segfeed {
 namespace {
+
+using testing::BatchBytes;
+using testing::Remaining;
 
 namespace fs = std::filesystem;
 using segfeed::testing::TempDir;
@@ -53,21 +57,6 @@ class LoaderStateTest : public ::testing::Test {
   static TempDir* dir_;
 };
 TempDir* LoaderStateTest::dir_ = nullptr;
-
-// Every byte a trainer would see in one batch, plus its ids.
-std::string BatchBytes(const Lease& lease) {
-  std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
-  bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
-  for (uint32_t id : lease.sample_ids())
-    bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
-  return bytes;
-}
-
-std::vector<std::string> Remaining(Loader& loader) {
-  std::vector<std::string> batches;
-  while (auto lease = loader.Next()) batches.push_back(BatchBytes(*lease));
-  return batches;
-}
 
 std::vector<std::string> Uninterrupted(int64_t epoch) {
   Loader loader(LoaderStateTest::Spec(), LoaderStateTest::SmallOptions());

@@ -12,11 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "support/batch_bytes.h"
 #include "support/demo_pairs.h"
 #include "temp_dir.h"
 
 namespace segfeed {
 namespace {
+
+using testing::BatchBytes;
 
 namespace fs = std::filesystem;
 using segfeed::testing::TempDir;
@@ -53,15 +56,6 @@ class LoaderTest : public ::testing::Test {
   static TempDir* dir_;
 };
 TempDir* LoaderTest::dir_ = nullptr;
-
-// Every byte a trainer would see in one batch, plus its ids.
-std::string BatchBytes(const Lease& lease) {
-  std::string bytes(static_cast<const char*>(lease.images().data), lease.images().bytes());
-  bytes.append(static_cast<const char*>(lease.masks().data), lease.masks().bytes());
-  for (uint32_t id : lease.sample_ids())
-    bytes.append(reinterpret_cast<const char*>(&id), sizeof id);
-  return bytes;
-}
 
 std::vector<std::string> EpochBatches(Loader& loader, int64_t epoch, int64_t first_batch = 0) {
   std::vector<std::string> batches;
