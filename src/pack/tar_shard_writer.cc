@@ -50,6 +50,15 @@ bool FitsUstar(std::string_view name) {
   return true;
 }
 
+// libarchive's message for a failed write is "Write error"; the reason a
+// user can act on (a full disk, a quota) is in its errno.
+std::string ArchiveWhy(archive* archive) {
+  std::string why = archive_error_string(archive) ? archive_error_string(archive) : "unknown";
+  const int error = archive_errno(archive);
+  if (error > 0) why += std::string(" (") + std::strerror(error) + ")";
+  return why;
+}
+
 }  // namespace
 
 int64_t TarMemberBytes(std::string_view name, int64_t size) {
@@ -84,7 +93,7 @@ Status TarShardWriter::Open(const std::filesystem::path& path) {
   // pax_restricted: ustar unless a name needs PAX's extended header.
   if (archive_ == nullptr || archive_write_set_format_pax_restricted(archive_) != ARCHIVE_OK ||
       archive_write_open_fd(archive_, fd_) != ARCHIVE_OK) {
-    const std::string why = archive_ ? archive_error_string(archive_) : "out of memory";
+    const std::string why = archive_ ? ArchiveWhy(archive_) : "out of memory";
     Abandon();
     return WriteError("", "cannot start the tar: " + why);
   }
@@ -104,19 +113,18 @@ Status TarShardWriter::Add(std::string_view name, std::span<const uint8_t> bytes
   archive_entry_set_gid(entry.get(), 0);
   archive_entry_set_mtime(entry.get(), 0, 0);
   if (archive_write_header(archive_, entry.get()) != ARCHIVE_OK)
-    return WriteError(name,
-                      std::string("cannot write its header: ") + archive_error_string(archive_));
+    return WriteError(name, "cannot write its header: " + ArchiveWhy(archive_));
   const la_ssize_t written = archive_write_data(archive_, bytes.data(), bytes.size());
   if (written < 0 || static_cast<size_t>(written) != bytes.size())
     return WriteError(name, std::string("cannot write its bytes: ") +
-                                (written < 0 ? archive_error_string(archive_) : "short write"));
+                                (written < 0 ? ArchiveWhy(archive_) : "short write"));
   return {};
 }
 
 Status TarShardWriter::Finish() {
   const Utf8Names utf8_names;
   const bool closed = archive_write_close(archive_) == ARCHIVE_OK;
-  const std::string why = closed ? "" : archive_error_string(archive_);
+  const std::string why = closed ? "" : ArchiveWhy(archive_);
   archive_write_free(archive_);
   archive_ = nullptr;
   if (!closed) {

@@ -3,6 +3,7 @@
 // file's bytes, the output is the same for any thread count, bad pairs are
 // left out or stop the run, and DALI's index matches the offsets.
 #include <gtest/gtest.h>
+#include <cstring>
 
 #include <filesystem>
 #include <map>
@@ -237,6 +238,22 @@ TEST_F(PackCommandTest, AShardThatCannotBeWrittenLeavesNoHalfShardAndNoIndex) {
   EXPECT_TRUE(fs::exists(out_ / "train-000000.tar"));
   EXPECT_FALSE(fs::exists(out_ / "train-000001.tar"));
   EXPECT_FALSE(fs::exists(out_ / source::kShardIndexFileName));
+}
+
+TEST_F(PackCommandTest, AFullDiskSaysWhyAndLeavesNoHalfShard) {
+  MakeDemo("");
+  // A file-size limit of 16 blocks (8 or 16 KiB) stands in for a full disk: the first shard's
+  // writes fail (EFBIG) part way, as they would with ENOSPC.
+  const auto packed =
+      segfeed::testing::RunSegfeedScript("trap '' XFSZ; ulimit -f 16; \"$SEGFEED\" pack --data " +
+                                         Quoted(data_) + " --output " + Quoted(out_) + " 2>&1");
+  EXPECT_EQ(packed.exit_code, 1) << packed.output;
+  EXPECT_NE(packed.output.find("cannot write its bytes: Write error (" +
+                               std::string(std::strerror(EFBIG)) + ")"),
+            std::string::npos)
+      << packed.output;
+  EXPECT_NE(packed.output.find("no index written"), std::string::npos) << packed.output;
+  EXPECT_TRUE(FilesIn(out_).empty());
 }
 
 TEST_F(PackCommandTest, AMaskNoReaderWouldTakeAsAMaskIsABadPair) {
