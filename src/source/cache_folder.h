@@ -33,7 +33,11 @@ namespace segfeed::source {
 struct CacheKey {
   uint64_t digest = 0;
   uint64_t size_bytes = 0;
-  auto operator<=>(const CacheKey&) const = default;
+  // (Not a defaulted <=>: clang-tidy 14 misreads it as a literal 0 pointer.)
+  bool operator<(const CacheKey& other) const {
+    return digest != other.digest ? digest < other.digest : size_bytes < other.size_bytes;
+  }
+  bool operator==(const CacheKey& other) const = default;
 };
 
 // "<dir>/<xy>/<digest>-<size>".

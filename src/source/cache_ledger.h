@@ -35,7 +35,7 @@ class CacheLedger {
 
   // The tally, with the lock held: 0 for a new ledger.
   Result<uint64_t> total_bytes() const;
-  Status set_total_bytes(uint64_t bytes);
+  Status set_total_bytes(uint64_t total);
 
   const std::filesystem::path& path() const { return path_; }
 

@@ -16,10 +16,10 @@
 //    under the folder's lock (cache_ledger.h, flock(2)), after the entries it
 //    displaces are removed, against the shared tally (of the sizes in the
 //    entries' names, so a file damaged by hand counts what it should hold).
-//    The entries never take
-//    more than the limit; the temporary files of writes in progress (one per
-//    inserting thread) come on top. An entry larger than the limit is not
-//    kept (no waiting for room that cannot come).
+//    The entries never take more than the limit; the temporary files of
+//    writes in progress (one per inserting thread) come on top. An entry
+//    larger than the limit is not kept (no waiting for room that cannot
+//    come).
 //  - Least recently used across processes: every hit sets the entry's
 //    modification time, and an eviction takes the entry this cache saw used
 //    longest ago, after checking its time again on disk (another process may
