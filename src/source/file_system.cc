@@ -1,6 +1,7 @@
 #include "source/file_system.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -32,6 +33,12 @@ class PosixFileSystem final : public FileSystem {
     return ::readdir(dir);
   }
   int CloseDir(DIR* dir) override { return ::closedir(dir); }
+  int Mkdir(const char* path, mode_t mode) override { return ::mkdir(path, mode); }
+  int Flock(int fd, int operation) override { return ::flock(fd, operation); }
+  int Futimens(int fd, const struct timespec times[2]) override { return ::futimens(fd, times); }
+  ssize_t Pwrite(int fd, const void* buffer, size_t bytes, off_t offset) override {
+    return ::pwrite(fd, buffer, bytes, offset);
+  }
 };
 
 // Null: the default. Acquire/release so that a replacement made before the

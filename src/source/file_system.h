@@ -2,7 +2,8 @@
 
 // The file system as the library reads and writes it: every open, stat,
 // read, pread, write, fsync, rename and folder listing of the reading stage, the
-// dataset listing and the output files goes through FileSystemInUse(), so
+// dataset listing, the output files and the local cache (disk_cache.h) goes
+// through FileSystemInUse(), so
 // that a test can make any one of those calls fail (tests/source/
 // fault_injecting_file_system.h) and check that nothing else is lost. In
 // the style of LevelDB's Env, but internal: the public API never shows it.
@@ -44,6 +45,14 @@ class FileSystem {
   virtual DIR* OpenDir(const char* path) = 0;
   virtual struct dirent* ReadDir(DIR* dir) = 0;
   virtual int CloseDir(DIR* dir) = 0;
+  // The calls the local cache (disk_cache.h) adds: its folders, the lock
+  // that several processes sharing one cache folder take (flock(2)), the
+  // use times its eviction order reads (futimens(2)), and its tally, written
+  // in place.
+  virtual int Mkdir(const char* path, mode_t mode) = 0;
+  virtual int Flock(int fd, int operation) = 0;
+  virtual int Futimens(int fd, const struct timespec times[2]) = 0;
+  virtual ssize_t Pwrite(int fd, const void* buffer, size_t bytes, off_t offset) = 0;
 };
 
 // What kind of file `mode` (st_mode) describes, for messages about a file

@@ -39,6 +39,14 @@ std::string_view FileCallName(FileCall call) {
       return "closedir";
     case FileCall::kPread:
       return "pread";
+    case FileCall::kMkdir:
+      return "mkdir";
+    case FileCall::kFlock:
+      return "flock";
+    case FileCall::kFutimens:
+      return "futimens";
+    case FileCall::kPwrite:
+      return "pwrite";
   }
   return "?";
 }
@@ -268,6 +276,40 @@ int FaultInjectingFileSystem::CloseDir(DIR* dir) {
     return -1;
   }
   return result;
+}
+
+int FaultInjectingFileSystem::Mkdir(const char* path, mode_t mode) {
+  if (Counts(FileCall::kMkdir, path)) {
+    errno = fault_.error;
+    return -1;
+  }
+  return real_.Mkdir(path, mode);
+}
+
+int FaultInjectingFileSystem::Flock(int fd, int operation) {
+  if (Counts(FileCall::kFlock, PathOf(fd))) {
+    errno = fault_.error;
+    return -1;
+  }
+  return real_.Flock(fd, operation);
+}
+
+int FaultInjectingFileSystem::Futimens(int fd, const struct timespec times[2]) {
+  if (Counts(FileCall::kFutimens, PathOf(fd))) {
+    errno = fault_.error;
+    return -1;
+  }
+  return real_.Futimens(fd, times);
+}
+
+ssize_t FaultInjectingFileSystem::Pwrite(int fd, const void* buffer, size_t bytes, off_t offset) {
+  if (Counts(FileCall::kPwrite, PathOf(fd))) {
+    if (fault_.kind == Fault::Kind::kShortTransfer)
+      return real_.Pwrite(fd, buffer, bytes > 1 ? bytes / 2 : bytes, offset);
+    errno = fault_.error;
+    return -1;
+  }
+  return real_.Pwrite(fd, buffer, bytes, offset);
 }
 
 void FailingScratchGrowth::BeforeGrowth(size_t) {

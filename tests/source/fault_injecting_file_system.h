@@ -34,8 +34,12 @@ enum class FileCall {
   kReadDir,
   kCloseDir,
   kPread,
+  kMkdir,
+  kFlock,
+  kFutimens,
+  kPwrite,
 };
-inline constexpr int kFileCallKinds = 14;
+inline constexpr int kFileCallKinds = 18;
 std::string_view FileCallName(FileCall call);
 
 // What the chosen call does instead of its work.
@@ -81,6 +85,10 @@ class FaultInjectingFileSystem final : public source::FileSystem {
   DIR* OpenDir(const char* path) override;
   struct dirent* ReadDir(DIR* dir) override;
   int CloseDir(DIR* dir) override;
+  int Mkdir(const char* path, mode_t mode) override;
+  int Flock(int fd, int operation) override;
+  int Futimens(int fd, const struct timespec times[2]) override;
+  ssize_t Pwrite(int fd, const void* buffer, size_t bytes, off_t offset) override;
 
  private:
   // Counts the call; true (with the path recorded) when it is the one to fail.

@@ -91,6 +91,14 @@ class DenyingFileSystem final : public FileSystem {
     return real_.ReadDir(dir);
   }
   int CloseDir(DIR* dir) override { return real_.CloseDir(dir); }
+  int Mkdir(const char* path, mode_t mode) override { return real_.Mkdir(path, mode); }
+  int Flock(int fd, int operation) override { return real_.Flock(fd, operation); }
+  int Futimens(int fd, const struct timespec times[2]) override {
+    return real_.Futimens(fd, times);
+  }
+  ssize_t Pwrite(int fd, const void* buffer, size_t bytes, off_t offset) override {
+    return real_.Pwrite(fd, buffer, bytes, offset);
+  }
 
  private:
   FileSystem& real_ = DefaultFileSystem();
