@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""How well the shard-block shuffle mixes, against the global permutation and
-WebDataset's default (shards shuffled, then a 1000-sample buffer).
+"""How well the shard-block shuffle (shuffle="shards") mixes, against the global
+permutation (shuffle="global") and WebDataset's default (shards shuffled, then
+a 1000-sample buffer).
 
 Makes a tiny demo dataset (16x16 pairs, so decoding costs nothing), packs it
 into equal tar shards in listing order, indexes them and reads one epoch's
@@ -81,7 +82,7 @@ def main() -> None:
         root = pathlib.Path(scratch)
         subprocess.run([cli, "make-demo", str(root / "data"), "--count", str(args.count), "--width", "16",
                         "--height", "16"], check=True, capture_output=True)
-        with segfeed.Loader(root / "data", shuffle=False) as loader:
+        with segfeed.Loader(root / "data", shuffle="none") as loader:
             pairs = loader.pairs()
         (root / "shards").mkdir()
         tars = []
@@ -93,10 +94,11 @@ def main() -> None:
                     tar.add(mask, f"{key}.mask.gif")
         subprocess.run([cli, "index", *map(str, tars)], check=True, capture_output=True)
         orders = {}
-        for name, window in (("global", 0), ("shards, K=1", 1), ("shards, K=2", 2), ("shards, K=4", 4),
-                             ("shards, K=8", 8)):
+        modes = (("global", "global", 0), ("shards, K=1", "shards", 1), ("shards, K=2", "shards", 2),
+                 ("shards (K=4)", "shards", 0), ("shards, K=8", "shards", 8))
+        for name, shuffle, window in modes:
             with segfeed.Loader(root / "shards", batch_size=args.batch, size=(16, 16), threads=2, seed=1,
-                                augment=None, shard_window=window) as loader:
+                                augment=None, shuffle=shuffle, shard_window=window) as loader:
                 orders[name] = [int(i) for b in loader.epoch(0) for i in b.sample_ids]
         orders[f"webdataset, buffer {args.buffer}"] = webdataset_order(len(pairs), args.per_shard, args.buffer, 1)
     print(f"{len(pairs)} samples in {len(pairs) // args.per_shard} shards of {args.per_shard}, "

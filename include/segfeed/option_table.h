@@ -113,6 +113,11 @@ class SEGFEED_EXPORT OptionSpec {
   // The value in `options`, in the form Set() accepts (None for a disabled
   // range). Get(LoaderOptions{}) is the default.
   virtual OptionValue Get(const LoaderOptions& options) const = 0;
+  // The value as StreamOptionsText() writes it: Get(), except where an
+  // option changed its type after checkpoints were written (shuffle, a bool
+  // before it was a choice, keeps true and false for global and none), so
+  // that their digests still match.
+  virtual OptionValue StreamValue(const LoaderOptions& options) const { return Get(options); }
   // The value in `options` as the CLI spells it ("16", "float32", "0.4,0.6").
   virtual std::string Text(const LoaderOptions& options) const = 0;
   // What the option accepts, for --help and the docs: "integer >= 1",

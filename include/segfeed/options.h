@@ -458,12 +458,33 @@ enum class Subset {
   kValidation,  // round(validation_fraction x pairs) pairs chosen by the seed
 };
 
-// "fail", "skip"; "all", "train", "validation" ("val" is accepted too); and
-// the inverses.
+// The order in which an epoch visits the samples. Every order is a pure
+// function of (seed, epoch): the shard by rank (DistributedSampler's
+// padding, as many samples for every rank), the subset and resume from a
+// state, at the same or another world size, work the same way for each.
+enum class Shuffle {
+  // One permutation of all samples per epoch: the best mixing, one read
+  // anywhere in the dataset per sample (what a local disk or a page cache
+  // serves without noticing).
+  kGlobal,
+  // Shard datasets only, for a store where a request is expensive: per
+  // epoch the shards are permuted and read shard_window at a time, each
+  // window's samples in a random order, so every read falls within the
+  // window's shards. A batch then draws from about shard_window shards.
+  kShards,
+  // The listing order, every epoch.
+  kNone,
+};
+
+// "fail", "skip"; "all", "train", "validation" ("val" is accepted too);
+// "global", "shards", "none" ("true" and "false" are accepted for global
+// and none, the spellings of when shuffle was a bool); and the inverses.
 SEGFEED_EXPORT std::string_view OnBadFileName(OnBadFile policy);
 SEGFEED_EXPORT OnBadFile ParseOnBadFile(std::string_view text);
 SEGFEED_EXPORT std::string_view SubsetName(Subset subset);
 SEGFEED_EXPORT Subset ParseSubset(std::string_view text);
+SEGFEED_EXPORT std::string_view ShuffleName(Shuffle shuffle);
+SEGFEED_EXPORT Shuffle ParseShuffle(std::string_view text);
 
 struct LoaderOptions {
   // Samples per batch.
@@ -478,16 +499,20 @@ struct LoaderOptions {
   // Seeds the epoch order, the subset split, the replacements of skipped
   // files and every augmentation parameter.
   uint64_t seed = 0;
-  // Visit the samples in a new random order every epoch (else in listing order).
-  bool shuffle = true;
-  // 0: the shuffle is one permutation of all samples (one read anywhere per
-  // sample). K >= 1, for a shard dataset on a store where a request is
-  // expensive: the shard-block shuffle, which reads K shards at a time. Per
-  // epoch the shards are permuted, taken K at a time, and each window's
-  // samples are drawn in a random order, so every read falls within the K
-  // shards of its window. A pure function of (seed, epoch) like the global
-  // permutation, sharded by rank, padded and resumed the same way.
+  // The epoch's order: a new permutation of all samples every epoch, the
+  // shard-block order (shard datasets), or the listing order (see Shuffle).
+  Shuffle shuffle = Shuffle::kGlobal;
+  // With shuffle kShards: the shards read at a time (K). Larger mixes
+  // better (a batch draws from about K shards) but keeps K shards' reads in
+  // flight; 0 means kDefaultShardWindow. Must be 0 for the other orders
+  // (ConfigError), which have no window.
   int shard_window = 0;
+  // The window of shuffle kShards when shard_window is 0: 4 shards, the
+  // smallest window whose batches draw from more than a few shards (about
+  // 4.2 distinct shards per batch of 32 against 1.3 for one shard at a
+  // time, docs/shards.md), while a store serves only 4 sequential reads
+  // at once.
+  static constexpr int kDefaultShardWindow = 4;
   // Drop the last batch of an epoch when it would be short; otherwise it is
   // delivered with fewer samples and says so (Lease::size() < batch_size).
   bool drop_last = false;

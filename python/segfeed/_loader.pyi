@@ -34,7 +34,7 @@ class Loader:
         prefetch_batches: int = 2,
         threads: int = 0,
         seed: int = 0,
-        shuffle: bool = True,
+        shuffle: Union[str, bool] = 'global',
         shard_window: int = 0,
         drop_last: bool = False,
         subset: str = 'all',

@@ -55,8 +55,15 @@ def python_default(entry: Dict[str, Any]) -> Any:
 
 
 def annotation(entry: Dict[str, Any]) -> Any:
-    """The option's type, Optional where None is accepted."""
+    """The option's type, Optional where None is accepted.
+
+    A choice that still takes the bool it was before it had more values
+    (shuffle: True and False are "global" and "none", as its accepts says)
+    is ``Union[str, bool]``, so code written then still type-checks.
+    """
     kind_type = _KIND_TYPES[entry["kind"]]
+    if entry["kind"] == "choice" and "true and false" in entry["accepts"]:
+        kind_type = Union[str, bool]
     return Optional[kind_type] if entry["none_means"] else kind_type
 
 

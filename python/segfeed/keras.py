@@ -210,7 +210,7 @@ class Dataset(keras.utils.PyDataset):
         expected = f"batch {self._next_index} or 0" if self._iterator is not None else "batch 0"
         return Error(f"segfeed.keras.Dataset was asked for batch {index} of epoch {self._epoch}, expected {expected}: "
                      f"batches come in the loader's order. Pass shuffle=False to model.fit(); segfeed shuffles "
-                     f"itself (Loader(shuffle=True), a new order every epoch from the seed)")
+                     f"itself (Loader(shuffle='global'), a new order every epoch from the seed)")
 
     def __repr__(self) -> str:
         return f"segfeed.keras.Dataset({self._loader!r}, epoch={self._epoch})"

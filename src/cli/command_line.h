@@ -64,7 +64,7 @@ class CommandLine {
   // after matching (in the order added) that may throw UsageError.
   CLI::Option* AddOption(const std::string& names, const std::string& description,
                          const std::string& group);
-  // The same for a flag without a value ("--shuffle,!--no-shuffle": the
+  // The same for a flag without a value ("--drop-last,!--no-drop-last": the
   // '!' spelling gives false); --flag=VALUE still passes VALUE on.
   CLI::Option* AddSwitch(const std::string& names, const std::string& description,
                          const std::string& group);

@@ -39,7 +39,7 @@ std::string ValueName(OptionKind kind) {
 }
 
 // CLI11's spelling of the entry's flags: "--batch,--batch-size", and for a
-// bool "--shuffle,!--no-shuffle" (the '!' makes --no-shuffle give false).
+// bool "--drop-last,!--no-drop-last" (the '!' makes --no-drop-last give false).
 std::string FlagNames(const OptionSpec& spec) {
   std::vector<std::string> spellings = {std::string(spec.flag())};
   std::string dashed(spec.name());
@@ -254,6 +254,13 @@ LoaderFlags::LoaderFlags(CommandLine& cli) {
                               : cli.AddOption(FlagNames(*spec), Description(*spec), group);
     option->type_name(ValueName(spec->kind()));
     flags_.push_back({spec, option});
+    // Shuffle was a switch before it was a choice: --shuffle alone still
+    // means global, and --no-shuffle (below) none.
+    if (spec->name() == "shuffle") {
+      option->expected(0, 1)->default_str(spec->Text(LoaderOptions{}));
+      no_shuffle_ = cli.AddSwitch("--no-shuffle", "the listing order: --shuffle none", loader);
+      no_shuffle_->excludes(option);
+    }
   }
   shard_ = cli.AddOption("--shard",
                          "stream shard r of N, setting rank and world_size (DistributedSampler "
@@ -306,6 +313,7 @@ LoaderOptions LoaderFlags::Options(const DatasetSpec& dataset) const {
   }
   const auto flag_of = [this](const OptionSpec& spec) { return FlagOf(spec); };
   ParseGivenFlags(flags_, options, flag_of);
+  if (no_shuffle_->count() > 0) options.shuffle = Shuffle::kNone;
   ForgetPresetNamesOfOtherClasses(Given("num_classes") && !Given("class_names"), options.decode);
   if (const std::optional<std::string> shard = CommandLine::LastValue(shard_)) {
     if (*shard == "auto") {

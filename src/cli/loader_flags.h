@@ -61,7 +61,8 @@ void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
 // augment:, decode:) with its doc, what it accepts and its default. A value
 // goes through the entry's Parse(), and a mistake is the UsageError
 // "--<flag>: <the table's message>". Beside them, the conveniences that are
-// not options: --shard r/N|auto, --no-augment and --no-color.
+// not options: --shard r/N|auto, --no-augment, --no-color and --no-shuffle
+// (--shuffle none, as when shuffle was a bool).
 class LoaderFlags {
  public:
   explicit LoaderFlags(CommandLine& cli);
@@ -86,6 +87,7 @@ class LoaderFlags {
 
   std::vector<TableFlag> flags_;
   CLI::Option* shard_ = nullptr;
+  CLI::Option* no_shuffle_ = nullptr;  // --no-shuffle: shuffle none
   bool no_augment_ = false;
   bool no_color_ = false;
 };

@@ -48,6 +48,10 @@ const OptionChoice kSubsetChoices[3] = {
     {"all", static_cast<int>(Subset::kAll)},
     {"train", static_cast<int>(Subset::kTrain)},
     {"validation", static_cast<int>(Subset::kValidation), "val"}};
+// "true" and "false" were shuffle's values while it was a bool; still accepted.
+const OptionChoice kShuffleChoices[3] = {{"global", static_cast<int>(Shuffle::kGlobal), "true"},
+                                         {"shards", static_cast<int>(Shuffle::kShards)},
+                                         {"none", static_cast<int>(Shuffle::kNone), "false"}};
 const OptionChoice kPinnedModeChoices[4] = {{"auto", static_cast<int>(PinnedMode::kAuto)},
                                             {"cuda", static_cast<int>(PinnedMode::kCuda)},
                                             {"mlock", static_cast<int>(PinnedMode::kMlock)},
@@ -113,6 +117,9 @@ std::string_view OnBadFileName(OnBadFile policy) {
 std::string_view SubsetName(Subset subset) {
   return ChoiceName(options::kSubsetChoices, static_cast<int>(subset));
 }
+std::string_view ShuffleName(Shuffle shuffle) {
+  return ChoiceName(options::kShuffleChoices, static_cast<int>(shuffle));
+}
 std::string_view PinnedModeName(PinnedMode mode) {
   return ChoiceName(options::kPinnedModeChoices, static_cast<int>(mode));
 }
@@ -149,6 +156,9 @@ OnBadFile ParseOnBadFile(std::string_view text) {
 }
 Subset ParseSubset(std::string_view text) {
   return static_cast<Subset>(ParseChoice("subset", options::kSubsetChoices, text));
+}
+Shuffle ParseShuffle(std::string_view text) {
+  return static_cast<Shuffle>(ParseChoice("shuffle", options::kShuffleChoices, text));
 }
 PinnedMode ParsePinnedMode(std::string_view text) {
   return static_cast<PinnedMode>(ParseChoice("pinned", options::kPinnedModeChoices, text));

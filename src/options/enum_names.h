@@ -25,6 +25,7 @@ extern const OptionChoice kDecodeColourChoices[2];
 extern const OptionChoice kColourModelChoices[2];
 extern const OptionChoice kOnBadFileChoices[2];
 extern const OptionChoice kSubsetChoices[3];
+extern const OptionChoice kShuffleChoices[3];
 extern const OptionChoice kPinnedModeChoices[4];
 
 // "uint8, float16, float32".

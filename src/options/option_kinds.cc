@@ -187,6 +187,7 @@ template class ChoiceOption<DecodeColour>;
 template class ChoiceOption<ColourModel>;
 template class ChoiceOption<OnBadFile>;
 template class ChoiceOption<Subset>;
+template class ChoiceOption<Shuffle>;
 template class ChoiceOption<PinnedMode>;
 template class ChoiceOption<MaskMode>;
 template class ChoiceOption<MaskForeground>;

@@ -12,6 +12,7 @@
 #include "options/enum_names.h"
 #include "options/label_options.h"
 #include "options/option_kinds.h"
+#include "options/shuffle_option.h"
 #include "segfeed/errors.h"
 
 namespace segfeed {
@@ -26,6 +27,7 @@ using options::LabelMapOption;
 using options::MaskColorsOption;
 using options::NumberOption;
 using options::RangeOption;
+using options::ShuffleOption;
 using options::SizeOption;
 using options::TripleOption;
 
@@ -62,13 +64,13 @@ void AddLoaderOptions(Entries& t) {
       OptionSpec::Declaration{"seed", "seed", kLoader, K::kInt,
                               "seeds the order, the subset split, replacements and augmentation"},
       SEGFEED_FIELD(seed), 0, std::numeric_limits<uint64_t>::max()));
-  t.push_back(std::make_unique<BoolOption>(
-      OptionSpec::Declaration{"shuffle", "shuffle", kLoader, K::kBool,
-                              "a new random order every epoch (else listing order)"},
-      SEGFEED_FIELD(shuffle)));
+  t.push_back(std::make_unique<ShuffleOption>(OptionSpec::Declaration{
+      "shuffle", "shuffle", kLoader, K::kChoice,
+      "the epoch's order: a new permutation of all samples (global), of shard blocks (shards: "
+      "shard datasets, a window of shards at a time), or the listing order (none)"}));
   t.push_back(std::make_unique<IntOption<int>>(  // no digest line at 0: older states match
       OptionSpec::Declaration{"shard_window", "shard-window", kLoader, K::kInt,
-                              "shard datasets: K shards at a time (0: all at once)", true, "",
+                              "with shuffle shards: the shards read at a time (0: 4)", true, "",
                               false},
       SEGFEED_FIELD(shard_window), 0, kIntMax));
   t.push_back(std::make_unique<BoolOption>(

@@ -80,6 +80,14 @@ void ValidateLoaderOptions(const LoaderOptions& options) {
   options::CheckLabelOptions(options.decode);
   options::CheckWindowOptions(options.decode, options.augment);
   options::CheckMaskDtypeForMode(options.decode, options.output);
+  // An error rather than implying shards: a window with the other orders
+  // would be silently ignored (none) or change the order unasked (global).
+  if (options.shard_window > 0 && options.shuffle != Shuffle::kShards) {
+    throw ConfigError("shard_window must be 0 unless shuffle='shards' (got " +
+                      std::to_string(options.shard_window) + " with shuffle='" +
+                      std::string(ShuffleName(options.shuffle)) +
+                      "'): only the shard-block order reads shards a window at a time");
+  }
   if (options.rank >= options.world_size) {
     throw ConfigError("rank must be in [0, world_size) (got rank " + std::to_string(options.rank) +
                       ", world_size " + std::to_string(options.world_size) + ")");

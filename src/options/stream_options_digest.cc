@@ -44,8 +44,8 @@ std::string StreamOptionsText(const LoaderOptions& options) {
   std::string text;
   for (const OptionSpec* option : LoaderOptionTable()) {
     if (!option->in_stream()) continue;
-    const std::string value = CanonicalText(option->Get(options));
-    if (!option->stream_line_at_default() && value == CanonicalText(option->Get(defaults)))
+    const std::string value = CanonicalText(option->StreamValue(options));
+    if (!option->stream_line_at_default() && value == CanonicalText(option->StreamValue(defaults)))
       continue;
     text += std::string(option->name()) + "=" + value + "\n";
   }

@@ -19,7 +19,7 @@ constexpr uint64_t kShardOrderSalt = 0x5A4D0;
 constexpr uint64_t kShardWindowSalt = 0x3B10C;
 
 // Fisher-Yates with counter-based draws: the permutation depends only on the key.
-void Shuffle(std::vector<uint32_t>* ids, CounterRng rng) {
+void Permute(std::vector<uint32_t>* ids, CounterRng rng) {
   for (size_t i = ids->size(); i > 1; --i) {
     std::swap((*ids)[i - 1], (*ids)[rng.Below(i)]);
   }
@@ -43,7 +43,7 @@ std::vector<uint32_t> ShardBlockOrder(const std::vector<uint32_t>& ids,
   }
   std::vector<uint32_t> shard_order(runs.size());
   std::iota(shard_order.begin(), shard_order.end(), 0u);
-  Shuffle(&shard_order, CounterRng(seed ^ kShardOrderSalt, epoch));
+  Permute(&shard_order, CounterRng(seed ^ kShardOrderSalt, epoch));
   std::vector<uint32_t> order;
   order.reserve(ids.size());
   const size_t step = static_cast<size_t>(window);
@@ -57,7 +57,7 @@ std::vector<uint32_t> ShardBlockOrder(const std::vector<uint32_t>& ids,
     std::vector<uint32_t> drawn(order.begin() + static_cast<std::ptrdiff_t>(window_begin),
                                 order.end());
     // A stream per window, keyed by its first shard's place in the order.
-    Shuffle(&drawn, CounterRng(seed ^ kShardWindowSalt, static_cast<uint64_t>(epoch), first));
+    Permute(&drawn, CounterRng(seed ^ kShardWindowSalt, static_cast<uint64_t>(epoch), first));
     std::copy(drawn.begin(), drawn.end(),
               order.begin() + static_cast<std::ptrdiff_t>(window_begin));
   }
@@ -97,11 +97,12 @@ EpochPlan MakeEpochShape(const EpochPlanSpec& spec) {
 EpochPlan MakeEpochPlan(const EpochPlanSpec& spec) {
   EpochPlan plan = MakeEpochShape(spec);
   std::vector<uint32_t> global = spec.sample_ids;
-  if (spec.shuffle && spec.shard_window >= 1 && !spec.shard_starts.empty()) {
+  if (spec.shuffle == Shuffle::kShards) {
+    assert(spec.shard_window >= 1 && !spec.shard_starts.empty());
     global = ShardBlockOrder(spec.sample_ids, spec.shard_starts, spec.shard_window, spec.seed,
                              spec.epoch);
-  } else if (spec.shuffle) {
-    Shuffle(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
+  } else if (spec.shuffle == Shuffle::kGlobal) {
+    Permute(&global, CounterRng(spec.seed ^ kEpochOrderSalt, spec.epoch));
   }
   global.erase(global.begin(), global.begin() + spec.shard_start);
   if (!global.empty()) {
@@ -121,7 +122,7 @@ SubsetSplit SplitSubset(uint32_t count, double validation_fraction, uint64_t see
   assert(validation_fraction >= 0.0 && validation_fraction <= 1.0);
   std::vector<uint32_t> ids(count);
   std::iota(ids.begin(), ids.end(), 0u);
-  Shuffle(&ids, CounterRng(seed ^ kSubsetSalt));
+  Permute(&ids, CounterRng(seed ^ kSubsetSalt));
   const size_t validation = static_cast<size_t>(std::llround(validation_fraction * count));
   SubsetSplit split;
   split.validation.assign(ids.begin(), ids.begin() + validation);

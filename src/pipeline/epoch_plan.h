@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "segfeed/options.h"
+
 namespace segfeed::pipeline {
 
 // Which pairs of the dataset an epoch visits, in which order, and how they
@@ -13,10 +15,10 @@ struct EpochPlanSpec {
   std::vector<uint32_t> sample_ids;
   uint64_t seed = 0;
   int64_t epoch = 0;
-  bool shuffle = true;
-  // The shard-block shuffle (LoaderOptions::shard_window), when shuffle and
-  // shard_window >= 1: the first sample id of each shard, ascending (a
-  // shard's samples have consecutive ids). Empty: one global permutation.
+  Shuffle shuffle = Shuffle::kGlobal;
+  // Shuffle::kShards: the first sample id of each shard, ascending (a
+  // shard's samples have consecutive ids), and the shards read at a time
+  // (>= 1, LoaderOptions::shard_window resolved).
   std::vector<uint32_t> shard_starts;
   int shard_window = 0;
   int rank = 0;        // 0 <= rank < world_size
@@ -47,10 +49,10 @@ struct EpochPlan {
   int64_t GlobalPosition(int64_t next_batch) const;
 };
 
-// PyTorch DistributedSampler semantics: one permutation of all sample ids
-// per (seed, epoch) (with shard_starts, the shard-block order: the shards
-// permuted, taken shard_window at a time, each window's samples permuted);
-// its samples from shard_start on, padded by repeating
+// PyTorch DistributedSampler semantics: one order of all sample ids per
+// (seed, epoch) (kGlobal: a permutation; kShards: the shard-block order,
+// the shards permuted, taken shard_window at a time, each window's samples
+// permuted; kNone: the ids as listed); its samples from shard_start on, padded by repeating
 // their beginning up to a multiple of world_size, of which rank r takes
 // positions r, r + world_size, ... Then batches of batch_size, the last one
 // short unless drop_last.

@@ -44,8 +44,8 @@ std::vector<uint32_t> ShardStarts(const Dataset& dataset) {
   const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get());
   if (!shards) {
     throw ConfigError(
-        "shard_window needs a shard dataset (files have no shards to read a window of); 0 "
-        "shuffles all samples at once");
+        "shuffle='shards' needs a shard dataset (files have no shards to read a window of); "
+        "shuffle='global' permutes all samples at once");
   }
   std::vector<uint32_t> starts;
   const std::vector<source::SampleRecord>& records = shards->catalog().records();
@@ -94,8 +94,11 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
   }
   epoch_plan_spec_.seed = options_.seed;
   epoch_plan_spec_.shuffle = options_.shuffle;
-  if (options_.shard_window > 0) epoch_plan_spec_.shard_starts = ShardStarts(dataset_);
-  epoch_plan_spec_.shard_window = options_.shard_window;
+  if (options_.shuffle == Shuffle::kShards) {
+    epoch_plan_spec_.shard_starts = ShardStarts(dataset_);
+    epoch_plan_spec_.shard_window =
+        options_.shard_window > 0 ? options_.shard_window : LoaderOptions::kDefaultShardWindow;
+  }
   epoch_plan_spec_.batch_size = options_.batch_size;
   epoch_plan_spec_.drop_last = options_.drop_last;
   epoch_plan_spec_.rank = options_.rank;

@@ -67,12 +67,47 @@ TEST(OptionTableTest, TextAndValuesGiveTheSameMessages) {
             "scratch_headroom must be in [1, 1e+06] (got 1e+300)");
 }
 
+// shuffle was a bool before it was a choice: true and false still mean
+// global and none, from Python and the CLI, and their stream lines are the
+// bool's, so checkpoints of then keep their digests.
+TEST(OptionTableTest, ShuffleTakesItsChoicesAndTheBoolItWas) {
+  const OptionSpec* shuffle = FindOption("shuffle");
+  LoaderOptions options;
+  shuffle->Set(options, OptionScalar(false));
+  EXPECT_EQ(options.shuffle, Shuffle::kNone);
+  shuffle->Set(options, OptionScalar(true));
+  EXPECT_EQ(options.shuffle, Shuffle::kGlobal);
+  shuffle->Parse(options, "shards");
+  EXPECT_EQ(options.shuffle, Shuffle::kShards);
+  EXPECT_EQ(std::get<std::string>(std::get<OptionScalar>(shuffle->Get(options))), "shards");
+  shuffle->Parse(options, "false");
+  EXPECT_EQ(shuffle->Text(options), "none");
+  EXPECT_EQ(MessageOf([&] { shuffle->Parse(options, "yes"); }),
+            "shuffle must be one of global, shards, none (got 'yes')");
+
+  const std::string global = StreamOptionsText(LoaderOptions{});
+  ASSERT_NE(global.find("shuffle=true\n"), std::string::npos) << global;
+  std::string none = global;
+  none.replace(none.find("shuffle=true"), 12, "shuffle=false");
+  EXPECT_EQ(StreamOptionsText(options), none);
+  options.shuffle = Shuffle::kShards;
+  std::string shards = global;
+  shards.replace(shards.find("shuffle=true"), 12, "shuffle=shards");
+  EXPECT_EQ(StreamOptionsText(options), shards);
+  options.shard_window = 8;
+  EXPECT_NE(StreamOptionsText(options).find("shard_window=8\n"), std::string::npos);
+  // A window belongs to the shard-block order only.
+  options.shuffle = Shuffle::kGlobal;
+  EXPECT_EQ(MessageOf([&] { ValidateLoaderOptions(options); }),
+            "shard_window must be 0 unless shuffle='shards' (got 8 with shuffle='global'): only "
+            "the shard-block order reads shards a window at a time");
+}
+
 TEST(OptionTableTest, WrongTypesAreTypeErrors) {
   LoaderOptions options;
   EXPECT_THROW(FindOption("batch_size")->Set(options, OptionScalar(2.0)), OptionTypeError);
   EXPECT_THROW(FindOption("batch_size")->Parse(options, "16x"), OptionTypeError);
-  EXPECT_THROW(FindOption("shuffle")->Set(options, OptionScalar(std::string("yes"))),
-               OptionTypeError);
+  EXPECT_THROW(FindOption("shuffle")->Set(options, OptionScalar(int64_t{1})), OptionTypeError);
   EXPECT_THROW(FindOption("layout")->Set(options, OptionScalar(int64_t{1})), OptionTypeError);
   EXPECT_THROW(FindOption("mean")->Set(options, std::vector<OptionScalar>{1.0, 2.0}),
                OptionTypeError);

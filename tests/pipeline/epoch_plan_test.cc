@@ -40,7 +40,7 @@ TEST(EpochPlanTest, SameKeySameOrderAndNoShuffleKeepsIdOrder) {
   spec.seed = 9;
   spec.epoch = 3;
   EXPECT_EQ(MakeEpochPlan(spec).order, MakeEpochPlan(spec).order);
-  spec.shuffle = false;
+  spec.shuffle = Shuffle::kNone;
   EXPECT_EQ(MakeEpochPlan(spec).order, spec.sample_ids);
 }
 
@@ -150,6 +150,7 @@ TEST(EpochPlanTest, TheShardBlockOrderReadsAWindowOfShardsAtATime) {
   const UnevenShards shards;
   EpochPlanSpec spec;
   spec.sample_ids = Iota(shards.count);
+  spec.shuffle = Shuffle::kShards;
   spec.shard_starts = shards.starts;
   spec.seed = 4;
   std::set<std::vector<uint32_t>> orders;
@@ -176,6 +177,7 @@ TEST(EpochPlanTest, TheShardBlockOrderGivesEveryRankAsManySamplesAndResumes) {
   const UnevenShards shards;
   EpochPlanSpec spec;
   spec.sample_ids = Iota(shards.count);
+  spec.shuffle = Shuffle::kShards;
   spec.shard_starts = shards.starts;
   spec.shard_window = 2;
   spec.world_size = 3;
@@ -210,6 +212,7 @@ TEST(EpochPlanTest, TheShardBlockOrderOfASubsetVisitsOnlyItsIds) {
   const UnevenShards shards;
   EpochPlanSpec spec;
   for (uint32_t id = 0; id < shards.count; id += 3) spec.sample_ids.push_back(id);
+  spec.shuffle = Shuffle::kShards;
   spec.shard_starts = shards.starts;
   spec.shard_window = 2;
   std::vector<uint32_t> sorted = MakeEpochPlan(spec).order;

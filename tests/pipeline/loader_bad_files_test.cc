@@ -150,7 +150,7 @@ TEST_F(LoaderBadFilesTest, SkipStreamIsTheSameForAnyRunAndThreadCount) {
 // changed how it was decoded.
 TEST_F(LoaderBadFilesTest, GoodPairsComeOutAsFromADatasetWithoutBadFiles) {
   LoaderOptions options = SmallOptions(1);
-  options.shuffle = false;
+  options.shuffle = Shuffle::kNone;
   options.batch_size = 1;
   AugmentOptions& augment = options.augment;  // resize only
   augment.contrast_enabled = augment.brightness_enabled = augment.saturation_enabled =
@@ -202,7 +202,7 @@ TEST(LoaderFailTest, FailStopsNamingTheFirstBadFileInEpochOrder) {
   for (const auto& file : mixed.bad_files) bad[file.path] = file.kind;
   LoaderOptions options = SmallOptions(2);
   options.on_bad_file = OnBadFile::kFail;
-  options.shuffle = false;  // pair 1 (a bad one) is in batch 0
+  options.shuffle = Shuffle::kNone;  // pair 1 (a bad one) is in batch 0
   Loader loader(DatasetSpec::Carvana(dir.path()), options);
   loader.StartEpoch(0);
   try {

@@ -48,7 +48,7 @@ LoaderOptions Labels(int num_classes) {
   LoaderOptions options;
   options.batch_size = 1;
   options.threads = 1;
-  options.shuffle = false;
+  options.shuffle = Shuffle::kNone;
   options.pinned = PinnedMode::kOff;
   options.decode.mask_mode = MaskMode::kLabels;
   options.decode.num_classes = num_classes;

@@ -190,6 +190,7 @@ TEST_F(LoaderShardsTest, AStateResumesMidEpochWithTheFoldersBytes) {
 
 TEST_F(LoaderShardsTest, TheShardBlockShuffleResumesMidEpochAndEvensTheRanks) {
   LoaderOptions options = SmallOptions();
+  options.shuffle = Shuffle::kShards;
   options.shard_window = 2;
   options.world_size = 2;
   const DatasetSpec shards = DatasetSpec::Shards(Path("carvana-shards"));
@@ -217,12 +218,13 @@ TEST_F(LoaderShardsTest, TheShardBlockShuffleResumesMidEpochAndEvensTheRanks) {
   const std::vector<std::string> rest = Remaining(resumed);
   ASSERT_EQ(rest.size(), 1u);
   EXPECT_TRUE(rest[0] == epoch[1]);
-  // A state of the global shuffle is not one of the block shuffle.
+  // A state of the block shuffle is not one of the global shuffle.
+  options.shuffle = Shuffle::kGlobal;
   options.shard_window = 0;
   Loader global(shards, options);
   EXPECT_THROW(global.Restore(LoaderState::Parse(saved)), ConfigError);
   // Files have no shards to read a window of.
-  options.shard_window = 2;
+  options.shuffle = Shuffle::kShards;
   EXPECT_THROW(Loader(Carvana(), options), ConfigError);
 }
 

@@ -360,7 +360,7 @@ class BadFileTest : public LoaderTest {
 
 TEST_F(BadFileTest, FailPolicyStopsAtTheFirstBadFileNamingIt) {
   LoaderOptions options = SmallOptions();
-  options.shuffle = false;  // pair 5 is in batch 1
+  options.shuffle = Shuffle::kNone;  // pair 5 is in batch 1
   Loader loader(DatasetSpec::Carvana(broken_), options);
   loader.StartEpoch(0);
   ASSERT_TRUE(loader.Next().has_value());  // batch 0 is fine

@@ -465,7 +465,7 @@ TEST(YCbCrPathTest, LoaderStreamsOddSizedPhotosRowByRowAsRgbDoes) {
     LoaderOptions options;
     options.batch_size = 1;
     options.threads = 1;
-    options.shuffle = false;
+    options.shuffle = Shuffle::kNone;
     options.augment = NoAugmentation(kOutputWidth, kOutputHeight);
     options.augment.fill_mode = framing.fill_mode;
     options.augment.resize = framing.resize;

@@ -146,7 +146,7 @@ def test_first_batch_out_of_range(demo):
 
 
 def test_wrong_types_are_type_errors(demo):
-    for option in (dict(batch_size=2.0), dict(shuffle="yes"), dict(layout=1), dict(augment="none")):
+    for option in (dict(batch_size=2.0), dict(shuffle=1), dict(layout=1), dict(augment="none")):
         with pytest.raises(TypeError):
             segfeed.Loader(demo, **{**OPTIONS, **option})
 

@@ -203,7 +203,7 @@ def test_numpy_scalars_and_sequences_are_values(demo):
                                  "shuffle": np.bool_(True), "validation_fraction": np.float32(0.25),
                                  "mean": np.array([0.5, 0.5, 0.5]), "std": [0.25, 0.25, 0.25]}) as loader:
         options = loader.options
-    assert (options["batch_size"], options["seed"], options["shuffle"]) == (3, 2**64 - 1, True)
+    assert (options["batch_size"], options["seed"], options["shuffle"]) == (3, 2**64 - 1, "global")
     assert options["validation_fraction"] == 0.25 and options["normalize"] is True
     assert options["mean"] == (0.5, 0.5, 0.5)
 

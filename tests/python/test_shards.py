@@ -95,7 +95,7 @@ def test_shard_keywords_are_checked(demo, tmp_path):
 def test_the_shard_block_shuffle_reads_a_window_of_shards_and_resumes(demo, tmp_path):
     with segfeed.Loader(demo, **OPTIONS) as loader:
         tars = pack(loader.pairs(), tmp_path / "shards", 2, tarfile.USTAR_FORMAT)
-    options = {**OPTIONS, "batch_size": 2, "shard_window": 1, "augment": None}
+    options = {**OPTIONS, "batch_size": 2, "shuffle": "shards", "shard_window": 1, "augment": None}
     with segfeed.Loader(tars, **options) as loader:
         order = [int(i) for b in loader.epoch(0) for i in b.sample_ids]
     assert sorted(order) == list(range(10))
@@ -110,8 +110,8 @@ def test_the_shard_block_shuffle_reads_a_window_of_shards_and_resumes(demo, tmp_
     with segfeed.Loader(tars, **options) as loader:
         loader.load_state_dict(state)
         assert [batch_digest(b) for b in loader] == expected
-    with pytest.raises(segfeed.ConfigError, match="shard_window needs a shard dataset"):
-        segfeed.Loader(demo, shard_window=2)
+    with pytest.raises(segfeed.ConfigError, match="shuffle='shards' needs a shard dataset"):
+        segfeed.Loader(demo, shuffle="shards", shard_window=2)
 
 
 def test_tars_written_by_webdatasets_shard_writer_stream_the_folders_batches(demo, tmp_path):
