@@ -144,6 +144,11 @@ struct CheckReport {
   double foreground_mean = 0;
   double foreground_min = 0;
   double foreground_max = 0;
+  // The same masks by their fraction, in kForegroundBins equal bins:
+  // bin i holds the fractions in [i, i + 1) / kForegroundBins, the last one
+  // 1.0 too. For the HTML report's histogram.
+  static constexpr int kForegroundBins = 10;
+  std::array<int64_t, kForegroundBins> foreground_histogram{};
 
   // Labels mode only (empty in binary mode): one entry per class id 0 ..
   // num_classes - 1, and the pixels that are ignore_index. Exact integer

@@ -161,6 +161,10 @@ TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
   EXPECT_DOUBLE_EQ(report.foreground_min, 0.25);
   EXPECT_DOUBLE_EQ(report.foreground_max, 0.5);
   EXPECT_DOUBLE_EQ(report.foreground_mean, 0.375);
+  // The histogram's bins are tenths: 0.25 in [0.2, 0.3), 0.5 in [0.5, 0.6).
+  std::array<int64_t, CheckReport::kForegroundBins> histogram{};
+  histogram[2] = histogram[5] = 1;
+  EXPECT_EQ(report.foreground_histogram, histogram);
 }
 
 // The block means weight each 8x8 block by the pixels it covers: a grey
