@@ -10,7 +10,9 @@ tests skip, and fail under CI=true.
 
 from __future__ import annotations
 
+import base64
 import html.parser
+import io
 import json
 import os
 import pathlib
@@ -62,7 +64,7 @@ class ReportDom(html.parser.HTMLParser):
         self.problem_rows: list[list[str]] = []
         self.class_rows: list[list[str]] = []
         self.images: list[dict[str, str]] = []
-        self.problem_images = 0
+        self.problem_images: list[str] = []  # the src of each thumbnail in a problem row
         self.tags: set[str] = set()
         self._cell: tuple[str, str] | None = None  # (what, key) of the cell being read
         self._row: list[str] | None = None
@@ -86,7 +88,7 @@ class ReportDom(html.parser.HTMLParser):
         elif tag == "img":
             self.images.append(a)
             if self._row_kind == "problem":
-                self.problem_images += 1
+                self.problem_images.append(a["src"])
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self._row is not None:
@@ -195,7 +197,7 @@ def test_report_of_every_problem_kind_agrees_with_json_and_is_screenshot(cli, tm
                      "size_mismatch", "non_binary_mask", "corrupt_mask", "too_large", "io_error",
                      "suspicious_mask", "duplicate_key"}, kinds
     # Thumbnails where a pair decodes: the size mismatch shows two panels (both sizes).
-    assert 0 < dom.problem_images <= 200
+    assert 0 < len(dom.problem_images) <= 200
     mismatch = [row for row in dom.problem_rows if row[2] == "size_mismatch"]
     assert mismatch and "photo 128x64" in report.read_text() and "mask 96x64" in report.read_text()
     assert len(document["summary"]["duplicates"]) == 2  # the copied photo; the orphan, a copy of a mask
@@ -227,7 +229,12 @@ def test_report_of_labels_with_preset_class_names_and_out_of_range_values(cli, t
     assert [p["kind"] for p in document["problems"]] == ["label_out_of_range"]
     assert len(dom.class_rows) == 21 and dom.class_rows[15][1] == "person"
     text = report.read_text()
-    assert "value out of range" in text or dom.problem_images > 0
+    assert "value out of range" in text  # the legend: the broken mask is among the 9 samples
+    # The offending 16x16 block is painted red in the problem's thumbnail.
+    assert len(dom.problem_images) == 1
+    picture = Image.open(io.BytesIO(base64.b64decode(dom.problem_images[0].split(",", 1)[1]))).convert("RGB")
+    red = sum(1 for r, g, b in picture.getdata() if r > 200 and g < 70 and b < 70)
+    assert red > 0.5 * (16 * picture.width / 64) ** 2, red
     assert "aeroplane" in text  # class names in the charts and the legend
 
 
