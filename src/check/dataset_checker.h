@@ -196,7 +196,14 @@ struct CheckReport {
 // file, and running out of memory is that file's too_large. So memory is at
 // most `threads` x (decode budget + 2 x max_file_bytes), as the report
 // states, plus a fixed-size record per listed file.
-CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
+//
+// With `listing`, the dataset is listed into it and left there for a
+// caller that reads pairs again (the HTML report's thumbnails), so it is
+// not listed twice: its pairs (or shards) are valid, its problems and
+// ignored files were moved out into the report. A dataset that cannot be
+// listed leaves it empty.
+CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options,
+                         Dataset* listing = nullptr);
 
 // Problems of one kind in `report`.
 int64_t CountProblems(const CheckReport& report, ErrorKind kind);

@@ -161,7 +161,9 @@ int RunCheck(std::span<const std::string> args) {
       }
     };
   }
-  const check::CheckReport report = CheckDataset(spec, options);
+  // The report's thumbnails read pairs from the check's own listing.
+  Dataset listing;
+  const check::CheckReport report = CheckDataset(spec, options, html ? &listing : nullptr);
   if (options.progress) std::fprintf(stderr, "\n");
 
   PrintCheckReport(report, spec);
@@ -172,7 +174,8 @@ int RunCheck(std::span<const std::string> args) {
   }
   if (html) {
     const HtmlReportContext context{CommandText(args), GetBuildInfo().version, options.decode};
-    if (Status written = html->Write(CheckReportHtml(report, spec, context)); !written.ok()) {
+    if (Status written = html->Write(CheckReportHtml(report, spec, listing, context));
+        !written.ok()) {
       throw FileError(written.error());
     }
   }

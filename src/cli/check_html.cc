@@ -362,11 +362,11 @@ std::string FilesSection(const check::CheckReport& report) {
 }  // namespace
 
 std::string CheckReportHtml(const check::CheckReport& report, const DatasetSpec& spec,
-                            const HtmlReportContext& context) {
+                            const Dataset& listing, const HtmlReportContext& context) {
   std::vector<std::string> thumbnail_paths;
   for (size_t i = 0; i < report.problems.size() && i < kProblemThumbnails; ++i)
     thumbnail_paths.push_back(report.problems[i].path);
-  PairThumbnails thumbnails(spec, context.decode, thumbnail_paths);
+  PairThumbnails thumbnails(listing, context.decode, thumbnail_paths);
   std::string html =
       "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
       "content=\"width=device-width, initial-scale=1\"><title>segfeed check: " +

@@ -40,7 +40,9 @@ inline constexpr uint64_t kSampleSeed = 0;
 // channel means), the duplicates and the JPEG properties. Every name is
 // escaped (HtmlText()). Thumbnails decode their files again, on the
 // calling thread.
+// `listing` is the check's (CheckDataset()'s `listing`), whose pairs the
+// thumbnails read.
 std::string CheckReportHtml(const check::CheckReport& report, const DatasetSpec& spec,
-                            const HtmlReportContext& context);
+                            const Dataset& listing, const HtmlReportContext& context);
 
 }  // namespace segfeed::cli

@@ -83,15 +83,12 @@ struct PairThumbnails::Decoded {
   std::vector<uint8_t> pixels;
 };
 
-PairThumbnails::PairThumbnails(const DatasetSpec& spec, const DecodeOptions& decode,
+PairThumbnails::PairThumbnails(const Dataset& listing, const DecodeOptions& decode,
                                std::span<const std::string> problem_paths)
-    : decode_(RgbDecode(decode)), reader_(decode_), lenient_reader_(LenientReader(decode_)) {
-  try {
-    dataset_ = ListDataset(spec);
-  } catch (const FileError&) {
-    return;  // no listing, no thumbnails: the check reported why
-  }
-  source_ = io::DatasetSource(dataset_);
+    : decode_(RgbDecode(decode)),
+      source_(io::DatasetSource(listing)),
+      reader_(decode_),
+      lenient_reader_(LenientReader(decode_)) {
   const std::unordered_set<std::string> wanted(problem_paths.begin(), problem_paths.end());
   for (size_t i = 0; i < source_->sample_count() && !wanted.empty(); ++i) {
     const auto id = static_cast<source::SampleId>(i);

@@ -58,10 +58,11 @@ struct Thumbnail {
 // class are painted kOutOfRangeColour. Not thread-safe.
 class PairThumbnails {
  public:
-  // Lists `spec` again (the check did; the listing is the cheap part) and
-  // remembers which sample holds each of `problem_paths`. A dataset that
-  // cannot be listed gives no thumbnails.
-  PairThumbnails(const DatasetSpec& spec, const DecodeOptions& decode,
+  // Reads the pairs of `listing` (the check's: CheckDataset() leaves it;
+  // it must outlive this) and remembers which sample holds each of
+  // `problem_paths`. An empty listing has no pairs to draw; files named by
+  // path are still drawn.
+  PairThumbnails(const Dataset& listing, const DecodeOptions& decode,
                  std::span<const std::string> problem_paths);
   ~PairThumbnails();
 
@@ -82,7 +83,6 @@ class PairThumbnails {
   Decoded ReadMask(std::optional<source::SampleId> id, const std::string& path);
 
   DecodeOptions decode_;
-  Dataset dataset_;
   std::shared_ptr<source::SampleSource> source_;
   io::PairReader reader_;
   // Labels mode: the reader for masks refused as label_out_of_range.
