@@ -38,8 +38,10 @@ PACKAGES=(
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
 # a 3 GB CUDA build that clashes with TensorFlow in one process), pytest,
 # what builds the extension, and Pillow and OpenCV, whose files and decodes
-# the tests hold segfeed's against.
-PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest python3-pil python3-opencv)
+# the tests hold segfeed's against, and Chromium, which loads check's HTML
+# report headless (tests/python/test_check_report.py).
+PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest python3-pil python3-opencv
+                 chromium)
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -81,6 +81,8 @@ void AddMask(const FileOutcome& out, CheckStatistics* stats, CheckReport* report
   report->foreground_max =
       report->foreground_masks == 0 ? fraction : std::max(report->foreground_max, fraction);
   stats->foreground_sum += fraction;
+  const int bin = static_cast<int>(fraction * CheckReport::kForegroundBins);
+  ++report->foreground_histogram[std::clamp(bin, 0, CheckReport::kForegroundBins - 1)];
   ++report->foreground_masks;
 }
 

@@ -32,11 +32,12 @@ void ValidateCheckOptions(const CheckOptions& options) {
 
 }  // namespace
 
-CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options) {
+CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options, Dataset* listing) {
   ValidateCheckOptions(options);
   CheckReport report;
   report.statistics = options.statistics;
-  Dataset dataset;
+  Dataset own_listing;
+  Dataset& dataset = listing ? *listing : own_listing;
   try {
     dataset = ListDataset(spec);
   } catch (const FileError& e) {

@@ -144,6 +144,11 @@ struct CheckReport {
   double foreground_mean = 0;
   double foreground_min = 0;
   double foreground_max = 0;
+  // The same masks by their fraction, in kForegroundBins equal bins:
+  // bin i holds the fractions in [i, i + 1) / kForegroundBins, the last one
+  // 1.0 too. For the HTML report's histogram.
+  static constexpr int kForegroundBins = 10;
+  std::array<int64_t, kForegroundBins> foreground_histogram{};
 
   // Labels mode only (empty in binary mode): one entry per class id 0 ..
   // num_classes - 1, and the pixels that are ignore_index. Exact integer
@@ -191,7 +196,14 @@ struct CheckReport {
 // file, and running out of memory is that file's too_large. So memory is at
 // most `threads` x (decode budget + 2 x max_file_bytes), as the report
 // states, plus a fixed-size record per listed file.
-CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options);
+//
+// With `listing`, the dataset is listed into it and left there for a
+// caller that reads pairs again (the HTML report's thumbnails), so it is
+// not listed twice: its pairs (or shards) are valid, its problems and
+// ignored files were moved out into the report. A dataset that cannot be
+// listed leaves it empty.
+CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options,
+                         Dataset* listing = nullptr);
 
 // Problems of one kind in `report`.
 int64_t CountProblems(const CheckReport& report, ErrorKind kind);

@@ -7,12 +7,14 @@
 #include <string>
 
 #include "check/dataset_checker.h"
+#include "cli/check_html.h"
 #include "cli/check_report.h"
 #include "cli/command_line.h"
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
 #include "cli/subcommands.h"
 #include "output/printable.h"
+#include "segfeed/build_info.h"
 
 namespace segfeed::cli {
 namespace {
@@ -67,6 +69,14 @@ A dataset without a single image/mask pair is not clean: check says what
 it found in each folder (images, masks, ignored files by extension) and the
 names it expects, <image folder>/<stem>.jpg with <mask folder>/<stem>_mask.gif.
 
+With --report FILE, the same report as one HTML page that opens offline in
+any browser (inline CSS and SVG, thumbnails as data URIs, no script): the
+summary, the problems filterable by kind with thumbnails of the first 200
+problems' pairs, 48 sample pairs (a seeded choice) with the preview's
+overlay, charts of the classes, image sizes, foreground fractions and
+channel means, the duplicates and the JPEG properties. Thumbnails are at
+most 160 pixels a side.
+
 Exit status: 0 when no problem was found, 1 when some were, when there was
 no pair to check or when the report could not be written (standard output
 included), 2 for a usage error.
@@ -84,6 +94,25 @@ void RequireFolders(const DatasetFlags& dataset) {
   }
 }
 
+// The command line as a person would type it again: arguments with
+// anything but a few safe characters single-quoted.
+std::string CommandText(std::span<const std::string> args) {
+  std::string text = "segfeed check";
+  for (const std::string& arg : args) {
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_=./,:+@") == std::string::npos;
+    if (plain) {
+      text += " " + arg;
+      continue;
+    }
+    text += " '";
+    for (char c : arg) text += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    text += "'";
+  }
+  return text;
+}
+
 }  // namespace
 
 int RunCheck(std::span<const std::string> args) {
@@ -96,6 +125,10 @@ int RunCheck(std::span<const std::string> args) {
               "{...}}\nand \"error\" when there is no pair; \"duplicates_bytes_hex\" when a "
               "duplicate's name is not UTF-8 (see below). The folder must exist; FILE is replaced "
               "only once the report is complete, and may not be inside the dataset folders");
+  std::optional<std::string> report_path;
+  cli.AddText("--report", "FILE", &report_path,
+              "also write the report as one self-contained HTML page (see above); like --json, "
+              "the folder must exist and FILE is replaced only once the page is complete");
   cli.AddInt("--threads", &options.threads, 0, 1024, "decoding threads, 0 = one per core");
   cli.AddChoice("--stats", &options.statistics,
                 {{"block", check::ChannelStatistics::kBlockMeans},
@@ -116,6 +149,8 @@ int RunCheck(std::span<const std::string> args) {
   // Checked before the check, which may take an hour, so a bad path fails
   // now; written only when the report is complete.
   const std::optional<output::OutputFile> json = OutputFileFromFlag(json_path, "--json", dataset);
+  const std::optional<output::OutputFile> html =
+      OutputFileFromFlag(report_path, "--report", dataset);
 
   // A progress line only for a person watching; logs stay clean.
   if (isatty(STDERR_FILENO) != 0) {
@@ -126,12 +161,21 @@ int RunCheck(std::span<const std::string> args) {
       }
     };
   }
-  const check::CheckReport report = CheckDataset(spec, options);
+  // The report's thumbnails read pairs from the check's own listing.
+  Dataset listing;
+  const check::CheckReport report = CheckDataset(spec, options, html ? &listing : nullptr);
   if (options.progress) std::fprintf(stderr, "\n");
 
   PrintCheckReport(report, spec);
   if (json) {
     if (Status written = json->Write(CheckReportJson(report, spec)); !written.ok()) {
+      throw FileError(written.error());
+    }
+  }
+  if (html) {
+    const HtmlReportContext context{CommandText(args), GetBuildInfo().version, options.decode};
+    if (Status written = html->Write(CheckReportHtml(report, spec, listing, context));
+        !written.ok()) {
       throw FileError(written.error());
     }
   }

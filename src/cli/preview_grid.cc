@@ -221,6 +221,15 @@ std::vector<std::string> PreviewLabelLines(const PreviewSample& sample) {
   return {id_line, geometry_line, colour_line};
 }
 
+void OverlayPreviewMask(const PreviewSample& sample, uint8_t* rgb, int row_bytes) {
+  cv::Mat image(sample.height, sample.width, CV_8UC3, rgb, static_cast<size_t>(row_bytes));
+  if (sample.num_classes > 0) {
+    OverlayLabels(sample, image);
+  } else {
+    OverlayMask(sample, image);
+  }
+}
+
 std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
                                        const PreviewGridLayout& layout,
                                        std::span<const std::string> class_names) {
@@ -238,11 +247,7 @@ std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
     cv::Mat cell_image = grid(cv::Rect(image_x, cell_y, sample.width, sample.height));
     cv::Mat(sample.height, sample.width, CV_8UC3, const_cast<uint8_t*>(sample.rgb.data()))
         .copyTo(cell_image);
-    if (sample.num_classes > 0) {
-      OverlayLabels(sample, cell_image);
-    } else {
-      OverlayMask(sample, cell_image);
-    }
+    OverlayPreviewMask(sample, cell_image.data, static_cast<int>(cell_image.step));
 
     // Drawing into the label's own Mat header clips the text to the cell.
     cv::Mat label = grid(cv::Rect(cell_x, cell_y + sample.height, layout.cell_width,

@@ -84,6 +84,10 @@ constexpr double kPreviewLabelOpacity = 0.5;
 constexpr uint8_t kPreviewMaskColor[3] = {255, 0, 255};
 constexpr double kPreviewMaskOpacity = 0.4;
 constexpr uint8_t kPreviewContourColor[3] = {255, 230, 0};
+// The overlay of one cell, on its own: `rgb` is sample.height rows of
+// sample.width x 3 bytes, `row_bytes` apart, and gets sample.mask drawn on
+// it as above (the check's HTML report draws its thumbnails with it).
+void OverlayPreviewMask(const PreviewSample& sample, uint8_t* rgb, int row_bytes);
 std::vector<uint8_t> RenderPreviewGrid(std::span<const PreviewSample> samples,
                                        const PreviewGridLayout& layout,
                                        std::span<const std::string> class_names = {});

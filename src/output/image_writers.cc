@@ -73,16 +73,23 @@ size_t Pixels(int width, int height) {
 
 }  // namespace
 
-Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality) {
+Result<std::string> EncodeJpeg(const uint8_t* rgb, int width, int height, int quality,
+                               const std::filesystem::path& path_for_errors) {
   std::unique_ptr<void, TjHandleCloser> encoder(tjInitCompress());
-  if (!encoder) return WriteError(file.path(), tjGetErrorStr2(nullptr));
+  if (!encoder) return WriteError(path_for_errors, tjGetErrorStr2(nullptr));
   unsigned char* jpeg = nullptr;
   unsigned long jpeg_bytes = 0;  // NOLINT(runtime/int): TurboJPEG's type
   int rc = tjCompress2(encoder.get(), rgb, width, 0, height, TJPF_RGB, &jpeg, &jpeg_bytes,
                        TJSAMP_420, quality, TJFLAG_ACCURATEDCT);
   std::unique_ptr<unsigned char, TjBufferFree> owned(jpeg);
-  if (rc != 0) return WriteError(file.path(), tjGetErrorStr2(encoder.get()));
-  return file.Write(std::string_view(reinterpret_cast<const char*>(jpeg), jpeg_bytes));
+  if (rc != 0) return WriteError(path_for_errors, tjGetErrorStr2(encoder.get()));
+  return std::string(reinterpret_cast<const char*>(jpeg), jpeg_bytes);
+}
+
+Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality) {
+  Result<std::string> encoded = EncodeJpeg(rgb, width, height, quality, file.path());
+  if (!encoded.ok()) return encoded.error();
+  return file.Write(encoded.value());
 }
 
 Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width, int height,

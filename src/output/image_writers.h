@@ -19,7 +19,10 @@ namespace segfeed::output {
 
 // Encodes RGB pixels (height x width x 3) as a baseline JPEG with 4:2:0
 // chroma subsampling and the accurate integer DCT, so the bytes are the same
-// on every machine.
+// on every machine. EncodeJpeg() keeps them in memory (the HTML report's
+// thumbnails); errors name `path_for_errors`.
+Result<std::string> EncodeJpeg(const uint8_t* rgb, int width, int height, int quality,
+                               const std::filesystem::path& path_for_errors);
 Status WriteJpeg(const OutputFile& file, const uint8_t* rgb, int width, int height, int quality);
 Status WriteJpeg(const std::filesystem::path& path, const uint8_t* rgb, int width, int height,
                  int quality);

@@ -130,6 +130,23 @@ TEST(DatasetCheckerTest, CleanDatasetHasNoProblemsAndASensibleSummary) {
 // Uniform grey photos decode exactly at quality 100 (DC only, quantiser 1),
 // so the statistics over all pixels are known: values 100 and 200, equally
 // many, give mean 150 and population std 50 in every channel.
+// The listing a caller asks for is the one the check read (the HTML
+// report's thumbnails read pairs from it): its pairs, in listing order.
+TEST(DatasetCheckerTest, LeavesItsListingWhenAsked) {
+  TempDir dir;
+  const auto planted = segfeed::testing::WritePlantedDataset(dir.path());
+  Dataset listing;
+  const CheckReport report = CheckDataset(DatasetSpec::Carvana(dir.path()), Threads(2), &listing);
+  EXPECT_EQ(static_cast<int64_t>(listing.sample_count()), report.pairs);
+  EXPECT_EQ(report.pairs, planted.pairs);
+  EXPECT_EQ(ListDataset(DatasetSpec::Carvana(dir.path())).pairs.size(), listing.pairs.size());
+  Dataset unlistable;
+  const CheckReport missing =
+      CheckDataset(DatasetSpec::Carvana(dir.path() / "missing"), Threads(1), &unlistable);
+  EXPECT_EQ(missing.pairs, 0);
+  EXPECT_EQ(unlistable.sample_count(), 0u);
+}
+
 TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
   TempDir dir;
   fs::create_directories(dir / "train");
@@ -161,6 +178,10 @@ TEST(DatasetCheckerTest, ChannelStatisticsAreOverAllPixelsAndExact) {
   EXPECT_DOUBLE_EQ(report.foreground_min, 0.25);
   EXPECT_DOUBLE_EQ(report.foreground_max, 0.5);
   EXPECT_DOUBLE_EQ(report.foreground_mean, 0.375);
+  // The histogram's bins are tenths: 0.25 in [0.2, 0.3), 0.5 in [0.5, 0.6).
+  std::array<int64_t, CheckReport::kForegroundBins> histogram{};
+  histogram[2] = histogram[5] = 1;
+  EXPECT_EQ(report.foreground_histogram, histogram);
 }
 
 // The block means weight each 8x8 block by the pixels it covers: a grey

@@ -1,4 +1,4 @@
-// The output files' fault sweep: `check --json`, `bench --json` and
+// The output files' fault sweep: `check --json`, `check --report`, `bench --json` and
 // `preview --dump` run in this process (cli::RunCheck() and the others)
 // with each open, write, fchmod, fsync, close and rename of their output
 // files failed in turn. A failure must leave every file that was there
@@ -209,6 +209,13 @@ TEST_F(OutputFilesFaultSweepTest, CheckJson) {
   Sweep({"check --json",
          cli::RunCheck,
          {"--data", (dir_->path() / "data").string(), "--json", (Out() / "report.json").string()},
+         ""});
+}
+
+TEST_F(OutputFilesFaultSweepTest, CheckReport) {
+  Sweep({"check --report",
+         cli::RunCheck,
+         {"--data", (dir_->path() / "data").string(), "--report", (Out() / "report.html").string()},
          ""});
 }
 
