@@ -66,13 +66,11 @@ source::ShardCatalog ScanCatalog(const std::vector<fs::path>& shards, Dataset* d
                "`segfeed index SHARDS...` writes one\n",
                shards.size(), shards.size() == 1 ? "" : "s", seconds,
                listing.catalog.sample_count());
-  if (!listing.errors.empty()) {
-    Error first = listing.errors.front();
-    if (listing.errors.size() > 1)
-      first.detail += " (and " + std::to_string(listing.errors.size() - 1) + " more problems)";
-    throw FileError(std::move(first));
-  }
+  // The samples a damaged or missing shard lost are the dataset's
+  // problems (io_error): the Loader refuses them under on_bad_file = fail
+  // and streams the rest under skip; check lists them.
   for (Error& problem : listing.problems) dataset->problems.push_back(std::move(problem));
+  for (Error& error : listing.errors) dataset->problems.push_back(std::move(error));
   return std::move(listing.catalog);
 }
 
