@@ -48,9 +48,15 @@ bool ListsShards(const source::ShardCatalog& catalog, const std::vector<fs::path
   return true;
 }
 
-source::ShardCatalog ReadIndex(const fs::path& index) {
-  Result<source::ShardCatalog> catalog = source::ReadShardIndex(index);
+// The index's catalog, and in `original_keys` the dataset's keys of the
+// samples whose member key was encoded.
+source::ShardCatalog ReadIndex(const fs::path& index,
+                               source::ShardsSource::OriginalKeys* original_keys) {
+  source::ShardIndexDataset dataset;
+  Result<source::ShardCatalog> catalog =
+      source::ReadShardIndex(index, source::ShardCheck::kSizes, &dataset);
   if (!catalog.ok()) throw FileError(catalog.error());
+  *original_keys = std::move(dataset.original_keys);
   return std::move(catalog).value();
 }
 
@@ -141,8 +147,9 @@ bool IsShardSpec(const DatasetSpec& spec) {
 
 void ListShards(const DatasetSpec& spec, Dataset* dataset) {
   source::ShardCatalog catalog;
+  source::ShardsSource::OriginalKeys original_keys;
   if (!spec.shard_index.empty()) {
-    catalog = ReadIndex(spec.shard_index);
+    catalog = ReadIndex(spec.shard_index, &original_keys);
   } else if (spec.shards.empty()) {
     throw ConfigError("the shards rule needs shards or a shard index");
   } else {
@@ -152,12 +159,16 @@ void ListShards(const DatasetSpec& spec, Dataset* dataset) {
     if (fs::exists(beside, error)) {
       // An index of other shards (a subset of them, say) says nothing about
       // these; one of these that is stale is refused, naming the shard.
-      catalog = ReadIndex(beside);
+      catalog = ReadIndex(beside, &original_keys);
       indexed = ListsShards(catalog, spec.shards);
     }
-    if (!indexed) catalog = ScanCatalog(spec.shards, dataset);
+    if (!indexed) {
+      original_keys.clear();
+      catalog = ScanCatalog(spec.shards, dataset);
+    }
   }
-  dataset->shard_source = std::make_shared<source::ShardsSource>(std::move(catalog));
+  dataset->shard_source =
+      std::make_shared<source::ShardsSource>(std::move(catalog), std::move(original_keys));
 }
 
 }  // namespace dataset

@@ -288,6 +288,47 @@ TEST_F(PackCommandTest, AKeyWithADotRoundTrips) {
   EXPECT_NE(text.find("\"key\":\"scan.v2\""), std::string::npos) << text;
 }
 
+// The packed dataset speaks of its samples by the dataset's own keys (a
+// dot, a '%'), of its members by the tar's names.
+TEST_F(PackCommandTest, TheShardsKeepTheDatasetsKeysAndTheTarsMemberNames) {
+  MakeDemo("");
+  const Dataset listed = ListDataset(DatasetSpec::Carvana(data_));
+  for (const auto& [from, to] : {std::pair{0, "scan.v2"}, std::pair{1, "50%.a.b"}}) {
+    fs::rename(listed.pairs[from].image_path, data_ / "train" / (std::string(to) + ".jpg"));
+    fs::rename(listed.pairs[from].mask_path,
+               data_ / "train_masks" / (std::string(to) + "_mask.gif"));
+  }
+  const auto packed = Pack("", out_);
+  ASSERT_EQ(packed.exit_code, 0) << packed.output;
+  const Dataset folders = ListDataset(DatasetSpec::Carvana(data_));
+  const Dataset shards = ListDataset(DatasetSpec::Shards(out_));
+  ASSERT_EQ(shards.sample_count(), folders.sample_count());
+  size_t encoded = 0;
+  for (size_t id = 0; id < folders.sample_count(); ++id) {
+    EXPECT_EQ(shards.SampleKey(id), folders.SampleKey(id));
+    const std::string member = pack::MemberKeyOf(folders.SampleKey(id));
+    encoded += member != folders.SampleKey(id) ? 1 : 0;
+    EXPECT_EQ(shards.SampleNames(id).first,
+              (out_ / "train-000000.tar").string() + ":" + member + ".jpg");
+  }
+  EXPECT_EQ(encoded, 2u);
+}
+
+TEST_F(PackCommandTest, NestedKeysAreTheDatasetsKeys) {
+  const auto made = RunSegfeed("make-demo " + Quoted(data_) +
+                               " --dataset cityscapes --count 4 --width 128 --height 64");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  ASSERT_EQ(Pack("--dataset cityscapes --split train", out_).exit_code, 0);
+  const Dataset folders = ListDataset(DatasetSpec::Cityscapes(data_, "train"));
+  const Dataset shards = ListDataset(DatasetSpec::Shards(out_));
+  ASSERT_EQ(shards.sample_count(), folders.sample_count());
+  EXPECT_EQ(shards.SampleKey(0), "aachen/aachen_000000_000019");
+  for (size_t id = 0; id < folders.sample_count(); ++id)
+    EXPECT_EQ(shards.SampleKey(id), folders.SampleKey(id));
+  EXPECT_EQ(shards.SampleNames(0).second,
+            (out_ / "train-000000.tar").string() + ":aachen/aachen_000000_000019.mask.png");
+}
+
 TEST_F(PackCommandTest, RefusesAnOutputInsideTheDatasetOrHoldingShards) {
   MakeDemo("");
   auto packed = Pack("", data_ / "train" / "shards");
