@@ -58,6 +58,8 @@ class Fields {
   }
   bool ok() const { return ok_; }
   size_t at() const { return at_; }
+  // Bytes not read yet.
+  uint64_t left() const { return ok_ ? bytes_.size() - at_ : 0; }
 
  private:
   bool Take(uint64_t bytes) {
@@ -116,16 +118,26 @@ Error IndexError(const std::filesystem::path& index, const std::string& detail) 
   return Error{ErrorKind::kIoError, index.string(), detail};
 }
 
+// The fewest bytes an entry of each table takes in the file (its strings
+// empty): what bounds a count read from the file before anything is
+// allocated from it.
+constexpr uint64_t kLeastShardBytes = sizeof(uint32_t) + sizeof(int64_t) + sizeof(uint64_t);
+constexpr uint64_t kLeastFormBytes = sizeof(uint32_t) + sizeof(uint8_t);
+constexpr uint64_t kLeastOptionBytes = 2 * sizeof(uint32_t);
+constexpr uint64_t kLeastOriginalKeyBytes = sizeof(uint64_t) + sizeof(uint32_t);
+constexpr uint64_t kDatasetSectionBytes = sizeof(uint32_t) + sizeof(uint64_t);
+
 // Version 2's dataset section, after the records.
 bool DecodeDataset(Fields& fields, uint64_t sample_count, ShardIndexDataset* dataset) {
   const auto option_count = fields.Get<uint32_t>();
+  if (option_count > fields.left() / kLeastOptionBytes) return false;
   for (uint32_t i = 0; i < option_count && fields.ok(); ++i) {
     std::string name = fields.GetText();
     std::string value = fields.GetText();
     dataset->options.emplace_back(std::move(name), std::move(value));
   }
   const auto key_count = fields.Get<uint64_t>();
-  if (key_count > sample_count) return false;
+  if (key_count > sample_count || key_count > fields.left() / kLeastOriginalKeyBytes) return false;
   for (uint64_t i = 0; i < key_count && fields.ok(); ++i) {
     const auto sample = fields.Get<uint64_t>();
     if (sample >= sample_count) return false;
@@ -163,6 +175,17 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
       form_count > kMaxMemberForms || key_bytes >= kMaxKeyArenaBytes ||
       sample_count > std::numeric_limits<SampleId>::max())
     return IndexError(index, "the index's header is out of range");
+  // What the counts claim must fit in the file before a table is made
+  // from them (a damaged or hostile index could claim billions).
+  const uint64_t least_bytes = shard_count * kLeastShardBytes + form_count * kLeastFormBytes +
+                               key_bytes + sample_count * sizeof(SampleRecord) +
+                               (version >= 2 ? kDatasetSectionBytes : 0);
+  if (least_bytes > fields.left()) {
+    return IndexError(index, "the index's header claims " + std::to_string(sample_count) +
+                                 " samples, " + std::to_string(shard_count) + " shards and " +
+                                 std::to_string(key_bytes) + " bytes of keys, more than its " +
+                                 std::to_string(bytes.size()) + " bytes can hold: " + kReindex);
+  }
   std::vector<ShardCatalog::Shard> shards(shard_count);
   for (ShardCatalog::Shard& shard : shards) {
     shard.path = index.parent_path() / fields.GetText();

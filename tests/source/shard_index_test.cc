@@ -123,6 +123,73 @@ TEST_F(ShardIndexTest, ADamagedIndexIsRefused) {
   EXPECT_FALSE(ReadShardIndex(index()).ok());
 }
 
+// `bytes` with the trailer digest made right again: a damaged index that
+// its digest does not give away (a hostile one, or a writer's bug).
+std::vector<uint8_t> Resealed(std::vector<uint8_t> bytes) {
+  Digest digest;
+  digest.Update(bytes.data(), bytes.size() - sizeof(uint64_t));
+  const uint64_t trailer = digest.Value();
+  std::memcpy(bytes.data() + bytes.size() - sizeof trailer, &trailer, sizeof trailer);
+  return bytes;
+}
+
+// Every prefix of a small index, as it is and resealed: refused naming the
+// file, never a crash (run under the asan preset too).
+TEST_F(ShardIndexTest, AnIndexCutAtAnyLengthIsRefused) {
+  ASSERT_TRUE(
+      WriteShardIndex(listing_.catalog, index(), {{{"num_classes", "21"}}, {{2, "c.v2"}}}).ok());
+  const std::vector<uint8_t> good = testing::ReadAll(index());
+  for (size_t length = 0; length < good.size(); ++length) {
+    std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(length));
+    for (const bool reseal : {false, true}) {
+      if (reseal && length < 8 + sizeof(uint64_t)) continue;
+      testing::WriteAll(index(), reseal ? Resealed(cut) : cut);
+      const Result<ShardCatalog> read = ReadShardIndex(index());
+      ASSERT_FALSE(read.ok()) << "cut at " << length << (reseal ? ", resealed" : "");
+      EXPECT_EQ(read.error().path, index().string());
+    }
+  }
+}
+
+// Each count field set to values up to 2^32 - 1 (and 2^64 - 1 for the
+// 64-bit ones) under a right digest: refused before a table of that size
+// is made, naming the file.
+TEST_F(ShardIndexTest, ACountTheFileCannotHoldIsRefusedBeforeAllocating) {
+  ASSERT_TRUE(WriteShardIndex(listing_.catalog, index()).ok());
+  const std::vector<uint8_t> good = testing::ReadAll(index());
+  // magic, version, record bytes, then the counts; the dataset section
+  // (empty: two zero counts) ends before the trailer.
+  struct Field {
+    const char* name;
+    size_t offset, bytes;
+  };
+  const size_t section = good.size() - sizeof(uint64_t) - 12;
+  const Field fields[] = {{"shard_count", 16, 4},       {"form_count", 20, 4},
+                          {"sample_count", 24, 8},      {"key_bytes", 32, 8},
+                          {"option_count", section, 4}, {"original_key_count", section + 4, 8}};
+  for (const Field& field : fields) {
+    for (const uint64_t value : {uint64_t{0xFFFFFFFF}, uint64_t{0x80000000}, uint64_t{65535},
+                                 uint64_t{1} << 20, uint64_t{1000}, ~uint64_t{0}}) {
+      std::vector<uint8_t> bad = good;
+      std::memcpy(bad.data() + field.offset, &value, field.bytes);
+      testing::WriteAll(index(), Resealed(bad));
+      const Result<ShardCatalog> read = ReadShardIndex(index());
+      ASSERT_FALSE(read.ok()) << field.name << " = " << value;
+      EXPECT_EQ(read.error().path, index().string());
+    }
+  }
+  // The header's counts are weighed against the file's size.
+  std::vector<uint8_t> bad = good;
+  const uint64_t samples = 50000000;
+  std::memcpy(bad.data() + 24, &samples, sizeof samples);
+  testing::WriteAll(index(), Resealed(bad));
+  const Result<ShardCatalog> read = ReadShardIndex(index());
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().detail.find("claims 50000000 samples"), std::string::npos)
+      << read.error().Message();
+  EXPECT_NE(read.error().detail.find("bytes can hold"), std::string::npos);
+}
+
 // The catalog's memory at 100k samples: a flat record each and the key text,
 // at most 48 bytes per sample besides the keys.
 TEST(ShardCatalogMemoryTest, AtMost48BytesPerSamplePlusKeyText) {
