@@ -29,8 +29,8 @@ inline constexpr const char* kShardIndexFileName = "index.sfidx";
 struct ShardIndexDataset {
   // Option-table names and their CLI text, as DatasetSpec::options holds a
   // preset's: the dataset's label options (mask_mode, num_classes,
-  // mask_ignore_value, label_map) and how the shards were written
-  // (photo_codec, photo_quality).
+  // mask_ignore_value, label_map), its class_names when it has some, and
+  // how the shards were written (photo_codec, photo_quality).
   std::vector<std::pair<std::string, std::string>> options;
   // Samples whose key was encoded to become a member name (a dot in its
   // last component: docs/shards.md), with the key as the dataset had it.

@@ -13,6 +13,8 @@
 #include "cli/run_segfeed.h"
 #include "pack/member_key.h"
 #include "segfeed/dataset.h"
+#include "segfeed/loader.h"
+#include "segfeed/option_table.h"
 #include "source/shard_index.h"
 #include "source/shard_samples.h"
 #include "source/tar_writing.h"
@@ -122,6 +124,53 @@ TEST_F(PackCommandTest, APresetsLabelOptionsAreRecorded) {
   const std::map<std::string, std::string> options(dataset.options.begin(), dataset.options.end());
   EXPECT_EQ(options.at("mask_mode"), "labels");
   EXPECT_EQ(options.at("num_classes"), "21");
+}
+
+// The index records the preset's class names with its label options: a
+// Loader over the shards names the classes as one over the folders does.
+// An index without them (written before they were recorded) still loads,
+// with no names.
+TEST_F(PackCommandTest, APresetsClassNamesAreTheLoadersOverTheShards) {
+  for (const char* layout : {"voc", "cityscapes"}) {
+    SCOPED_TRACE(layout);
+    TempDir dir;
+    const fs::path data = dir / "data", out = dir / "shards";
+    const auto made = RunSegfeed("make-demo " + Quoted(data) + " --dataset " + layout +
+                                 " --count 3 --width 96 --height 64");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const auto packed = RunSegfeed("pack --data " + Quoted(data) + " --dataset " + layout +
+                                   " --output " + Quoted(out));
+    ASSERT_EQ(packed.exit_code, 0) << packed.output;
+    LoaderOptions options;
+    options.batch_size = 2;
+    options.pinned = PinnedMode::kOff;
+    options.output.mask_dtype = ElementType::kUint8;
+    const DatasetSpec folders_spec = DatasetPreset(layout, data, "");
+    LoaderOptions folders_options = options;
+    ApplyDatasetOptions(folders_spec, folders_options);
+    const Loader folders(folders_spec, folders_options);
+    const DatasetSpec shards_spec = DatasetSpec::Shards(out);
+    LoaderOptions shards_options = options;
+    ApplyDatasetOptions(shards_spec, shards_options);
+    const Loader shards(shards_spec, shards_options);
+    EXPECT_EQ(shards.class_names().size(), folders_spec.name == "voc" ? 21u : 19u);
+    EXPECT_EQ(shards.class_names(), folders.class_names());
+
+    source::ShardIndexDataset recorded;
+    auto catalog = source::ReadShardIndex(out / source::kShardIndexFileName,
+                                          source::ShardCheck::kSizes, &recorded);
+    ASSERT_TRUE(catalog.ok());
+    std::erase_if(recorded.options,
+                  [](const auto& option) { return option.first == "class_names"; });
+    ASSERT_TRUE(
+        source::WriteShardIndex(catalog.value(), out / source::kShardIndexFileName, recorded).ok());
+    const DatasetSpec unnamed_spec = DatasetSpec::Shards(out);
+    LoaderOptions unnamed_options = options;
+    ApplyDatasetOptions(unnamed_spec, unnamed_options);
+    const Loader unnamed(unnamed_spec, unnamed_options);
+    EXPECT_TRUE(unnamed.class_names().empty());
+    EXPECT_EQ(unnamed.dataset().sample_count(), folders.dataset().sample_count());
+  }
 }
 
 TEST_F(PackCommandTest, NestedKeysBecomeMemberPaths) {
