@@ -17,9 +17,11 @@
 
 namespace segfeed::source {
 
-// Version 2 adds ShardIndexDataset after the records; version 1 files are
-// still read (with an empty ShardIndexDataset).
-inline constexpr uint32_t kShardIndexVersion = 2;
+// Version 2 adds ShardIndexDataset after the records; version 3 stores
+// 40-byte records (the mask's offset as a distance from the photo's) and
+// front-coded keys (source/front_coded_keys.h). Versions 1 and 2 are still
+// read (version 1 with an empty ShardIndexDataset).
+inline constexpr uint32_t kShardIndexVersion = 3;
 // The index's name beside the shards.
 inline constexpr const char* kShardIndexFileName = "index.sfidx";
 

@@ -116,7 +116,7 @@ Result<std::span<const uint8_t>> ShardsSource::Read(SampleId id, Member member, 
   }
   const SampleRecord& record = catalog_.record(id);
   const size_t size = record.size[MemberIndex(member)];
-  const auto offset = static_cast<int64_t>(record.offset[MemberIndex(member)]);
+  const auto offset = static_cast<int64_t>(catalog_.MemberOffset(id, member));
   if (size == 0)
     return Error{ErrorKind::kEmptyFile, MemberName(id, member), "member is empty (0 bytes)"};
   if (static_cast<int64_t>(size) > into->max_bytes()) {

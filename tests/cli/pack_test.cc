@@ -34,7 +34,7 @@ std::vector<uint8_t> MemberBytes(const source::ShardCatalog& catalog, source::Sa
                                  source::Member member) {
   const std::vector<uint8_t> shard = ReadAll(catalog.ShardOf(id).path);
   const size_t i = source::MemberIndex(member);
-  const auto begin = shard.begin() + static_cast<std::ptrdiff_t>(catalog.record(id).offset[i]);
+  const auto begin = shard.begin() + static_cast<std::ptrdiff_t>(catalog.MemberOffset(id, member));
   return {begin, begin + catalog.record(id).size[i]};
 }
 
