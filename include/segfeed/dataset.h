@@ -307,7 +307,9 @@ struct Dataset {
   // key with two images or two masks, "a.jpg" and "a.JPG": both named, no
   // pair made) and outside_root (a list's line naming a file outside its
   // root: no pair made) records, in key order (a list's: line order), for
-  // the checker and the loader.
+  // the checker and the loader. A scanned shard dataset adds io_error
+  // records of the samples a damaged or missing shard lost (its whole
+  // samples before the damage are listed), in shard order.
   std::vector<Error> problems;
   // Hidden files, sub-folders (when not recursive) and files that are
   // neither image nor mask by the rule, sorted by path, for the checker to

@@ -36,8 +36,9 @@ and <key>.json (the key and the source paths and sizes). A nested key
 key's last component is written %2E or %25 (WebDataset cuts a name at its
 first dot), the original key kept in the .json and the index. Beside the
 shards: OUT/index.sfidx, segfeed's index, which also records the mask
-options (mask_mode, num_classes, label_map, ...) so a loader needs none,
-and OUT/<name>-000000.idx, ..., DALI's per-shard index (wds2idx v1.2).
+options (mask_mode, num_classes, label_map, class_names, ...) so a loader
+needs none, and OUT/<name>-000000.idx, ..., DALI's per-shard index
+(wds2idx v1.2).
 
 Every pair is first checked as `segfeed check` checks it (read and decoded
 at 1/8 scale): under --on-error skip a bad pair is left out and listed at

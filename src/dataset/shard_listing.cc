@@ -48,9 +48,15 @@ bool ListsShards(const source::ShardCatalog& catalog, const std::vector<fs::path
   return true;
 }
 
-source::ShardCatalog ReadIndex(const fs::path& index) {
-  Result<source::ShardCatalog> catalog = source::ReadShardIndex(index);
+// The index's catalog, and in `original_keys` the dataset's keys of the
+// samples whose member key was encoded.
+source::ShardCatalog ReadIndex(const fs::path& index,
+                               source::ShardsSource::OriginalKeys* original_keys) {
+  source::ShardIndexDataset dataset;
+  Result<source::ShardCatalog> catalog =
+      source::ReadShardIndex(index, source::ShardCheck::kSizes, &dataset);
   if (!catalog.ok()) throw FileError(catalog.error());
+  *original_keys = std::move(dataset.original_keys);
   return std::move(catalog).value();
 }
 
@@ -66,13 +72,11 @@ source::ShardCatalog ScanCatalog(const std::vector<fs::path>& shards, Dataset* d
                "`segfeed index SHARDS...` writes one\n",
                shards.size(), shards.size() == 1 ? "" : "s", seconds,
                listing.catalog.sample_count());
-  if (!listing.errors.empty()) {
-    Error first = listing.errors.front();
-    if (listing.errors.size() > 1)
-      first.detail += " (and " + std::to_string(listing.errors.size() - 1) + " more problems)";
-    throw FileError(std::move(first));
-  }
+  // The samples a damaged or missing shard lost are the dataset's
+  // problems (io_error): the Loader refuses them under on_bad_file = fail
+  // and streams the rest under skip; check lists them.
   for (Error& problem : listing.problems) dataset->problems.push_back(std::move(problem));
+  for (Error& error : listing.errors) dataset->problems.push_back(std::move(error));
   return std::move(listing.catalog);
 }
 
@@ -143,8 +147,9 @@ bool IsShardSpec(const DatasetSpec& spec) {
 
 void ListShards(const DatasetSpec& spec, Dataset* dataset) {
   source::ShardCatalog catalog;
+  source::ShardsSource::OriginalKeys original_keys;
   if (!spec.shard_index.empty()) {
-    catalog = ReadIndex(spec.shard_index);
+    catalog = ReadIndex(spec.shard_index, &original_keys);
   } else if (spec.shards.empty()) {
     throw ConfigError("the shards rule needs shards or a shard index");
   } else {
@@ -154,12 +159,16 @@ void ListShards(const DatasetSpec& spec, Dataset* dataset) {
     if (fs::exists(beside, error)) {
       // An index of other shards (a subset of them, say) says nothing about
       // these; one of these that is stale is refused, naming the shard.
-      catalog = ReadIndex(beside);
+      catalog = ReadIndex(beside, &original_keys);
       indexed = ListsShards(catalog, spec.shards);
     }
-    if (!indexed) catalog = ScanCatalog(spec.shards, dataset);
+    if (!indexed) {
+      original_keys.clear();
+      catalog = ScanCatalog(spec.shards, dataset);
+    }
   }
-  dataset->shard_source = std::make_shared<source::ShardsSource>(std::move(catalog));
+  dataset->shard_source =
+      std::make_shared<source::ShardsSource>(std::move(catalog), std::move(original_keys));
 }
 
 }  // namespace dataset

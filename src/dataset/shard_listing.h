@@ -11,11 +11,14 @@ bool IsShardSpec(const DatasetSpec& spec);
 // (spec.shard_index, or the one beside spec.shards when it lists exactly
 // those shards) or, without one, from a scan of the shards, timed and
 // reported on stderr once. The scan's unpaired samples (a photo without a
-// mask, ...) become dataset->problems, as a folder's unpaired files do.
-// Throws FileError for an index that cannot be read or no longer matches
-// its shards (naming the shard and `segfeed index`), and for a shard the
-// scan cannot read to its end or a key in two places; ConfigError for a
-// spec without shards.
+// mask, ...) become dataset->problems, as a folder's unpaired files do, and
+// so do the samples it lost (io_error: a shard that cannot be opened or
+// read to its end keeps the samples read whole before the damage; the
+// sample being read, and the shard with the offset where reading stopped,
+// are named) and keys found in two places (duplicate_key). Throws
+// FileError for an index that cannot be read or no longer matches its
+// shards (naming the shard and `segfeed index`); ConfigError for a spec
+// without shards.
 void ListShards(const DatasetSpec& spec, Dataset* dataset);
 
 }  // namespace segfeed::dataset

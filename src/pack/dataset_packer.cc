@@ -224,6 +224,20 @@ PackReport Packer::Run() {
   return report_;
 }
 
+// Whether class_names' text ("road,sidewalk,...") reads back as `names`:
+// not when there are none, nor when a name would split (a ','), change (a
+// space at an end) or make the text read as a file's path (a '/', ".txt").
+bool NamesReadBack(const std::vector<std::string>& names) {
+  if (names.empty() || (names.size() == 1 && names[0] == "none")) return false;
+  for (const std::string& name : names) {
+    if (name.empty() || name.find_first_of(",/") != std::string::npos ||
+        std::isspace(static_cast<unsigned char>(name.front())) ||
+        std::isspace(static_cast<unsigned char>(name.back())))
+      return false;
+  }
+  return !names.back().ends_with(".txt");
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> ExistingShardFiles(const std::filesystem::path& folder,
@@ -259,6 +273,10 @@ std::vector<std::pair<std::string, std::string>> LabelOptionsOf(const DecodeOpti
   for (const char* name : {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index",
                            "label_map", "mask_colors", "mask_foreground", "mask_threshold"}) {
     if (const OptionSpec* spec = FindOption(name)) recorded.emplace_back(name, spec->Text(options));
+  }
+  if (const OptionSpec* spec = FindOption("class_names");
+      spec != nullptr && NamesReadBack(decode.class_names)) {
+    recorded.emplace_back("class_names", spec->Text(options));
   }
   return recorded;
 }

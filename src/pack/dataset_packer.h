@@ -85,8 +85,11 @@ std::vector<std::filesystem::path> ExistingShardFiles(const std::filesystem::pat
 
 // The option-table entries of `decode`'s mask options (mask_mode,
 // num_classes, mask_ignore_value, ignore_index, label_map, mask_colors,
-// mask_foreground, mask_threshold), defaults included, as (name, text):
-// what the index records.
+// mask_foreground, mask_threshold), defaults included, and the class
+// names when there are some (the preset's table, class_names, a colour
+// file's) whose text reads back as the same names, as (name, text): what
+// the index records, so a Loader over the shards has the folders'
+// class_names().
 std::vector<std::pair<std::string, std::string>> LabelOptionsOf(const DecodeOptions& decode);
 
 // Packs the dataset. Creates `options.output` if needed; after a

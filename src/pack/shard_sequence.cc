@@ -26,7 +26,7 @@ std::optional<source::ShardCatalog::MemberEntry> Entry(const source::ShardCatalo
   const size_t i = source::MemberIndex(member);
   const source::SampleRecord& record = catalog.record(id);
   return source::ShardCatalog::MemberEntry{form->extension, form->kind,
-                                           static_cast<int64_t>(record.offset[i]),
+                                           static_cast<int64_t>(catalog.MemberOffset(id, member)),
                                            static_cast<int64_t>(record.size[i]), record.digest[i]};
 }
 

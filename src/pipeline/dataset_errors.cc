@@ -15,12 +15,10 @@ std::string Plural(size_t count, const std::string& noun) {
 
 }  // namespace
 
-// What a Loader with OnBadFile::kFail says about images without a mask:
-// the first one as the error, the next few and the count in its detail.
-FileError UnpairedImagesError(const std::vector<Error>& missing) {
+FileError UnpairedImagesError(const std::vector<Error>& missing, const std::string& noun) {
   Error error = missing.front();
   if (missing.size() > 1) {
-    error.detail += "; " + Plural(missing.size() - 1, "more unpaired file") + ":";
+    error.detail += "; " + Plural(missing.size() - 1, "more " + noun) + ":";
     for (size_t i = 1; i < missing.size() && i <= kUnpairedListed; ++i)
       error.detail += " " + missing[i].path;
     if (missing.size() > kUnpairedListed + 1) error.detail += " ...";
@@ -32,7 +30,8 @@ FileError UnpairedImagesError(const std::vector<Error>& missing) {
 // Why a listing has no complete pair, with what was found and the layout
 // that was expected.
 std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
-  size_t images = 0, masks = 0, missing_images = 0, duplicates = 0, outside = 0;
+  size_t images = 0, masks = 0, missing_images = 0, duplicates = 0, outside = 0, lost = 0;
+  const Error* first_lost = nullptr;  // a shard that could not be read
   for (const Error& problem : dataset.problems) {
     switch (problem.kind) {
       case ErrorKind::kMissingMask:
@@ -47,6 +46,9 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
       case ErrorKind::kOutsideRoot:
         ++outside;
         break;
+      case ErrorKind::kIoError:
+        if (lost++ == 0) first_lost = &problem;
+        break;
       default:
         ++masks;
     }
@@ -56,6 +58,8 @@ std::string NoPairsMessage(const DatasetSpec& spec, const Dataset& dataset) {
   if (missing_images > 0) found += ", " + Plural(missing_images, "listed image") + " missing";
   if (duplicates > 0) found += ", " + Plural(duplicates, "key") + " with two files";
   if (outside > 0) found += ", " + Plural(outside, "listed line") + " outside the root";
+  if (first_lost)
+    found += ", " + Plural(lost, "unreadable shard entry") + " (" + first_lost->Message() + ")";
   return found + " and " + Plural(dataset.ignored_count, "other file") +
          "; the rule: " + DescribeDatasetRule(spec);
 }

@@ -62,20 +62,24 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     : spec_(spec), options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
   ValidateLoaderOptions(options_);
   dataset_ = ListDataset(spec);
-  if (dataset_.sample_count() == 0) throw ConfigError(NoPairsMessage(spec, dataset_));
-  unpaired_files_ = dataset_.problems;
-  source_ = io::DatasetSource(dataset_);
-  dataset_.ignored = {};  // counted in ignored_count; check names them
   if (options_.on_bad_file == OnBadFile::kFail) {
-    std::vector<Error> missing;
+    // A shard that could not be read (io_error) lost samples: named before
+    // an empty dataset is, since the damage is why it is empty.
+    std::vector<Error> lost, missing;
     for (const Error& problem : dataset_.problems) {
       // An orphan mask trains nothing either way; these lose a sample.
+      if (problem.kind == ErrorKind::kIoError) lost.push_back(problem);
       if (problem.kind == ErrorKind::kMissingMask || problem.kind == ErrorKind::kMissingImage ||
           problem.kind == ErrorKind::kDuplicateKey || problem.kind == ErrorKind::kOutsideRoot)
         missing.push_back(problem);
     }
-    if (!missing.empty()) throw UnpairedImagesError(missing);
+    if (!lost.empty()) throw UnpairedImagesError(lost, "shard problem");
+    if (!missing.empty() && dataset_.sample_count() > 0) throw UnpairedImagesError(missing);
   }
+  if (dataset_.sample_count() == 0) throw ConfigError(NoPairsMessage(spec, dataset_));
+  unpaired_files_ = dataset_.problems;
+  source_ = io::DatasetSource(dataset_);
+  dataset_.ignored = {};  // counted in ignored_count; check names them
 
   const auto pair_count = static_cast<uint32_t>(dataset_.sample_count());
   if (options_.subset == Subset::kAll) {

@@ -120,7 +120,7 @@ void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan) {
   // (uint32), and one bad-pair flag.
   constexpr size_t kLoaderBytesPerPair = 3 * sizeof(uint32_t) + 1;
   size_t bytes = dataset.pairs.memory_bytes() + dataset.sample_count() * kLoaderBytesPerPair;
-  // A shard dataset's catalog: 48 bytes a sample and its keys.
+  // A shard dataset's catalog: a 40-byte record a sample and its front-coded keys.
   if (const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get()))
     bytes += shards->catalog().held_bytes();
   for (const Error& problem : dataset.problems) {

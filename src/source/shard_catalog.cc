@@ -1,5 +1,6 @@
 #include "source/shard_catalog.h"
 
+#include <cstdint>
 #include <utility>
 
 namespace segfeed::source {
@@ -33,10 +34,9 @@ uint8_t ShardCatalog::FormNumber(std::string_view extension, TarEntryKind kind) 
 Status ShardCatalog::AddSample(std::string_view key, uint16_t shard,
                                const std::optional<MemberEntry>& image,
                                const std::optional<MemberEntry>& mask) {
-  if (keys_.size() + key.size() >= kMaxKeyArenaBytes)
+  if (keys_.arena().size() + 2 * 5 + key.size() >= kMaxKeyArenaBytes)
     return CatalogError("the keys pass 4 GiB of text at key '" + std::string(key) + "'");
   SampleRecord record{};
-  record.key_begin = static_cast<uint32_t>(keys_.size());
   record.shard = shard;
   const std::optional<MemberEntry>* members[2] = {&image, &mask};
   for (size_t i = 0; i < 2; ++i) {
@@ -47,31 +47,35 @@ Status ShardCatalog::AddSample(std::string_view key, uint16_t shard,
       return CatalogError("more than " + std::to_string(kMaxMemberForms) +
                           " kinds of photo and mask members, at key '" + std::string(key) + "'");
     }
-    record.offset[i] = static_cast<uint64_t>(member->offset);
     record.size[i] = static_cast<uint32_t>(member->size);
     record.digest[i] = member->digest;
   }
-  keys_.append(key);
+  record.offset = static_cast<uint64_t>(image ? image->offset : mask ? mask->offset : 0);
+  if (image && mask) {
+    const int64_t delta = mask->offset - image->offset;
+    if (delta < INT32_MIN || delta > INT32_MAX) {
+      return Error{ErrorKind::kTooLarge, shards_[shard].path.string() + ":" + std::string(key),
+                   "the photo and the mask are " + std::to_string(delta) +
+                       " bytes apart in the shard, more than the index holds (2 GiB): keep a "
+                       "sample's members next to each other"};
+    }
+    record.mask_delta = static_cast<int32_t>(delta);
+  }
+  keys_.Append(key);
   records_.push_back(record);
   return {};
 }
 
 void ShardCatalog::RemoveLastSample() {
-  keys_.resize(records_.back().key_begin);
+  keys_.RemoveLast();
   records_.pop_back();
 }
 
 void ShardCatalog::ShrinkToFit() {
   records_.shrink_to_fit();
-  keys_.shrink_to_fit();
+  keys_.ShrinkToFit();
   forms_.shrink_to_fit();
   shards_.shrink_to_fit();
-}
-
-std::string_view ShardCatalog::Key(SampleId id) const {
-  const size_t begin = records_[id].key_begin;
-  const size_t end = id + 1 < records_.size() ? records_[id + 1].key_begin : keys_.size();
-  return std::string_view(keys_).substr(begin, end - begin);
 }
 
 const ShardCatalog::MemberForm* ShardCatalog::FormOf(SampleId id, Member member) const {
@@ -80,7 +84,7 @@ const ShardCatalog::MemberForm* ShardCatalog::FormOf(SampleId id, Member member)
 }
 
 size_t ShardCatalog::held_bytes() const {
-  size_t bytes = records_.capacity() * sizeof(SampleRecord) + keys_.capacity() +
+  size_t bytes = records_.capacity() * sizeof(SampleRecord) + keys_.held_bytes() +
                  shards_.capacity() * sizeof(Shard) + forms_.capacity() * sizeof(MemberForm);
   for (const Shard& shard : shards_) bytes += shard.path.native().capacity();
   for (const MemberForm& form : forms_) bytes += form.extension.capacity();
@@ -89,30 +93,33 @@ size_t ShardCatalog::held_bytes() const {
 
 Result<ShardCatalog> ShardCatalog::FromParts(std::vector<Shard> shards,
                                              std::vector<MemberForm> forms,
-                                             std::vector<SampleRecord> records, std::string keys) {
+                                             std::vector<SampleRecord> records,
+                                             FrontCodedKeys keys) {
   if (shards.size() > kMaxShards || forms.size() > kMaxMemberForms ||
-      keys.size() >= kMaxKeyArenaBytes)
+      keys.arena().size() >= kMaxKeyArenaBytes)
     return CatalogError("more shards, member forms or key text than a catalog holds");
-  uint64_t previous_key = 0;
-  for (size_t id = 0; id < records.size(); ++id) {
-    const SampleRecord& record = records[id];
-    const std::string at = "sample " + std::to_string(id);
-    if (record.key_begin < previous_key || record.key_begin > keys.size())
-      return CatalogError(at + ": its key is out of place");
-    previous_key = record.key_begin;
-    if (record.shard >= shards.size()) return CatalogError(at + ": no such shard");
-    for (size_t i = 0; i < 2; ++i) {
-      if (record.form[i] > forms.size()) return CatalogError(at + ": no such member form");
-      const uint64_t end = record.offset[i] + record.size[i];
-      if (end < record.offset[i] || end > static_cast<uint64_t>(shards[record.shard].bytes))
-        return CatalogError(at + ": a member ends past its shard's end");
-    }
-  }
+  if (keys.size() != records.size())
+    return CatalogError(std::to_string(keys.size()) + " keys for " +
+                        std::to_string(records.size()) + " samples");
   ShardCatalog catalog;
   catalog.shards_ = std::move(shards);
   catalog.forms_ = std::move(forms);
   catalog.records_ = std::move(records);
   catalog.keys_ = std::move(keys);
+  for (size_t id = 0; id < catalog.records_.size(); ++id) {
+    const SampleRecord& record = catalog.records_[id];
+    const std::string at = "sample " + std::to_string(id);
+    if (record.shard >= catalog.shards_.size()) return CatalogError(at + ": no such shard");
+    for (const Member member : {Member::kImage, Member::kMask}) {
+      const size_t i = MemberIndex(member);
+      if (record.form[i] > catalog.forms_.size()) return CatalogError(at + ": no such member form");
+      const uint64_t begin = catalog.MemberOffset(static_cast<SampleId>(id), member);
+      const uint64_t end = begin + record.size[i];
+      const auto shard_bytes = static_cast<uint64_t>(catalog.shards_[record.shard].bytes);
+      if (record.form[i] != 0 && (end < begin || end > shard_bytes))
+        return CatalogError(at + ": a member ends past its shard's end");
+    }
+  }
   return catalog;
 }
 

@@ -3,8 +3,9 @@
 // The samples of a set of tar shards and where each member's bytes are: what
 // ShardsSource serves and what the shard index (source/shard_index.h)
 // stores. Held flat so that a million samples cost tens of megabytes, not a
-// string and a map each: one fixed-size record per sample (48 bytes) and one
-// arena of key text, plus small tables of shards and member forms.
+// string and a map each: one fixed-size record per sample (40 bytes), the
+// keys front-coded (source/front_coded_keys.h: a few bytes a key), plus
+// small tables of shards and member forms.
 
 #include <cstdint>
 #include <filesystem>
@@ -14,25 +15,28 @@
 #include <vector>
 
 #include "result.h"
+#include "source/front_coded_keys.h"
 #include "source/sample_source.h"
 #include "source/tar_scan.h"
 
 namespace segfeed::source {
 
-// A sample's member, as a record stores it: where its bytes are, how many,
-// their digest (digest.h's Digest) and which form it takes (forms()[form - 1];
-// 0: the sample has no such member).
+// A sample's members, as a record stores them: where their bytes are, how
+// many, their digest (digest.h's Digest) and which form each takes
+// (forms()[form - 1]; 0: the sample has no such member). The members of a
+// sample are consecutive in its tar, so the mask's offset is stored as its
+// distance from the photo's (ShardCatalog::MemberOffset()).
 struct SampleRecord {
-  uint64_t offset[2];  // indexed by Member: kImage, kMask
-  uint64_t digest[2];
+  // The photo's offset (the mask's when the sample has no photo).
+  uint64_t offset;
+  uint64_t digest[2];  // indexed by Member: kImage, kMask
   uint32_t size[2];
-  // Where the key starts in the arena; it ends where the next sample's
-  // starts (or at the arena's end).
-  uint32_t key_begin;
+  // The mask's offset minus `offset` (0 without a photo or a mask).
+  int32_t mask_delta;
   uint16_t shard;
   uint8_t form[2];
 };
-static_assert(sizeof(SampleRecord) == 48, "the index stores records as they are");
+static_assert(sizeof(SampleRecord) == 40, "the index stores records as they are");
 
 // The limits the record's fields set.
 inline constexpr size_t kMaxShards = 65535;
@@ -73,7 +77,13 @@ class ShardCatalog {
   void ShrinkToFit();
 
   size_t sample_count() const { return records_.size(); }
-  std::string_view Key(SampleId id) const;
+  std::string Key(SampleId id) const { return keys_.Key(id); }
+  // Where the member's bytes start in its shard.
+  uint64_t MemberOffset(SampleId id, Member member) const {
+    const SampleRecord& record = records_[id];
+    const auto delta = static_cast<uint64_t>(static_cast<int64_t>(record.mask_delta));
+    return member == Member::kImage ? record.offset : record.offset + delta;
+  }
   const Shard& ShardOf(SampleId id) const { return shards_[records_[id].shard]; }
   // The member's form, nullptr when the sample has none.
   const MemberForm* FormOf(SampleId id, Member member) const;
@@ -82,17 +92,17 @@ class ShardCatalog {
   const std::vector<Shard>& shards() const { return shards_; }
   const std::vector<MemberForm>& forms() const { return forms_; }
   const std::vector<SampleRecord>& records() const { return records_; }
-  const std::string& key_arena() const { return keys_; }
+  const FrontCodedKeys& keys() const { return keys_; }
 
   // Bytes held by the vectors (capacities, the key text included), for the
   // memory plan and the bytes-per-sample test.
   size_t held_bytes() const;
 
   // For the index reader: a catalog from its parts, checked for
-  // consistency (keys in order inside the arena, shard and form numbers in
-  // range, members inside their shard); the error says what is wrong.
+  // consistency (one key per record, shard and form numbers in range,
+  // members inside their shard); the error says what is wrong.
   static Result<ShardCatalog> FromParts(std::vector<Shard> shards, std::vector<MemberForm> forms,
-                                        std::vector<SampleRecord> records, std::string keys);
+                                        std::vector<SampleRecord> records, FrontCodedKeys keys);
 
  private:
   uint8_t FormNumber(std::string_view extension, TarEntryKind kind);
@@ -100,7 +110,7 @@ class ShardCatalog {
   std::vector<Shard> shards_;
   std::vector<MemberForm> forms_;
   std::vector<SampleRecord> records_;
-  std::string keys_;
+  FrontCodedKeys keys_;
 };
 
 inline size_t MemberIndex(Member member) { return member == Member::kImage ? 0 : 1; }

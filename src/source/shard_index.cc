@@ -58,6 +58,8 @@ class Fields {
   }
   bool ok() const { return ok_; }
   size_t at() const { return at_; }
+  // Bytes not read yet.
+  uint64_t left() const { return ok_ ? bytes_.size() - at_ : 0; }
 
  private:
   bool Take(uint64_t bytes) {
@@ -79,7 +81,7 @@ std::string Encode(const ShardCatalog& catalog, const ShardIndexDataset& dataset
   Put(&out, static_cast<uint32_t>(catalog.shards().size()));
   Put(&out, static_cast<uint32_t>(catalog.forms().size()));
   Put(&out, static_cast<uint64_t>(catalog.sample_count()));
-  Put(&out, static_cast<uint64_t>(catalog.key_arena().size()));
+  Put(&out, static_cast<uint64_t>(catalog.keys().arena().size()));
   for (const ShardCatalog::Shard& shard : catalog.shards()) {
     const std::filesystem::path relative =
         std::filesystem::absolute(shard.path)
@@ -93,7 +95,8 @@ std::string Encode(const ShardCatalog& catalog, const ShardIndexDataset& dataset
     PutText(&out, form.extension);
     Put(&out, static_cast<uint8_t>(form.kind));
   }
-  out.append(catalog.key_arena());
+  out.append(catalog.keys().arena());
+  for (const uint32_t start : catalog.keys().block_starts()) Put(&out, start);
   out.append(reinterpret_cast<const char*>(catalog.records().data()),
              catalog.records().size() * sizeof(SampleRecord));
   Put(&out, static_cast<uint32_t>(dataset.options.size()));
@@ -116,22 +119,109 @@ Error IndexError(const std::filesystem::path& index, const std::string& detail) 
   return Error{ErrorKind::kIoError, index.string(), detail};
 }
 
+// The fewest bytes an entry of each table takes in the file (its strings
+// empty): what bounds a count read from the file before anything is
+// allocated from it.
+constexpr uint64_t kLeastShardBytes = sizeof(uint32_t) + sizeof(int64_t) + sizeof(uint64_t);
+constexpr uint64_t kLeastFormBytes = sizeof(uint32_t) + sizeof(uint8_t);
+constexpr uint64_t kLeastOptionBytes = 2 * sizeof(uint32_t);
+constexpr uint64_t kLeastOriginalKeyBytes = sizeof(uint64_t) + sizeof(uint32_t);
+constexpr uint64_t kDatasetSectionBytes = sizeof(uint32_t) + sizeof(uint64_t);
+
 // Version 2's dataset section, after the records.
 bool DecodeDataset(Fields& fields, uint64_t sample_count, ShardIndexDataset* dataset) {
   const auto option_count = fields.Get<uint32_t>();
+  if (option_count > fields.left() / kLeastOptionBytes) return false;
   for (uint32_t i = 0; i < option_count && fields.ok(); ++i) {
     std::string name = fields.GetText();
     std::string value = fields.GetText();
     dataset->options.emplace_back(std::move(name), std::move(value));
   }
   const auto key_count = fields.Get<uint64_t>();
-  if (key_count > sample_count) return false;
+  if (key_count > sample_count || key_count > fields.left() / kLeastOriginalKeyBytes) return false;
   for (uint64_t i = 0; i < key_count && fields.ok(); ++i) {
     const auto sample = fields.Get<uint64_t>();
     if (sample >= sample_count) return false;
     dataset->original_keys.emplace_back(static_cast<SampleId>(sample), fields.GetText());
   }
   return fields.ok();
+}
+
+// Versions 1 and 2 stored each member's offset, and where the key starts in
+// a plain arena of key text (it ends where the next one starts).
+struct RecordBeforeVersion3 {
+  uint64_t offset[2];
+  uint64_t digest[2];
+  uint32_t size[2];
+  uint32_t key_begin;
+  uint16_t shard;
+  uint8_t form[2];
+};
+static_assert(sizeof(RecordBeforeVersion3) == 48);
+
+// Where the records and keys lie in the file.
+struct CatalogBytes {
+  const uint8_t* keys = nullptr;
+  uint64_t key_bytes = 0;
+  const uint8_t* block_starts = nullptr;  // version 3
+  const uint8_t* records = nullptr;
+  uint64_t sample_count = 0;
+};
+
+// A version 1 or 2 index's records and keys in today's form.
+Result<ShardCatalog> CatalogBeforeVersion3(std::vector<ShardCatalog::Shard> shards,
+                                           std::vector<ShardCatalog::MemberForm> forms,
+                                           const CatalogBytes& bytes) {
+  const std::string_view arena(reinterpret_cast<const char*>(bytes.keys), bytes.key_bytes);
+  std::vector<SampleRecord> records(bytes.sample_count);
+  FrontCodedKeys keys;
+  RecordBeforeVersion3 old{}, next{};
+  for (uint64_t id = 0; id < bytes.sample_count; ++id) {
+    std::memcpy(&old, bytes.records + id * sizeof old, sizeof old);
+    uint64_t key_end = arena.size();
+    if (id + 1 < bytes.sample_count) {
+      std::memcpy(&next, bytes.records + (id + 1) * sizeof next, sizeof next);
+      key_end = next.key_begin;
+    }
+    const std::string at = "sample " + std::to_string(id);
+    if (old.key_begin > key_end || key_end > arena.size())
+      return Error{ErrorKind::kIoError, "", at + ": its key is out of place"};
+    SampleRecord& record = records[id];
+    record.offset = old.form[0] != 0 ? old.offset[0] : old.offset[1];
+    if (old.form[0] != 0 && old.form[1] != 0) {
+      const auto delta = static_cast<int64_t>(old.offset[1] - old.offset[0]);
+      if (delta < INT32_MIN || delta > INT32_MAX)
+        return Error{ErrorKind::kIoError, "", at + ": its photo and mask are over 2 GiB apart"};
+      record.mask_delta = static_cast<int32_t>(delta);
+    }
+    for (size_t i = 0; i < 2; ++i) {
+      record.digest[i] = old.digest[i];
+      record.size[i] = old.size[i];
+      record.form[i] = old.form[i];
+    }
+    record.shard = old.shard;
+    keys.Append(arena.substr(old.key_begin, key_end - old.key_begin));
+  }
+  return ShardCatalog::FromParts(std::move(shards), std::move(forms), std::move(records),
+                                 std::move(keys));
+}
+
+Result<ShardCatalog> CatalogOfVersion3(std::vector<ShardCatalog::Shard> shards,
+                                       std::vector<ShardCatalog::MemberForm> forms,
+                                       const CatalogBytes& bytes) {
+  std::vector<uint32_t> block_starts((bytes.sample_count + FrontCodedKeys::kKeysPerBlock - 1) /
+                                     FrontCodedKeys::kKeysPerBlock);
+  if (!block_starts.empty())
+    std::memcpy(block_starts.data(), bytes.block_starts, block_starts.size() * sizeof(uint32_t));
+  Result<FrontCodedKeys> keys = FrontCodedKeys::FromParts(
+      bytes.sample_count, std::move(block_starts),
+      std::string(reinterpret_cast<const char*>(bytes.keys), bytes.key_bytes));
+  if (!keys.ok()) return keys.error();
+  std::vector<SampleRecord> records(bytes.sample_count);
+  if (!records.empty())
+    std::memcpy(records.data(), bytes.records, records.size() * sizeof(SampleRecord));
+  return ShardCatalog::FromParts(std::move(shards), std::move(forms), std::move(records),
+                                 std::move(keys).value());
 }
 
 Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesystem::path& index,
@@ -146,7 +236,7 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
   Fields fields(bytes.first(bytes.size() - sizeof trailer));
   fields.Skip(sizeof kMagic);
   const auto version = fields.Get<uint32_t>();
-  if (version != 1 && version != kShardIndexVersion) {
+  if (version < 1 || version > kShardIndexVersion) {
     return IndexError(index, "index version " + std::to_string(version) +
                                  ", this segfeed reads 1 to " + std::to_string(kShardIndexVersion) +
                                  ": " + kReindex);
@@ -159,10 +249,27 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
   const auto form_count = fields.Get<uint32_t>();
   const auto sample_count = fields.Get<uint64_t>();
   const auto key_bytes = fields.Get<uint64_t>();
-  if (record_bytes != sizeof(SampleRecord) || shard_count > kMaxShards ||
+  const uint64_t expected_record_bytes =
+      version >= 3 ? sizeof(SampleRecord) : sizeof(RecordBeforeVersion3);
+  const uint64_t block_count = version >= 3 ? (sample_count + FrontCodedKeys::kKeysPerBlock - 1) /
+                                                  FrontCodedKeys::kKeysPerBlock
+                                            : 0;
+  if (record_bytes != expected_record_bytes || shard_count > kMaxShards ||
       form_count > kMaxMemberForms || key_bytes >= kMaxKeyArenaBytes ||
       sample_count > std::numeric_limits<SampleId>::max())
     return IndexError(index, "the index's header is out of range");
+  // What the counts claim must fit in the file before a table is made
+  // from them (a damaged or hostile index could claim billions).
+  const uint64_t least_bytes = shard_count * kLeastShardBytes + form_count * kLeastFormBytes +
+                               key_bytes + block_count * sizeof(uint32_t) +
+                               sample_count * expected_record_bytes +
+                               (version >= 2 ? kDatasetSectionBytes : 0);
+  if (least_bytes > fields.left()) {
+    return IndexError(index, "the index's header claims " + std::to_string(sample_count) +
+                                 " samples, " + std::to_string(shard_count) + " shards and " +
+                                 std::to_string(key_bytes) + " bytes of keys, more than its " +
+                                 std::to_string(bytes.size()) + " bytes can hold: " + kReindex);
+  }
   std::vector<ShardCatalog::Shard> shards(shard_count);
   for (ShardCatalog::Shard& shard : shards) {
     shard.path = index.parent_path() / fields.GetText();
@@ -177,19 +284,20 @@ Result<ShardCatalog> Decode(std::span<const uint8_t> bytes, const std::filesyste
       return IndexError(index, "a member form of unknown kind");
     form.kind = static_cast<TarEntryKind>(kind);
   }
-  const uint8_t* keys = fields.Skip(key_bytes);
-  const uint8_t* records = fields.Skip(sample_count * sizeof(SampleRecord));
+  CatalogBytes parts;
+  parts.keys = fields.Skip(key_bytes);
+  parts.key_bytes = key_bytes;
+  parts.block_starts = fields.Skip(block_count * sizeof(uint32_t));
+  parts.records = fields.Skip(sample_count * expected_record_bytes);
+  parts.sample_count = sample_count;
   ShardIndexDataset read_dataset;
   if (version >= 2 && fields.ok() && !DecodeDataset(fields, sample_count, &read_dataset))
     return IndexError(index, "the index's dataset section is out of range");
   if (!fields.ok() || fields.at() != bytes.size() - sizeof trailer)
     return IndexError(index, "the index's length does not match its header");
-  std::vector<SampleRecord> record_list(sample_count);
-  if (sample_count > 0)
-    std::memcpy(record_list.data(), records, sample_count * sizeof(SampleRecord));
   Result<ShardCatalog> catalog =
-      ShardCatalog::FromParts(std::move(shards), std::move(forms), std::move(record_list),
-                              std::string(reinterpret_cast<const char*>(keys), key_bytes));
+      version >= 3 ? CatalogOfVersion3(std::move(shards), std::move(forms), parts)
+                   : CatalogBeforeVersion3(std::move(shards), std::move(forms), parts);
   if (!catalog.ok()) return IndexError(index, catalog.error().detail);
   if (dataset) *dataset = std::move(read_dataset);
   return catalog;

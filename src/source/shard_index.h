@@ -17,9 +17,11 @@
 
 namespace segfeed::source {
 
-// Version 2 adds ShardIndexDataset after the records; version 1 files are
-// still read (with an empty ShardIndexDataset).
-inline constexpr uint32_t kShardIndexVersion = 2;
+// Version 2 adds ShardIndexDataset after the records; version 3 stores
+// 40-byte records (the mask's offset as a distance from the photo's) and
+// front-coded keys (source/front_coded_keys.h). Versions 1 and 2 are still
+// read (version 1 with an empty ShardIndexDataset).
+inline constexpr uint32_t kShardIndexVersion = 3;
 // The index's name beside the shards.
 inline constexpr const char* kShardIndexFileName = "index.sfidx";
 
@@ -29,8 +31,8 @@ inline constexpr const char* kShardIndexFileName = "index.sfidx";
 struct ShardIndexDataset {
   // Option-table names and their CLI text, as DatasetSpec::options holds a
   // preset's: the dataset's label options (mask_mode, num_classes,
-  // mask_ignore_value, label_map) and how the shards were written
-  // (photo_codec, photo_quality).
+  // mask_ignore_value, label_map), its class_names when it has some, and
+  // how the shards were written (photo_codec, photo_quality).
   std::vector<std::pair<std::string, std::string>> options;
   // Samples whose key was encoded to become a member name (a dot in its
   // last component: docs/shards.md), with the key as the dataset had it.

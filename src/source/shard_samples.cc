@@ -30,28 +30,52 @@ class SampleGrouping {
 
   void AddShard(const TarScan& scan) {
     listing_.problems.insert(listing_.problems.end(), scan.problems.begin(), scan.problems.end());
-    if (scan.stopped) listing_.errors.push_back(*scan.stopped);
     Result<uint16_t> shard = listing_.catalog.AddShard({scan.shard, scan.bytes, scan.digest});
     if (!shard.ok()) {
       listing_.errors.push_back(shard.error());
       return;
     }
+    const size_t samples_before = listing_.catalog.sample_count();
     const std::vector<TarMember>& members = scan.members;
+    // Reading stopped inside the sample of this key: it is lost.
+    const std::string_view stopped_key = SplitMemberName(scan.stopped_member).first;
     size_t begin = 0;
     while (begin < members.size()) {
       const std::string_view key = SplitMemberName(members[begin].name).first;
       size_t end = begin + 1;
       while (end < members.size() && SplitMemberName(members[end].name).first == key) ++end;
       const std::string where = scan.shard.string() + ":" + std::string(key);
-      if (scan.stopped && end == members.size()) {
-        // Reading stopped after this run: its other members may lie beyond.
-        listing_.errors.push_back(
-            Error{ErrorKind::kIoError, where, "sample left out: the shard cannot be read past it"});
+      const std::span<const TarMember> run = std::span(members).subspan(begin, end - begin);
+      // The last run before a damaged header may go on past it: lost too,
+      // unless its photo and mask are both here (what could follow is
+      // then an extra or a second copy).
+      const bool last = end == members.size();
+      const bool cut = scan.stopped_member.empty() ? !Whole(run) : stopped_key == key;
+      if (scan.stopped && last && cut) {
+        Lost(scan, key, scan.stopped_member.empty() ? members.back().name : scan.stopped_member);
       } else {
-        AddRun(scan, shard.value(), key, std::span(members).subspan(begin, end - begin), where);
+        AddRun(scan, shard.value(), key, run, where);
       }
       begin = end;
     }
+    if (!scan.stopped) return;
+    const bool stopped_key_listed = !members.empty() && !scan.stopped_member.empty() &&
+                                    SplitMemberName(members.back().name).first == stopped_key;
+    if (!scan.stopped_member.empty() && !stopped_key_listed)
+      Lost(scan, stopped_key, scan.stopped_member);
+    // The shard itself, by the byte offset where reading stopped: that far
+    // every sample is known, past it none is.
+    const size_t kept = listing_.catalog.sample_count() - samples_before;
+    const std::string reason = " (" + scan.stopped->detail + ")";
+    std::string detail =
+        members.empty() && scan.stopped_member.empty()
+            ? "nothing in the shard could be read" + reason + ": its samples are unknown"
+            : "reading stopped at byte offset " + std::to_string(scan.stopped_at_offset) +
+                  (scan.stopped_member.empty() ? "" : " in member " + scan.stopped_member) +
+                  reason + ": the samples after it in this shard are unknown (" +
+                  std::to_string(kept) + " whole sample" + (kept == 1 ? "" : "s") +
+                  " before it kept)";
+    listing_.errors.push_back(Error{scan.stopped->kind, scan.shard.string(), std::move(detail)});
   }
 
  private:
@@ -68,6 +92,28 @@ class SampleGrouping {
       return listing->catalog.Key(a) == listing->catalog.Key(b);
     }
   };
+
+  // Whether the run holds a photo and a mask.
+  bool Whole(std::span<const TarMember> run) const {
+    bool photo = false, mask = false;
+    for (const TarMember& member : run) {
+      const std::string_view extension = SplitMemberName(member.name).second;
+      photo = photo || OneOf(extension, roles_.photo);
+      mask = mask || OneOf(extension, roles_.mask);
+    }
+    return photo && mask;
+  }
+
+  // The sample of `key` could not be read whole: named by `member`, the
+  // member of it where reading stopped (or its last one read), and why.
+  void Lost(const TarScan& scan, std::string_view key, const std::string& member) {
+    const std::string why =
+        scan.stopped_member.empty()
+            ? "its members may go on past where reading stopped (" + scan.stopped->detail + ")"
+            : scan.stopped->detail;
+    listing_.errors.push_back(Error{ErrorKind::kIoError, scan.shard.string() + ":" + member,
+                                    "sample '" + std::string(key) + "' lost: " + why});
+  }
 
   void AddRun(const TarScan& scan, uint16_t shard, std::string_view key,
               std::span<const TarMember> run, const std::string& where) {

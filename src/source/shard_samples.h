@@ -39,10 +39,14 @@ std::pair<std::string_view, std::string_view> SplitMemberName(std::string_view n
 // The samples of some shards, and what did not make a sample.
 struct ShardListing {
   ShardCatalog catalog;
-  // The dataset is not whole: a shard that could not be read to its end
-  // (its scan's error), the sample it was reading when it stopped (left out:
-  // its other members may be past that point), a key found in two places
-  // (both named; the second is left out), a limit of the catalog passed.
+  // The dataset is not whole, each naming "<shard>:<member>" (or the
+  // shard) and why: the sample a shard was being read in when reading
+  // stopped ("sample 'k' lost: ..."; left out, since its other members may
+  // lie past that point), then the shard's own error (its scan's, which
+  // says where reading stopped: the samples after that byte offset are
+  // unknown; a shard that cannot be opened lists none), a key found in two
+  // places (both named; the second is left out), a limit of the catalog
+  // passed. The samples read whole before the damage are in the catalog.
   std::vector<Error> errors;
   // Entries the scans left out or warned about, samples with a photo and no
   // mask (kMissingMask) or a mask and no photo (kMissingImage): kept, their

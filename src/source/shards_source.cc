@@ -10,8 +10,19 @@
 
 namespace segfeed::source {
 
-ShardsSource::ShardsSource(ShardCatalog catalog)
+namespace {
+
+ShardsSource::OriginalKeys SortedBySample(ShardsSource::OriginalKeys keys) {
+  std::sort(keys.begin(), keys.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return keys;
+}
+
+}  // namespace
+
+ShardsSource::ShardsSource(ShardCatalog catalog, OriginalKeys original_keys)
     : catalog_(std::move(catalog)),
+      original_keys_(SortedBySample(std::move(original_keys))),
       descriptors_(std::make_unique<std::atomic<int>[]>(catalog_.shards().size())) {
   for (size_t i = 0; i < catalog_.shards().size(); ++i) descriptors_[i].store(-1);
 }
@@ -21,6 +32,14 @@ ShardsSource::~ShardsSource() {
     const int fd = descriptors_[i].load();
     if (fd >= 0) FileSystemInUse().Close(fd);
   }
+}
+
+std::string ShardsSource::Key(SampleId id) const {
+  const auto original =
+      std::lower_bound(original_keys_.begin(), original_keys_.end(), id,
+                       [](const auto& entry, SampleId wanted) { return entry.first < wanted; });
+  if (original != original_keys_.end() && original->first == id) return original->second;
+  return std::string(catalog_.Key(id));
 }
 
 std::string ShardsSource::MemberName(SampleId id, Member member) const {
@@ -97,7 +116,7 @@ Result<std::span<const uint8_t>> ShardsSource::Read(SampleId id, Member member, 
   }
   const SampleRecord& record = catalog_.record(id);
   const size_t size = record.size[MemberIndex(member)];
-  const auto offset = static_cast<int64_t>(record.offset[MemberIndex(member)]);
+  const auto offset = static_cast<int64_t>(catalog_.MemberOffset(id, member));
   if (size == 0)
     return Error{ErrorKind::kEmptyFile, MemberName(id, member), "member is empty (0 bytes)"};
   if (static_cast<int64_t>(size) > into->max_bytes()) {

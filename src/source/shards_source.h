@@ -6,6 +6,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mutex.h"
 #include "result.h"
@@ -29,15 +31,23 @@ namespace segfeed::source {
 // network file system; object storage will need more.
 class ShardsSource final : public SampleSource {
  public:
-  explicit ShardsSource(ShardCatalog catalog);
+  // The dataset's own keys of the samples whose member key differs
+  // (`segfeed pack` percent-encodes a dot: "a.b" is written "a%2Eb.jpg";
+  // the index records them, ShardIndexDataset::original_keys), any order.
+  using OriginalKeys = std::vector<std::pair<SampleId, std::string>>;
+
+  explicit ShardsSource(ShardCatalog catalog, OriginalKeys original_keys = {});
   ~ShardsSource() override;
   ShardsSource(const ShardsSource&) = delete;
   ShardsSource& operator=(const ShardsSource&) = delete;
 
   size_t sample_count() const override { return catalog_.sample_count(); }
-  std::string Key(SampleId id) const override { return std::string(catalog_.Key(id)); }
-  // "<shard path>:<key>.<extension>" ("shards/data-000003.tar:train/k.jpg");
-  // for a member the sample lacks, "<shard path>:<key> (no photo)" or
+  // The dataset's key: the original one where the index records it, else
+  // the members' ("train/aachen/aachen_000000_000019", "a.b").
+  std::string Key(SampleId id) const override;
+  // "<shard path>:<member key>.<extension>" as the tar names the member
+  // ("shards/data-000003.tar:train/k.jpg", "...:a%2Eb.jpg"); for a member
+  // the sample lacks, "<shard path>:<member key> (no photo)" or
   // "(no mask)".
   std::string MemberName(SampleId id, Member member) const override;
   // From the catalog: nullopt for a member the sample lacks or one that is
@@ -63,6 +73,8 @@ class ShardsSource final : public SampleSource {
                 Member member) const;
 
   const ShardCatalog catalog_;
+  // Sorted by sample.
+  const OriginalKeys original_keys_;
   // -1 until opened. Read without the lock; written under it.
   std::unique_ptr<std::atomic<int>[]> descriptors_;
   Mutex opening_;

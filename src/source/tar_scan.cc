@@ -160,8 +160,10 @@ class TarWalk {
     }
     const std::string where = scan_.shard.string() + ":" + member.name;
     if (next_header_ >= 0 && header != next_header_) {
-      return Stop(where, "header at offset " + std::to_string(header) + ", expected at " +
-                             std::to_string(next_header_) + ": member offsets cannot be trusted");
+      return Stop(where,
+                  "header at offset " + std::to_string(header) + ", expected at " +
+                      std::to_string(next_header_) + ": member offsets cannot be trusted",
+                  member.name);
     }
     next_header_ = -1;  // known again below for a regular member
     if (!IsUtf8(member.name)) return LeaveOut(where, ErrorKind::kIoError, "name is not UTF-8");
@@ -170,6 +172,7 @@ class TarWalk {
                       "name leaves the shard's folder (absolute or \"..\"); never extracted");
     }
     if (member.kind != TarEntryKind::kRegular) {
+      whole_until_ = data_offset;
       scan_.problems.push_back(
           Error{ErrorKind::kIoError, where,
                 std::string("not a regular file (") + TarEntryKindName(member.kind) + ")"});
@@ -187,6 +190,7 @@ class TarWalk {
     member.data_offset = data_offset;
     if (!DigestData(where, &member)) return false;
     next_header_ = data_offset + RoundUpToBlock(member.size);
+    whole_until_ = next_header_;
     if (member.size == 0)
       scan_.problems.push_back(Error{ErrorKind::kEmptyFile, where, "0-byte member"});
     scan_.members.push_back(std::move(member));
@@ -205,15 +209,19 @@ class TarWalk {
       const int status = archive_read_data_block(archive_, &block, &bytes, &offset);
       if (status == ARCHIVE_EOF) break;
       if ((status != ARCHIVE_OK && status != ARCHIVE_WARN) || offset != done) {
-        return Stop(where, "the member's data cannot be read (" + LibarchiveText() +
-                               "): the shard ends inside it or is damaged");
+        return Stop(where,
+                    "the member's data cannot be read (" + LibarchiveText() +
+                        "): the shard ends inside it or is damaged",
+                    member->name);
       }
       digest.Update(block, bytes);
       done += static_cast<int64_t>(bytes);
     }
     if (done != member->size) {
-      return Stop(where, "read " + std::to_string(done) + " of the member's " +
-                             std::to_string(member->size) + " bytes");
+      return Stop(where,
+                  "read " + std::to_string(done) + " of the member's " +
+                      std::to_string(member->size) + " bytes",
+                  member->name);
     }
     member->digest = digest.Value();
     return true;
@@ -237,16 +245,20 @@ class TarWalk {
     return true;
   }
 
-  bool Stop(const std::string& where, std::string detail) {
-    scan_.stopped = Error{ErrorKind::kIoError, where,
-                          std::move(detail) + "; the " + std::to_string(scan_.members.size()) +
-                              " entries before it are whole"};
+  // Ends the scan: `member` is the entry whose bytes could not be read
+  // (empty for a damaged header or end).
+  bool Stop(const std::string& where, std::string detail, std::string member = {}) {
+    scan_.stopped = Error{ErrorKind::kIoError, where, std::move(detail)};
+    scan_.stopped_member = std::move(member);
+    scan_.stopped_at_offset = whole_until_;
     return false;
   }
 
   TarScan& scan_;
   struct archive* archive_;
   std::string last_member_;
+  // Where the entries read whole so far end.
+  int64_t whole_until_ = 0;
   // Where the next header must start; -1 after an entry whose data layout
   // is not checked (not a regular file).
   int64_t next_header_ = 0;
@@ -319,6 +331,7 @@ TarScan ScanTar(const std::filesystem::path& shard) {
     if (n == 0) break;
   }
   if (stream.bytes_read != scan.bytes) {
+    scan.stopped_at_offset = std::min(stream.bytes_read, scan.bytes);
     scan.stopped =
         Error{ErrorKind::kIoError, shard.string(),
               "the shard changed while it was scanned (" + std::to_string(stream.bytes_read) +

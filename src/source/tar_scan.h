@@ -65,6 +65,12 @@ struct TarScan {
   // the shard and the member where reading stopped; the members before it
   // are whole and stay in `members`.
   std::optional<Error> stopped;
+  // When stopped: the member whose header was read but whose bytes were
+  // not (empty when a header itself was damaged, or nothing was read), and
+  // the byte offset where the whole entries end (what follows it in the
+  // shard is unknown; 0 when the shard could not be opened).
+  std::string stopped_member;
+  int64_t stopped_at_offset = 0;
 };
 
 // Scans the tar at `shard`. Never throws on bad data: what went wrong is in

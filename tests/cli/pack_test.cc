@@ -14,6 +14,8 @@
 #include "cli/run_segfeed.h"
 #include "pack/member_key.h"
 #include "segfeed/dataset.h"
+#include "segfeed/loader.h"
+#include "segfeed/option_table.h"
 #include "source/shard_index.h"
 #include "source/shard_samples.h"
 #include "source/tar_writing.h"
@@ -33,7 +35,7 @@ std::vector<uint8_t> MemberBytes(const source::ShardCatalog& catalog, source::Sa
                                  source::Member member) {
   const std::vector<uint8_t> shard = ReadAll(catalog.ShardOf(id).path);
   const size_t i = source::MemberIndex(member);
-  const auto begin = shard.begin() + static_cast<std::ptrdiff_t>(catalog.record(id).offset[i]);
+  const auto begin = shard.begin() + static_cast<std::ptrdiff_t>(catalog.MemberOffset(id, member));
   return {begin, begin + catalog.record(id).size[i]};
 }
 
@@ -123,6 +125,53 @@ TEST_F(PackCommandTest, APresetsLabelOptionsAreRecorded) {
   const std::map<std::string, std::string> options(dataset.options.begin(), dataset.options.end());
   EXPECT_EQ(options.at("mask_mode"), "labels");
   EXPECT_EQ(options.at("num_classes"), "21");
+}
+
+// The index records the preset's class names with its label options: a
+// Loader over the shards names the classes as one over the folders does.
+// An index without them (written before they were recorded) still loads,
+// with no names.
+TEST_F(PackCommandTest, APresetsClassNamesAreTheLoadersOverTheShards) {
+  for (const char* layout : {"voc", "cityscapes"}) {
+    SCOPED_TRACE(layout);
+    TempDir dir;
+    const fs::path data = dir / "data", out = dir / "shards";
+    const auto made = RunSegfeed("make-demo " + Quoted(data) + " --dataset " + layout +
+                                 " --count 3 --width 96 --height 64");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    const auto packed = RunSegfeed("pack --data " + Quoted(data) + " --dataset " + layout +
+                                   " --output " + Quoted(out));
+    ASSERT_EQ(packed.exit_code, 0) << packed.output;
+    LoaderOptions options;
+    options.batch_size = 2;
+    options.pinned = PinnedMode::kOff;
+    options.output.mask_dtype = ElementType::kUint8;
+    const DatasetSpec folders_spec = DatasetPreset(layout, data, "");
+    LoaderOptions folders_options = options;
+    ApplyDatasetOptions(folders_spec, folders_options);
+    const Loader folders(folders_spec, folders_options);
+    const DatasetSpec shards_spec = DatasetSpec::Shards(out);
+    LoaderOptions shards_options = options;
+    ApplyDatasetOptions(shards_spec, shards_options);
+    const Loader shards(shards_spec, shards_options);
+    EXPECT_EQ(shards.class_names().size(), folders_spec.name == "voc" ? 21u : 19u);
+    EXPECT_EQ(shards.class_names(), folders.class_names());
+
+    source::ShardIndexDataset recorded;
+    auto catalog = source::ReadShardIndex(out / source::kShardIndexFileName,
+                                          source::ShardCheck::kSizes, &recorded);
+    ASSERT_TRUE(catalog.ok());
+    std::erase_if(recorded.options,
+                  [](const auto& option) { return option.first == "class_names"; });
+    ASSERT_TRUE(
+        source::WriteShardIndex(catalog.value(), out / source::kShardIndexFileName, recorded).ok());
+    const DatasetSpec unnamed_spec = DatasetSpec::Shards(out);
+    LoaderOptions unnamed_options = options;
+    ApplyDatasetOptions(unnamed_spec, unnamed_options);
+    const Loader unnamed(unnamed_spec, unnamed_options);
+    EXPECT_TRUE(unnamed.class_names().empty());
+    EXPECT_EQ(unnamed.dataset().sample_count(), folders.dataset().sample_count());
+  }
 }
 
 TEST_F(PackCommandTest, NestedKeysBecomeMemberPaths) {
@@ -303,6 +352,47 @@ TEST_F(PackCommandTest, AKeyWithADotRoundTrips) {
   const std::string text(shard.begin() + json.data_offset,
                          shard.begin() + json.data_offset + json.size);
   EXPECT_NE(text.find("\"key\":\"scan.v2\""), std::string::npos) << text;
+}
+
+// The packed dataset speaks of its samples by the dataset's own keys (a
+// dot, a '%'), of its members by the tar's names.
+TEST_F(PackCommandTest, TheShardsKeepTheDatasetsKeysAndTheTarsMemberNames) {
+  MakeDemo("");
+  const Dataset listed = ListDataset(DatasetSpec::Carvana(data_));
+  for (const auto& [from, to] : {std::pair{0, "scan.v2"}, std::pair{1, "50%.a.b"}}) {
+    fs::rename(listed.pairs[from].image_path, data_ / "train" / (std::string(to) + ".jpg"));
+    fs::rename(listed.pairs[from].mask_path,
+               data_ / "train_masks" / (std::string(to) + "_mask.gif"));
+  }
+  const auto packed = Pack("", out_);
+  ASSERT_EQ(packed.exit_code, 0) << packed.output;
+  const Dataset folders = ListDataset(DatasetSpec::Carvana(data_));
+  const Dataset shards = ListDataset(DatasetSpec::Shards(out_));
+  ASSERT_EQ(shards.sample_count(), folders.sample_count());
+  size_t encoded = 0;
+  for (size_t id = 0; id < folders.sample_count(); ++id) {
+    EXPECT_EQ(shards.SampleKey(id), folders.SampleKey(id));
+    const std::string member = pack::MemberKeyOf(folders.SampleKey(id));
+    encoded += member != folders.SampleKey(id) ? 1 : 0;
+    EXPECT_EQ(shards.SampleNames(id).first,
+              (out_ / "train-000000.tar").string() + ":" + member + ".jpg");
+  }
+  EXPECT_EQ(encoded, 2u);
+}
+
+TEST_F(PackCommandTest, NestedKeysAreTheDatasetsKeys) {
+  const auto made = RunSegfeed("make-demo " + Quoted(data_) +
+                               " --dataset cityscapes --count 4 --width 128 --height 64");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  ASSERT_EQ(Pack("--dataset cityscapes --split train", out_).exit_code, 0);
+  const Dataset folders = ListDataset(DatasetSpec::Cityscapes(data_, "train"));
+  const Dataset shards = ListDataset(DatasetSpec::Shards(out_));
+  ASSERT_EQ(shards.sample_count(), folders.sample_count());
+  EXPECT_EQ(shards.SampleKey(0), "aachen/aachen_000000_000019");
+  for (size_t id = 0; id < folders.sample_count(); ++id)
+    EXPECT_EQ(shards.SampleKey(id), folders.SampleKey(id));
+  EXPECT_EQ(shards.SampleNames(0).second,
+            (out_ / "train-000000.tar").string() + ":aachen/aachen_000000_000019.mask.png");
 }
 
 TEST_F(PackCommandTest, RefusesAnOutputInsideTheDatasetOrHoldingShards) {

@@ -126,5 +126,39 @@ TEST_F(ShardsCliTest, CheckTakesTarsByNameAndSaysWhyADamagedOneHasNoPairs) {
   EXPECT_EQ(cut.output.find("is not a folder"), std::string::npos) << cut.output;
 }
 
+// Shards without an index, one cut short and one missing: check lists the
+// problem of each (the lost sample by shard and member, each shard by where
+// reading stopped) and checks the pairs of the others; bench streams them
+// under skip and refuses under fail, naming the shard.
+TEST_F(ShardsCliTest, CheckAndBenchListADamagedAndAMissingShardAndReadTheOthers) {
+  TempDir copy;
+  for (const char* name : {"train-000000.tar", "train-000001.tar", "train-000003.tar"})
+    fs::copy_file(dir_->path() / "carvana-shards" / name, copy / name);
+  fs::resize_file(copy / "train-000001.tar", 1000);  // inside its first photo
+  const std::string data = Quoted(copy / "train-{000000..000003}.tar");
+  const auto check = RunSegfeed("check --data " + data);
+  EXPECT_EQ(check.exit_code, 1) << check.output;
+  EXPECT_NE(check.output.find("NOT CLEAN: 3 problems in 4 pairs"), std::string::npos)
+      << check.output;
+  const std::string cut = (copy / "train-000001.tar").string();
+  EXPECT_NE(check.output.find(cut + ":"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("' lost: "), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find(cut + ": reading stopped at byte offset 0 in member"),
+            std::string::npos)
+      << check.output;
+  EXPECT_NE(check.output.find((copy / "train-000002.tar").string() +
+                              ": nothing in the shard could be read (cannot open"),
+            std::string::npos)
+      << check.output;
+
+  const auto skip =
+      RunSegfeed("bench --data " + data + " --size 40x32 --batch 2 --epochs 1 --on-error skip");
+  EXPECT_EQ(skip.exit_code, 0) << skip.output;
+  EXPECT_NE(skip.output.find("loaded 4 pairs"), std::string::npos) << skip.output;
+  const auto fail = RunSegfeed("bench --data " + data + " --size 40x32 --batch 2 --epochs 1");
+  EXPECT_NE(fail.exit_code, 0) << fail.output;
+  EXPECT_NE(fail.output.find(cut + ":"), std::string::npos) << fail.output;
+}
+
 }  // namespace
 }  // namespace segfeed

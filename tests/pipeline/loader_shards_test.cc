@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -269,6 +270,88 @@ TEST_F(LoaderShardsTest, ABadMemberIsSkippedNamedAsShardAndMember) {
   EXPECT_EQ(stats.skipped_files[0].path, tar.string() + ":" + name);
   // The photo's head is no longer a JPEG's.
   EXPECT_EQ(stats.skipped_files[0].kind, ErrorKind::kUnsupportedFormat);
+}
+
+// The carvana shards copied into `to` without their index (the dataset is
+// then scanned), in order.
+std::vector<fs::path> UnindexedCopy(const fs::path& from, const fs::path& to) {
+  fs::copy(from, to, fs::copy_options::recursive);
+  fs::remove(to / "index.sfidx");
+  std::vector<fs::path> tars;
+  for (const fs::directory_entry& entry : fs::directory_iterator(to)) tars.push_back(entry.path());
+  std::sort(tars.begin(), tars.end());
+  return tars;
+}
+
+// Cuts the ustar shard 10 bytes into member `name`'s data.
+void CutInside(const fs::path& tar, const std::string& name) {
+  const std::vector<uint8_t> bytes = segfeed::testing::ReadAll(tar);
+  const auto at = std::search(bytes.begin(), bytes.end(), name.begin(), name.end());
+  ASSERT_NE(at, bytes.end()) << name;
+  const size_t header = static_cast<size_t>(at - bytes.begin()) / 512 * 512;
+  fs::resize_file(tar, header + 512 + 10);
+}
+
+// Shards without an index, one damaged (first, or between good ones) or
+// missing: under skip the samples read before the damage and every good
+// shard's stream, the lost ones are listed naming shard and member; under
+// fail the loader refuses, naming them.
+TEST_F(LoaderShardsTest, ADamagedOrMissingShardLosesOnlyItsOwnSamplesUnderSkip) {
+  const Dataset folders = ListDataset(Carvana());
+  for (const size_t bad : {0u, 1u, 2u}) {
+    SCOPED_TRACE("bad shard " + std::to_string(bad));
+    TempDir copy;
+    const std::vector<fs::path> tars = UnindexedCopy(Path("carvana-shards"), copy.path());
+    ASSERT_EQ(tars.size(), 5u);
+    const bool missing = bad == 2;
+    // Cut inside the photo of the shard's second sample: its first is
+    // whole, the second lost, the third unknown.
+    const std::string member = folders.SampleKey(3 * bad + 1) + ".jpg";
+    if (missing) {
+      fs::remove(tars[bad]);
+    } else {
+      ASSERT_NO_FATAL_FAILURE(CutInside(tars[bad], member));
+    }
+    const DatasetSpec spec = DatasetSpec::Shards(tars);
+
+    LoaderOptions options = SmallOptions();
+    options.on_bad_file = OnBadFile::kSkip;
+    Loader loader(spec, options);
+    // Shards of 3: a cut one keeps its first sample, a missing one none.
+    const size_t kept = missing ? 0 : 1;
+    ASSERT_EQ(loader.dataset().sample_count(), 13u - 3u + kept);
+    for (size_t id = 0; id < loader.dataset().sample_count(); ++id) {
+      const size_t folder_id = id < 3 * bad + kept ? id : id + 3 - kept;
+      EXPECT_EQ(loader.dataset().SampleKey(id), folders.SampleKey(folder_id)) << id;
+    }
+    loader.StartEpoch(0);
+    Remaining(loader);
+    const LoaderStats stats = loader.stats();
+    EXPECT_EQ(stats.samples_skipped, 0);
+    std::string listed;
+    for (const Error& error : stats.unpaired_files) listed += error.Message() + "\n";
+    if (missing) {
+      EXPECT_NE(listed.find(tars[bad].string() + ": nothing in the shard could be read"),
+                std::string::npos)
+          << listed;
+    } else {
+      EXPECT_NE(listed.find(tars[bad].string() + ":" + member + ": sample '"), std::string::npos)
+          << listed;
+      EXPECT_NE(listed.find(tars[bad].string() + ": reading stopped at byte offset"),
+                std::string::npos)
+          << listed;
+    }
+
+    options.on_bad_file = OnBadFile::kFail;
+    try {
+      Loader refused(spec, options);
+      FAIL() << "a damaged shard streamed under fail";
+    } catch (const FileError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(tars[bad].string() + (missing ? "" : ":" + member)), std::string::npos)
+          << message;
+    }
+  }
 }
 
 }  // namespace

@@ -60,10 +60,10 @@ TEST(ShardSamplesTest, RunsOfOneKeyInAnyOrderMakeSamples) {
   // The records point at the members' bytes.
   const std::vector<uint8_t> tar = testing::ReadAll(dir / "a.tar");
   const SampleRecord& record = catalog.record(0);
-  EXPECT_EQ(
-      std::vector<uint8_t>(tar.begin() + static_cast<int64_t>(record.offset[1]),
-                           tar.begin() + static_cast<int64_t>(record.offset[1] + record.size[1])),
-      Bytes(1));
+  const uint64_t mask_offset = catalog.MemberOffset(0, Member::kMask);
+  EXPECT_EQ(std::vector<uint8_t>(tar.begin() + static_cast<int64_t>(mask_offset),
+                                 tar.begin() + static_cast<int64_t>(mask_offset + record.size[1])),
+            Bytes(1));
 }
 
 TEST(ShardSamplesTest, RolesCanBeChanged) {
@@ -134,23 +134,105 @@ TEST(ShardSamplesTest, ARepeatedKeyWithinAShardIsAnError) {
   EXPECT_EQ(listing.catalog.sample_count(), 2u);
 }
 
-TEST(ShardSamplesTest, AStoppedShardKeepsItsWholeSamplesAndNamesTheOneItLost) {
-  TempDir dir;
-  const auto shard = dir / "a.tar";
-  testing::WriteTar(shard, TarFormat::kUstar,
-                    {File("a.jpg", Bytes(1)), File("a.mask.png", Bytes(2)), File("b.jpg", Bytes(3)),
-                     File("b.mask.png", Bytes(4))});
-  const TarScan whole = ScanTar(shard);
-  std::vector<uint8_t> tar = testing::ReadAll(shard);
-  tar.resize(static_cast<size_t>(whole.members[3].data_offset + 10));  // inside b's mask
-  testing::WriteAll(shard, tar);
-  const ShardListing listing = ScanShards({shard});
+// Two whole samples, a and b, in one ustar shard; the tests damage b.
+class StoppedShardTest : public ::testing::Test {
+ protected:
+  StoppedShardTest() {
+    testing::WriteTar(shard_, TarFormat::kUstar,
+                      {File("a.jpg", Bytes(1)), File("a.mask.png", Bytes(2)),
+                       File("b.jpg", Bytes(3)), File("b.mask.png", Bytes(4))});
+    whole_ = ScanTar(shard_);
+    tar_ = testing::ReadAll(shard_);
+  }
+
+  ShardListing ListDamaged() {
+    testing::WriteAll(shard_, tar_);
+    return ScanShards({shard_});
+  }
+
+  // The end of member i's padded bytes: where reading stops after it.
+  int64_t EndOf(size_t i) const {
+    return (whole_.members[i].data_offset + whole_.members[i].size + 511) / 512 * 512;
+  }
+
+  TempDir dir_;
+  std::filesystem::path shard_ = dir_ / "a.tar";
+  TarScan whole_;
+  std::vector<uint8_t> tar_;
+};
+
+TEST_F(StoppedShardTest, CutInsideAMemberKeepsTheWholeSamplesAndNamesTheLostOne) {
+  tar_.resize(static_cast<size_t>(whole_.members[3].data_offset + 10));  // inside b's mask
+  const ShardListing listing = ListDamaged();
   ASSERT_EQ(listing.catalog.sample_count(), 1u);
   EXPECT_EQ(listing.catalog.Key(0), "a");
   ASSERT_EQ(listing.errors.size(), 2u);
-  EXPECT_EQ(listing.errors[0].path, shard.string() + ":b.mask.png");
-  EXPECT_EQ(listing.errors[1].path, shard.string() + ":b");
-  EXPECT_NE(listing.errors[1].detail.find("left out"), std::string::npos);
+  // The lost sample, by the member being read and why.
+  EXPECT_EQ(listing.errors[0].path, shard_.string() + ":b.mask.png");
+  EXPECT_NE(listing.errors[0].detail.find("sample 'b' lost: "), std::string::npos);
+  EXPECT_NE(listing.errors[0].detail.find("ends inside it"), std::string::npos);
+  // The shard: where reading stopped, and that what follows is unknown.
+  EXPECT_EQ(listing.errors[1].path, shard_.string());
+  const std::string& detail = listing.errors[1].detail;
+  EXPECT_EQ(detail.rfind("reading stopped at byte offset " + std::to_string(EndOf(2)) +
+                             " in member b.mask.png (",
+                         0),
+            0u)
+      << detail;
+  EXPECT_NE(detail.find("ends inside it"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("): the samples after it in this shard are unknown (1 whole sample"),
+            std::string::npos)
+      << detail;
+}
+
+TEST_F(StoppedShardTest, AMemberRunningPastTheEndLosesItsSample) {
+  testing::SetUstarSize(&tar_, whole_.members[2].data_offset, 1 << 20);  // b's photo
+  const ShardListing listing = ListDamaged();
+  ASSERT_EQ(listing.catalog.sample_count(), 1u);
+  ASSERT_EQ(listing.errors.size(), 2u);
+  EXPECT_EQ(listing.errors[0].path, shard_.string() + ":b.jpg");
+  EXPECT_NE(listing.errors[0].detail.find("sample 'b' lost"), std::string::npos);
+  EXPECT_NE(listing.errors[1].detail.find("byte offset " + std::to_string(EndOf(1))),
+            std::string::npos)
+      << listing.errors[1].Message();
+}
+
+TEST_F(StoppedShardTest, ABadHeaderAfterAWholeSampleKeepsIt) {
+  tar_[static_cast<size_t>(whole_.members[2].data_offset - 512 + 1)] ^= 0x40;  // b.jpg's name
+  const ShardListing listing = ListDamaged();
+  ASSERT_EQ(listing.catalog.sample_count(), 1u) << "a's photo and mask were both read";
+  ASSERT_EQ(listing.errors.size(), 1u) << listing.errors[0].Message();
+  EXPECT_EQ(listing.errors[0].path, shard_.string());
+  EXPECT_NE(listing.errors[0].detail.find("damaged tar header"), std::string::npos);
+  EXPECT_NE(listing.errors[0].detail.find("byte offset " + std::to_string(EndOf(1))),
+            std::string::npos);
+}
+
+TEST_F(StoppedShardTest, ABadHeaderInsideASampleLosesIt) {
+  tar_[static_cast<size_t>(whole_.members[3].data_offset - 512 + 1)] ^= 0x40;  // b.mask.png's
+  const ShardListing listing = ListDamaged();
+  ASSERT_EQ(listing.catalog.sample_count(), 1u);
+  ASSERT_EQ(listing.errors.size(), 2u);
+  // b's mask may lie past the damage: b is named by the member read last.
+  EXPECT_EQ(listing.errors[0].path, shard_.string() + ":b.jpg");
+  EXPECT_NE(listing.errors[0].detail.find("sample 'b' lost: its members may go on"),
+            std::string::npos)
+      << listing.errors[0].Message();
+}
+
+TEST(ShardSamplesTest, AShardThatCannotBeOpenedListsNoSampleAndTheOthersStay) {
+  TempDir dir;
+  testing::WriteTar(dir / "b.tar", TarFormat::kUstar,
+                    {File("k.jpg", Bytes(1)), File("k.mask.png", Bytes(2))});
+  const ShardListing listing = ScanShards({dir / "a.tar", dir / "b.tar"});
+  ASSERT_EQ(listing.catalog.sample_count(), 1u);
+  EXPECT_EQ(listing.catalog.Key(0), "k");
+  ASSERT_EQ(listing.errors.size(), 1u);
+  EXPECT_EQ(listing.errors[0].path, (dir / "a.tar").string());
+  EXPECT_NE(listing.errors[0].detail.find("nothing in the shard could be read (cannot open"),
+            std::string::npos)
+      << listing.errors[0].Message();
+  EXPECT_NE(listing.errors[0].detail.find("its samples are unknown"), std::string::npos);
 }
 
 }  // namespace

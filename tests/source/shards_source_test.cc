@@ -121,7 +121,7 @@ TEST_F(ShardsSourceTest, EveryFailingCallFailsThatReadOnly) {
 
 TEST_F(ShardsSourceTest, AShardCutShortSinceItWasScannedSaysSo) {
   std::vector<uint8_t> tar = testing::ReadAll(Shard(1));
-  tar.resize(static_cast<size_t>(source_->catalog().record(5).offset[0] + 10));
+  tar.resize(static_cast<size_t>(source_->catalog().MemberOffset(5, Member::kImage) + 10));
   testing::WriteAll(Shard(1), tar);
   ReadBuffer buffer;
   auto read = source_->Read(5, Member::kImage, &buffer);

@@ -167,9 +167,14 @@ class DamagedTarTest : public ::testing::Test {
     return ScanTar(shard_);
   }
 
+  // Also: where the whole members end (the offset reading stopped at) and
+  // the member being read then (`member`, empty for a damaged header).
   void ExpectStoppedAt(const TarScan& scan, const std::string& where, const std::string& detail,
-                       size_t whole_members) {
+                       size_t whole_members, const std::string& member = "") {
     ASSERT_TRUE(scan.stopped);
+    EXPECT_EQ(scan.stopped_member, member);
+    const TarMember& last = good_.members[whole_members - 1];
+    EXPECT_EQ(scan.stopped_at_offset, (last.data_offset + last.size + 511) / 512 * 512);
     EXPECT_EQ(scan.stopped->path, where) << scan.stopped->Message();
     EXPECT_NE(scan.stopped->detail.find(detail), std::string::npos) << scan.stopped->Message();
     ASSERT_EQ(scan.members.size(), whole_members);
@@ -188,7 +193,7 @@ class DamagedTarTest : public ::testing::Test {
 
 TEST_F(DamagedTarTest, TruncatedInsideAMemberNamesIt) {
   tar_.resize(static_cast<size_t>(good_.members[2].data_offset + 100));
-  ExpectStoppedAt(ScanDamaged(), shard_.string() + ":c.jpg", "ends inside it", 2);
+  ExpectStoppedAt(ScanDamaged(), shard_.string() + ":c.jpg", "ends inside it", 2, "c.jpg");
 }
 
 TEST_F(DamagedTarTest, TruncatedBetweenMembersIsNoticed) {
@@ -207,7 +212,7 @@ TEST_F(DamagedTarTest, BadHeaderChecksumStopsAfterTheLastGoodMember) {
 
 TEST_F(DamagedTarTest, SizeRunningPastTheEndNamesTheMember) {
   testing::SetUstarSize(&tar_, good_.members[2].data_offset, 1 << 20);
-  ExpectStoppedAt(ScanDamaged(), shard_.string() + ":c.jpg", "ends inside it", 2);
+  ExpectStoppedAt(ScanDamaged(), shard_.string() + ":c.jpg", "ends inside it", 2, "c.jpg");
 }
 
 TEST_F(DamagedTarTest, NotATarAtAll) {
