@@ -42,8 +42,9 @@ samples_loaded() { local n; n=$(field "$1" samples_loaded); echo "${n:-$(field "
 # A report's decode seconds for photos and for masks, whatever their formats;
 # reports of builds before the stages were named by format have one field each.
 photo_decode() {
-  awk -v j="$(field "$1" decode_photo_jpeg)" -v p="$(field "$1" decode_photo_png)" \
-    -v i="$(field "$1" decode_image)" 'BEGIN {print j + p + i}'
+  awk -v j="$(field "$1" decode_photo_jpeg)" -v r="$(field "$1" decode_photo_jpeg_roi)" \
+    -v p="$(field "$1" decode_photo_png)" -v i="$(field "$1" decode_image)" \
+    'BEGIN {print j + r + p + i}'
 }
 mask_decode() {
   awk -v p="$(field "$1" decode_mask_png)" -v g="$(field "$1" decode_mask_gif)" \

@@ -147,7 +147,7 @@ check_format_and_thread_safety() {
 }
 
 # The decoders' libFuzzer targets (the fuzz preset, tests/fuzz), each run for
-# $1 seconds, all three side by side, from the seed corpus make_fuzz_seeds
+# $1 seconds, side by side, from the seed corpus make_fuzz_seeds
 # writes plus what earlier runs found (build/fuzz/work/DECODER). A crash,
 # leak, timeout or sanitizer report fails the step and leaves the input in
 # build/fuzz/findings/. CI runs 20 s of each so the targets keep building
@@ -159,7 +159,7 @@ run_fuzzers() {
   build fuzz
   rm -rf build/fuzz/corpus && build/fuzz/tests/fuzz/make_fuzz_seeds build/fuzz/corpus >/dev/null
   mkdir -p build/fuzz/findings
-  for decoder in jpeg gif png; do
+  for decoder in jpeg jpeg_window gif png; do
     mkdir -p "build/fuzz/work/$decoder"
     log "fuzzing the $decoder decoder for $seconds s"
     "build/fuzz/tests/fuzz/${decoder}_decoder_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
@@ -167,7 +167,7 @@ run_fuzzers() {
       >"build/fuzz/$decoder.log" 2>&1 &
     pid_of[$decoder]=$!
   done
-  for decoder in jpeg gif png; do
+  for decoder in jpeg jpeg_window gif png; do
     if wait "${pid_of[$decoder]}"; then
       log "$decoder: $(grep -m1 'DONE' "build/fuzz/$decoder.log")"
     else

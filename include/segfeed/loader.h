@@ -29,14 +29,18 @@ class LoaderRuntime;
 // Decoding is one stage per role and format a dataset can hold (photos are
 // JPEG or PNG, masks GIF or PNG), each named decode_<role>_<format>: a
 // member's time goes to the format its first bytes say it is, so a PNG
-// label map is never timed as a GIF.
+// label map is never timed as a GIF. A JPEG photo decoded in the sample's
+// window only (ROI: rows below it not decoded, rows above it and columns
+// beside it not converted) is timed apart from the whole photos.
 struct StageSeconds {
   double read = 0;               // reading files into memory
-  double decode_photo_jpeg = 0;  // JPEG photos, at their DCT scale
-  double decode_photo_png = 0;   // PNG photos, at full size
-  double decode_mask_png = 0;    // PNG masks and label maps
-  double decode_mask_gif = 0;    // GIF masks
-  double warp = 0;               // the fused affine warp of image and mask
+  double decode_photo_jpeg = 0;  // JPEG photos, at their DCT scale, whole
+  // JPEG photos decoded in the sample's window only, at their DCT scale.
+  double decode_photo_jpeg_roi = 0;
+  double decode_photo_png = 0;  // PNG photos, at full size
+  double decode_mask_png = 0;   // PNG masks and label maps
+  double decode_mask_gif = 0;   // GIF masks
+  double warp = 0;              // the fused affine warp of image and mask
   // Colour jitter; with jitter on, the image's conversion into the batch
   // slot is fused into the jitter pass and counted here.
   double jitter = 0;
@@ -55,6 +59,7 @@ template <typename Fn>
 void ForEachField(const StageSeconds& s, Fn&& fn) {
   fn("read", s.read);
   fn("decode_photo_jpeg", s.decode_photo_jpeg);
+  fn("decode_photo_jpeg_roi", s.decode_photo_jpeg_roi);
   fn("decode_photo_png", s.decode_photo_png);
   fn("decode_mask_png", s.decode_mask_png);
   fn("decode_mask_gif", s.decode_mask_gif);

@@ -282,7 +282,8 @@ class Loader:
         samples_replaced, batches_delivered, input_bytes, skipped_files and
         unpaired_files (lists of dicts with path, kind, detail, message) and
         stage_seconds (thread-seconds per stage: read; decoding by role and
-        format, decode_photo_jpeg, decode_photo_png, decode_mask_png and
+        format, decode_photo_jpeg, decode_photo_jpeg_roi (JPEG photos decoded
+        in the sample's window only), decode_photo_png, decode_mask_png and
         decode_mask_gif, each file's time under the format its first bytes say
         it is; warp, jitter, convert, consumer_wait)."""
         return self._core.stats()

@@ -14,6 +14,7 @@ class FileProblem(TypedDict):
 class StageSeconds(TypedDict):
     read: float
     decode_photo_jpeg: float
+    decode_photo_jpeg_roi: float
     decode_photo_png: float
     decode_mask_png: float
     decode_mask_gif: float

@@ -176,12 +176,15 @@ void SampleAugmenter::RunYCbCr(const AugmentParams& params, const WarpSource& so
   timings_.convert_ns = NanosBetween(jittered, StageClock::now());
 }
 
+bool SampleAugmenter::MayRedrawWindow() const {
+  return converter_.mask_encoding().labels && augment_options_.crop_max_class_ratio < 1.0 &&
+         augment_options_.crop == CropPlacement::kRandom;
+}
+
 int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* params,
                                   const std::function<void(int, AugmentParams*)>& redraw) {
+  if (!MayRedrawWindow()) return 1;
   const MaskEncoding& encoding = converter_.mask_encoding();
-  if (!encoding.labels || augment_options_.crop_max_class_ratio >= 1.0 ||
-      augment_options_.crop != CropPlacement::kRandom)
-    return 1;
   const int width = augment_options_.output_width;
   const int height = augment_options_.output_height;
   const MutableRasterView window{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};

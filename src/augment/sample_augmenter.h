@@ -52,6 +52,10 @@ class SampleAugmenter {
   // when the first one passed or the option is off).
   int ChooseWindow(const WarpSource& source, AugmentParams* params,
                    const std::function<void(int, AugmentParams*)>& redraw);
+  // Whether ChooseWindow() may move the window after the mask is decoded
+  // (crop_max_class_ratio on a label map's random crops): the window is
+  // then not known before decoding, and the photo is decoded whole.
+  bool MayRedrawWindow() const;
 
   // Where the last Run() spent its time.
   struct Timings {

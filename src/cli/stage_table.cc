@@ -14,7 +14,9 @@ std::string StageLabel(std::string_view field) {
   if (field.starts_with(kDecode) && role_end != std::string_view::npos) {
     const std::string_view role = field.substr(kDecode.size(), role_end - kDecode.size());
     std::string format(field.substr(role_end + 1));
-    for (char& c : format) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    // decode_photo_jpeg_roi: "JPEG ROI decode (photos)".
+    for (char& c : format)
+      c = c == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return format + " decode (" + std::string(role) + "s)";
   }
   std::string label(field);

@@ -9,7 +9,8 @@ namespace segfeed::cli {
 
 // What `segfeed bench` calls a field of StageSeconds' field list: a decode
 // stage, decode_<role>_<format>, reads "<FORMAT> decode (<role>s)" ("JPEG
-// decode (photos)", "PNG decode (masks)"); any other field its own name, an
+// decode (photos)", "PNG decode (masks)", decode_photo_jpeg_roi "JPEG ROI
+// decode (photos)"); any other field its own name, an
 // underscore a space ("read", "consumer wait"). Derived from the name, so
 // a stage added to the list needs no second list of labels.
 std::string StageLabel(std::string_view field);

@@ -322,6 +322,7 @@ Status JpegDecoder::Decode(std::span<const uint8_t> jpeg, const JpegHeader& head
   out->width = scale.Apply(header.width);
   out->height = scale.Apply(header.height);
   out->layout = DecodedImage::Layout::kRgb;
+  out->windowed = false;
   out->luma_stride = out->luma_rows = 0;
   out->chroma_width = out->chroma_height = 0;
   out->chroma_step_x = out->chroma_step_y = 1;
@@ -344,6 +345,7 @@ Status JpegDecoder::DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader
   out->width = width;
   out->height = height;
   out->layout = DecodedImage::Layout::kYCbCrPlanes;
+  out->windowed = false;
   const bool grey = subsampling == TJSAMP_GRAY;
   // TurboJPEG writes tjPlaneHeight(0) rows of tjPlaneWidth(0) bytes: the
   // size rounded up to whole chroma samples, one row and one column more

@@ -42,6 +42,14 @@ struct DctScale {
   bool operator==(const DctScale&) const = default;
 };
 
+// A rectangle of a decoded image, in its pixels (at its DCT scale).
+struct ImageWindow {
+  int x = 0;
+  int y = 0;
+  int width = 0;
+  int height = 0;
+};
+
 // A decoded photo. The caller keeps one per thread and passes it to every
 // Decode(): `pixels` only grows, so steady state decoding allocates nothing.
 struct DecodedImage {
@@ -66,6 +74,11 @@ struct DecodedImage {
   int chroma_height = 0;
   int chroma_step_x = 1;
   int chroma_step_y = 1;
+  // Set by a windowed decode (JpegWindowDecoder): only `decoded` of the
+  // width x height image holds the photo; the rest is stale and must not be
+  // read. false: the whole image was decoded.
+  bool windowed = false;
+  ImageWindow decoded;
   std::vector<uint8_t> pixels;
 
   const uint8_t* ChromaPlane(int index) const {  // 0: Cb, 1: Cr
@@ -135,14 +148,15 @@ class JpegDecoder {
   Status Decode(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
                 std::string_view path, DecodedImage* out);
 
+  // True when Decode() gives `header`'s file as planes.
+  bool DecodesToPlanes(const JpegHeader& header) const;
+
  private:
   struct HandleDeleter {
     void operator()(void* handle) const;
   };
   // Replaces the handle with a fresh one, for the next file.
   void StartNewFile();
-  // True when Decode() gives `header`'s file as planes.
-  bool DecodesToPlanes(const JpegHeader& header) const;
   // The planes of a YCbCr or grey file at `scale` into `out`.
   Status DecodePlanes(std::span<const uint8_t> jpeg, const JpegHeader& header, DctScale scale,
                       std::string_view path, DecodedImage* out);

@@ -12,7 +12,7 @@
 namespace segfeed::decode {
 
 PairDecoder::PairDecoder(const DecodeOptions& options)
-    : jpeg_(options), gif_(options), png_(options), mask_rule_(options) {}
+    : jpeg_(options), jpeg_window_(options), gif_(options), png_(options), mask_rule_(options) {}
 
 // Buffers grown past the plan by the previous pair go back to the planned
 // size, so an outlier leaves nothing grown and the budget check of the next
@@ -46,8 +46,20 @@ Status PairDecoder::CheckSizesAgree(const std::string& image_name,
                    std::to_string(mask_.width) + "x" + std::to_string(mask_.height)};
 }
 
-Status PairDecoder::DecodeImage(std::span<const uint8_t> bytes, const std::string& path) {
+Status PairDecoder::DecodeImage(std::span<const uint8_t> bytes, const std::string& path,
+                                const DecodeWindow& window) {
+  image_.windowed = false;
   if (image_format_ == SniffedFormat::kPng) return png_.DecodeImage(bytes, path, &image_);
+  if (window && !jpeg_.DecodesToPlanes(image_header_)) {
+    const std::optional<ImageWindow> part =
+        window(image_header_.width, image_header_.height, image_scale_);
+    if (part && jpeg_window_.Chooses(image_header_, image_scale_, *part)) {
+      if (Status enough = JpegDecoder::CheckDataCanHoldBlocks(bytes, image_header_, path);
+          !enough.ok())
+        return enough;
+      return jpeg_window_.Decode(bytes, image_scale_, *part, path, &image_);
+    }
+  }
   return jpeg_.Decode(bytes, image_header_, image_scale_, path, &image_);
 }
 

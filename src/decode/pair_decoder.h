@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "decode/format_sniffer.h"
 #include "decode/gif_decoder.h"
 #include "decode/jpeg_decoder.h"
+#include "decode/jpeg_window_decoder.h"
 #include "decode/mask_values.h"
 #include "decode/png_decoder.h"
 #include "result.h"
@@ -44,8 +46,19 @@ class PairDecoder {
   // for its pixels; returns the bytes decoding the photo needs.
   Result<int64_t> DecodeImageHeader(std::span<const uint8_t> bytes, const std::string& name,
                                     const DecodeTarget& target);
-  // The photo whose header DecodeImageHeader() read, into image().
-  Status DecodeImage(std::span<const uint8_t> bytes, const std::string& name);
+  // `window(width, height, scale)` of the full-resolution photo and the
+  // DCT scale DecodeImageHeader() chose is the part of the decoded image
+  // the sample reads, in its pixels; nullopt (or no function): all of it.
+  using DecodeWindow =
+      std::function<std::optional<ImageWindow>(int photo_width, int photo_height, DctScale scale)>;
+
+  // The photo whose header DecodeImageHeader() read, into image(). With a
+  // window, a JPEG photo of one scan decoded to RGB whose window is well
+  // inside it is decoded there only (JpegWindowDecoder: the window's pixels
+  // are the whole decode's, image().windowed says so); PNG photos and
+  // YCbCr planes are decoded whole.
+  Status DecodeImage(std::span<const uint8_t> bytes, const std::string& name,
+                     const DecodeWindow& window = {});
   // A GIF or PNG mask at full resolution into mask(), within `budget_bytes`.
   // A binary mask with more than two distinct values is not an error here:
   // the binary rule reads it (mask().distinct_values says so).
@@ -115,6 +128,7 @@ class PairDecoder {
   Status MapPngSamples(const std::string& path);
 
   JpegDecoder jpeg_;
+  JpegWindowDecoder jpeg_window_;
   GifDecoder gif_;
   PngDecoder png_;
   MaskValueRule mask_rule_;

@@ -24,8 +24,8 @@ Status PairReader::Read(source::SampleSource& source, source::SampleId id, int o
 }
 
 Status PairReader::Read(source::SampleSource& source, source::SampleId id,
-                        const DecodeTarget& target) {
-  return Guarded([&] { return ReadAndDecode(source, id, target); });
+                        const DecodeTarget& target, const DecodeWindow& window) {
+  return Guarded([&] { return ReadAndDecode(source, id, target, window); });
 }
 
 template <typename ReadMember>
@@ -124,7 +124,7 @@ Status PairReader::Guarded(Body body) {
 }
 
 Status PairReader::ReadAndDecode(source::SampleSource& source, source::SampleId id,
-                                 const DecodeTarget& target) {
+                                 const DecodeTarget& target, const DecodeWindow& window) {
   // Members, not locals: Guarded() names the member being read after a
   // std::bad_alloc has unwound this function.
   image_name_ = source.MemberName(id, source::Member::kImage);
@@ -159,7 +159,9 @@ Status PairReader::ReadAndDecode(source::SampleSource& source, source::SampleId 
   if (Status sizes = decoder_.CheckSizesAgree(image_name, mask_name); !sizes.ok()) return sizes;
 
   reading_ = &image_name;
-  return decoder_.DecodeImage(image_bytes.value(), image_name);
+  Status image_status = decoder_.DecodeImage(image_bytes.value(), image_name, window);
+  timings_.image_windowed = decoder_.image().windowed;
+  return image_status;
 }
 
 size_t PairReader::read_buffer_bytes() const {

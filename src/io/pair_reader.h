@@ -36,9 +36,13 @@ class PairReader {
   // buffer of its size is taken.
   Status Read(source::SampleSource& source, source::SampleId id, int output_width,
               int output_height);
-  // The same, for a target that depends on the photo (PairDecoder's).
+  // The same, for a target that depends on the photo (PairDecoder's), and
+  // optionally the window of the photo the sample reads (PairDecoder's
+  // DecodeWindow: a JPEG may be decoded there only).
   using DecodeTarget = decode::PairDecoder::DecodeTarget;
-  Status Read(source::SampleSource& source, source::SampleId id, const DecodeTarget& target);
+  using DecodeWindow = decode::PairDecoder::DecodeWindow;
+  Status Read(source::SampleSource& source, source::SampleId id, const DecodeTarget& target,
+              const DecodeWindow& window = {});
 
   // One member on its own, under the same budget and memory policy as
   // Read() (the dataset checker decodes every listed file, paired or not):
@@ -87,6 +91,8 @@ class PairReader {
     // no decoder saw (unreadable, or refused on its first bytes).
     decode::SniffedFormat image_format = decode::SniffedFormat::kUnknown;
     decode::SniffedFormat mask_format = decode::SniffedFormat::kUnknown;
+    // The photo was decoded in its window only (JpegWindowDecoder).
+    bool image_windowed = false;
   };
   const Timings& last_timings() const { return timings_; }
   size_t last_bytes_read() const { return bytes_read_; }
@@ -108,7 +114,7 @@ class PairReader {
   template <typename Body>
   Status Guarded(Body body);
   Status ReadAndDecode(source::SampleSource& source, source::SampleId id,
-                       const DecodeTarget& target);
+                       const DecodeTarget& target, const DecodeWindow& window);
   // Reads a member with `read` (timed) and decodes it as a photo or a mask.
   template <typename ReadMember>
   Status ReadAndDecodeImage(const ReadMember& read, const std::string& name, int output_width,

@@ -1,8 +1,10 @@
 #include "pipeline/sample_loader.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
+#include "augment/warp_footprint.h"
 #include "counter_rng.h"
 #include "stage_clock.h"
 
@@ -88,9 +90,22 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   // Drawn first: the window's scale decides the DCT scale the photo needs.
   AugmentParams params =
       DrawAugmentParams(options_.augment, options_.seed, static_cast<uint64_t>(epoch_), params_key);
-  Status status = worker.reader.Read(*source_, id, [&](int photo_width, int photo_height) {
-    return DecodeTargetFor(options_.augment, params, photo_width, photo_height);
-  });
+  // The window is known before decoding too, unless the mask may move it:
+  // a JPEG photo may then be decoded there only, to the same pixels.
+  const auto window = [&](int photo_width, int photo_height, decode::DctScale scale) {
+    const augment::PixelRect rect =
+        augment::WarpImageFootprint(options_.augment, params, photo_width, photo_height,
+                                    static_cast<double>(scale.num) / scale.denom,
+                                    scale.Apply(photo_width), scale.Apply(photo_height));
+    return std::optional(decode::ImageWindow{rect.x, rect.y, rect.width, rect.height});
+  };
+  Status status = worker.reader.Read(
+      *source_, id,
+      [&](int photo_width, int photo_height) {
+        return DecodeTargetFor(options_.augment, params, photo_width, photo_height);
+      },
+      worker.augmenter.MayRedrawWindow() ? io::PairReader::DecodeWindow{}
+                                         : io::PairReader::DecodeWindow{window});
   AddReadTimings(worker.reader.last_timings());
   input_bytes_ += static_cast<int64_t>(worker.reader.last_bytes_read());
   if (!status.ok()) return status;
@@ -177,7 +192,8 @@ void SampleLoader::AddReadTimings(const io::PairReader::Timings& read) {
   // A member no decoder saw (unreadable, or refused on its first bytes)
   // has no decode time worth a stage: it was the read's error.
   if (read.image_format == decode::SniffedFormat::kJpeg)
-    photo_jpeg_decode_ns_ += read.image_decode_ns;
+    (read.image_windowed ? photo_jpeg_window_decode_ns_ : photo_jpeg_decode_ns_) +=
+        read.image_decode_ns;
   if (read.image_format == decode::SniffedFormat::kPng)
     photo_png_decode_ns_ += read.image_decode_ns;
   if (read.mask_format == decode::SniffedFormat::kPng) mask_png_decode_ns_ += read.mask_decode_ns;
@@ -201,6 +217,7 @@ void SampleLoader::AddStats(LoaderStats* stats) const {
   }
   stats->stage_seconds.read = read_ns_.load() * 1e-9;
   stats->stage_seconds.decode_photo_jpeg = photo_jpeg_decode_ns_.load() * 1e-9;
+  stats->stage_seconds.decode_photo_jpeg_roi = photo_jpeg_window_decode_ns_.load() * 1e-9;
   stats->stage_seconds.decode_photo_png = photo_png_decode_ns_.load() * 1e-9;
   stats->stage_seconds.decode_mask_png = mask_png_decode_ns_.load() * 1e-9;
   stats->stage_seconds.decode_mask_gif = mask_gif_decode_ns_.load() * 1e-9;

@@ -128,8 +128,9 @@ class SampleLoader {
   std::atomic<int64_t> samples_skipped_{0};
   std::atomic<int64_t> samples_replaced_{0};
   std::atomic<int64_t> input_bytes_{0};
-  std::atomic<int64_t> read_ns_{0}, photo_jpeg_decode_ns_{0}, photo_png_decode_ns_{0},
-      mask_png_decode_ns_{0}, mask_gif_decode_ns_{0}, warp_ns_{0}, jitter_ns_{0}, convert_ns_{0};
+  std::atomic<int64_t> read_ns_{0}, photo_jpeg_decode_ns_{0}, photo_jpeg_window_decode_ns_{0},
+      photo_png_decode_ns_{0}, mask_png_decode_ns_{0}, mask_gif_decode_ns_{0}, warp_ns_{0},
+      jitter_ns_{0}, convert_ns_{0};
   // Pairs that failed once, by id: a replacement draw skips them without
   // reading (they would fail the same way, so the stream does not change).
   std::unique_ptr<std::atomic<bool>[]> known_bad_;

@@ -235,6 +235,7 @@ TEST(BenchTest, JsonReportHasTheDocumentedKeys) {
                           "stage_seconds",
                           "read",
                           "decode_photo_jpeg",
+                          "decode_photo_jpeg_roi",
                           "decode_photo_png",
                           "decode_mask_png",
                           "decode_mask_gif",

@@ -15,6 +15,7 @@ namespace {
 
 TEST(StageTableTest, DecodeStagesReadAsFormatAndRole) {
   EXPECT_EQ(StageLabel("decode_photo_jpeg"), "JPEG decode (photos)");
+  EXPECT_EQ(StageLabel("decode_photo_jpeg_roi"), "JPEG ROI decode (photos)");
   EXPECT_EQ(StageLabel("decode_photo_png"), "PNG decode (photos)");
   EXPECT_EQ(StageLabel("decode_mask_png"), "PNG decode (masks)");
   EXPECT_EQ(StageLabel("decode_mask_gif"), "GIF decode (masks)");
@@ -28,7 +29,7 @@ TEST(StageTableTest, EveryFieldHasItsOwnLabel) {
   std::vector<std::string> labels;
   ForEachField(StageSeconds{},
                [&](std::string_view name, const double&) { labels.push_back(StageLabel(name)); });
-  EXPECT_EQ(labels.size(), 9u);
+  EXPECT_EQ(labels.size(), 10u);
   for (size_t i = 0; i < labels.size(); ++i) {
     for (size_t j = i + 1; j < labels.size(); ++j) EXPECT_NE(labels[i], labels[j]);
   }

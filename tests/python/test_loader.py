@@ -82,8 +82,9 @@ def test_stats(demo):
     assert stats["pool_kind"] in ("cuda_host", "mlocked", "pageable")
     assert stats["batches_delivered"] == 3 and stats["samples_loaded"] == 10
     assert stats["outstanding_leases"] == 0 and stats["skipped_files"] == [] and stats["unpaired_files"] == []
-    assert set(stats["stage_seconds"]) == {"read", "decode_photo_jpeg", "decode_photo_png", "decode_mask_png",
-                                           "decode_mask_gif", "warp", "jitter", "convert", "consumer_wait"}
+    assert set(stats["stage_seconds"]) == {"read", "decode_photo_jpeg", "decode_photo_jpeg_roi", "decode_photo_png",
+                                           "decode_mask_png", "decode_mask_gif", "warp", "jitter", "convert",
+                                           "consumer_wait"}
     assert stats["threads"] == 2 and stats["in_flight_bound"] == 8
 
 
