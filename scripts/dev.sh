@@ -31,7 +31,7 @@ cd "$ROOT"
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
-  nlohmann-json3-dev libspng-dev libarchive-dev pkgconf
+  nlohmann-json3-dev libspng-dev libdeflate-dev libarchive-dev pkgconf
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev
 )
 
