@@ -31,7 +31,7 @@ cd "$ROOT"
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
-  nlohmann-json3-dev libspng-dev libarchive-dev pkgconf
+  nlohmann-json3-dev libspng-dev libdeflate-dev libarchive-dev pkgconf
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev
 )
 
@@ -159,15 +159,17 @@ run_fuzzers() {
   build fuzz
   rm -rf build/fuzz/corpus && build/fuzz/tests/fuzz/make_fuzz_seeds build/fuzz/corpus >/dev/null
   mkdir -p build/fuzz/findings
-  for decoder in jpeg jpeg_window gif png; do
+  # Each target with its format's seeds: jpeg_window_decoder starts from the JPEG ones,
+  # png_whole_buffer from the PNG ones.
+  for decoder in jpeg_decoder jpeg_window_decoder gif_decoder png_decoder png_whole_buffer; do
     mkdir -p "build/fuzz/work/$decoder"
-    log "fuzzing the $decoder decoder for $seconds s"
-    "build/fuzz/tests/fuzz/${decoder}_decoder_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
-      -artifact_prefix="build/fuzz/findings/$decoder-" "build/fuzz/work/$decoder" "build/fuzz/corpus/$decoder" \
+    log "fuzzing $decoder for $seconds s"
+    "build/fuzz/tests/fuzz/${decoder}_fuzzer" -max_total_time="$seconds" -print_final_stats=1 \
+      -artifact_prefix="build/fuzz/findings/$decoder-" "build/fuzz/work/$decoder" "build/fuzz/corpus/${decoder%%_*}" \
       >"build/fuzz/$decoder.log" 2>&1 &
     pid_of[$decoder]=$!
   done
-  for decoder in jpeg jpeg_window gif png; do
+  for decoder in jpeg_decoder jpeg_window_decoder gif_decoder png_decoder png_whole_buffer; do
     if wait "${pid_of[$decoder]}"; then
       log "$decoder: $(grep -m1 'DONE' "build/fuzz/$decoder.log")"
     else

@@ -49,7 +49,11 @@ Status PairDecoder::CheckSizesAgree(const std::string& image_name,
 Status PairDecoder::DecodeImage(std::span<const uint8_t> bytes, const std::string& path,
                                 const DecodeWindow& window) {
   image_.windowed = false;
-  if (image_format_ == SniffedFormat::kPng) return png_.DecodeImage(bytes, path, &image_);
+  // The budget was checked on the header; given again, it also bounds the
+  // whole-buffer path's transient rows (the PNG is left to libspng's row
+  // path when they do not fit).
+  if (image_format_ == SniffedFormat::kPng)
+    return png_.DecodeImage(bytes, path, &image_, budget_bytes_);
   if (window && !jpeg_.DecodesToPlanes(image_header_)) {
     const std::optional<ImageWindow> part =
         window(image_header_.width, image_header_.height, image_scale_);

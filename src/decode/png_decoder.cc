@@ -12,6 +12,7 @@
 #include "decode/decode_budget.h"
 #include "decode/format_sniffer.h"
 #include "decode/png_scanlines.h"
+#include "decode/png_whole_buffer.h"
 #include "source/scratch_growth.h"
 
 namespace segfeed::decode {
@@ -143,6 +144,16 @@ Status ReadPalette(spng_ctx* ctx, const PngErrors& errors, spng_plte* plte) {
   return {};
 }
 
+// The chunks before the image data, read and checked by libspng (IHDR,
+// PLTE and tRNS rules, order, CRCs) before the whole-buffer path looks at
+// the image data; in the words of libspng's own first call, which reads
+// them too.
+Status ReadChunksBeforeImage(spng_ctx* ctx, const PngErrors& errors) {
+  if (const int error = spng_decode_chunks(ctx); error)
+    return errors.Spng(error, "before the image data");
+  return {};
+}
+
 Error PaletteIndexOutside(const PngErrors& errors, int index, uint32_t palette_size, int row) {
   return errors.Corrupt("corrupt PNG: palette index " + std::to_string(index) + " outside the " +
                         std::to_string(palette_size) + "-colour palette (row " +
@@ -257,6 +268,14 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
   out->layout = DecodedImage::Layout::kRgb;
   source::ResizeScratch(&out->pixels, static_cast<size_t>(ImageBytes(header)));
   const size_t row_bytes = static_cast<size_t>(header.width) * 3;
+  spng_plte plte{};
+  if (PngWholeBuffer::Takes(header)) {
+    Status read = palette ? ReadPalette(ctx, errors, &plte) : ReadChunksBeforeImage(ctx, errors);
+    if (!read.ok()) return read;
+    if (needed + PngWholeBuffer::TransientBytes(bytes, header) <= budget_bytes &&
+        DecodeImageWhole(bytes, header, palette ? &plte : nullptr, out))
+      return {};
+  }
 
   if (!palette) {
     // Interlaced rows arrive once per pass, each call adding that pass's
@@ -273,7 +292,6 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
     return FinishFile(ctx, errors);
   }
 
-  spng_plte plte{};
   if (Status status = ReadPalette(ctx, errors, &plte); !status.ok()) return status;
   return ForEachScanline(
       ctx, header, errors, &row_,
@@ -334,6 +352,12 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
   out->has_palette = palette;
   source::ResizeScratch(&out->bytes, static_cast<size_t>(MaskSampleBytes(header)));
   const auto row_bytes = static_cast<size_t>(out_row_bytes);
+  if (PngWholeBuffer::Takes(header)) {
+    if (Status read = ReadChunksBeforeImage(ctx, errors); !read.ok()) return read;
+    if (needed + PngWholeBuffer::TransientBytes(bytes, header) <= budget_bytes &&
+        DecodeMaskWhole(bytes, header, plte.n_entries, out))
+      return {};
+  }
 
   if (in_place) {
     int error = spng_decode_image(ctx, nullptr, 0, SPNG_FMT_PNG, SPNG_DECODE_PROGRESSIVE);
@@ -364,6 +388,58 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
           if (index >= 0) return PaletteIndexOutside(errors, index, plte.n_entries, y);
         }
         return {};
+      });
+}
+
+bool PngDecoder::DecodeImageWhole(std::span<const uint8_t> bytes, const PngHeader& header,
+                                  const void* palette, DecodedImage* out) {
+  if (!whole_) whole_.reset(new PngWholeBuffer());
+  std::unique_ptr<uint8_t[]> rows;
+  if (!whole_->Inflate(bytes, header, &rows)) return false;
+  const auto* plte = static_cast<const spng_plte*>(palette);
+  const size_t row_bytes = static_cast<size_t>(header.width) * 3;
+  uint8_t* const pixels = out->pixels.data();
+  // 8-bit RGB is stored as it is output: unfiltered straight into its row.
+  const bool direct = header.color_type == SPNG_COLOR_TYPE_TRUECOLOR && header.bit_depth == 8;
+  return UnfilterRows(
+      header, rows.get(), [&](int y) { return direct ? pixels + y * row_bytes : nullptr; },
+      [&](int y, const uint8_t* stored) {
+        uint8_t* dst = pixels + y * row_bytes;
+        if (plte == nullptr) {
+          if (!direct) StoredRowToRgb8(header, stored, dst);
+          return true;
+        }
+        for (int x = 0; x < header.width; ++x) {
+          const uint8_t index =
+              header.bit_depth < 8 ? PackedSample(stored, x, header.bit_depth) : stored[x];
+          // libspng's path words the error, with its row.
+          if (index >= plte->n_entries) return false;
+          dst[3 * x] = plte->entries[index].red;
+          dst[3 * x + 1] = plte->entries[index].green;
+          dst[3 * x + 2] = plte->entries[index].blue;
+        }
+        return true;
+      });
+}
+
+bool PngDecoder::DecodeMaskWhole(std::span<const uint8_t> bytes, const PngHeader& header,
+                                 uint32_t palette_size, MaskSamples* out) {
+  if (!whole_) whole_.reset(new PngWholeBuffer());
+  std::unique_ptr<uint8_t[]> rows;
+  if (!whole_->Inflate(bytes, header, &rows)) return false;
+  const auto row_bytes = static_cast<size_t>(header.width) * MaskPixelBytes(out->format);
+  uint8_t* const samples = out->bytes.data();
+  // 8-bit grey, palette indices and 8-bit RGB are stored as they are output.
+  const bool direct =
+      header.bit_depth == 8 && StoredRowBytes(header) == static_cast<int64_t>(row_bytes);
+  const bool palette = header.color_type == SPNG_COLOR_TYPE_INDEXED;
+  return UnfilterRows(
+      header, rows.get(), [&](int y) { return direct ? samples + y * row_bytes : nullptr; },
+      [&](int y, const uint8_t* stored) {
+        uint8_t* dst = samples + y * row_bytes;
+        if (!direct) PlaceMaskPixels(header, PassColumns{}, header.width, stored, dst, true);
+        // An index outside the palette: libspng's path words the error.
+        return !palette || FirstIndexOutside(dst, header.width, 1, palette_size) < 0;
       });
 }
 

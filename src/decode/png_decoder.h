@@ -3,6 +3,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,11 @@
 #include "segfeed/options.h"
 
 namespace segfeed::decode {
+
+class PngWholeBuffer;  // png_whole_buffer.h
+struct PngWholeBufferFreer {
+  void operator()(PngWholeBuffer* whole) const;
+};
 
 // What a PNG's IHDR says, read without decoding any pixel.
 struct PngHeader {
@@ -42,14 +48,20 @@ struct MaskSamples {
   std::vector<uint8_t> bytes;
 };
 
-// PNG decoding with libspng, for photos (to 8-bit RGB) and masks (to their
-// raw samples). Every file gets a fresh spng context, so nothing passes from
-// one file to the next; use one decoder per thread (not thread-safe).
+// PNG decoding for photos (to 8-bit RGB) and masks (to their raw samples).
+// Every file gets a fresh spng context, so nothing passes from one file to
+// the next; use one decoder per thread (not thread-safe).
 //
-// Decoding is progressive, one scanline at a time, straight into the output
-// or through one row of scratch: no image-sized temporary, and the output is
-// sized from the header, so no amount of compressed data can make it grow.
-// Adam7-interlaced files are placed pass by pass. APNG files decode as their
+// libspng reads and checks the header and the chunks before the image data.
+// A non-interlaced file then takes the whole-buffer path when its decode
+// budget allows (png_whole_buffer.h: its IDAT data inflated by libdeflate
+// in one call into rows sized from the header, then unfiltered), which
+// takes only files it finds nothing wrong with; everything else, Adam7
+// files included, is decoded by libspng, progressively, one scanline at a
+// time straight into the output or through one row of scratch. Either way
+// the output is sized from the header, so no amount of compressed data can
+// make it grow, and the pixels and the errors are libspng's. Adam7 files
+// are placed pass by pass. APNG files decode as their
 // default image (the animation chunks are ancillary and skipped). Ancillary
 // chunks never change pixels: no gamma, no colour profile, no transparency.
 class PngDecoder {
@@ -62,6 +74,10 @@ class PngDecoder {
   // kCorruptMask) with libspng's reason when the header is bad.
   Result<PngHeader> ReadHeader(std::span<const uint8_t> bytes, std::string_view path,
                                ErrorKind corrupt_kind);
+
+  // The decode budget of DecodeImage() and DecodeMask() is checked before
+  // anything is allocated; the whole-buffer path is taken only when its
+  // transient buffers (PngWholeBuffer::TransientBytes) fit it too.
 
   // Bytes the pixel output needs for a file with this header, so the caller
   // can check its decode budget before decoding: width x height x 3.
@@ -110,8 +126,18 @@ class PngDecoder {
   size_t scratch_bytes() const { return row_.capacity(); }
 
  private:
+  // The whole-buffer path, after libspng has read the chunks before the
+  // image data: true when it decoded the file, false when it leaves the
+  // file to libspng (`out` is then garbage).
+  bool DecodeImageWhole(std::span<const uint8_t> bytes, const PngHeader& header,
+                        const void* palette, DecodedImage* out);
+  bool DecodeMaskWhole(std::span<const uint8_t> bytes, const PngHeader& header,
+                       uint32_t palette_size, MaskSamples* out);
+
   DecodeOptions options_;
   std::vector<uint8_t> row_;  // one stored scanline; reused, only grows
+  // libdeflate's decompressor, made on the first file that takes the path.
+  std::unique_ptr<PngWholeBuffer, PngWholeBufferFreer> whole_;
 };
 
 }  // namespace segfeed::decode

@@ -57,7 +57,7 @@ int MaskPixelBytes(MaskSampleFormat format) {
 }
 
 void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int count,
-                     const uint8_t* src, uint8_t* dst) {
+                     const uint8_t* src, uint8_t* dst, bool big_endian16) {
   const int step = columns.column_step;
   const int depth = header.bit_depth;
   const int channels = Channels(header.color_type);
@@ -73,7 +73,12 @@ void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int co
     }
     case MaskSampleFormat::kGrey16: {
       uint8_t* out = dst + 2 * columns.first_column;
-      for (int i = 0; i < count; ++i) std::memcpy(out + 2 * i * step, src + 2 * i * channels, 2);
+      for (int i = 0; i < count; ++i) {
+        const uint8_t* sample = src + 2 * i * channels;
+        const uint16_t value =
+            big_endian16 ? static_cast<uint16_t>(sample[0] << 8 | sample[1]) : Sample16(sample);
+        std::memcpy(out + 2 * i * step, &value, 2);
+      }
       return;
     }
     case MaskSampleFormat::kRgb8: {
@@ -84,11 +89,34 @@ void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int co
         for (int i = 0; i < count; ++i) {
           for (int c = 0; c < 3; ++c)
             out[3 * i * step + c] =
-                static_cast<uint8_t>(Sample16(src + 2 * (i * channels + c)) >> 8);
+                big_endian16 ? src[2 * (i * channels + c)]
+                             : static_cast<uint8_t>(Sample16(src + 2 * (i * channels + c)) >> 8);
         }
       }
       return;
     }
+  }
+}
+
+void StoredRowToRgb8(const PngHeader& header, const uint8_t* src, uint8_t* dst) {
+  const int channels = Channels(header.color_type);
+  const int depth = header.bit_depth;
+  const bool grey = header.color_type == SPNG_COLOR_TYPE_GRAYSCALE ||
+                    header.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA;
+  if (depth < 8) {  // grey only: colour types 2, 4 and 6 are 8 or 16 bits
+    const int scale = 255 / ((1 << depth) - 1);
+    for (int x = 0; x < header.width; ++x) {
+      const auto value = static_cast<uint8_t>(PackedSample(src, x, depth) * scale);
+      dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = value;
+    }
+    return;
+  }
+  // The high byte of a big-endian 16-bit sample is its first.
+  const int sample_bytes = depth / 8;
+  const int pixel_bytes = channels * sample_bytes;
+  for (int x = 0; x < header.width; ++x) {
+    const uint8_t* pixel = src + x * pixel_bytes;
+    for (int c = 0; c < 3; ++c) dst[3 * x + c] = pixel[grey ? 0 : c * sample_bytes];
   }
 }
 

@@ -54,9 +54,16 @@ int MaskPixelBytes(MaskSampleFormat format);
 
 // Stored samples of one scanline -> mask samples at their columns of `dst`
 // (the image row): alpha dropped, 16-bit RGB to its high bytes, everything
-// else unchanged.
+// else unchanged. 16-bit samples are host-endian as libspng hands them
+// over, or big-endian as the file stores them when `big_endian16`.
 void PlaceMaskPixels(const PngHeader& header, const PassColumns& columns, int count,
-                     const uint8_t* src, uint8_t* dst);
+                     const uint8_t* src, uint8_t* dst, bool big_endian16 = false);
+
+// One stored row of a grey, grey+alpha, RGB or RGBA file (16-bit samples
+// big-endian, as the file stores them) -> 8-bit RGB, as libspng's
+// SPNG_FMT_RGB8 gives it: 16-bit samples keep their high byte, grey below
+// 8 bits is scaled by bit replication (a 2-bit 3 is 255), alpha dropped.
+void StoredRowToRgb8(const PngHeader& header, const uint8_t* src, uint8_t* dst);
 
 // The first palette index at or beyond `palette_size` in `count` indices
 // `step` apart, or -1.

@@ -320,7 +320,9 @@ TEST(PngDecoderTest, GammaAndTransparencyDoNotChangePixels) {
 
 TEST(PngDecoderTest, ReusesOutputBufferWithoutReallocating) {
   std::vector<uint16_t> values;
-  const Bytes big = testing::EncodePngWithSpng(MakePicture({3, 2}, false, 40, 30, &values));
+  // Both Adam7: the row scratch is libspng's path's (the whole-buffer path
+  // holds nothing between files).
+  const Bytes big = testing::EncodePngWithSpng(MakePicture({3, 2}, true, 40, 30, &values));
   const Bytes small = testing::EncodePngWithSpng(MakePicture({3, 2}, true, 20, 10, &values));
   PngDecoder decoder({});
   MaskSamples mask;

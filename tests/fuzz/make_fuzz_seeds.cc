@@ -1,5 +1,5 @@
-// Writes a small seed corpus for the decoder fuzzers into OUT_DIR/jpeg (and
-// a copy in OUT_DIR/jpeg_window), OUT_DIR/gif and OUT_DIR/png: make-demo
+// Writes a small seed corpus for the decoder fuzzers into OUT_DIR/jpeg,
+// OUT_DIR/gif and OUT_DIR/png (each fuzzer takes its format's): make-demo
 // pictures at a small size, as baseline, progressive and grayscale JPEG, as
 // plain, interlaced+transparent and two-frame GIF, and as PNG of every
 // colour type (OpenCV's libpng for RGB, RGBA and grey; libspng for palette
@@ -187,10 +187,5 @@ int main(int argc, char** argv) {
       tjDestroy(encoder);
     }
   }
-  // The window decoder starts from the same JPEGs.
-  std::error_code copy_error;
-  fs::copy(out / "jpeg", out / "jpeg_window",
-           fs::copy_options::recursive | fs::copy_options::overwrite_existing, copy_error);
-  failures += copy_error ? 1 : 0;
   return failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,198 @@
+#include "decode/png_unfilter.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace segfeed::decode {
+namespace {
+
+enum Filter : uint8_t { kNone = 0, kSub = 1, kUp = 2, kAverage = 3, kPaeth = 4 };
+
+inline uint8_t PaethPredictor(int a, int b, int c) {
+  // PNG's order of preference on ties: left, above, upper left.
+  const int pa = std::abs(b - c);
+  const int pb = std::abs(a - c);
+  const int pc = std::abs(a + b - 2 * c);
+  if (pa <= pb && pa <= pc) return static_cast<uint8_t>(a);
+  return static_cast<uint8_t>(pb <= pc ? b : c);
+}
+
+void Sub(const uint8_t* src, uint8_t* dst, size_t bytes, size_t bpp) {
+  for (size_t i = 0; i < bpp && i < bytes; ++i) dst[i] = src[i];
+  for (size_t i = bpp; i < bytes; ++i) dst[i] = static_cast<uint8_t>(src[i] + dst[i - bpp]);
+}
+
+void Up(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i) dst[i] = static_cast<uint8_t>(src[i] + prev[i]);
+}
+
+// Average with no row above: the left byte halved.
+void AverageFirstRow(const uint8_t* src, uint8_t* dst, size_t bytes, size_t bpp) {
+  for (size_t i = 0; i < bpp && i < bytes; ++i) dst[i] = src[i];
+  for (size_t i = bpp; i < bytes; ++i) dst[i] = static_cast<uint8_t>(src[i] + (dst[i - bpp] >> 1));
+}
+
+void Average(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes, size_t bpp) {
+  for (size_t i = 0; i < bpp && i < bytes; ++i)
+    dst[i] = static_cast<uint8_t>(src[i] + (prev[i] >> 1));
+  for (size_t i = bpp; i < bytes; ++i)
+    dst[i] = static_cast<uint8_t>(src[i] + ((dst[i - bpp] + prev[i]) >> 1));
+}
+
+void Paeth(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes, size_t bpp) {
+  for (size_t i = 0; i < bpp && i < bytes; ++i) dst[i] = static_cast<uint8_t>(src[i] + prev[i]);
+  for (size_t i = bpp; i < bytes; ++i) {
+    dst[i] = static_cast<uint8_t>(src[i] + PaethPredictor(dst[i - bpp], prev[i], prev[i - bpp]));
+  }
+}
+
+#if defined(__SSE2__)
+// One 3- or 4-byte pixel in the low lanes of a register, read as 4 bytes
+// (the row may be read past its end: see UnfilterRow).
+inline __m128i LoadPixel(const uint8_t* at) {
+  int32_t value;
+  std::memcpy(&value, at, 4);
+  return _mm_cvtsi32_si128(value);
+}
+
+// Exactly kBpp bytes: in place, the next pixel's filtered bytes follow.
+template <int kBpp>
+inline void StorePixel(uint8_t* at, __m128i pixel) {
+  const auto value = static_cast<uint32_t>(_mm_cvtsi128_si32(pixel));
+  if constexpr (kBpp == 4) {
+    std::memcpy(at, &value, 4);
+  } else {
+    const auto low = static_cast<uint16_t>(value);
+    std::memcpy(at, &low, 2);
+    at[2] = static_cast<uint8_t>(value >> 16);
+  }
+}
+
+// Sub as a prefix sum over the pixels of a register (4 at a time: 12 or
+// 16 bytes), the previous block's last pixel added to the first: the only
+// serial step left is that carry, once per 4 pixels.
+template <int kBpp>
+void SubSse2(const uint8_t* src, uint8_t* dst, size_t bytes) {
+  constexpr size_t kBlock = 4 * kBpp;
+  const __m128i pixel_mask = _mm_cvtsi32_si128(kBpp == 4 ? -1 : 0xFFFFFF);
+  __m128i last = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + kBlock <= bytes; i += kBlock) {
+    __m128i x = _mm_add_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), last);
+    x = _mm_add_epi8(x, _mm_slli_si128(x, kBpp));
+    x = _mm_add_epi8(x, _mm_slli_si128(x, 2 * kBpp));
+    if constexpr (kBpp == 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), x);
+    } else {  // 12 bytes: the 4 after them are the next block's, unread in place
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + i), x);
+      const int32_t high = _mm_cvtsi128_si32(_mm_srli_si128(x, 8));
+      std::memcpy(dst + i + 8, &high, 4);
+    }
+    last = _mm_and_si128(_mm_srli_si128(x, 3 * kBpp), pixel_mask);
+  }
+  for (; i < bytes; i += kBpp) {
+    last = _mm_add_epi8(last, LoadPixel(src + i));
+    StorePixel<kBpp>(dst + i, last);
+  }
+}
+
+template <int kBpp>
+void AverageSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes) {
+  const __m128i one = _mm_set1_epi8(1);
+  __m128i left = _mm_setzero_si128();
+  for (size_t i = 0; i < bytes; i += kBpp) {
+    const __m128i above = LoadPixel(prev + i);
+    // _mm_avg_epu8 rounds up; PNG's average rounds down.
+    const __m128i average =
+        _mm_sub_epi8(_mm_avg_epu8(left, above), _mm_and_si128(_mm_xor_si128(left, above), one));
+    left = _mm_add_epi8(average, LoadPixel(src + i));
+    StorePixel<kBpp>(dst + i, left);
+  }
+}
+
+inline __m128i Abs16(__m128i x) { return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x)); }
+
+// Selects `if_true` where mask is all ones, `if_false` where it is zero.
+inline __m128i Select(__m128i mask, __m128i if_true, __m128i if_false) {
+  return _mm_or_si128(_mm_and_si128(mask, if_true), _mm_andnot_si128(mask, if_false));
+}
+
+// Paeth on 16-bit lanes, a pixel per step: the differences need 10 bits.
+template <int kBpp>
+void PaethSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes) {
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i low_bytes = _mm_set1_epi16(0xFF);
+  __m128i left = zero;        // a
+  __m128i upper_left = zero;  // c
+  for (size_t i = 0; i < bytes; i += kBpp) {
+    const __m128i above = _mm_unpacklo_epi8(LoadPixel(prev + i), zero);  // b
+    const __m128i x = _mm_unpacklo_epi8(LoadPixel(src + i), zero);
+    __m128i pa = _mm_sub_epi16(above, upper_left);
+    __m128i pb = _mm_sub_epi16(left, upper_left);
+    __m128i pc = Abs16(_mm_add_epi16(pa, pb));
+    pa = Abs16(pa);
+    pb = Abs16(pb);
+    const __m128i smallest = _mm_min_epi16(pc, _mm_min_epi16(pa, pb));
+    const __m128i nearest = Select(_mm_cmpeq_epi16(smallest, pa), left,
+                                   Select(_mm_cmpeq_epi16(smallest, pb), above, upper_left));
+    left = _mm_and_si128(_mm_add_epi16(nearest, x), low_bytes);
+    StorePixel<kBpp>(dst + i, _mm_packus_epi16(left, left));
+    upper_left = above;
+  }
+}
+
+template <int kBpp>
+bool UnfilterSse2(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_t* dst,
+                  size_t bytes) {
+  switch (filter) {
+    case kSub:
+      SubSse2<kBpp>(src, dst, bytes);
+      return true;
+    case kAverage:
+      AverageSse2<kBpp>(src, prev, dst, bytes);
+      return true;
+    case kPaeth:
+      PaethSse2<kBpp>(src, prev, dst, bytes);
+      return true;
+    default:
+      return false;
+  }
+}
+#endif
+
+}  // namespace
+
+void UnfilterRow(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_t* dst,
+                 size_t bytes, int pixel_bytes) {
+  const auto bpp = static_cast<size_t>(pixel_bytes);
+  if (prev == nullptr) {
+    // The row above is zeros: Up is None and Paeth predicts the left byte.
+    if (filter == kUp) filter = kNone;
+    if (filter == kPaeth) filter = kSub;
+    if (filter == kAverage) return AverageFirstRow(src, dst, bytes, bpp);
+  }
+  if (filter == kNone) {
+    if (dst != src) std::memcpy(dst, src, bytes);
+    return;
+  }
+  if (filter == kUp) return Up(src, prev, dst, bytes);
+#if defined(__SSE2__)
+  // Rows are whole pixels at 8 bits, so the pixel loops end on the row's end.
+  if (pixel_bytes == 3 && UnfilterSse2<3>(filter, src, prev, dst, bytes)) return;
+  if (pixel_bytes == 4 && UnfilterSse2<4>(filter, src, prev, dst, bytes)) return;
+#endif
+  switch (filter) {
+    case kSub:
+      return Sub(src, dst, bytes, bpp);
+    case kAverage:
+      return Average(src, prev, dst, bytes, bpp);
+    default:
+      return Paeth(src, prev, dst, bytes, bpp);
+  }
+}
+
+}  // namespace segfeed::decode

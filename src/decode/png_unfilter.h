@@ -1,0 +1,34 @@
+#pragma once
+
+// Undoing PNG's row filters (PNG spec 9.2-9.4): None, Sub, Up, Average and
+// Paeth, each byte predicted from the byte one pixel to the left and from
+// the row above. For the whole-buffer PNG path (png_whole_buffer.h), which
+// unfilters every row of an inflated image itself instead of through
+// libspng's per-row calls.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace segfeed::decode {
+
+// Filter types are 0-4; a row whose filter byte is larger is a bad file.
+constexpr uint8_t kPngFilterCount = 5;
+
+// Undoes `filter` (< kPngFilterCount) on one row of `bytes` bytes:
+// dst[i] = src[i] + predictor(dst[i - pixel_bytes], prev[i], prev[i -
+// pixel_bytes]), bytes before the row's start counting as 0. `prev` is the
+// row above, already unfiltered, or nullptr for the first row (all zeros).
+// `dst` may be `src` (in place) but must not overlap `prev`. pixel_bytes:
+// the bytes of one pixel rounded up to at least 1 (PNG's "bpp"), 1 to 8.
+// Up goes through the compiler's vectorised loop; for 3- and 4-byte pixels
+// (8-bit RGB and RGBA) Sub is a prefix sum over 4 pixels per SSE2 register
+// and Average and Paeth take a pixel per SSE2 step; the rest is scalar
+// (each byte waits on its left neighbour). Reads `src` up to
+// kUnfilterReadPastEnd bytes past the row's end, and `prev` up to 1 byte
+// past (the caller's buffers must have them: the next row, or padding);
+// writes nothing outside dst's row.
+constexpr size_t kUnfilterReadPastEnd = 16;
+void UnfilterRow(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_t* dst,
+                 size_t bytes, int pixel_bytes);
+
+}  // namespace segfeed::decode

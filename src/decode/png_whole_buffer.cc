@@ -1,0 +1,169 @@
+#include "decode/png_whole_buffer.h"
+
+#include <libdeflate.h>
+
+#include <cstring>
+#include <new>
+
+#include "decode/png_scanlines.h"
+#include "source/scratch_growth.h"
+
+namespace segfeed::decode {
+namespace {
+
+// What libspng would refuse or has to judge after the image data is left to
+// it: a file with more than this in chunks other than IDAT (text, EXIF,
+// unknown ones) goes to libspng, which caps what it keeps of them.
+constexpr uint64_t kOtherChunkBytes = uint64_t{1} << 20;
+constexpr uint32_t kMaxChunkLength = 0x7FFFFFFF;  // PNG's limit, 2^31 - 1
+
+uint32_t ReadBigEndian32(const uint8_t* at) {
+  return (uint32_t{at[0]} << 24) | (uint32_t{at[1]} << 16) | (uint32_t{at[2]} << 8) | at[3];
+}
+
+// One chunk of the file: where its data is, and whether it is whole.
+struct Chunk {
+  const uint8_t* type = nullptr;
+  std::span<const uint8_t> data;
+  uint32_t stored_crc = 0;
+  bool IsA(const char* name) const { return std::memcmp(type, name, 4) == 0; }
+  bool Critical() const { return (type[0] & 0x20) == 0; }
+  bool CrcMatches() const {
+    return libdeflate_crc32(libdeflate_crc32(0, type, 4), data.data(), data.size()) == stored_crc;
+  }
+};
+
+// The chunk at `at`, or false when its length is over PNG's limit or it
+// runs past the end of the file.
+bool ChunkAt(std::span<const uint8_t> file, size_t at, Chunk* chunk) {
+  if (file.size() < 12 || at > file.size() - 12) return false;
+  const uint32_t length = ReadBigEndian32(&file[at]);
+  if (length > kMaxChunkLength || length > file.size() - 12 - at) return false;
+  chunk->type = &file[at + 4];
+  chunk->data = file.subspan(at + 8, length);
+  chunk->stored_crc = ReadBigEndian32(&file[at + 8 + length]);
+  return true;
+}
+
+size_t NextChunk(size_t at, const Chunk& chunk) { return at + 12 + chunk.data.size(); }
+
+// Bytes for the rows and the joined data, not zeroed first: inflate writes
+// every byte of the rows, and the join every byte of its buffer.
+std::unique_ptr<uint8_t[]> UninitializedBytes(size_t count) {
+  source::BeforeScratchGrowth(count);
+  return std::unique_ptr<uint8_t[]>(new uint8_t[count]);
+}
+
+// The IDAT run of `file` (each chunk's CRC good) as one zlib stream: a view
+// of the file when it is one chunk, else joined into `joined`; and after
+// it, only ancillary chunks before a good IEND. False otherwise.
+bool GatherImageData(std::span<const uint8_t> file, std::unique_ptr<uint8_t[]>* joined,
+                     std::span<const uint8_t>* stream) {
+  size_t at = 8;  // after the signature
+  Chunk chunk;
+  uint64_t other_bytes = 0;
+  for (;; at = NextChunk(at, chunk)) {
+    if (!ChunkAt(file, at, &chunk)) return false;
+    if (chunk.IsA("IDAT")) break;
+    other_bytes += chunk.data.size();
+  }
+  const size_t first = at;
+  size_t count = 0;
+  size_t total = 0;
+  for (; ChunkAt(file, at, &chunk) && chunk.IsA("IDAT"); at = NextChunk(at, chunk)) {
+    if (!chunk.CrcMatches()) return false;
+    ++count;
+    total += chunk.data.size();
+  }
+  const size_t after = at;
+  for (;; at = NextChunk(at, chunk)) {
+    if (!ChunkAt(file, at, &chunk)) return false;
+    if (chunk.IsA("IEND")) {
+      if (!chunk.data.empty() || !chunk.CrcMatches()) return false;
+      break;
+    }
+    if (chunk.Critical()) return false;  // IDAT, PLTE, IHDR or unknown after the image data
+    other_bytes += chunk.data.size();
+    if (other_bytes > kOtherChunkBytes) return false;
+  }
+  if (count == 1) {
+    ChunkAt(file, first, &chunk);
+    *stream = chunk.data;
+    return true;
+  }
+  *joined = UninitializedBytes(total);
+  size_t filled = 0;
+  for (at = first; at < after; at = NextChunk(at, chunk)) {
+    ChunkAt(file, at, &chunk);
+    if (!chunk.data.empty())
+      std::memcpy(joined->get() + filled, chunk.data.data(), chunk.data.size());
+    filled += chunk.data.size();
+  }
+  *stream = std::span<const uint8_t>(joined->get(), total);
+  return true;
+}
+
+// IDAT data bytes and chunk count, for TransientBytes.
+void CountImageData(std::span<const uint8_t> file, size_t* bytes, size_t* chunks) {
+  *bytes = 0;
+  *chunks = 0;
+  Chunk chunk;
+  for (size_t at = 8; ChunkAt(file, at, &chunk); at = NextChunk(at, chunk)) {
+    if (chunk.IsA("IDAT")) {
+      *bytes += chunk.data.size();
+      ++*chunks;
+    }
+    if (chunk.IsA("IEND")) break;
+  }
+}
+
+int64_t InflatedBytes(const PngHeader& header) {
+  return int64_t{header.height} * (StoredRowBytes(header) + 1);
+}
+
+}  // namespace
+
+void PngWholeBufferFreer::operator()(PngWholeBuffer* whole) const { delete whole; }
+
+void PngWholeBuffer::Freer::operator()(libdeflate_decompressor* decompressor) const {
+  libdeflate_free_decompressor(decompressor);
+}
+
+PngWholeBuffer::PngWholeBuffer() = default;
+PngWholeBuffer::~PngWholeBuffer() = default;
+PngWholeBuffer::PngWholeBuffer(PngWholeBuffer&&) noexcept = default;
+PngWholeBuffer& PngWholeBuffer::operator=(PngWholeBuffer&&) noexcept = default;
+
+int FilterPixelBytes(const PngHeader& header) {
+  const int bits = Channels(header.color_type) * header.bit_depth;
+  return bits < 8 ? 1 : bits / 8;
+}
+
+int64_t PngWholeBuffer::TransientBytes(std::span<const uint8_t> file, const PngHeader& header) {
+  size_t data_bytes = 0;
+  size_t chunks = 0;
+  CountImageData(file, &data_bytes, &chunks);
+  return InflatedBytes(header) + static_cast<int64_t>(kUnfilterReadPastEnd) +
+         (chunks > 1 ? static_cast<int64_t>(data_bytes) : 0);
+}
+
+bool PngWholeBuffer::Inflate(std::span<const uint8_t> file, const PngHeader& header,
+                             std::unique_ptr<uint8_t[]>* rows) {
+  std::unique_ptr<uint8_t[]> joined;  // released on return, as TransientBytes says
+  std::span<const uint8_t> stream;
+  if (!GatherImageData(file, &joined, &stream)) return false;
+  if (!decompressor_) {
+    decompressor_.reset(libdeflate_alloc_decompressor());
+    if (!decompressor_) throw std::bad_alloc();
+  }
+  const auto rows_bytes = static_cast<size_t>(InflatedBytes(header));
+  // The unfiltering's reads past the last row land in the padding.
+  *rows = UninitializedBytes(rows_bytes + kUnfilterReadPastEnd);
+  // No actual_out: the stream must fill the rows exactly (a shorter one is
+  // LIBDEFLATE_SHORT_OUTPUT, a longer one LIBDEFLATE_INSUFFICIENT_SPACE).
+  // Bytes after the stream's Adler-32 are ignored, as libspng ignores them.
+  return libdeflate_zlib_decompress(decompressor_.get(), stream.data(), stream.size(), rows->get(),
+                                    rows_bytes, nullptr) == LIBDEFLATE_SUCCESS;
+}
+
+}  // namespace segfeed::decode
