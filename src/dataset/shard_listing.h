@@ -1,6 +1,7 @@
 #pragma once
 
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::dataset {
 
@@ -15,7 +16,10 @@ bool IsShardSpec(const DatasetSpec& spec);
 // Throws FileError for an index that cannot be read or no longer matches
 // its shards (naming the shard and `segfeed index`), and for a shard the
 // scan cannot read to its end or a key in two places; ConfigError for a
-// spec without shards.
-void ListShards(const DatasetSpec& spec, Dataset* dataset);
+// spec without shards. A shard_index that is an object URL (s3://,
+// http(s)://) is read from the store with `object_storage`'s settings
+// (dataset/remote_listing.h).
+void ListShards(const DatasetSpec& spec, const ObjectStorageOptions& object_storage,
+                Dataset* dataset);
 
 }  // namespace segfeed::dataset
