@@ -27,11 +27,12 @@ cd "$ROOT"
 # (the tests cross-check our JPEGs with it), Python 3 (the tests parse the
 # tools' JSON reports with its json module), xz (to unpack oneTBB's
 # source for the ThreadSanitizer build) and dpkg-source (to unpack
-# libarchive's source with Debian's patches for the wheel).
+# libarchive's source with Debian's patches for the wheel), libcurl (shards
+# in object storage, src/remote/).
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
-  nlohmann-json3-dev libspng-dev libdeflate-dev libarchive-dev pkgconf
+  nlohmann-json3-dev libspng-dev libdeflate-dev libarchive-dev libcurl4-openssl-dev pkgconf
   libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev
 )
 
@@ -188,13 +189,14 @@ run_tests() {
 }
 
 # A venv in build/ that sees Debian's packages (torch, numpy, pytest), with
-# TensorFlow, webdataset (the shards tests read pack's shards with it), a
+# TensorFlow, webdataset (the shards tests read pack's shards with it),
+# boto3 and moto's S3 server (the object storage tests run it on 127.0.0.1), a
 # NumPy that Debian's torch accepts (NumPy 2 breaks its
 # from_numpy) and the build tools from pip, installed only when missing.
 # Always Debian's /usr/bin/python3: another python3 on PATH would not see
 # Debian's packages.
 PYTHON_VENV="$ROOT/build/python-venv"
-PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.11" "webdataset>=0.2")
+PIP_REQUIREMENTS=("tensorflow-cpu==2.21.*" "numpy>=1.26,<2" "nanobind>=2.0" "scikit-build-core>=0.11" "webdataset>=0.2" "boto3" "moto[server]")
 
 ensure_python_venv() {
   if [[ ! -x "$PYTHON_VENV/bin/python" ]]; then

@@ -16,6 +16,9 @@
 #include "segfeed/export.h"
 
 namespace segfeed {
+
+struct ObjectStorageOptions;  // segfeed/options.h
+
 namespace source {
 class SampleSource;  // where a sample's bytes come from (internal)
 }  // namespace source
@@ -112,14 +115,18 @@ struct SEGFEED_EXPORT DatasetSpec {
   // they are scanned.
   std::vector<std::filesystem::path> shards;
   // A shard index file; its shards are the dataset (`shards` may be empty).
+  // Or an index object in object storage ("s3://bucket/voc/index.sfidx",
+  // "https://host/voc/index.sfidx"), read by range requests.
   std::filesystem::path shard_index;
 
   // A shard dataset from what `data` names: a folder holding index.sfidx,
   // an index file (".sfidx"), a tar or WebDataset's brace notation for
   // numbered tars ("train-{000000..000031}.tar": every number from the
   // first to the last, zero-padded to the first's width; one range per
-  // pattern, or several braces, expanded left to right). ConfigError for a
-  // folder without an index, a malformed range.
+  // pattern, or several braces, expanded left to right), or a prefix or
+  // index in object storage ("s3://bucket/voc/", "https://host/voc/": the
+  // index.sfidx under it). ConfigError for a folder without an index, a
+  // malformed range, tars in object storage (read through their index).
   static DatasetSpec Shards(const std::filesystem::path& data);
   // A shard dataset of these tars, in this order.
   static DatasetSpec Shards(std::vector<std::filesystem::path> tars);
@@ -343,5 +350,10 @@ struct Dataset {
 // at a folder of another layout (saying what it expected and found), and
 // FileError (io_error) when a folder or the list cannot be read.
 SEGFEED_EXPORT Dataset ListDataset(const DatasetSpec& spec);
+// The same, with the settings a shard dataset in object storage is read
+// with (signing, retries, read-ahead: options.h); the loader passes its
+// LoaderOptions::object_storage.
+SEGFEED_EXPORT Dataset ListDataset(const DatasetSpec& spec,
+                                   const ObjectStorageOptions& object_storage);
 
 }  // namespace segfeed

@@ -106,6 +106,12 @@ struct LoaderStats {
   int64_t samples_replaced = 0;
   int64_t batches_delivered = 0;
   int64_t input_bytes = 0;  // bytes of image and mask files read
+  // Shards in object storage: HTTP requests sent (retries included), the
+  // retries among them, and connections opened (the rest were reused).
+  // 0 for local datasets.
+  int64_t remote_requests = 0;
+  int64_t remote_retries = 0;
+  int64_t remote_connections = 0;
   // Each file skipped under OnBadFile::kSkip, once, in the order met.
   std::vector<Error> skipped_files;
   // The listing's unpaired files: images without a mask (missing_mask, never
@@ -137,6 +143,9 @@ void ForEachField(const LoaderStats& s, Fn&& fn) {
   fn("samples_replaced", s.samples_replaced);
   fn("batches_delivered", s.batches_delivered);
   fn("input_bytes", s.input_bytes);
+  fn("remote_requests", s.remote_requests);
+  fn("remote_retries", s.remote_retries);
+  fn("remote_connections", s.remote_connections);
   fn("skipped_files", s.skipped_files);
   fn("unpaired_files", s.unpaired_files);
   fn("stage_seconds", s.stage_seconds);

@@ -73,8 +73,13 @@ struct MemoryPlan {
   // about 25 bytes per pair plus the stems' bytes. 0 when planned without
   // a dataset (AddListingToPlan adds it).
   size_t listing_bytes = 0;
-  // pool_bytes + scratch_ceiling_bytes + read_buffer_bytes + listing_bytes:
-  // the most the input stage holds, the libraries' own memory aside.
+  // Shards in object storage: the bytes read ahead of decoding at most
+  // (ObjectStorageOptions::read_ahead_bytes, plus the gaps of coalesced
+  // reads); 0 for local datasets or when planned without a dataset.
+  size_t read_ahead_bytes = 0;
+  // pool_bytes + scratch_ceiling_bytes + read_buffer_bytes + listing_bytes
+  // + read_ahead_bytes: the most the input stage holds, the libraries' own
+  // memory aside.
   size_t total_bytes = 0;
 };
 
@@ -97,6 +102,7 @@ void ForEachField(const MemoryPlan& p, Fn&& fn) {
   fn("in_flight_bound", p.in_flight_bound);
   fn("gpu_batch_bytes", p.gpu_batch_bytes);
   fn("listing_bytes", p.listing_bytes);
+  fn("read_ahead_bytes", p.read_ahead_bytes);
   fn("total_bytes", p.total_bytes);
 }
 

@@ -486,6 +486,31 @@ SEGFEED_EXPORT Subset ParseSubset(std::string_view text);
 SEGFEED_EXPORT std::string_view ShuffleName(Shuffle shuffle);
 SEGFEED_EXPORT Shuffle ParseShuffle(std::string_view text);
 
+// Shards in object storage (s3://bucket/prefix/, https://host/path/): how
+// they are reached and read. Endpoint, region and credentials come from the
+// environment and the profile files as the AWS tools take them (README,
+// "Object storage"); nothing here holds a secret. None of these changes a
+// batch's bytes.
+struct ObjectStorageOptions {
+  // Read s3:// without signing, as the AWS CLI's --no-sign-request: for a
+  // public bucket (http(s):// URLs are never signed).
+  bool no_sign_request = false;
+  // Attempts per request, the first included. Retried: 5xx, 503 SlowDown,
+  // 429, resets, timeouts, short or wrong bodies, with exponential backoff
+  // and jitter; 403 and 404 are final.
+  int attempts = 5;
+  // Setting up a connection (TCP and TLS) longer than this fails the
+  // attempt.
+  int connect_timeout_ms = 5000;
+  // A transfer that receives nothing for this long fails the attempt.
+  int stall_timeout_ms = 10000;
+  // Bytes read ahead of the decode threads (in flight or waiting), counted
+  // in the memory plan. More hides more latency; each byte is host memory.
+  int64_t read_ahead_bytes = int64_t{64} << 20;
+  // Connections to the store at most (requests beyond wait for one).
+  int connections = 16;
+};
+
 struct LoaderOptions {
   // Samples per batch.
   int batch_size = 16;
@@ -536,6 +561,8 @@ struct LoaderOptions {
   OutputOptions output;
   // Decode limits (max_pixels) and the mask threshold.
   DecodeOptions decode;
+  // Shards in object storage: signing, retries, timeouts, read-ahead.
+  ObjectStorageOptions object_storage;
 };
 
 // Throws ConfigError naming the field and the value

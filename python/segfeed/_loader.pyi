@@ -58,6 +58,12 @@ class Loader:
         normalize: bool = False,
         mean: Optional[Tuple[float, float, float]] = None,
         std: Optional[Tuple[float, float, float]] = None,
+        no_sign_request: bool = False,
+        remote_attempts: int = 5,
+        remote_connect_timeout_ms: int = 5000,
+        remote_stall_timeout_ms: int = 10000,
+        read_ahead_bytes: int = 67108864,
+        remote_connections: int = 16,
         augment: Optional[Augment] = ...,
         decode: Optional[Decode] = ...,
     ) -> None: ...

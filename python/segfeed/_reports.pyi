@@ -41,6 +41,9 @@ class LoaderStats(TypedDict):
     samples_replaced: int
     batches_delivered: int
     input_bytes: int
+    remote_requests: int
+    remote_retries: int
+    remote_connections: int
     skipped_files: List[FileProblem]
     unpaired_files: List[FileProblem]
     stage_seconds: StageSeconds
@@ -60,6 +63,7 @@ class MemoryPlan(TypedDict):
     in_flight_bound: int
     gpu_batch_bytes: int
     listing_bytes: int
+    read_ahead_bytes: int
     total_bytes: int
 
 class Affine2x3(TypedDict):

@@ -162,7 +162,7 @@ Status FindSource(const PlanFlags& flags, const DatasetFlags& dataset_flags, Pla
     std::fprintf(stderr, "plan: reading %s\n",
                  output::PrintableText(DatasetPlace(spec).string()).c_str());
   }
-  *dataset = ListDataset(spec);
+  *dataset = ListDataset(spec, f->options.object_storage);
   auto read = ReadSourceSize(spec, **dataset, f->options.decode);
   if (!read.ok()) return read.error();
   f->source = read.value();
@@ -229,6 +229,10 @@ void PrintPlan(const PlanFigures& f) {
     std::printf("  listing     %12zu bytes %9.1f MiB   %zu pairs: names and per-pair state\n",
                 f.plan.listing_bytes, MiB(bytes(f.plan.listing_bytes)), *f.pairs);
   }
+  if (f.plan.read_ahead_bytes > 0) {
+    std::printf("  read ahead  %12zu bytes %9.1f MiB   object storage: read_ahead_bytes\n",
+                f.plan.read_ahead_bytes, MiB(bytes(f.plan.read_ahead_bytes)));
+  }
   std::printf("  in flight   %12lld samples            at most prefetch x batch\n",
               static_cast<long long>(f.plan.in_flight_bound));
   std::printf("  gpu batch   %12zu bytes %9.1f MiB   images %.1f MiB + masks %.1f MiB\n",
@@ -236,7 +240,7 @@ void PrintPlan(const PlanFigures& f) {
               MiB(bytes(f.images_on_gpu)), MiB(bytes(f.masks_on_gpu)));
   std::printf(
       "  total       %12zu bytes %9.1f MiB   host, at most: pool + scratch + read buffers + "
-      "listing\n",
+      "listing (+ read ahead)\n",
       f.plan.total_bytes, MiB(bytes(f.plan.total_bytes)));
   if (f.container.limited()) {
     std::printf(

@@ -398,10 +398,12 @@ std::pair<std::string, std::string> Dataset::SampleNames(size_t id) const {
           shard_source->MemberName(sample, source::Member::kMask)};
 }
 
-Dataset ListDataset(const DatasetSpec& spec) {
+Dataset ListDataset(const DatasetSpec& spec) { return ListDataset(spec, ObjectStorageOptions{}); }
+
+Dataset ListDataset(const DatasetSpec& spec, const ObjectStorageOptions& object_storage) {
   if (dataset::IsShardSpec(spec)) {
     Dataset dataset;
-    dataset::ListShards(spec, &dataset);
+    dataset::ListShards(spec, object_storage, &dataset);
     return dataset;
   }
   ValidateSpec(spec);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "dataset/brace_pattern.h"
+#include "dataset/remote_listing.h"
+#include "remote/object_url.h"
 #include "segfeed/errors.h"
 #include "segfeed/option_table.h"
 #include "source/shard_index.h"
@@ -80,12 +82,45 @@ source::ShardCatalog ScanCatalog(const std::vector<fs::path>& shards, Dataset* d
   return std::move(listing.catalog);
 }
 
+bool IsRemote(const DatasetSpec& spec) { return remote::IsObjectUrl(spec.shard_index.string()); }
+
+// The options table's entries among what an index records.
+std::vector<std::pair<std::string, std::string>> KnownOptions(
+    std::vector<std::pair<std::string, std::string>> recorded) {
+  std::vector<std::pair<std::string, std::string>> options;
+  for (auto& [name, value] : recorded) {
+    if (FindOption(name) != nullptr) options.emplace_back(std::move(name), std::move(value));
+  }
+  return options;
+}
+
+// IndexOptions() of an index in object storage: fetched with the
+// environment's credentials (anonymously without any, as a public bucket
+// reads); none when it cannot be, and the listing says why.
+std::vector<std::pair<std::string, std::string>> RemoteIndexOptions(const std::string& index) {
+  source::ShardIndexDataset dataset;
+  try {
+    ObjectStorageOptions options;
+    options.attempts = 2;
+    try {
+      dataset::OpenRemoteShards(index, options, &dataset);
+    } catch (const ConfigError&) {
+      options.no_sign_request = true;  // no credentials anywhere
+      dataset::OpenRemoteShards(index, options, &dataset);
+    }
+  } catch (const std::exception&) {
+    return {};
+  }
+  return KnownOptions(std::move(dataset.options));
+}
+
 // The options the shards' index records (`segfeed pack` writes the
 // dataset's label options there), as DatasetSpec::options: the front ends
 // apply them before the user's, as they apply a preset's. Only the option
 // table's names (the index also says how photos were written); none when
 // there is no index or it cannot be read (the listing says why).
 std::vector<std::pair<std::string, std::string>> IndexOptions(const DatasetSpec& spec) {
+  if (IsRemote(spec)) return RemoteIndexOptions(spec.shard_index.string());
   const fs::path index = !spec.shard_index.empty() ? spec.shard_index
                          : spec.shards.empty()
                              ? fs::path()
@@ -94,26 +129,24 @@ std::vector<std::pair<std::string, std::string>> IndexOptions(const DatasetSpec&
   if (index.empty() || !fs::exists(index, error)) return {};
   source::ShardIndexDataset dataset;
   if (!source::ReadShardIndex(index, source::ShardCheck::kSizes, &dataset).ok()) return {};
-  std::vector<std::pair<std::string, std::string>> options;
-  for (auto& [name, value] : dataset.options) {
-    if (FindOption(name) != nullptr) options.emplace_back(std::move(name), std::move(value));
-  }
-  return options;
+  return KnownOptions(std::move(dataset.options));
 }
 
 }  // namespace
 
 bool IsShardData(const fs::path& data) {
   const std::string text = data.string();
-  return EndsWith(text, ".tar") || EndsWith(text, ".sfidx") || dataset::HasBraces(text) ||
-         HoldsIndex(data);
+  return remote::IsObjectUrl(text) || EndsWith(text, ".tar") || EndsWith(text, ".sfidx") ||
+         dataset::HasBraces(text) || HoldsIndex(data);
 }
 
 DatasetSpec DatasetSpec::Shards(const fs::path& data) {
   DatasetSpec spec;
   spec.name = "shards";
   const std::string text = data.string();
-  if (EndsWith(text, ".sfidx")) {
+  if (remote::IsObjectUrl(text)) {
+    spec.shard_index = dataset::RemoteIndexUrl(text);
+  } else if (EndsWith(text, ".sfidx")) {
     spec.shard_index = data;
   } else if (dataset::HasBraces(text) || EndsWith(text, ".tar")) {
     for (std::string& name : dataset::ExpandBraces(text)) spec.shards.emplace_back(std::move(name));
@@ -145,7 +178,12 @@ bool IsShardSpec(const DatasetSpec& spec) {
   return spec.name == "shards" || !spec.shards.empty() || !spec.shard_index.empty();
 }
 
-void ListShards(const DatasetSpec& spec, Dataset* dataset) {
+void ListShards(const DatasetSpec& spec, const ObjectStorageOptions& object_storage,
+                Dataset* dataset) {
+  if (IsRemote(spec)) {
+    dataset->shard_source = OpenRemoteShards(spec.shard_index.string(), object_storage, nullptr);
+    return;
+  }
   source::ShardCatalog catalog;
   source::ShardsSource::OriginalKeys original_keys;
   if (!spec.shard_index.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "segfeed/dataset.h"
+#include "segfeed/options.h"
 
 namespace segfeed::dataset {
 
@@ -18,7 +19,10 @@ bool IsShardSpec(const DatasetSpec& spec);
 // are named) and keys found in two places (duplicate_key). Throws
 // FileError for an index that cannot be read or no longer matches its
 // shards (naming the shard and `segfeed index`); ConfigError for a spec
-// without shards.
-void ListShards(const DatasetSpec& spec, Dataset* dataset);
+// without shards. A shard_index that is an object URL (s3://, http(s)://)
+// is read from the store with `object_storage`'s settings
+// (dataset/remote_listing.h).
+void ListShards(const DatasetSpec& spec, const ObjectStorageOptions& object_storage,
+                Dataset* dataset);
 
 }  // namespace segfeed::dataset

@@ -11,6 +11,7 @@
 #include "options/class_names_option.h"
 #include "options/enum_names.h"
 #include "options/label_options.h"
+#include "options/object_storage_options.h"
 #include "options/option_kinds.h"
 #include "options/shuffle_option.h"
 #include "segfeed/errors.h"
@@ -341,6 +342,7 @@ Entries MakeTable() {
   AddColourOptions(t);
   AddEdgeOptions(t);
   AddDecodeOptions(t);
+  options::AddObjectStorageOptions(t);
   return t;
 }
 

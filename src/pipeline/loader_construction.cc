@@ -41,14 +41,15 @@ int EnvironmentInt(const char* name) {
 // The first sample id of each shard, for the shard-block shuffle; a
 // dataset of files has no shards to read a window of.
 std::vector<uint32_t> ShardStarts(const Dataset& dataset) {
-  const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get());
+  const source::ShardCatalog* shards =
+      dataset.shard_source ? dataset.shard_source->shard_catalog() : nullptr;
   if (!shards) {
     throw ConfigError(
         "shuffle='shards' needs a shard dataset (files have no shards to read a window of); "
         "shuffle='global' permutes all samples at once");
   }
   std::vector<uint32_t> starts;
-  const std::vector<source::SampleRecord>& records = shards->catalog().records();
+  const std::vector<source::SampleRecord>& records = shards->records();
   for (size_t id = 0; id < records.size(); ++id) {
     if (id == 0 || records[id].shard != records[id - 1].shard)
       starts.push_back(static_cast<uint32_t>(id));
@@ -61,7 +62,7 @@ std::vector<uint32_t> ShardStarts(const Dataset& dataset) {
 LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& options)
     : spec_(spec), options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
   ValidateLoaderOptions(options_);
-  dataset_ = ListDataset(spec);
+  dataset_ = ListDataset(spec, options_.object_storage);
   if (options_.on_bad_file == OnBadFile::kFail) {
     // A shard that could not be read (io_error) lost samples: named before
     // an empty dataset is, since the damage is why it is empty.

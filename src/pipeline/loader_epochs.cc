@@ -203,6 +203,12 @@ LoaderStats LoaderRuntime::Stats() const {
   stats.batches_delivered = batches_delivered_.load();
   stats.unpaired_files = unpaired_files_;
   samples_->AddStats(&stats);
+  if (dataset_.shard_source) {
+    const source::SampleSource::TransferCounts counts = dataset_.shard_source->transfer_counts();
+    stats.remote_requests = counts.requests;
+    stats.remote_retries = counts.retries;
+    stats.remote_connections = counts.connections;
+  }
   stats.stage_seconds.consumer_wait = wait_ns_.load() * 1e-9;
   return stats;
 }

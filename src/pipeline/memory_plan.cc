@@ -121,8 +121,9 @@ void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan) {
   constexpr size_t kLoaderBytesPerPair = 3 * sizeof(uint32_t) + 1;
   size_t bytes = dataset.pairs.memory_bytes() + dataset.sample_count() * kLoaderBytesPerPair;
   // A shard dataset's catalog: a 40-byte record a sample and its front-coded keys.
-  if (const auto* shards = dynamic_cast<const source::ShardsSource*>(dataset.shard_source.get()))
-    bytes += shards->catalog().held_bytes();
+  const source::ShardCatalog* shards =
+      dataset.shard_source ? dataset.shard_source->shard_catalog() : nullptr;
+  if (shards) bytes += shards->held_bytes();
   for (const Error& problem : dataset.problems) {
     bytes += sizeof(Error) + problem.path.capacity() + problem.detail.capacity();
   }
@@ -131,6 +132,10 @@ void AddListingToPlan(const Dataset& dataset, MemoryPlan* plan) {
   }
   plan->listing_bytes = bytes;
   plan->total_bytes = Plus(plan->total_bytes, bytes, "the plan");
+  if (dataset.shard_source) {
+    plan->read_ahead_bytes = static_cast<size_t>(dataset.shard_source->read_ahead_bytes());
+    plan->total_bytes = Plus(plan->total_bytes, plan->read_ahead_bytes, "the plan");
+  }
 }
 
 void CheckPlanFitsMachine(const MemoryPlan& plan) {

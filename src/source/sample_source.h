@@ -18,6 +18,8 @@
 
 namespace segfeed::source {
 
+class ShardCatalog;
+
 // A sample's position in the listing: the epoch's permutation, sharding and
 // checkpoints speak of samples by id, whatever the source.
 using SampleId = uint32_t;
@@ -78,6 +80,23 @@ class SampleSource {
   // size is known. On error, into->bytes() is empty.
   virtual Result<std::span<const uint8_t>> Read(SampleId id, Member member, ReadBuffer* into,
                                                 const HeadCheck* head = nullptr) = 0;
+
+  // The shards' catalog when the source serves tar shards (locally or from
+  // object storage), for the shard-block shuffle and the memory plan;
+  // nullptr otherwise.
+  virtual const ShardCatalog* shard_catalog() const { return nullptr; }
+  // The most bytes the source holds read ahead of Read() (object storage's
+  // read_ahead_bytes), counted in the memory plan; 0 for sources that do
+  // not read ahead.
+  virtual int64_t read_ahead_bytes() const { return 0; }
+  // Requests a remote source sent (retries included), the retries alone and
+  // the connections it opened, for bench's report; zeros for local sources.
+  struct TransferCounts {
+    int64_t requests = 0;
+    int64_t retries = 0;
+    int64_t connections = 0;
+  };
+  virtual TransferCounts transfer_counts() const { return {}; }
 };
 
 }  // namespace segfeed::source

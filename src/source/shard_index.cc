@@ -389,6 +389,15 @@ Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path&
   return {};
 }
 
+Result<ShardCatalog> DecodeShardIndex(std::span<const uint8_t> bytes,
+                                      const std::filesystem::path& index,
+                                      ShardIndexDataset* dataset) {
+  ShardIndexDataset read_dataset;
+  Result<ShardCatalog> catalog = Decode(bytes, index, &read_dataset);
+  if (catalog.ok() && dataset) *dataset = std::move(read_dataset);
+  return catalog;
+}
+
 Result<ShardCatalog> ReadShardIndex(const std::filesystem::path& index, ShardCheck check,
                                     ShardIndexDataset* dataset) {
   ReadBuffer buffer(std::numeric_limits<int64_t>::max());

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,14 @@ Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path&
 // indexed: their sizes (a stat each), or also their digests (every byte
 // read once).
 enum class ShardCheck { kSizes, kDigests };
+
+// An index's bytes fetched some other way (object storage): decoded and
+// checked as ReadShardIndex() does, with the shards' paths under `index`'s
+// parent ("s3://bucket/voc/index.sfidx" gives "s3://bucket/voc/<shard>"),
+// but the shards are not looked at.
+Result<ShardCatalog> DecodeShardIndex(std::span<const uint8_t> bytes,
+                                      const std::filesystem::path& index,
+                                      ShardIndexDataset* dataset = nullptr);
 
 // Reads an index written by WriteShardIndex(). Refuses a file that is not
 // one (magic, version, trailer digest, record fields out of range) and an

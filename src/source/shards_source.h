@@ -63,6 +63,7 @@ class ShardsSource final : public SampleSource {
                                         const HeadCheck* head = nullptr) override;
 
   const ShardCatalog& catalog() const { return catalog_; }
+  const ShardCatalog* shard_catalog() const override { return &catalog_; }
 
  private:
   // The shard's descriptor, opened now if it is not yet.

@@ -1,0 +1,59 @@
+#include "dataset/remote_listing.h"
+
+#include <utility>
+
+#include "remote/aws_settings.h"
+#include "remote/object_url.h"
+#include "remote/remote_shards_source.h"
+#include "segfeed/errors.h"
+
+namespace segfeed::dataset {
+namespace {
+
+bool EndsWith(const std::string& text, std::string_view end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+remote::ObjectUrl Parse(const std::string& url) {
+  Result<remote::ObjectUrl> parsed = remote::ParseObjectUrl(url);
+  if (!parsed.ok()) throw ConfigError(parsed.error().path + ": " + parsed.error().detail);
+  return std::move(parsed).value();
+}
+
+}  // namespace
+
+std::string RemoteIndexUrl(const std::string& url) {
+  if (EndsWith(url, ".sfidx")) return Parse(url).ToString();
+  if (EndsWith(url, ".tar") || url.find('{') != std::string::npos) {
+    throw ConfigError(url + ": shards in object storage are read through their index: give the " +
+                      "prefix that holds " + source::kShardIndexFileName + " (`segfeed pack` " +
+                      "and `segfeed index` write it)");
+  }
+  remote::ObjectUrl prefix = Parse(url);
+  if (!prefix.key.empty() && prefix.key.back() != '/') prefix.key += '/';
+  prefix.key += source::kShardIndexFileName;
+  return prefix.ToString();
+}
+
+std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,
+                                                       const ObjectStorageOptions& options,
+                                                       source::ShardIndexDataset* dataset) {
+  const remote::ObjectUrl index = Parse(index_url);
+  Result<remote::AwsSettings> settings =
+      remote::ResolveAwsSettings(options.no_sign_request || !index.is_s3());
+  if (!settings.ok()) throw ConfigError(settings.error().detail);
+  remote::RangeClientOptions client;
+  client.settings = std::move(settings).value();
+  client.retry.attempts = options.attempts;
+  client.connect_timeout_ms = options.connect_timeout_ms;
+  client.stall_timeout_ms = options.stall_timeout_ms;
+  client.max_connections = options.connections;
+  remote::ReadAheadOptions read_ahead;
+  read_ahead.read_ahead_bytes = options.read_ahead_bytes;
+  Result<std::unique_ptr<remote::RemoteShardsSource>> source =
+      remote::RemoteShardsSource::Open(index, std::move(client), read_ahead, dataset);
+  if (!source.ok()) throw FileError(source.error());
+  return std::shared_ptr<source::SampleSource>(std::move(source).value());
+}
+
+}  // namespace segfeed::dataset

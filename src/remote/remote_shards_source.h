@@ -1,0 +1,120 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mutex.h"
+#include "remote/object_url.h"
+#include "remote/range_client.h"
+#include "remote/range_coalescing.h"
+#include "result.h"
+#include "source/sample_source.h"
+#include "source/shard_catalog.h"
+#include "source/shard_index.h"
+#include "thread_annotations.h"
+
+namespace segfeed::remote {
+
+// How far a RemoteShardsSource reads ahead and how it groups reads.
+struct ReadAheadOptions {
+  // Bytes fetched ahead of Read() (in flight or waiting to be read) at
+  // most; one read is always allowed, however large.
+  int64_t read_ahead_bytes = int64_t{64} << 20;
+  // Neighbouring ranges of one shard at most this far apart are one
+  // request (the gap is fetched and dropped)...
+  uint64_t max_gap_bytes = uint64_t{64} << 10;
+  // ...as long as the request stays within this.
+  uint64_t max_read_bytes = uint64_t{8} << 20;
+};
+
+// The third source: tar shards in object storage (s3://, http(s)://),
+// found through their index (one GET of index.sfidx) and read by HTTP range
+// requests through a RangeClient. The samples, their ids and their bytes
+// are those of the same shards read locally (ShardsSource).
+//
+// Prefetch() takes the epoch's order and reads ahead of Read() in that
+// order, within ReadAheadOptions::read_ahead_bytes: the samples' ranges are
+// coalesced (CoalesceRanges) and started on the client's multi handle; as
+// Read() takes samples, their bytes are dropped and further reads start.
+// Every body is checked against the index's digests of the members in it
+// before it is used: a short or wrong body is retried and, after the last
+// attempt, that sample's io_error (naming the URL, the status and the
+// attempts), never decoded. A read ahead that is never taken (a hint
+// skipped) is dropped once the reads have moved far past it.
+//
+// Threads: as SampleSource says; the read-ahead state is guarded by mu_.
+class RemoteShardsSource final : public source::SampleSource {
+ public:
+  // Fetches the index at `index` (an ".sfidx" object) and opens its
+  // shards beside it. Errors name the URL and what to check (403: the
+  // credentials, 404: the URL).
+  static Result<std::unique_ptr<RemoteShardsSource>> Open(const ObjectUrl& index,
+                                                          RangeClientOptions client,
+                                                          ReadAheadOptions read_ahead,
+                                                          source::ShardIndexDataset* dataset);
+  ~RemoteShardsSource() override;
+
+  size_t sample_count() const override { return catalog_.sample_count(); }
+  std::string Key(source::SampleId id) const override { return std::string(catalog_.Key(id)); }
+  // "<shard URL>:<key>.<extension>"
+  // ("s3://bucket/voc/data-000003.tar:2007_000032.jpg").
+  std::string MemberName(source::SampleId id, source::Member member) const override;
+  std::optional<int64_t> MemberSize(source::SampleId id, source::Member member) const override;
+  void Prefetch(std::span<const source::SampleId> upcoming) override;
+  Result<std::span<const uint8_t>> Read(source::SampleId id, source::Member member,
+                                        source::ReadBuffer* into,
+                                        const source::HeadCheck* head = nullptr) override;
+  const source::ShardCatalog* shard_catalog() const override { return &catalog_; }
+  int64_t read_ahead_bytes() const override { return read_ahead_.read_ahead_bytes; }
+
+  TransferCounts transfer_counts() const override;
+
+ private:
+  // One coalesced read and the samples it holds that are still to be read.
+  struct Chunk {
+    std::shared_ptr<Transfer> transfer;
+    uint64_t offset = 0;
+    int64_t bytes = 0;
+    int samples_left = 0;
+  };
+  // A sample fetched ahead: its chunk, its position in the order, and the
+  // members not yet read.
+  struct Ahead {
+    std::shared_ptr<Chunk> chunk;
+    size_t position = 0;
+    int members_left = 2;
+  };
+
+  RemoteShardsSource(source::ShardCatalog catalog, std::vector<ObjectUrl> shard_urls,
+                     RangeClientOptions client, ReadAheadOptions read_ahead);
+  // The byte range holding the sample's members.
+  ByteRange SampleRange(source::SampleId id) const;
+  // Starts the reads of `ids` (coalesced) and records them at positions
+  // from `position`.
+  void StartReads(std::span<const source::SampleId> ids, size_t position) REQUIRES(mu_);
+  // Reads ahead in the announced order while the bound allows.
+  void ReadAhead() REQUIRES(mu_);
+  // Drops reads ahead that Read() has moved far past.
+  void DropStale() REQUIRES(mu_);
+  // Takes one member read out of the sample's entry.
+  void Taken(source::SampleId id) REQUIRES(mu_);
+
+  const source::ShardCatalog catalog_;
+  const std::vector<ObjectUrl> shard_urls_;
+  const ReadAheadOptions read_ahead_;
+  std::unique_ptr<RangeClient> client_;
+
+  Mutex mu_;
+  std::vector<source::SampleId> order_ GUARDED_BY(mu_);
+  size_t next_position_ GUARDED_BY(mu_) = 0;  // the next to read ahead
+  size_t read_position_ GUARDED_BY(mu_) = 0;  // the furthest Read() took
+  std::unordered_map<source::SampleId, Ahead> ahead_ GUARDED_BY(mu_);
+  int64_t held_bytes_ GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace segfeed::remote
