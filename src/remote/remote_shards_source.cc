@@ -101,8 +101,9 @@ ByteRange RemoteShardsSource::SampleRange(SampleId id) const {
   for (const Member member : {Member::kImage, Member::kMask}) {
     if (!Readable(catalog_, id, member)) continue;
     const size_t i = source::MemberIndex(member);
-    range.offset = std::min(range.offset, record.offset[i]);
-    end = std::max(end, record.offset[i] + record.size[i]);
+    const uint64_t offset = catalog_.MemberOffset(id, member);
+    range.offset = std::min(range.offset, offset);
+    end = std::max(end, offset + record.size[i]);
   }
   if (end == 0) return ByteRange{record.shard, 0, 0};
   range.size = end - range.offset;
@@ -131,7 +132,8 @@ void RemoteShardsSource::StartReads(std::span<const SampleId> ids, size_t positi
       for (const Member member : {Member::kImage, Member::kMask}) {
         if (!Readable(catalog_, wanted[i], member)) continue;
         const size_t m = source::MemberIndex(member);
-        expected.push_back({record.offset[m] - read.offset, record.size[m], record.digest[m]});
+        expected.push_back({catalog_.MemberOffset(wanted[i], member) - read.offset, record.size[m],
+                            record.digest[m]});
       }
     }
     auto check = [expected = std::move(expected)](std::span<const uint8_t> body) {
@@ -247,8 +249,8 @@ Result<std::span<const uint8_t>> RemoteShardsSource::Read(SampleId id, Member me
   if (!status.ok()) {
     result = Error{ErrorKind::kIoError, MemberName(id, member), status.error().detail};
   } else {
-    const std::span<const uint8_t> bytes = chunk->transfer->body().subspan(
-        record.offset[source::MemberIndex(member)] - chunk->offset, size);
+    const std::span<const uint8_t> bytes =
+        chunk->transfer->body().subspan(catalog_.MemberOffset(id, member) - chunk->offset, size);
     if (head) {
       result = head->Check(bytes.first(std::min(bytes.size(), source::HeadCheck::kBytes)),
                            MemberName(id, member));
