@@ -20,8 +20,13 @@ array exported from it is gone. Importing segfeed needs no framework.
 Trainer adapters, each imported on its own: ``segfeed.torch`` (batches as
 torch tensors, a DataLoader Dataset, ``to_device``), ``segfeed.keras``
 (a ``keras.utils.PyDataset``) and ``segfeed.tf`` (a ``tf.data.Dataset``).
+
+Before a long run, ``segfeed.check("data")`` decodes every file of the
+dataset and returns the report ``segfeed check --json`` writes (problems,
+pairing, sizes, classes); ``report="report.html"`` also writes its HTML page.
 """
 
+from ._check import check
 from ._core import Batch, EpochIterator, Tensor, build_info
 from ._errors import ConfigError, Error, FileError, PoolExhaustedError
 from ._loader import Loader
@@ -44,4 +49,5 @@ __all__ = [
     "PoolExhaustedError",
     "Tensor",
     "build_info",
+    "check",
 ]

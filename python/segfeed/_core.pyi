@@ -117,5 +117,7 @@ def report_fields() -> Dict[str, List[Tuple[str, str]]]:
     give (the C++ field lists), by struct name: a list of (name, annotation) each."""
 def options_from_values(values: Dict[str, Any]) -> Dict[str, Any]:
     """The options the table makes of `values`, checked as a Loader would (see Loader.options)."""
+def option_text(name: str, value: Any) -> str:
+    """`value` as the option's command-line flag takes it, checked by the option's entry alone."""
 def stream_options_digest(values: Dict[str, Any]) -> str:
     """16 hex digits naming the options of `values` that change the stream's bytes."""

@@ -6,7 +6,8 @@
 
 ``_options.pyi`` (Augment, Decode) and ``_loader.pyi`` (Loader) list every
 option with its type and default; Loader's other methods come from the
-class as written. ``_reports.pyi`` declares the dicts of Loader.stats(),
+class as written. ``_check.pyi`` (check) lists the dataset keywords and the
+options segfeed check takes. ``_reports.pyi`` declares the dicts of Loader.stats(),
 Loader.plan() and Batch.params from the C++ field lists (ForEachField). tests/python/test_options_table.py fails when the
 committed stubs differ from what this writes.
 """
@@ -20,6 +21,7 @@ import sys
 from typing import Any, Callable, Dict, List
 
 from . import _core, _table
+from ._check import check
 from ._loader import Loader
 from ._options import Augment, Decode
 
@@ -43,7 +45,7 @@ def _default(value: Any) -> str:
     return "..."
 
 
-def _signature(function: Callable[..., Any], signature: inspect.Signature) -> str:
+def _signature(function: Callable[..., Any], signature: inspect.Signature, indent: str = "    ") -> str:
     parts: List[str] = []
     star = False
     for parameter in signature.parameters.values():
@@ -61,7 +63,8 @@ def _signature(function: Callable[..., Any], signature: inspect.Signature) -> st
     returns = signature.return_annotation
     arrow = "" if returns is signature.empty else f" -> {_annotation(returns)}"
     if len(parts) > 4:  # the options: one a line
-        return f"def {function.__name__}(\n        " + ",\n        ".join(parts) + f",\n    ){arrow}: ..."
+        return (f"def {function.__name__}(\n{indent}    " + f",\n{indent}    ".join(parts)
+                + f",\n{indent}){arrow}: ...")
     return f"def {function.__name__}({', '.join(parts)}){arrow}: ..."
 
 
@@ -106,8 +109,11 @@ def stubs() -> Dict[str, str]:
               'PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]', "", "class Loader:",
               "    " + _signature(Loader.__init__, inspect.signature(Loader.__init__)),
               *[line for line in _methods(Loader, "    ") if not line.strip().startswith("def __init__(")]]
+    checker = [HEADER, "import os", "from typing import Any, Dict, List, Optional, Tuple, Union", "",
+               '__all__ = ["check"]', "", 'PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]',
+               "", _signature(check, inspect.signature(check), indent="")]
     return {"_options.pyi": "\n".join(options) + "\n", "_loader.pyi": "\n".join(loader) + "\n",
-            "_reports.pyi": "\n".join(_reports_stub()) + "\n"}
+            "_check.pyi": "\n".join(checker) + "\n", "_reports.pyi": "\n".join(_reports_stub()) + "\n"}
 
 
 def main(argv: List[str]) -> int:

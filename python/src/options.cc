@@ -296,6 +296,20 @@ void BindOptions(nb::module_& m) {
       "The options the table makes of `values` (option name -> value), checked and validated "
       "as a Loader would, as a dict (see Loader.options).");
   m.def(
+      "option_text",
+      [](const std::string& name, nb::handle value) {
+        const OptionSpec* option = FindOption(name);
+        if (!option) throw ConfigError("unknown option '" + name + "'");
+        // The option alone, on the defaults: the rules between options are
+        // the command's to apply, after its dataset's layout.
+        LoaderOptions scratch;
+        option->Set(scratch, ToOptionValue(*option, value));
+        return option->Text(scratch);
+      },
+      nb::arg("name"), nb::arg("value"),
+      "`value` as the option's command-line flag takes it (\"7:0,8:1\" for {7: 0, 8: 1}), "
+      "converted and checked by the option's entry alone, with its messages.");
+  m.def(
       "stream_options_digest",
       [](const nb::dict& values) { return StreamOptionsDigest(LoaderOptionsFromDict(values)); },
       nb::arg("values"),

@@ -27,7 +27,7 @@ nanobind::dict OptionsToDict(const LoaderOptions& options);
 // An option's value as the table's Python form (None, a scalar, a tuple).
 nanobind::object OptionValueToPython(const OptionValue& value);
 
-// Registers option_table(), options_from_values() and
+// Registers option_table(), options_from_values(), option_text() and
 // stream_options_digest() on `module`.
 void BindOptions(nanobind::module_& module);
 

@@ -11,7 +11,7 @@ def test_package_holds_one_native_extension_and_its_stubs():
     package = pathlib.Path(segfeed.__file__).parent
     native = sorted(p.name for p in package.iterdir() if p.suffix == ".so" or ".so." in p.name)
     assert len(native) == 1 and native[0].startswith("_core."), native
-    for stub in ("_core.pyi", "_loader.pyi", "_options.pyi", "_reports.pyi"):
+    for stub in ("_core.pyi", "_loader.pyi", "_options.pyi", "_reports.pyi", "_check.pyi"):
         assert (package / stub).is_file(), stub
     assert (package / "py.typed").is_file()
     assert not list(package.rglob("libsegfeed*")), "segfeed must be linked into _core, not shipped beside it"
