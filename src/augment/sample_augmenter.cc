@@ -16,11 +16,11 @@ namespace {
 // Output-size planes, for warped YCbCr.
 bool NeedsPlanes(DecodeColour decode_colour) { return decode_colour == DecodeColour::kYCbCr; }
 
-// ChooseWindow()'s run lists: one run per output column and row at most.
+// ChooseWindow()'s row runs: one per output row at most.
 // Validation leaves a ratio below 1 to label maps.
 size_t CountScratchBytes(const AugmentOptions& options) {
   if (!(options.crop_max_class_ratio < 1.0 && options.crop == CropPlacement::kRandom)) return 0;
-  return (size_t(options.output_width) + size_t(options.output_height)) * sizeof(IndexRun);
+  return size_t(options.output_height) * sizeof(IndexRun);
 }
 
 const AugmentOptions& Validated(const AugmentOptions& options) {
@@ -39,10 +39,7 @@ SampleAugmenter::SampleAugmenter(const AugmentOptions& augment_options,
   image_scratch_.resize(pixels * 3);
   mask_scratch_.resize(pixels);
   if (NeedsPlanes(decode_colour)) plane_scratch_.resize(pixels * 3);
-  if (MayRedrawWindow()) {
-    count_scratch_.columns.reserve(augment_options_.output_width);
-    count_scratch_.rows.reserve(augment_options_.output_height);
-  }
+  if (MayRedrawWindow()) count_scratch_.rows.reserve(augment_options_.output_height);
 }
 
 void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
@@ -205,8 +202,7 @@ int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* param
 
 size_t SampleAugmenter::scratch_bytes() const {
   return image_scratch_.capacity() + mask_scratch_.capacity() + plane_scratch_.capacity() +
-         warp_scratch_.reduced_image.capacity() +
-         (count_scratch_.columns.capacity() + count_scratch_.rows.capacity()) * sizeof(IndexRun);
+         warp_scratch_.reduced_image.capacity() + count_scratch_.rows.capacity() * sizeof(IndexRun);
 }
 
 size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int decoded_width,

@@ -104,7 +104,7 @@ class SampleAugmenter {
   std::vector<uint8_t> mask_scratch_;
   // Three output-size planes (decode_colour ycbcr).
   std::vector<uint8_t> plane_scratch_;
-  // ChooseWindow()'s run lists (crop_max_class_ratio only).
+  // ChooseWindow()'s row runs (crop_max_class_ratio only).
   LevelCountScratch count_scratch_;
   Timings timings_;
 };

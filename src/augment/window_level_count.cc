@@ -1,6 +1,11 @@
 #include "augment/window_level_count.h"
 
+#include <algorithm>
 #include <cstddef>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "augment/fixed_point_positions.h"
 #include "augment/warp_scalar.h"
@@ -20,9 +25,74 @@ void AddToRuns(int index, int size, bool mirror_low, bool mirror_high,
   if (index < 0 || index >= size) index = ReflectIndex(index, size);
   if (!runs->empty() && runs->back().index == index) {
     ++runs->back().length;
-    return;
+  } else {
+    runs->push_back({index, 1});
   }
-  runs->push_back({index, 1});
+}
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+// The output columns of a row: positions start + step * x (16.16) for x in
+// [0, count), step != 0.
+struct ColumnPositions {
+  int64_t start, step;
+  int count;
+
+  // How many of them read a source index in [low, high): positions in
+  // [low << 16, high << 16).
+  int64_t Reading(int64_t low, int64_t high) const {
+    // x below which (step > 0) or from which (step < 0) positions lie
+    // below `bound`: floor(position / 2^16) < index <=> position < bound.
+    auto below = [&](int64_t index) {
+      const int64_t bound = index << kFracBits;
+      const int64_t x = step > 0 ? -FloorDiv(start - bound, step)  // ceil((bound - start) / step)
+                                 : FloorDiv(start - bound, -step) + 1;
+      const int64_t clamped = std::clamp<int64_t>(x, 0, count);
+      return step > 0 ? clamped : count - clamped;
+    };
+    return below(high) - below(low);
+  }
+};
+
+// Adds `repeats` x the output pixels of one source row of labels (`row`)
+// to `counts`, where each output column reads the index of its position
+// (no column reflected): a run of one label in the row counts the output
+// columns reading it at once, so the cost is the row's bytes, compared 16
+// at a time, and its runs, not the output's pixels. Reads [first, last).
+void CountRowByRuns(const uint8_t* row, int first, int last, const ColumnPositions& columns,
+                    int64_t repeats, LevelCounts* counts) {
+  int run_start = first;
+  int i = first;
+  while (i + 1 < last) {
+#if defined(__SSE2__)
+    if (i + 17 <= last) {
+      const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+      const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i + 1));
+      const unsigned differ =
+          ~static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(here, next))) & 0xFFFFu;
+      if (differ == 0) {
+        i += 16;
+        continue;
+      }
+      i += __builtin_ctz(differ);
+    } else if (row[i] == row[i + 1]) {
+      ++i;
+      continue;
+    }
+#else
+    if (row[i] == row[i + 1]) {
+      ++i;
+      continue;
+    }
+#endif
+    // Row[i] ends a run.
+    (*counts)[row[run_start]] += repeats * columns.Reading(run_start, i + 1);
+    run_start = ++i;
+  }
+  (*counts)[row[run_start]] += repeats * columns.Reading(run_start, last);
 }
 
 }  // namespace
@@ -64,31 +134,23 @@ bool CountWindowLevels(const AugmentOptions& options, const AugmentParams& param
     AddToRuns(row.y >> kFracBits, mask.height, border.mirror_top, border.mirror_bottom,
               &scratch->rows);
   }
-  scratch->columns.clear();
-  for (int x = 0; x < width; ++x)
-    AddToRuns((first.x + first.x_step * x) >> kFracBits, mask.width, border.mirror_left,
-              border.mirror_right, &scratch->columns);
-
-  // Four tables, as CountLevels(): runs of one class alternate between them.
-  std::array<LevelCounts, 4> tables{};
-  const std::vector<IndexRun>& columns = scratch->columns;
-  const size_t column_count = columns.size();
-  for (const IndexRun& row : scratch->rows) {
-    const uint8_t* pixels = mask.Row(row.index);
-    const int64_t repeats = row.length;
-    size_t i = 0;
-    for (; i + 4 <= column_count; i += 4) {
-      tables[0][pixels[columns[i].index]] += repeats * columns[i].length;
-      tables[1][pixels[columns[i + 1].index]] += repeats * columns[i + 1].length;
-      tables[2][pixels[columns[i + 2].index]] += repeats * columns[i + 2].length;
-      tables[3][pixels[columns[i + 3].index]] += repeats * columns[i + 3].length;
-    }
-    for (; i < column_count; ++i)
-      tables[0][pixels[columns[i].index]] += repeats * columns[i].length;
-  }
+  // The columns' indices are monotone: the ends bound them. A column past
+  // an edge that mirrors reads the reflected pixel (a window at the edge,
+  // rounded past it): left to the warp. One past an edge that fills reads
+  // nothing; the others read their own index.
+  const int64_t last_x = first.x + int64_t{first.x_step} * (width - 1);
+  const int64_t low_index = std::min<int64_t>(first.x, last_x) >> kFracBits;
+  const int64_t high_index = std::max<int64_t>(first.x, last_x) >> kFracBits;
+  if ((low_index < 0 && border.mirror_left) || (high_index >= mask.width && border.mirror_right))
+    return false;
+  if (first.x_step == 0) return false;
+  const ColumnPositions columns{first.x, first.x_step, width};
+  const int low = static_cast<int>(std::max<int64_t>(low_index, 0));
+  const int high = static_cast<int>(std::min<int64_t>(high_index + 1, mask.width));
   *counts = LevelCounts{};
-  for (const LevelCounts& table : tables)
-    for (int level = 0; level < 256; ++level) (*counts)[level] += table[level];
+  if (low >= high) return true;
+  for (const IndexRun& row : scratch->rows)
+    CountRowByRuns(mask.Row(row.index), low, high, columns, row.length, counts);
   return true;
 }
 
