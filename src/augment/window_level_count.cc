@@ -41,19 +41,16 @@ struct ColumnPositions {
   int64_t start, step;
   int count;
 
-  // How many of them read a source index in [low, high): positions in
-  // [low << 16, high << 16).
-  int64_t Reading(int64_t low, int64_t high) const {
-    // x below which (step > 0) or from which (step < 0) positions lie
-    // below `bound`: floor(position / 2^16) < index <=> position < bound.
-    auto below = [&](int64_t index) {
-      const int64_t bound = index << kFracBits;
-      const int64_t x = step > 0 ? -FloorDiv(start - bound, step)  // ceil((bound - start) / step)
-                                 : FloorDiv(start - bound, -step) + 1;
-      const int64_t clamped = std::clamp<int64_t>(x, 0, count);
-      return step > 0 ? clamped : count - clamped;
-    };
-    return below(high) - below(low);
+  // How many of them read a source index below `index`: positions below
+  // index << 16 (floor(position / 2^16) < index <=> position < that).
+  int64_t Below(int64_t index) const {
+    const int64_t bound = index << kFracBits;
+    // step > 0: the x before which positions lie below the bound,
+    // ceil((bound - start) / step); step < 0: the first x from which they do.
+    const int64_t x =
+        step > 0 ? -FloorDiv(start - bound, step) : FloorDiv(start - bound, -step) + 1;
+    const int64_t clamped = std::clamp<int64_t>(x, 0, count);
+    return step > 0 ? clamped : count - clamped;
   }
 };
 
@@ -65,6 +62,9 @@ struct ColumnPositions {
 void CountRowByRuns(const uint8_t* row, int first, int last, const ColumnPositions& columns,
                     int64_t repeats, LevelCounts* counts) {
   int run_start = first;
+  // Columns reading an index below the run's start: a boundary's count
+  // serves the run that ends there and the one that starts.
+  int64_t below_start = columns.Below(first);
   int i = first;
   while (i + 1 < last) {
 #if defined(__SSE2__)
@@ -89,10 +89,12 @@ void CountRowByRuns(const uint8_t* row, int first, int last, const ColumnPositio
     }
 #endif
     // Row[i] ends a run.
-    (*counts)[row[run_start]] += repeats * columns.Reading(run_start, i + 1);
+    const int64_t below_end = columns.Below(i + 1);
+    (*counts)[row[run_start]] += repeats * (below_end - below_start);
+    below_start = below_end;
     run_start = ++i;
   }
-  (*counts)[row[run_start]] += repeats * columns.Reading(run_start, last);
+  (*counts)[row[run_start]] += repeats * (columns.Below(last) - below_start);
 }
 
 }  // namespace
