@@ -6,33 +6,22 @@
 #include <vector>
 
 #include "augment/color_jitter.h"
+#include "augment/window_level_count.h"
 #include "augment/ycbcr_colour.h"
 #include "stage_clock.h"
 
 namespace segfeed::augment {
 namespace {
 
-// How often each level occurs in `size` bytes. Four tables, so that a run
-// of one level (a window of background) does not wait on the store of the
-// increment before.
-std::array<int64_t, 256> CountLevels(const uint8_t* bytes, size_t size) {
-  std::array<std::array<uint32_t, 256>, 4> tables{};
-  size_t i = 0;
-  for (; i + 4 <= size; i += 4) {
-    ++tables[0][bytes[i]];
-    ++tables[1][bytes[i + 1]];
-    ++tables[2][bytes[i + 2]];
-    ++tables[3][bytes[i + 3]];
-  }
-  for (; i < size; ++i) ++tables[0][bytes[i]];
-  std::array<int64_t, 256> counts{};
-  for (const auto& table : tables)
-    for (int level = 0; level < 256; ++level) counts[level] += table[level];
-  return counts;
-}
-
 // Output-size planes, for warped YCbCr.
 bool NeedsPlanes(DecodeColour decode_colour) { return decode_colour == DecodeColour::kYCbCr; }
+
+// ChooseWindow()'s row runs: one per output row at most.
+// Validation leaves a ratio below 1 to label maps.
+size_t CountScratchBytes(const AugmentOptions& options) {
+  if (!(options.crop_max_class_ratio < 1.0 && options.crop == CropPlacement::kRandom)) return 0;
+  return size_t(options.output_height) * sizeof(IndexRun);
+}
 
 const AugmentOptions& Validated(const AugmentOptions& options) {
   ValidateAugmentOptions(options);
@@ -50,6 +39,7 @@ SampleAugmenter::SampleAugmenter(const AugmentOptions& augment_options,
   image_scratch_.resize(pixels * 3);
   mask_scratch_.resize(pixels);
   if (NeedsPlanes(decode_colour)) plane_scratch_.resize(pixels * 3);
+  if (MayRedrawWindow()) count_scratch_.rows.reserve(augment_options_.output_height);
 }
 
 void SampleAugmenter::Run(const AugmentParams& params, const WarpSource& source,
@@ -190,8 +180,13 @@ int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* param
   const MutableRasterView window{mask_scratch_.data(), width, height, 1, ptrdiff_t{width}};
   const uint8_t ignore = encoding.fill();
   for (int attempt = 0;; ++attempt) {
-    WarpMaskOnly(augment_options_, *params, source.mask, ignore, window);
-    std::array<int64_t, 256> counts = CountLevels(mask_scratch_.data(), mask_scratch_.size());
+    // Counted without the window where the count can (no turn); else the
+    // window is warped and counted, as Run() would warp it.
+    LevelCounts counts;
+    if (!CountWindowLevels(augment_options_, *params, source.mask, &count_scratch_, &counts)) {
+      WarpMaskOnly(augment_options_, *params, source.mask, ignore, window);
+      counts = CountLevels(mask_scratch_.data(), mask_scratch_.size());
+    }
     counts[ignore] = 0;  // ignore pixels, padding included, are not counted
     int64_t labelled = 0, largest = 0;
     for (int64_t count : counts) {
@@ -207,7 +202,7 @@ int SampleAugmenter::ChooseWindow(const WarpSource& source, AugmentParams* param
 
 size_t SampleAugmenter::scratch_bytes() const {
   return image_scratch_.capacity() + mask_scratch_.capacity() + plane_scratch_.capacity() +
-         warp_scratch_.reduced_image.capacity();
+         warp_scratch_.reduced_image.capacity() + count_scratch_.rows.capacity() * sizeof(IndexRun);
 }
 
 size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int decoded_width,
@@ -235,13 +230,13 @@ size_t SampleAugmenter::PlannedScratchBytes(const AugmentOptions& options, int d
                                     .bytes());
   }
   const size_t planes = NeedsPlanes(decode_colour) ? pixels * 3 : 0;
-  return pixels * 3 + pixels + planes + reduced_bytes;
+  return pixels * 3 + pixels + planes + reduced_bytes + CountScratchBytes(options);
 }
 
 size_t SampleAugmenter::MaxScratchBytes(const AugmentOptions& options, DecodeColour decode_colour) {
   const size_t pixels = static_cast<size_t>(options.output_width) * options.output_height;
   const size_t planes = NeedsPlanes(decode_colour) ? pixels * 3 : 0;
-  return pixels * 3 + pixels + planes + MaxPreReducedBytes(options);
+  return pixels * 3 + pixels + planes + MaxPreReducedBytes(options) + CountScratchBytes(options);
 }
 
 }  // namespace segfeed::augment

@@ -8,6 +8,7 @@
 
 #include "augment/affine_warp.h"
 #include "augment/output_conversion.h"
+#include "augment/window_level_count.h"
 #include "segfeed/augment.h"
 #include "segfeed/options.h"
 
@@ -45,8 +46,9 @@ class SampleAugmenter {
   void Run(const AugmentParams& params, const WarpSource& source, const StridedImage& image_dst,
            const StridedMask& mask_dst);
 
-  // For crop_max_class_ratio (labels mode, random crops): warps the mask of
-  // `params`' window and, while one class covers more than the ratio of
+  // For crop_max_class_ratio (labels mode, random crops): counts the classes
+  // of `params`' window (CountWindowLevels(): without warping it unless it
+  // turns) and, while one class covers more than the ratio of
   // its labelled pixels, calls redraw(attempt, params) for another window,
   // at most kCropRedraws windows in all. Returns how many were drawn (1
   // when the first one passed or the option is off).
@@ -102,6 +104,8 @@ class SampleAugmenter {
   std::vector<uint8_t> mask_scratch_;
   // Three output-size planes (decode_colour ycbcr).
   std::vector<uint8_t> plane_scratch_;
+  // ChooseWindow()'s row runs (crop_max_class_ratio only).
+  LevelCountScratch count_scratch_;
   Timings timings_;
 };
 

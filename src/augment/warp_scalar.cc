@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "augment/fixed_point_positions.h"
 #include "augment/simd_dispatch.h"
 #include "augment/warp_kernels.h"
 
@@ -18,18 +19,8 @@ namespace {
 // machine and thread. Positions stay far from int32 limits: FitsFixedPoint
 // sends anything else to OpenCV.
 
-constexpr int32_t kOne = 1 << kFracBits;
-// |position| bound in source pixels for the fixed-point kernels.
-constexpr double kMaxFixedPointPixels = 1 << 14;
 // A 16.16 bound no position reaches: an edge that leaves nothing out.
 constexpr int64_t kBeyondAnyPosition = int64_t{1} << 40;
-
-int32_t ToFixed(double pixels) { return static_cast<int32_t>(std::lround(pixels * kOne)); }
-
-RowPositions PositionsOfRow(const AffineMatrix& m, int row, int32_t offset) {
-  return {ToFixed(m[1] * row + m[2]) + offset, ToFixed(m[4] * row + m[5]) + offset, ToFixed(m[0]),
-          ToFixed(m[3])};
-}
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   const int64_t q = a / b;
@@ -60,21 +51,6 @@ Span SolveSpan(int64_t start, int64_t step, int64_t low, int64_t high, int count
 Span Intersect(Span a, Span b) {
   const int first = std::max(a.first, b.first);
   return {first, std::max(first, std::min(a.last, b.last))};
-}
-
-// BORDER_REFLECT ("fedcba|abcdef") index into [0, size).
-int ReflectIndex(int index, int size) {
-  const int period = 2 * size;
-  int i = index % period;
-  if (i < 0) i += period;
-  return i < size ? i : period - 1 - i;
-}
-
-// True when a tap at index (x, y), outside a width x height source, takes
-// the fill: it lies past an edge that `border` does not mirror.
-inline bool TapTakesFill(const Border& border, int x, int y, int width, int height) {
-  return (x < 0 && !border.mirror_left) || (x >= width && !border.mirror_right) ||
-         (y < 0 && !border.mirror_top) || (y >= height && !border.mirror_bottom);
 }
 
 // --- Bilinear RGB ----------------------------------------------------------

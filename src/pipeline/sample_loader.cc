@@ -129,8 +129,8 @@ Status SampleLoader::LoadPair(uint32_t id, uint64_t params_key, const SampleTask
   source.mask = {mask.pixels.data(), mask.width, mask.height, 1, ptrdiff_t{mask.width}};
   const decode::DctScale scale = worker.reader.image_scale();
   source.image_scale = static_cast<double>(scale.num) / scale.denom;
-  // The window's redraws (crop_max_class_ratio) warp the mask up to ten
-  // times: warp time.
+  // The window's redraws (crop_max_class_ratio) count the classes of up to
+  // ten windows of the mask (warping the turned ones): warp time.
   const StageClock::time_point choosing = StageClock::now();
   worker.augmenter.ChooseWindow(source, &params, [&](int attempt, AugmentParams* redrawn) {
     RedrawCrop(options_.seed, static_cast<uint64_t>(epoch_), params_key, attempt, redrawn);

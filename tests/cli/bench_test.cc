@@ -105,6 +105,44 @@ TEST(BenchTest, LabelMapDigestIsTheSameForThreadsRunsAndKernels) {
   }
 }
 
+// crop_max_class_ratio's redraws pick the same windows however they count
+// (issue 47: the unturned windows are counted without being warped): the
+// streams of a demo label set with its void band (255, the ignore value),
+// the mmseg-like recipe's ratio, rotation off and on, two seeds, pinned to
+// the digests of the build that warped every draw. The ratio moves windows:
+// without it the stream differs.
+TEST(BenchTest, ClassRatioStreamsKeepTheirDigests) {
+  TempDir dir;
+  segfeed::demo::DemoOptions demo;
+  demo.count = 12;
+  demo.width = 160;
+  demo.height = 120;
+  demo.classes = 5;
+  const auto path = dir / "labels";
+  ASSERT_TRUE(segfeed::demo::WriteDemoDataset(path, demo, {}).ok());
+  const std::string run = "bench --data '" + path.string() +
+                          "' --mask-mode labels --num-classes 5 --size 72x56 --batch 4"
+                          " --epochs 2 --threads 2 --digest --resize keep_ratio --scale 0.5,2.0"
+                          " --crop random --flip-ud-probability 0";
+  struct Pinned {
+    std::string flags, digest;
+  };
+  const Pinned pinned[] = {
+      {" --crop-max-class-ratio 0.75 --rotation 0 --seed 1", "00a6721d63f9cdca"},
+      {" --crop-max-class-ratio 0.75 --rotation 0 --seed 4", "55d2973db44cd151"},
+      {" --crop-max-class-ratio 0.6 --rotation 0 --fill-mode reflect --seed 1", "1eb6fdd468b2b5b5"},
+      {" --crop-max-class-ratio 0.75 --rotation 0.3 --seed 1", "6545fbff7a1e51bf"},
+  };
+  for (const Pinned& p : pinned) {
+    const auto result = RunSegfeed(run + p.flags);
+    ASSERT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(DigestOf(result.output), p.digest) << p.flags;
+  }
+  const auto without = RunSegfeed(run + " --crop-max-class-ratio 1 --rotation 0 --seed 1");
+  ASSERT_EQ(without.exit_code, 0) << without.output;
+  EXPECT_NE(DigestOf(without.output), pinned[0].digest);
+}
+
 // Each decode's time is under the stage of its role and format, in the
 // JSON and in the text table: make-demo's GIF masks are not timed as PNG,
 // its PNG label maps not as GIF, PNG photos not as JPEG (nor the reverse).
