@@ -42,7 +42,12 @@ DatasetSpec DatasetSpecFromDict(const nb::bytes& data, const nb::dict& values) {
     const nb::bytes text = nb::cast<nb::bytes>(value);
     given.emplace_back(nb::cast<std::string>(key), std::string(text.c_str(), text.size()));
   }
-  return DatasetFromValues(PathFromBytes(data), given);
+  const std::filesystem::path path = PathFromBytes(data);
+  // A shard dataset's spec reads its index, perhaps from object storage:
+  // other Python threads (a server in the same process among them) run
+  // meanwhile.
+  ReleasedGil nogil;
+  return DatasetFromValues(path, given);
 }
 
 // Python's bool or NumPy's (no subclass of it): a flag, not an integer,
@@ -477,11 +482,21 @@ void BindLoader(nb::module_& m) {
       "dataset_spec",
       [](const nb::bytes& data, const nb::dict& values) {
         const DatasetSpec spec = DatasetSpecFromDict(data, values);
+        // A shard dataset's options come from its index, which may be
+        // fetched from object storage: other Python threads (a test's
+        // server among them) run meanwhile.
+        std::string rule;
+        std::vector<std::pair<std::string, OptionValue>> implied;
+        {
+          ReleasedGil nogil;
+          rule = DescribeDatasetRule(spec);
+          implied = DatasetOptionValues(spec);
+        }
         nb::dict out;
         out["name"] = spec.name;
-        out["rule"] = FsText(DescribeDatasetRule(spec));
+        out["rule"] = FsText(rule);
         nb::dict options;
-        for (const auto& [name, value] : DatasetOptionValues(spec))
+        for (const auto& [name, value] : implied)
           options[name.c_str()] = OptionValueToPython(value);
         out["options"] = options;
         return out;
