@@ -263,3 +263,21 @@ def test_hostile_names_are_escaped_never_interpreted(cli, tmp_path):
     assert row[1].endswith("/<script>alert(1)<script> & \\xff<img src=x onerror=alert(2)>.jpg")
     # Every <img> in the DOM is one the report drew: none came from a name.
     assert all(image["src"].startswith("data:") for image in dom.images)
+
+
+def test_report_of_a_list_file_with_its_own_problem_kinds(cli, tmp_path):
+    """The two kinds only a two-column list can have: a line whose photo is missing
+    (missing_image) and one that leads outside the list's root (outside_root)."""
+    root = make_demo(cli, tmp_path / "listed", 4, 64, 48)
+    photos = sorted((root / "train").iterdir())
+    masks = sorted((root / "train_masks").iterdir())
+    outside = tmp_path / "outside.jpg"
+    outside.write_bytes(photos[0].read_bytes())
+    lines = [f"train/{p.name} train_masks/{m.name}" for p, m in zip(photos[:2], masks[:2])]
+    lines.append(f"train/not-there.jpg train_masks/{masks[2].name}")
+    lines.append(f"../outside.jpg train_masks/{masks[3].name}")
+    (root / "pairs.txt").write_text("\n".join(lines) + "\n")
+    _, document, dom = check(cli, tmp_path, "--list", str(root / "pairs.txt"), "--list-root", str(root),
+                             name="listed")
+    assert {"missing_image", "outside_root"} <= set(dom.by_kind), dom.by_kind
+    assert document["pairs"] == 2
