@@ -241,8 +241,10 @@ Result<std::span<const uint8_t>> RemoteShardsSource::Read(SampleId id, Member me
     chunk = it->second.chunk;
     read_position_ = std::max(read_position_, it->second.position);
   }
-  // TODO(cache): source::DiskCache::Lookup(digest, size) goes here, before
-  // the wait, and Insert() after a verified body, once the cache lands.
+  // TODO(cache): source::DiskCache (built, not wired yet) belongs in
+  // StartReads(): a sample whose members the cache holds becomes a chunk
+  // served from it, so no request is issued for it; Insert() follows a
+  // verified body here.
   chunk->transfer->Wait();
   const Status& status = chunk->transfer->status();
   Status result;
