@@ -39,10 +39,11 @@ PACKAGES=(
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
 # a 3 GB CUDA build that clashes with TensorFlow in one process), pytest,
 # what builds the extension, and Pillow and OpenCV, whose files and decodes
-# the tests hold segfeed's against, and Chromium, which loads check's HTML
-# report headless (tests/python/test_check_report.py).
+# the tests hold segfeed's against, Chromium, which loads check's HTML
+# report headless (tests/python/test_check_report.py), and openssl, which
+# makes the object-storage tests' CA and certificate.
 PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest python3-pil python3-opencv
-                 chromium)
+                 chromium openssl)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -424,7 +425,9 @@ check_wheel() {
   local venv="$ROOT/build/wheel-check-venv"
   rm -rf "$venv"
   /usr/bin/python3 -m venv "$venv"
-  "$venv/bin/python" -m pip install -q "$wheel" "numpy>=2" pytest pillow opencv-python-headless
+  # boto3 and moto: the object-storage tests, which fail under CI=true without them, run
+  # against the wheel's own libcurl (TLS included).
+  "$venv/bin/python" -m pip install -q "$wheel" "numpy>=2" pytest pillow opencv-python-headless boto3 "moto[server]"
   (cd /tmp && "$venv/bin/segfeed" --version)
   SEGFEED_CLI="$venv/bin/segfeed" "$venv/bin/python" -m pytest -q -p no:cacheprovider "$ROOT/tests/python" \
     --ignore="$ROOT/tests/python/keras_tf" --ignore="$ROOT/tests/python/pytorch"

@@ -24,10 +24,13 @@ _DATASET_FLAGS: Dict[str, Tuple[str, bool]] = {
     entry["name"]: (entry["flag"], entry["switch"]) for entry in _core.dataset_option_table()}
 
 # The options of the table that `segfeed check` takes as flags: how a mask
-# file's values are read (the command's MaskFlags) and the too_large limit.
+# file's values are read (the command's MaskFlags), the too_large limit, and
+# how shards in object storage are read (its ObjectStorageFlags).
 # tests/python/test_check_python.py holds this list to `segfeed check --help`.
 _CHECK_OPTION_NAMES = ("mask_mode", "num_classes", "mask_ignore_value", "ignore_index", "label_map",
-                       "mask_colors", "class_names", "mask_foreground", "mask_threshold", "max_pixels")
+                       "mask_colors", "class_names", "mask_foreground", "mask_threshold", "max_pixels",
+                       "no_sign_request", "remote_attempts", "remote_connect_timeout_ms",
+                       "remote_stall_timeout_ms", "read_ahead_bytes", "remote_connections")
 _CHECK_OPTIONS = tuple(entry for entry in _table.TABLE if entry["name"] in _CHECK_OPTION_NAMES)
 
 
@@ -58,7 +61,8 @@ def check(data: Optional[Union[PathLike, List[PathLike], Tuple[PathLike, ...]]] 
             Carvana's layout or the ``dataset`` preset's, the folder
             ``images`` and ``masks`` are under, or tar shards (a folder with
             ``index.sfidx``, an index, a tar, a brace pattern or a list of
-            tars).
+            tars), also in object storage (``s3://bucket/prefix/``,
+            ``https://host/path/``; credentials as the AWS tools take them).
         report: also write the report as one self-contained HTML page here
             (``--report``): replaced only once complete, in a folder that exists.
         json: also keep the JSON report here (``--json``); by default it is
@@ -198,5 +202,6 @@ def _signature() -> inspect.Signature:
 check.__signature__ = _signature()  # type: ignore[attr-defined]
 check.__doc__ = (check.__doc__ or "").replace(
     "\n    Raises:",
-    "\n    How mask files are read (the table's options; None: the layout's, else the default):\n"
+    "\n    How mask files and shards in object storage are read (the table's options; None: the layout's, "
+    "else the default):\n"
     + "\n".join(_table.describe(entry, "        ") for entry in _CHECK_OPTIONS) + "\n\n    Raises:", 1)

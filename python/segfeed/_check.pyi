@@ -38,4 +38,10 @@ def check(
     max_pixels: Optional[int] = None,
     mask_threshold: Optional[int] = None,
     mask_foreground: Optional[str] = None,
+    no_sign_request: Optional[bool] = None,
+    remote_attempts: Optional[int] = None,
+    remote_connect_timeout_ms: Optional[int] = None,
+    remote_stall_timeout_ms: Optional[int] = None,
+    read_ahead_bytes: Optional[int] = None,
+    remote_connections: Optional[int] = None,
 ) -> Dict[str, Any]: ...

@@ -53,7 +53,7 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import torch
 import torch.distributed as dist
@@ -205,7 +205,8 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--data", help="dataset root in Carvana's layout; a demo is made there by rank 0 when it has "
-                                       "no train/ folder (default: in a temporary folder)")
+                                       "no train/ folder (default: in a temporary folder); or shards: a folder "
+                                       "with index.sfidx, s3://bucket/prefix/, https://host/path/")
     parser.add_argument("--demo-count", type=int, default=21, help="pairs in a generated demo (odd: padding shows)")
     parser.add_argument("--demo-size", default="480x320", help="WIDTHxHEIGHT of a generated demo's photos")
     parser.add_argument("--segfeed-cli", help="the segfeed command, to make a demo")
@@ -276,10 +277,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             folder = [temporary if args.data is None else None]
             dist.broadcast_object_list(folder, src=0)
             if rank == 0:
-                data = ensure_dataset(args, folder[0] or temporary)
+                data = dataset_of(args, folder[0] or temporary)
             dist.barrier()
             if rank != 0:
-                data = pathlib.Path(args.data) if args.data else pathlib.Path(folder[0]) / "data"
+                data = args.data if args.data else pathlib.Path(folder[0]) / "data"
             status = train(args, data, device, rank, world, where)
             where[0] = "the end"
             dist.barrier()  # rank 0's temporary demo outlives every rank's loader
@@ -292,7 +293,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     return status
 
 
-def train(args: argparse.Namespace, data: pathlib.Path, device: torch.device, rank: int, world: int,
+def dataset_of(args: argparse.Namespace, temporary: str) -> Union[str, pathlib.Path]:
+    """--data as given when it names shards (a folder with index.sfidx, or in object storage:
+    s3://bucket/prefix/, https://host/path/), else the Carvana root, a demo made when missing."""
+    if args.data and ("://" in args.data or pathlib.Path(args.data, "index.sfidx").is_file()):
+        return args.data
+    return ensure_dataset(args, temporary)
+
+
+def train(args: argparse.Namespace, data: Union[str, pathlib.Path], device: torch.device, rank: int, world: int,
           where: List[str]) -> int:
     # rank and world_size come from RANK and WORLD_SIZE, as torchrun sets them.
     loader = segfeed.Loader(data, batch_size=args.batch_size, size=args.size, layout="nchw", seed=args.seed,

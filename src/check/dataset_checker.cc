@@ -39,7 +39,7 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options, D
   Dataset own_listing;
   Dataset& dataset = listing ? *listing : own_listing;
   try {
-    dataset = ListDataset(spec);
+    dataset = ListDataset(spec, options.object_storage);
   } catch (const FileError& e) {
     report.problems.push_back(e.error());
     return report;

@@ -49,6 +49,9 @@ struct CheckOptions {
   // decode budget and two file buffers (CheckReport says how much), so
   // memory grows with this, never with the files.
   int threads = 0;
+  // How shards in object storage (s3://, https://) are read: signing,
+  // retries, timeouts, connections, as the Loader reads them.
+  ObjectStorageOptions object_storage;
   // Called after each file with (files done, files in total), from worker
   // threads, possibly concurrently: it must be thread-safe. May be empty.
   std::function<void(int64_t, int64_t)> progress;

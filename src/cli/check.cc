@@ -11,6 +11,7 @@
 #include "cli/check_report.h"
 #include "cli/command_line.h"
 #include "cli/loader_flags.h"
+#include "cli/object_storage_flags.h"
 #include "cli/output_flags.h"
 #include "cli/subcommands.h"
 #include "output/printable.h"
@@ -24,7 +25,9 @@ constexpr const char* kHelp =
 DATASET: --data ROOT [--dataset PRESET [--split S]] (PRESET: carvana, voc,
          cityscapes, ade20k, camvid, camvid32, coco_stuff, mapillary,
          mapillary_v2, bdd100k or loveda), a shard folder, index or tars,
-         --images DIR --masks DIR [--recursive], or --list FILE
+         shards in object storage (s3://bucket/prefix/, https://host/path/:
+         the object-storage flags below, credentials as the AWS tools take
+         them), --images DIR --masks DIR [--recursive], or --list FILE
 
 Reads and decodes every image and mask of a dataset, on all cores (every
 bit of every JPEG through the entropy decoder, so a truncated or damaged
@@ -141,9 +144,11 @@ int RunCheck(std::span<const std::string> args) {
              "too_large limit on a header's width x height");
   const DatasetFlags dataset(cli);
   const MaskFlags mask_flags(cli);
+  const ObjectStorageFlags object_storage_flags(cli);
   if (!cli.Parse(args)) return 0;
   const DatasetSpec spec = dataset.Spec();
   options.decode = mask_flags.Apply(options.decode, spec);
+  options.object_storage = object_storage_flags.Options();
   RequireFolders(dataset);
 
   // Checked before the check, which may take an hour, so a bad path fails

@@ -152,6 +152,16 @@ std::string RuleMessage(const std::string& message, const DatasetSpec& dataset,
 
 }  // namespace
 
+TableFlag AddTableFlag(CommandLine& cli, const OptionSpec& spec) {
+  const std::string group(OptionGroupName(spec.group()));
+  // A bool is a flag: no value, but --flag=VALUE still reaches Parse().
+  CLI::Option* option = spec.kind() == OptionKind::kBool
+                            ? cli.AddSwitch(FlagNames(spec), Description(spec), group)
+                            : cli.AddOption(FlagNames(spec), Description(spec), group);
+  option->type_name(ValueName(spec.kind()));
+  return {&spec, option};
+}
+
 void ParseGivenFlags(std::span<const TableFlag> flags, LoaderOptions& options,
                      const std::function<std::string(const OptionSpec&)>& flag_of) {
   for (const TableFlag& flag : flags) {
@@ -247,13 +257,8 @@ LoaderFlags::LoaderFlags(CommandLine& cli) {
   const std::string augment(OptionGroupName(OptionGroup::kAugment));
   const std::string loader(OptionGroupName(OptionGroup::kLoader));
   for (const OptionSpec* spec : LoaderOptionTable()) {
-    const std::string group(OptionGroupName(spec->group()));
-    // A bool is a flag: no value, but --flag=VALUE still reaches Parse().
-    CLI::Option* option = spec->kind() == OptionKind::kBool
-                              ? cli.AddSwitch(FlagNames(*spec), Description(*spec), group)
-                              : cli.AddOption(FlagNames(*spec), Description(*spec), group);
-    option->type_name(ValueName(spec->kind()));
-    flags_.push_back({spec, option});
+    flags_.push_back(AddTableFlag(cli, *spec));
+    CLI::Option* option = flags_.back().option;
     // Shuffle was a switch before it was a choice: --shuffle alone still
     // means global, and --no-shuffle (below) none.
     if (spec->name() == "shuffle") {
@@ -373,11 +378,7 @@ MaskFlags::MaskFlags(CommandLine& cli) {
   for (const char* name :
        {"mask_mode", "num_classes", "mask_ignore_value", "ignore_index", "label_map", "mask_colors",
         "class_names", "mask_foreground", "mask_threshold"}) {
-    const OptionSpec* spec = FindOption(name);
-    CLI::Option* option = cli.AddOption(FlagNames(*spec), Description(*spec),
-                                        std::string(OptionGroupName(spec->group())));
-    option->type_name(ValueName(spec->kind()));
-    flags_.push_back({spec, option});
+    flags_.push_back(AddTableFlag(cli, *FindOption(name)));
   }
 }
 

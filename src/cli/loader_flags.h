@@ -43,6 +43,11 @@ struct TableFlag {
   CLI::Option* option;
 };
 
+// The flag of one option-table entry, as LoaderFlags makes each: --<flag>
+// (and --<name with dashes> where that differs), --no-<flag> for a bool,
+// under the entry's group with its doc, what it accepts and its default.
+TableFlag AddTableFlag(CommandLine& cli, const OptionSpec& spec);
+
 // A library message about the option whose flag is `flag`, in the command
 // line's words: every option keyword in it becomes its flag (flag_of), and
 // it is led by `flag` ("--scale's min must be ...", or "--flag: ..." when

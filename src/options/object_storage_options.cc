@@ -1,6 +1,8 @@
 #include "options/object_storage_options.h"
 
+#include <algorithm>
 #include <limits>
+#include <string>
 
 #include "options/option_kinds.h"
 
@@ -56,5 +58,17 @@ void AddObjectStorageOptions(std::vector<std::unique_ptr<const OptionSpec>>& t) 
 }
 
 #undef SEGFEED_FIELD
+
+bool IsObjectStorageOption(std::string_view name) {
+  // From the entries themselves, so a new one reaches every command.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::unique_ptr<const OptionSpec>> entries;
+    AddObjectStorageOptions(entries);
+    std::vector<std::string> result;
+    for (const auto& entry : entries) result.emplace_back(entry->name());
+    return result;
+  }();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
 
 }  // namespace segfeed::options

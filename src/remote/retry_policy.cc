@@ -9,14 +9,22 @@ namespace {
 
 constexpr uint64_t kBackoffSalt = 0xBAC0FF;
 
+// curl's codes for a certificate that is not trusted (60:
+// CURLE_PEER_FAILED_VERIFICATION, a wrong host name included) and a CA file
+// that cannot be used (77: CURLE_SSL_CACERT_BADFILE): the same on every try.
+constexpr int kUntrustedCertificate = 60;
+constexpr int kBadCaFile = 77;
+
 }  // namespace
 
 Verdict Judge(const AttemptOutcome& outcome) {
   if (outcome.curl_code != 0 || outcome.http_status == 0) {
     // 3: a malformed URL, 1: an unsupported protocol, 6: a host that does
-    // not resolve: the same on every try. Resets (56), timeouts (28),
-    // refused connections (7) and cut bodies (18) may pass.
-    return outcome.curl_code == 1 || outcome.curl_code == 3 || outcome.curl_code == 6
+    // not resolve, and the TLS verdicts: the same on every try. Resets (56),
+    // timeouts (28), refused connections (7) and cut bodies (18) may pass.
+    const int code = outcome.curl_code;
+    return code == 1 || code == 3 || code == 6 || code == kUntrustedCertificate ||
+                   code == kBadCaFile
                ? Verdict::kFinal
                : Verdict::kRetry;
   }
@@ -43,6 +51,14 @@ std::string FailureText(const AttemptOutcome& outcome, const std::string& url,
     return "no such object " + url + ": check the URL, the endpoint and the bucket (HTTP 404)";
   if (outcome.http_status == 401)
     return "unauthorised for " + url + ": check the credentials (HTTP 401)";
+  if (outcome.curl_code == kUntrustedCertificate)
+    return url + ": " + curl_error +
+           ": the server's TLS certificate is not trusted (set AWS_CA_BUNDLE or SSL_CERT_FILE "
+           "to the file of the CA that signed it)";
+  if (outcome.curl_code == kBadCaFile)
+    return url + ": " + curl_error +
+           ": the CA file cannot be used (check AWS_CA_BUNDLE, SSL_CERT_FILE or the profile's "
+           "ca_bundle)";
   if (outcome.curl_code != 0) return url + ": " + curl_error;
   if (outcome.body_wrong)
     return url + ": HTTP " + std::to_string(outcome.http_status) +

@@ -22,7 +22,7 @@ struct AttemptOutcome {
 enum class Verdict {
   kDone,   // a 200/206 with the right body
   kRetry,  // 5xx, 429, a reset, a timeout, a short or wrong body
-  kFinal,  // 403, 404, other 4xx, a bad URL: trying again would not help
+  kFinal,  // 403, 404, other 4xx, a bad URL, an untrusted certificate: no retry helps
 };
 
 Verdict Judge(const AttemptOutcome& outcome);
@@ -41,7 +41,8 @@ struct RetryPolicy {
 
 // What to check after a final answer: "access denied for s3://b/k: check
 // the credentials and the bucket policy" (403), "no such object ...: check
-// the URL" (404), "HTTP 416", curl's own text otherwise.
+// the URL" (404), "HTTP 416", for an untrusted certificate curl's text and
+// the variables that name a CA file, curl's own text otherwise.
 std::string FailureText(const AttemptOutcome& outcome, const std::string& url,
                         const std::string& curl_error);
 

@@ -5,112 +5,30 @@ stream the batches of the same shards read locally and of their folders: whole, 
 resumed, from the CLI; over a plain HTTP server too. A fault proxy between segfeed and the
 server answers 503 and 500, resets connections, cuts bodies short and sends wrong bytes:
 retries give the same batches; exhausted retries are a bad sample named by URL (skip) or
-the stream's error (fail). No secret appears in any message or state."""
+the stream's error (fail). No secret appears in any message or state. A rank's state
+resumes at the same and at another world size as the local shards' does. The servers are
+object_storage_servers.py's."""
 
 from __future__ import annotations
 
-import contextlib
-import http.client
-import http.server
-import json
-import os
-import pathlib
-import socket
-import struct
 import subprocess
-import sys
-import threading
-import time
 
 import pytest
 import segfeed
 
 from bench_digest import batch_digest
-
-# scripts/dev.sh installs both into the test venv; the installed wheel's
-# own check (a venv of its own) has neither and skips these.
-boto3 = pytest.importorskip("boto3")
-pytest.importorskip("moto.server")
+# The servers and their fixtures (moto_server, aws_env), shared with the other object-storage tests.
+from object_storage_servers import (BUCKET, Faults, aws_env, fault_proxy, moto_server,  # noqa: F401
+                                    pack_into_bucket, ranged_file_server, s3_client)
 
 OPTIONS = dict(batch_size=3, size=(32, 40), seed=5, threads=2)
 SECRET = "s3cr3t-Never-Printed-9f2c"
-BUCKET = "segfeed-data"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
-
-
-@pytest.fixture(scope="module")
-def moto_server():
-    """moto's S3 on 127.0.0.1 with IAM authentication on after the first requests, which
-    make the user whose keys the tests sign with."""
-    port = free_port()
-    env = {**os.environ, "INITIAL_NO_AUTH_ACTION_COUNT": "3"}
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
-        env.pop(name, None)
-    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port)
-        endpoint = f"http://127.0.0.1:{port}"
-        iam = boto3.client("iam", endpoint_url=endpoint, region_name="us-east-1",
-                           aws_access_key_id="bootstrap", aws_secret_access_key="bootstrap")
-        iam.create_user(UserName="trainer")
-        iam.put_user_policy(UserName="trainer", PolicyName="s3", PolicyDocument=json.dumps({
-            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]}))
-        key = iam.create_access_key(UserName="trainer")["AccessKey"]
-        yield dict(endpoint=endpoint, key_id=key["AccessKeyId"], secret=key["SecretAccessKey"])
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
 def packed(cli, moto_server, tmp_path_factory):
     """A make-demo dataset, its `segfeed pack` shards (3 samples a shard) in a bucket under voc/."""
-    root = tmp_path_factory.mktemp("object_storage")
-    demo = root / "demo"
-    subprocess.run([str(cli), "make-demo", str(demo), "--count", "14", "--width", "64", "--height", "48"],
-                   check=True, capture_output=True)
-    shards = root / "shards"
-    subprocess.run([str(cli), "pack", "--data", str(demo), "--output", str(shards), "--samples-per-shard", "3"],
-                   check=True, capture_output=True)
-    s3 = s3_client(moto_server)
-    s3.create_bucket(Bucket=BUCKET)
-    for path in sorted(shards.iterdir()):
-        s3.upload_file(str(path), BUCKET, f"voc/{path.name}")
-    return dict(demo=demo, shards=shards)
-
-
-def s3_client(server, secret=None):
-    return boto3.client("s3", endpoint_url=server["endpoint"], region_name="us-east-1",
-                        aws_access_key_id=server["key_id"], aws_secret_access_key=secret or server["secret"])
-
-
-@pytest.fixture()
-def aws_env(moto_server, monkeypatch, tmp_path):
-    """The environment the AWS tools read, pointing at the server; HOME without ~/.aws."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_S3", "AWS_CONFIG_FILE",
-                 "AWS_SHARED_CREDENTIALS_FILE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_ENDPOINT_URL", moto_server["endpoint"])
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", moto_server["key_id"])
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", moto_server["secret"])
-    monkeypatch.setenv("AWS_REGION", "us-east-1")
-    return moto_server
+    return pack_into_bucket(cli, moto_server, tmp_path_factory.mktemp("object_storage"), "voc")
 
 
 def digests(data, epochs=2, **options):
@@ -144,6 +62,26 @@ def test_ranks_and_a_resume_stream_the_folders_batches(packed, aws_env):
         loader.load_state_dict(state)
         assert [batch_digest(b) for b in loader] == expected
     assert SECRET not in repr(state) and aws_env["secret"] not in repr(state)
+
+
+def resumed_digests(data, saved_at, resumed_at):
+    """A Loader at (rank, world_size) `saved_at` stops after one batch of epoch 1; one at
+    `resumed_at` continues from its state_dict(): the batches of that rest."""
+    rank, world_size = saved_at
+    with segfeed.Loader(data, **OPTIONS, rank=rank, world_size=world_size) as loader:
+        next(iter(loader.epoch(1))).release()
+        state = loader.state_dict()
+    rank, world_size = resumed_at
+    with segfeed.Loader(data, **{**OPTIONS, "threads": 1}, rank=rank, world_size=world_size) as loader:
+        loader.load_state_dict(state)
+        return [batch_digest(b) for b in loader]
+
+
+@pytest.mark.parametrize("saved_at, resumed_at", [((0, 2), (0, 2)), ((0, 2), (1, 2)), ((0, 2), (0, 1)),
+                                                  ((0, 1), (1, 2))])
+def test_a_resume_at_the_same_or_another_world_size_is_the_local_shards(packed, aws_env, saved_at, resumed_at):
+    got = resumed_digests(f"s3://{BUCKET}/voc/", saved_at, resumed_at)
+    assert got and got == resumed_digests(packed["shards"], saved_at, resumed_at)
 
 
 def test_bench_reads_s3_with_the_local_digest_and_reports_requests(cli, packed, aws_env):
@@ -197,128 +135,6 @@ def test_anonymous_reads_of_a_public_http_server(packed, monkeypatch, tmp_path):
     monkeypatch.setenv("HOME", str(tmp_path))
     with ranged_file_server(packed["shards"]) as port:
         assert digests(f"http://127.0.0.1:{port}/") == digests(packed["shards"])
-
-
-# --- a plain HTTP file server with Range support ------------------------------------------
-
-
-class RangedFiles(http.server.SimpleHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def do_GET(self):
-        path = pathlib.Path(self.translate_path(self.path))
-        if not path.is_file():
-            self.send_error(404)
-            return
-        data = path.read_bytes()
-        spec = self.headers.get("Range")
-        status = 200
-        if spec:
-            first, last = spec.removeprefix("bytes=").split("-")
-            data = data[int(first):int(last) + 1]
-            status = 206
-        self.send_response(status)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
-@contextlib.contextmanager
-def ranged_file_server(folder: pathlib.Path):
-    handler = lambda *args: RangedFiles(*args, directory=str(folder))  # noqa: E731
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-# --- the fault proxy -----------------------------------------------------------------------
-
-
-class Faults:
-    """Which requests fail and how: each shard request (not the index's) fails its first
-    `times` attempts with `kind` (503, 500, reset, cut, wrong); times=None: every attempt."""
-
-    def __init__(self, kind: str, times):
-        self.kind, self.times = kind, times
-        self.seen: dict = {}
-        self.lock = threading.Lock()
-        self.faults = 0
-
-    def fault_for(self, path: str, range_header: str):
-        if path.endswith(".sfidx"):
-            return None
-        with self.lock:
-            n = self.seen.get((path, range_header), 0)
-            self.seen[(path, range_header)] = n + 1
-            if self.times is None or n < self.times:
-                self.faults += 1
-                return self.kind
-        return None
-
-
-def fault_proxy_handler(upstream_port: int, faults: Faults):
-    class Proxy(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            fault = faults.fault_for(self.path, self.headers.get("Range", ""))
-            if fault == "reset":
-                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                self.close_connection = True
-                return
-            if fault in ("503", "500"):
-                body = b"<Error><Code>SlowDown</Code></Error>" if fault == "503" else b"<Error/>"
-                self.send_response(int(fault))
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                return
-            upstream = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=30)
-            # The signed headers go on unchanged (Host included): the signature stays valid.
-            upstream.request("GET", self.path, headers=dict(self.headers.items()))
-            response = upstream.getresponse()
-            body = response.read()
-            upstream.close()
-            self.send_response(response.status)
-            for name, value in response.getheaders():
-                if name.lower() not in ("content-length", "connection", "transfer-encoding", "date", "server"):
-                    self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if fault == "cut":
-                self.wfile.write(body[:len(body) // 2])
-                self.close_connection = True
-                return
-            if fault == "wrong":
-                body = bytes(b ^ 0x5A for b in body)
-            self.wfile.write(body)
-
-    return Proxy
-
-
-@contextlib.contextmanager
-def fault_proxy(server, faults: Faults):
-    upstream_port = int(server["endpoint"].rsplit(":", 1)[1])
-    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), fault_proxy_handler(upstream_port, faults))
-    proxy.daemon_threads = True
-    thread = threading.Thread(target=proxy.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{proxy.server_address[1]}"
-    finally:
-        proxy.shutdown()
-        proxy.server_close()
 
 
 FAST_RETRIES = dict(remote_attempts=3, remote_connect_timeout_ms=2000, remote_stall_timeout_ms=2000)

@@ -22,8 +22,11 @@ TEST(RetryPolicyTest, DoesNotRetryWhatCannotChange) {
   EXPECT_EQ(Judge({403, 0, false}), Verdict::kFinal);
   EXPECT_EQ(Judge({404, 0, false}), Verdict::kFinal);
   EXPECT_EQ(Judge({416, 0, false}), Verdict::kFinal);
-  EXPECT_EQ(Judge({0, 6, false}), Verdict::kFinal);  // host does not resolve
-  EXPECT_EQ(Judge({0, 3, false}), Verdict::kFinal);  // malformed URL
+  EXPECT_EQ(Judge({0, 6, false}), Verdict::kFinal);   // host does not resolve
+  EXPECT_EQ(Judge({0, 3, false}), Verdict::kFinal);   // malformed URL
+  EXPECT_EQ(Judge({0, 60, false}), Verdict::kFinal);  // untrusted certificate
+  EXPECT_EQ(Judge({0, 77, false}), Verdict::kFinal);  // unusable CA file
+  EXPECT_EQ(Judge({0, 35, false}), Verdict::kRetry);  // a handshake cut off
 }
 
 TEST(RetryPolicyTest, BackoffGrowsExponentiallyWithinItsCap) {
@@ -48,6 +51,14 @@ TEST(RetryPolicyTest, FailureTextSaysWhatToCheck) {
   EXPECT_NE(FailureText({404, 0, false}, "s3://b/k", "").find("check the URL"), std::string::npos);
   EXPECT_EQ(FailureText({0, 56, false}, "s3://b/k", "Connection reset by peer"),
             "s3://b/k: Connection reset by peer");
+  const std::string untrusted =
+      FailureText({0, 60, false}, "s3://b/k",
+                  "SSL certificate problem: unable to get local issuer certificate");
+  EXPECT_EQ(untrusted.find("s3://b/k: SSL certificate problem"), 0u);
+  EXPECT_NE(untrusted.find("set AWS_CA_BUNDLE or SSL_CERT_FILE"), std::string::npos);
+  EXPECT_NE(FailureText({0, 77, false}, "s3://b/k", "error setting certificate file: x.pem")
+                .find("check AWS_CA_BUNDLE, SSL_CERT_FILE"),
+            std::string::npos);
   EXPECT_NE(FailureText({206, 0, true}, "s3://b/k", "").find("not the bytes the index records"),
             std::string::npos);
 }
