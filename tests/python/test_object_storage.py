@@ -16,6 +16,7 @@ import json
 import os
 import pathlib
 import socket
+import ssl
 import struct
 import subprocess
 import sys
@@ -199,6 +200,28 @@ def test_anonymous_reads_of_a_public_http_server(packed, monkeypatch, tmp_path):
         assert digests(f"http://127.0.0.1:{port}/") == digests(packed["shards"])
 
 
+def test_https_is_verified_and_trusts_the_named_ca_bundle(packed, monkeypatch, tmp_path):
+    """An HTTPS server with a self-signed certificate made here: refused against the
+    system's CAs (whichever libcurl runs: Debian's with its compiled-in paths, or the
+    wheel's, which finds the distribution's bundle itself), read with AWS_CA_BUNDLE or
+    SSL_CERT_FILE naming the certificate."""
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_CA_BUNDLE", "SSL_CERT_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    certificate, key = tmp_path / "certificate.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(certificate)], check=True, capture_output=True)
+    with ranged_file_server(packed["shards"], tls=(certificate, key)) as port:
+        url = f"https://127.0.0.1:{port}/"
+        with pytest.raises(segfeed.FileError, match="certificate"):
+            segfeed.Loader(url, **OPTIONS, remote_attempts=1)
+        for variable in ("AWS_CA_BUNDLE", "SSL_CERT_FILE"):
+            with monkeypatch.context() as scoped:
+                scoped.setenv(variable, str(certificate))
+                assert digests(url) == digests(packed["shards"]), variable
+
+
 # --- a plain HTTP file server with Range support ------------------------------------------
 
 
@@ -227,9 +250,14 @@ class RangedFiles(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def ranged_file_server(folder: pathlib.Path):
+def ranged_file_server(folder: pathlib.Path, tls=None):
+    """On 127.0.0.1; HTTPS with tls=(certificate, key)."""
     handler = lambda *args: RangedFiles(*args, directory=str(folder))  # noqa: E731
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*map(str, tls))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
