@@ -28,8 +28,10 @@ import segfeed
 
 from bench_digest import batch_digest
 
-# scripts/dev.sh installs both into the test venv; the installed wheel's
-# own check (a venv of its own) has neither and skips these.
+# scripts/dev.sh installs both into the test venv and into the venv of the
+# installed wheel's check (check_wheel: these then read through the wheel's
+# own libcurl); the bare-root check (scripts/wheel-check.sh) has neither and
+# skips these.
 boto3 = pytest.importorskip("boto3")
 pytest.importorskip("moto.server")
 
