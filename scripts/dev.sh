@@ -27,13 +27,15 @@ cd "$ROOT"
 # (the tests cross-check our JPEGs with it), Python 3 (the tests parse the
 # tools' JSON reports with its json module), xz (to unpack oneTBB's
 # source for the ThreadSanitizer build) and dpkg-source (to unpack
-# libarchive's source with Debian's patches for the wheel), libcurl (shards
-# in object storage, src/remote/).
+# libarchive's and libcurl's sources with Debian's patches for the wheel),
+# libcurl (shards in object storage, src/remote/), openssl (the HTTPS
+# test's self-signed certificate) and OpenSSL's headers (the wheel's static
+# libcurl; libcurl4-openssl-dev only suggests them).
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
   nlohmann-json3-dev libspng-dev libdeflate-dev libarchive-dev libcurl4-openssl-dev pkgconf
-  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev
+  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev openssl libssl-dev
 )
 
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
@@ -370,12 +372,62 @@ build_static_libarchive() {
   rm -rf "$work"
 }
 
+# The wheel's libcurl: static and position-independent, built once from the
+# Debian source of the installed libcurl4-openssl-dev (with Debian's patches,
+# its CVE fixes among them, and without the two that make the GnuTLS and NSS
+# flavours, as Debian's own OpenSSL build does) into
+# build/deps/libcurl-static. segfeed needs HTTP and HTTPS only
+# (src/remote/range_client.cc: range requests, SigV4 signing, concurrency
+# from kept-alive HTTP/1.1 connections, which S3 speaks; no HTTP/2, no
+# compressed bodies), yet Debian's shared libcurl links
+# Kerberos, LDAP, libssh2, nghttp2, idn2, psl, brotli, zstd and rtmp, all
+# of which auditwheel would copy into the wheel. Every other protocol and
+# optional library is therefore off, zlib too (a range is asked for
+# uncompressed); TLS and SigV4's hashes come from Debian's shared OpenSSL,
+# which auditwheel copies in. No CA file or folder is compiled in (Debian's
+# are /etc/ssl/certs paths another distribution may not have): segfeed
+# finds the system's bundle itself (src/remote/ca_bundle.cc), and
+# --with-ca-fallback leaves OpenSSL's own default as the last resort.
+# The threaded resolver keeps a slow DNS lookup from stalling the other
+# transfers of the multi handle. Only the library is built and installed.
+build_static_libcurl() {
+  local prefix="$ROOT/build/deps/libcurl-static"
+  [[ -f "$prefix/lib/pkgconfig/libcurl.pc" ]] && return
+  local work="$ROOT/build/deps/libcurl-src"
+  log "building libcurl $(dpkg-query -W -f='${Version}' libcurl4-openssl-dev), static, HTTP(S) only (once)"
+  download_debian_source libcurl4-openssl-dev "$work" || return 1
+  dpkg-source --no-check -x "$work"/curl_*.dsc "$work/source" >/dev/null || return 1
+  local patch
+  for patch in 99_nss.patch 90_gnutls.patch; do
+    patch -d "$work/source" -R -p1 -s <"$work/source/debian/patches/$patch" || return 1
+  done
+  local off=() option
+  for option in ftp file ldap ldaps rtsp dict telnet tftp pop3 imap smb smtp gopher mqtt ntlm ntlm-wb tls-srp \
+                websockets manual libcurl-option ares shared; do
+    off+=("--disable-$option")
+  done
+  for option in zlib brotli zstd libpsl libgsasl libssh libssh2 librtmp libidn2 nghttp2 ngtcp2 nghttp3 quiche \
+                msh3 hyper ca-bundle ca-path; do
+    off+=("--without-$option")
+  done
+  (cd "$work/source" && ./configure --prefix="$prefix" --disable-dependency-tracking --enable-static --with-pic \
+     --with-openssl --with-ca-fallback --enable-threaded-resolver "${off[@]}" \
+     CFLAGS=-O2) >"$work/configure.log" 2>&1 || {
+    tail -20 "$work/configure.log" >&2; return 1; }
+  make -C "$work/source/lib" -j "$(nproc)" >/dev/null || return 1
+  make -C "$work/source/lib" install >/dev/null || return 1
+  make -C "$work/source/include" install >/dev/null || return 1
+  make -C "$work/source" install-pkgconfigDATA >/dev/null || return 1
+  rm -rf "$work"
+}
+
 build_wheels() {
   local which="${1:-all}"  # "system": Debian's python3 only (what CI checks)
   label=wheel install_missing_packages "${PACKAGES[@]}" "${PYTHON_PACKAGES[@]}"
   ensure_wheel_tools
   build_static_opencv || { log "could not build the static OpenCV the wheel needs"; return 1; }
   build_static_libarchive || { log "could not build the static libarchive the wheel needs"; return 1; }
+  build_static_libcurl || { log "could not build the static libcurl the wheel needs"; return 1; }
   rm -rf "$WHEELHOUSE" && mkdir -p "$WHEELHOUSE/raw"
   local python tag built=()
   while read -r python; do
@@ -388,11 +440,13 @@ build_wheels() {
       "$venv/bin/python" -m pip install -q "nanobind>=2.0" "scikit-build-core>=0.11"
     fi
     log "building the wheel for $tag ($python)"
-    # Its own CMake build folder: the static OpenCV and libarchive must not
-    # leak into the development build's cache (pyproject's build-dir), nor
-    # that one's into it. pkg-config finds the static libarchive first.
+    # Its own CMake build folder: the static OpenCV, libarchive and libcurl
+    # must not leak into the development build's cache (pyproject's
+    # build-dir), nor that one's into it. pkg-config finds the static
+    # libarchive and libcurl first.
+    local static_pkgconfig="$ROOT/build/deps/libarchive-static/lib/pkgconfig:$ROOT/build/deps/libcurl-static/lib/pkgconfig"
     CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" SKBUILD_BUILD_DIR="$ROOT/build/wheel-build/$tag-cmake" \
-      PKG_CONFIG_PATH="$ROOT/build/deps/libarchive-static/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
+      PKG_CONFIG_PATH="$static_pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
       SKBUILD_CMAKE_DEFINE="OpenCV_DIR=$ROOT/build/deps/opencv-static/lib/cmake/opencv4" \
       "$venv/bin/python" -m pip wheel -q --no-build-isolation \
       --no-deps -w "$WHEELHOUSE/raw" "$ROOT"
@@ -411,7 +465,9 @@ build_wheels() {
 # `auditwheel show` allows (a manylinux tag: nothing outside the policy is
 # linked without being in the wheel), installs into a venv without system
 # site packages next to NumPy 2 from the registry, and passes the
-# framework-free tests through the installed `segfeed` command.
+# framework-free tests through the installed `segfeed` command, the object
+# storage ones among them (boto3 and moto's S3 server in that venv: they
+# read a bucket through the wheel's own libcurl, SigV4 signing included).
 check_wheel() {
   local wheel
   wheel="$(ls "$WHEELHOUSE"/segfeed-*-cp"$(/usr/bin/python3 -c 'import sys; print(f"{sys.version_info[0]}{sys.version_info[1]}")')"-*.whl)"

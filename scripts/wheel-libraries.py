@@ -21,12 +21,11 @@ import tempfile
 import zipfile
 
 # The C and C++ runtimes, present on every system a manylinux wheel can run
-# on (glibc's own libraries, libresolv among them: the vendored Kerberos of
-# libcurl needs it), and zlib, which dpkg and rpm themselves need (and
-# CPython's zlib module).
+# on (glibc's own libraries), and zlib, which dpkg and rpm themselves need
+# (and CPython's zlib module).
 EVERY_SYSTEM_HAS = {
     "libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1", "libutil.so.1",
-    "libresolv.so.2", "ld-linux-x86-64.so.2", "libstdc++.so.6", "libgcc_s.so.1", "libz.so.1",
+    "ld-linux-x86-64.so.2", "libstdc++.so.6", "libgcc_s.so.1", "libz.so.1",
 }
 
 

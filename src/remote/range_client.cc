@@ -6,6 +6,8 @@
 #include <chrono>
 #include <utility>
 
+#include "remote/ca_bundle.h"
+
 namespace segfeed::remote {
 
 using Clock = std::chrono::steady_clock;
@@ -56,6 +58,33 @@ void InitCurlOnce() {
   (void)initialised;
 }
 
+// Whether libcurl has a CA file or folder of its own compiled in
+// (Debian's has /etc/ssl/certs; the wheel's static one has none).
+bool CurlHasDefaultCaStore() {
+#if LIBCURL_VERSION_NUM >= 0x075400  // CURLINFO_CAINFO and CAPATH: 7.84
+  CURL* easy = curl_easy_init();
+  char* file = nullptr;
+  char* folder = nullptr;
+  curl_easy_getinfo(easy, CURLINFO_CAINFO, &file);
+  curl_easy_getinfo(easy, CURLINFO_CAPATH, &folder);
+  const bool has = file != nullptr || folder != nullptr;
+  curl_easy_cleanup(easy);
+  return has;
+#else
+  return true;  // no way to ask: a distribution's libcurl has one
+#endif
+}
+
+// The CA file every TLS request names: the settings' (AWS_CA_BUNDLE,
+// SSL_CERT_FILE, the profile's), else none where libcurl has its own
+// default, else the system's bundle found in the usual places (empty if
+// none: libcurl then asks OpenSSL for its default).
+std::string CaFile(const AwsSettings& settings) {
+  if (!settings.ca_bundle.empty()) return settings.ca_bundle;
+  if (CurlHasDefaultCaStore()) return {};
+  return FirstCaBundle();
+}
+
 }  // namespace
 
 void Transfer::Wait() {
@@ -77,6 +106,7 @@ void Transfer::Finish(Status status) {
 
 RangeClient::RangeClient(RangeClientOptions options) : options_(std::move(options)) {
   InitCurlOnce();
+  ca_file_ = CaFile(options_.settings);
   multi_ = curl_multi_init();
   curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
                     static_cast<long>(options_.max_connections));
@@ -140,8 +170,7 @@ void RangeClient::Launch(std::unique_ptr<Request> request) {
   curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME,
                    std::max(1L, static_cast<long>(options_.stall_timeout_ms / 1000)));
   const AwsSettings& settings = options_.settings;
-  if (!settings.ca_bundle.empty())
-    curl_easy_setopt(easy, CURLOPT_CAINFO, settings.ca_bundle.c_str());
+  if (!ca_file_.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, ca_file_.c_str());
   if (request->size != 0) {
     const std::string range =
         std::to_string(request->offset) + "-" + std::to_string(request->offset + request->size - 1);

@@ -103,6 +103,7 @@ class RangeClient {
   void Complete(Request* request, int curl_code);
 
   const RangeClientOptions options_;
+  std::string ca_file_;    // CURLOPT_CAINFO (ca_bundle.h); empty: libcurl's default
   void* multi_ = nullptr;  // CURLM*, owned; used by the client's thread only
   Mutex mu_;
   std::vector<std::unique_ptr<Request>> submitted_ GUARDED_BY(mu_);
