@@ -28,14 +28,13 @@ cd "$ROOT"
 # tools' JSON reports with its json module), xz (to unpack oneTBB's
 # source for the ThreadSanitizer build) and dpkg-source (to unpack
 # libarchive's and libcurl's sources with Debian's patches for the wheel),
-# libcurl (shards in object storage, src/remote/), openssl (the HTTPS
-# test's self-signed certificate) and OpenSSL's headers (the wheel's static
-# libcurl; libcurl4-openssl-dev only suggests them).
+# libcurl (shards in object storage, src/remote/) and OpenSSL's headers
+# (the wheel's static libcurl; libcurl4-openssl-dev only suggests them).
 PACKAGES=(
   g++ cmake ninja-build
   libtbb-dev libturbojpeg0-dev libjpeg62-turbo-dev libgif-dev libopencv-dev libcli11-dev
   nlohmann-json3-dev libspng-dev libdeflate-dev libarchive-dev libcurl4-openssl-dev pkgconf
-  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev openssl libssl-dev
+  libgtest-dev libbenchmark-dev libjpeg-turbo-progs python3 xz-utils dpkg-dev libssl-dev
 )
 
 # The Python test environment: Debian's Python 3 and PyTorch (pip's torch is
