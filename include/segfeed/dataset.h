@@ -118,6 +118,16 @@ struct SEGFEED_EXPORT DatasetSpec {
   // Or an index object in object storage ("s3://bucket/voc/index.sfidx",
   // "https://host/voc/index.sfidx"), read by range requests.
   std::filesystem::path shard_index;
+  // The index object in object storage as Shards() fetched it (its digest
+  // checked), so that listing the dataset (the Loader, plan, check) does
+  // not fetch it again: one GET of the index per spec. Used only while its
+  // URL is shard_index; empty (a spec written by hand, a fetch that
+  // failed): fetched when listed.
+  struct FetchedShardIndex {
+    std::string url;
+    std::vector<uint8_t> bytes;
+  };
+  std::shared_ptr<const FetchedShardIndex> fetched_shard_index;
 
   // A shard dataset from what `data` names: a folder holding index.sfidx,
   // an index file (".sfidx"), a tar or WebDataset's brace notation for

@@ -228,9 +228,10 @@ std::string InFlags(std::string message) {
 
 }  // namespace
 
-DatasetSpec DatasetFlags::Spec() const {
+const DatasetSpec& DatasetFlags::Spec() const {
+  if (spec_) return *spec_;
   try {
-    return DatasetFromValues(data_.value_or(""), values_);
+    return spec_.emplace(DatasetFromValues(data_.value_or(""), values_));
   } catch (const ConfigError& e) {
     throw UsageError(InFlags(e.what()));
   }

@@ -26,8 +26,10 @@ class DatasetFlags {
   // True when the command line names a dataset.
   bool given() const { return data_ || !values_.empty(); }
   // The dataset the flags name (DatasetFromValues()); UsageError naming the
-  // flags when they are contradictory or there are none.
-  DatasetSpec Spec() const;
+  // flags when they are contradictory or there are none. Made once (after
+  // parsing) and kept: a shard dataset in object storage fetches its index
+  // when its spec is made, and a command asks for the spec several times.
+  const DatasetSpec& Spec() const;
   // Each folder or file flag given, with its value: {"--data", DIR}, ...
   std::vector<std::pair<std::string, std::string>> Folders() const;
 
@@ -35,6 +37,7 @@ class DatasetFlags {
   std::optional<std::string> data_;
   // (keyword, text) of each table flag given.
   std::vector<std::pair<std::string, std::string>> values_;
+  mutable std::optional<DatasetSpec> spec_;
 };
 
 // One option-table entry made into a CLI11 flag.

@@ -4,7 +4,9 @@
 
 #include "remote/aws_settings.h"
 #include "remote/object_url.h"
+#include "remote/range_client.h"
 #include "remote/remote_shards_source.h"
+#include "remote/shard_index_fetch.h"
 #include "segfeed/errors.h"
 
 namespace segfeed::dataset {
@@ -35,12 +37,12 @@ std::string RemoteIndexUrl(const std::string& url) {
   return prefix.ToString();
 }
 
-std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,
-                                                       const ObjectStorageOptions& options,
-                                                       source::ShardIndexDataset* dataset) {
-  const remote::ObjectUrl index = Parse(index_url);
+namespace {
+
+remote::RangeClientOptions ClientOptions(const remote::ObjectUrl& object,
+                                         const ObjectStorageOptions& options) {
   Result<remote::AwsSettings> settings =
-      remote::ResolveAwsSettings(options.no_sign_request || !index.is_s3());
+      remote::ResolveAwsSettings(options.no_sign_request || !object.is_s3());
   if (!settings.ok()) throw ConfigError(settings.error().detail);
   remote::RangeClientOptions client;
   client.settings = std::move(settings).value();
@@ -48,10 +50,35 @@ std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_
   client.connect_timeout_ms = options.connect_timeout_ms;
   client.stall_timeout_ms = options.stall_timeout_ms;
   client.max_connections = options.connections;
+  return client;
+}
+
+}  // namespace
+
+std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchRemoteIndex(
+    const std::string& index_url, const ObjectStorageOptions& options) {
+  const remote::ObjectUrl index = Parse(index_url);
+  remote::RangeClient client(ClientOptions(index, options));
+  Result<std::vector<uint8_t>> fetched = remote::FetchShardIndex(&client, index);
+  if (!fetched.ok()) throw FileError(fetched.error());
+  return std::make_shared<const DatasetSpec::FetchedShardIndex>(
+      DatasetSpec::FetchedShardIndex{index_url, std::move(fetched).value()});
+}
+
+std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec) {
+  const auto& fetched = spec.fetched_shard_index;
+  if (!fetched || fetched->url != spec.shard_index.string()) return {};
+  return fetched->bytes;
+}
+
+std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,
+                                                       const ObjectStorageOptions& options,
+                                                       std::span<const uint8_t> fetched_index) {
+  const remote::ObjectUrl index = Parse(index_url);
   remote::ReadAheadOptions read_ahead;
   read_ahead.read_ahead_bytes = options.read_ahead_bytes;
-  Result<std::unique_ptr<remote::RemoteShardsSource>> source =
-      remote::RemoteShardsSource::Open(index, std::move(client), read_ahead, dataset);
+  Result<std::unique_ptr<remote::RemoteShardsSource>> source = remote::RemoteShardsSource::Open(
+      index, ClientOptions(index, options), read_ahead, fetched_index);
   if (!source.ok()) throw FileError(source.error());
   return std::shared_ptr<source::SampleSource>(std::move(source).value());
 }

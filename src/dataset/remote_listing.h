@@ -2,11 +2,14 @@
 
 // Shard datasets in object storage (s3://, http(s)://): the listing's side
 // of src/remote. The dataset is its index object; the catalog comes from one
-// GET of it.
+// GET of it, made when the spec is (DatasetSpec::Shards()) and handed on.
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "segfeed/dataset.h"
 #include "segfeed/options.h"
 #include "source/sample_source.h"
 #include "source/shard_index.h"
@@ -20,13 +23,24 @@ namespace segfeed::dataset {
 // that does not parse.
 std::string RemoteIndexUrl(const std::string& url);
 
-// A RemoteShardsSource over the shards of `index_url`, with `options`' signing,
-// retries and read-ahead. Throws ConfigError when there are no
-// credentials (saying where they were looked for) and FileError when the
-// index cannot be fetched or read (naming the URL and what to check).
-// Fills `dataset` with what the index records about the dataset.
+// The index object at `index_url`, fetched once with `options`' signing
+// and retries (remote::FetchShardIndex(): its digest checked), for
+// DatasetSpec::fetched_shard_index. Throws as OpenRemoteShards() does.
+std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchRemoteIndex(
+    const std::string& index_url, const ObjectStorageOptions& options);
+
+// The bytes of `spec`'s index object when its spec holds them (fetched
+// from its shard_index URL); empty otherwise.
+std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec);
+
+// A RemoteShardsSource over the shards of `index_url`, with `options`'
+// signing, retries and read-ahead; `fetched_index` is the index's bytes
+// when they were fetched already (empty: fetched now). Throws ConfigError
+// when there are no credentials (saying where they were looked for) and
+// FileError when the index cannot be fetched or read (naming the URL and
+// what to check).
 std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,
                                                        const ObjectStorageOptions& options,
-                                                       source::ShardIndexDataset* dataset);
+                                                       std::span<const uint8_t> fetched_index);
 
 }  // namespace segfeed::dataset

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <span>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -94,24 +96,23 @@ std::vector<std::pair<std::string, std::string>> KnownOptions(
   return options;
 }
 
-// IndexOptions() of an index in object storage: fetched with the
-// environment's credentials (anonymously without any, as a public bucket
-// reads); none when it cannot be, and the listing says why.
-std::vector<std::pair<std::string, std::string>> RemoteIndexOptions(const std::string& index) {
-  source::ShardIndexDataset dataset;
+// The index object of a dataset in object storage, fetched when its spec
+// is made with the environment's credentials (anonymously without any, as
+// a public bucket reads) and handed on in the spec, so that listing it
+// does not fetch it again; null when it cannot be fetched: the listing
+// tries again with the loader's options and says why.
+std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchIndexForSpec(const std::string& index) {
   try {
     ObjectStorageOptions options;
-    options.attempts = 2;
     try {
-      dataset::OpenRemoteShards(index, options, &dataset);
+      return dataset::FetchRemoteIndex(index, options);
     } catch (const ConfigError&) {
       options.no_sign_request = true;  // no credentials anywhere
-      dataset::OpenRemoteShards(index, options, &dataset);
+      return dataset::FetchRemoteIndex(index, options);
     }
   } catch (const std::exception&) {
-    return {};
+    return nullptr;
   }
-  return KnownOptions(std::move(dataset.options));
 }
 
 // The options the shards' index records (`segfeed pack` writes the
@@ -120,14 +121,19 @@ std::vector<std::pair<std::string, std::string>> RemoteIndexOptions(const std::s
 // table's names (the index also says how photos were written); none when
 // there is no index or it cannot be read (the listing says why).
 std::vector<std::pair<std::string, std::string>> IndexOptions(const DatasetSpec& spec) {
-  if (IsRemote(spec)) return RemoteIndexOptions(spec.shard_index.string());
+  source::ShardIndexDataset dataset;
+  if (IsRemote(spec)) {
+    const std::span<const uint8_t> fetched = dataset::FetchedIndexBytes(spec);
+    if (fetched.empty() || !source::DecodeShardIndex(fetched, spec.shard_index, &dataset).ok())
+      return {};
+    return KnownOptions(std::move(dataset.options));
+  }
   const fs::path index = !spec.shard_index.empty() ? spec.shard_index
                          : spec.shards.empty()
                              ? fs::path()
                              : spec.shards.front().parent_path() / source::kShardIndexFileName;
   std::error_code error;
   if (index.empty() || !fs::exists(index, error)) return {};
-  source::ShardIndexDataset dataset;
   if (!source::ReadShardIndex(index, source::ShardCheck::kSizes, &dataset).ok()) return {};
   return KnownOptions(std::move(dataset.options));
 }
@@ -146,6 +152,7 @@ DatasetSpec DatasetSpec::Shards(const fs::path& data) {
   const std::string text = data.string();
   if (remote::IsObjectUrl(text)) {
     spec.shard_index = dataset::RemoteIndexUrl(text);
+    spec.fetched_shard_index = FetchIndexForSpec(spec.shard_index.string());
   } else if (EndsWith(text, ".sfidx")) {
     spec.shard_index = data;
   } else if (dataset::HasBraces(text) || EndsWith(text, ".tar")) {
@@ -181,7 +188,8 @@ bool IsShardSpec(const DatasetSpec& spec) {
 void ListShards(const DatasetSpec& spec, const ObjectStorageOptions& object_storage,
                 Dataset* dataset) {
   if (IsRemote(spec)) {
-    dataset->shard_source = OpenRemoteShards(spec.shard_index.string(), object_storage, nullptr);
+    dataset->shard_source =
+        OpenRemoteShards(spec.shard_index.string(), object_storage, FetchedIndexBytes(spec));
     return;
   }
   source::ShardCatalog catalog;

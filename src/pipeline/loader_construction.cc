@@ -63,6 +63,8 @@ LoaderRuntime::LoaderRuntime(const DatasetSpec& spec, const LoaderOptions& optio
     : spec_(spec), options_(options), threads_(ResolveThreads(options.threads)), arena_(threads_) {
   ValidateLoaderOptions(options_);
   dataset_ = ListDataset(spec, options_.object_storage);
+  // Listed: the source holds what the fetched index said.
+  spec_.fetched_shard_index.reset();
   if (options_.on_bad_file == OnBadFile::kFail) {
     // A shard that could not be read (io_error) lost samples: named before
     // an empty dataset is, since the damage is why it is empty.

@@ -239,6 +239,7 @@ void RangeClient::Complete(Request* request, int curl_code) {
   if (verdict == Verdict::kRetry || done->attempt > 1)
     detail += " (after " + std::to_string(done->attempt) + " attempts)";
   done->transfer->attempts_ = done->attempt;
+  done->transfer->body_wrong_ = outcome.body_wrong;
   done->transfer->Finish(Error{ErrorKind::kIoError, done->object.ToString(), std::move(detail)});
 }
 

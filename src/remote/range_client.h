@@ -52,6 +52,9 @@ class Transfer {
   const Status& status() const { return status_; }
   std::span<const uint8_t> body() const { return body_; }
   int attempts() const { return attempts_; }
+  // After a failed Wait(): whether the last attempt got a body, but a short
+  // or wrong one (the BodyCheck refused it).
+  bool body_wrong() const { return body_wrong_; }
   // Frees the body (the caller copied what it needed).
   void Release() { std::vector<uint8_t>().swap(body_); }
 
@@ -66,6 +69,7 @@ class Transfer {
   Status status_;
   std::vector<uint8_t> body_;
   int attempts_ = 0;
+  bool body_wrong_ = false;
 };
 
 // Counts since the client was made, for bench's report.

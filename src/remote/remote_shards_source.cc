@@ -8,6 +8,8 @@
 
 #include "digest.h"
 #include "remote/range_coalescing.h"
+#include "remote/shard_index_fetch.h"
+#include "source/shard_index.h"
 
 namespace segfeed::remote {
 namespace {
@@ -22,37 +24,43 @@ using source::ShardCatalog;
 // within it.
 constexpr size_t kStalePositions = 4096;
 
+// Whether the member has bytes to fetch (a regular file entry, not empty).
 bool Readable(const ShardCatalog& catalog, SampleId id, Member member) {
-  const ShardCatalog::MemberForm* form = catalog.FormOf(id, member);
-  return form != nullptr && form->kind == source::TarEntryKind::kRegular &&
-         catalog.record(id).size[source::MemberIndex(member)] > 0;
+  return catalog.MemberSize(id, member).value_or(0) > 0;
 }
 
 }  // namespace
 
 Result<std::unique_ptr<RemoteShardsSource>> RemoteShardsSource::Open(
     const ObjectUrl& index, RangeClientOptions client, ReadAheadOptions read_ahead,
-    source::ShardIndexDataset* dataset) {
+    std::span<const uint8_t> fetched_index) {
   auto range_client = std::make_unique<RangeClient>(std::move(client));
-  std::shared_ptr<Transfer> fetched = range_client->Start(index, 0, 0);
-  fetched->Wait();
-  if (!fetched->status().ok()) return fetched->status().error();
+  std::vector<uint8_t> fetched;
+  if (fetched_index.empty()) {
+    Result<std::vector<uint8_t>> body = FetchShardIndex(range_client.get(), index);
+    if (!body.ok()) return body.error();
+    fetched = std::move(body).value();
+    fetched_index = fetched;
+  }
   const std::string index_name = index.ToString();
-  Result<source::ShardCatalog> catalog =
-      source::DecodeShardIndex(fetched->body(), std::filesystem::path(index_name), dataset);
-  fetched->Release();
-  if (!catalog.ok()) return catalog.error();
+  source::ShardIndexDataset dataset;
+  Result<source::ShardCatalog> decoded =
+      source::DecodeShardIndex(fetched_index, std::filesystem::path(index_name), &dataset);
+  if (!decoded.ok()) return decoded.error();
+  std::vector<uint8_t>().swap(fetched);
+  source::ShardCatalog catalog = std::move(decoded).value();
+  catalog.SetOriginalKeys(std::move(dataset.original_keys));
   // The decoder put each shard under the index's "folder"; its name from
   // there is the object beside the index.
   const std::string folder = std::filesystem::path(index_name).parent_path().string() + "/";
   std::vector<ObjectUrl> shard_urls;
-  for (const ShardCatalog::Shard& shard : catalog.value().shards()) {
+  for (const ShardCatalog::Shard& shard : catalog.shards()) {
     std::string name = shard.path.string();
     if (name.compare(0, folder.size(), folder) == 0) name.erase(0, folder.size());
     shard_urls.push_back(index.Sibling(name));
   }
   auto opened = std::unique_ptr<RemoteShardsSource>(new RemoteShardsSource(
-      std::move(catalog).value(), std::move(shard_urls), RangeClientOptions{}, read_ahead));
+      std::move(catalog), std::move(shard_urls), RangeClientOptions{}, read_ahead));
   opened->client_ = std::move(range_client);
   return opened;
 }
@@ -73,25 +81,6 @@ RemoteShardsSource::~RemoteShardsSource() {
 source::SampleSource::TransferCounts RemoteShardsSource::transfer_counts() const {
   const RangeClientStats stats = client_->stats();
   return TransferCounts{stats.requests, stats.retries, stats.connections};
-}
-
-std::string RemoteShardsSource::MemberName(SampleId id, Member member) const {
-  std::string name = shard_urls_[catalog_.record(id).shard].ToString();
-  name += ':';
-  name += catalog_.Key(id);
-  if (const ShardCatalog::MemberForm* form = catalog_.FormOf(id, member)) {
-    name += '.';
-    name += form->extension;
-  } else {
-    name += member == Member::kImage ? " (no photo)" : " (no mask)";
-  }
-  return name;
-}
-
-std::optional<int64_t> RemoteShardsSource::MemberSize(SampleId id, Member member) const {
-  const ShardCatalog::MemberForm* form = catalog_.FormOf(id, member);
-  if (form == nullptr || form->kind != source::TarEntryKind::kRegular) return std::nullopt;
-  return catalog_.record(id).size[source::MemberIndex(member)];
 }
 
 ByteRange RemoteShardsSource::SampleRange(SampleId id) const {
@@ -208,25 +197,10 @@ Result<std::span<const uint8_t>> RemoteShardsSource::Read(SampleId id, Member me
                                                           source::ReadBuffer* into,
                                                           const source::HeadCheck* head) {
   into->Resize(0);
-  const ShardCatalog::MemberForm* form = catalog_.FormOf(id, member);
-  if (form == nullptr) {
-    return Error{ErrorKind::kIoError, MemberName(id, member),
-                 std::string("No such file in the shard: the sample has no ") +
-                     (member == Member::kImage ? "photo" : "mask") + " member"};
-  }
-  if (form->kind != source::TarEntryKind::kRegular) {
-    return Error{ErrorKind::kIoError, MemberName(id, member),
-                 std::string("not a regular file (") + source::TarEntryKindName(form->kind) + ")"};
-  }
-  const source::SampleRecord& record = catalog_.record(id);
-  const size_t size = record.size[source::MemberIndex(member)];
-  if (size == 0)
-    return Error{ErrorKind::kEmptyFile, MemberName(id, member), "member is empty (0 bytes)"};
-  if (static_cast<int64_t>(size) > into->max_bytes()) {
-    return Error{ErrorKind::kTooLarge, MemberName(id, member),
-                 "member is " + std::to_string(size) +
-                     " bytes, more than max_file_bytes = " + std::to_string(into->max_bytes())};
-  }
+  const Result<size_t> readable = catalog_.ReadableSize(
+      id, member, into->max_bytes(), shard_urls_[catalog_.record(id).shard].ToString());
+  if (!readable.ok()) return readable.error();
+  const size_t size = readable.value();
   std::shared_ptr<Chunk> chunk;
   {
     MutexLock lock(&mu_);

@@ -15,7 +15,6 @@
 #include "result.h"
 #include "source/sample_source.h"
 #include "source/shard_catalog.h"
-#include "source/shard_index.h"
 #include "thread_annotations.h"
 
 namespace segfeed::remote {
@@ -50,21 +49,29 @@ struct ReadAheadOptions {
 // Threads: as SampleSource says; the read-ahead state is guarded by mu_.
 class RemoteShardsSource final : public source::SampleSource {
  public:
-  // Fetches the index at `index` (an ".sfidx" object) and opens its
-  // shards beside it. Errors name the URL and what to check (403: the
-  // credentials, 404: the URL).
-  static Result<std::unique_ptr<RemoteShardsSource>> Open(const ObjectUrl& index,
-                                                          RangeClientOptions client,
-                                                          ReadAheadOptions read_ahead,
-                                                          source::ShardIndexDataset* dataset);
+  // Opens the shards of the index object `index` (an ".sfidx" object),
+  // beside it. `fetched_index` is its bytes when the caller fetched them
+  // already (DatasetSpec::fetched_shard_index); empty: fetched now, once
+  // (FetchShardIndex(): its digest checked, retried). Errors name the URL
+  // and what to check (403: the credentials, 404: the URL, a damaged
+  // index).
+  static Result<std::unique_ptr<RemoteShardsSource>> Open(
+      const ObjectUrl& index, RangeClientOptions client, ReadAheadOptions read_ahead,
+      std::span<const uint8_t> fetched_index = {});
   ~RemoteShardsSource() override;
 
   size_t sample_count() const override { return catalog_.sample_count(); }
-  std::string Key(source::SampleId id) const override { return std::string(catalog_.Key(id)); }
-  // "<shard URL>:<key>.<extension>"
+  // The dataset's key, as ShardsSource gives it (ShardCatalog::DatasetKey():
+  // "scan.v2", not the member key "scan%2Ev2").
+  std::string Key(source::SampleId id) const override { return catalog_.DatasetKey(id); }
+  // ShardCatalog::MemberName() under the shard's URL
   // ("s3://bucket/voc/data-000003.tar:2007_000032.jpg").
-  std::string MemberName(source::SampleId id, source::Member member) const override;
-  std::optional<int64_t> MemberSize(source::SampleId id, source::Member member) const override;
+  std::string MemberName(source::SampleId id, source::Member member) const override {
+    return catalog_.MemberName(id, member, shard_urls_[catalog_.record(id).shard].ToString());
+  }
+  std::optional<int64_t> MemberSize(source::SampleId id, source::Member member) const override {
+    return catalog_.MemberSize(id, member);
+  }
   void Prefetch(std::span<const source::SampleId> upcoming) override;
   Result<std::span<const uint8_t>> Read(source::SampleId id, source::Member member,
                                         source::ReadBuffer* into,

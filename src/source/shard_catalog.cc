@@ -1,5 +1,6 @@
 #include "source/shard_catalog.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -76,6 +77,62 @@ void ShardCatalog::ShrinkToFit() {
   keys_.ShrinkToFit();
   forms_.shrink_to_fit();
   shards_.shrink_to_fit();
+}
+
+void ShardCatalog::SetOriginalKeys(OriginalKeys original_keys) {
+  std::sort(original_keys.begin(), original_keys.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  original_keys_ = std::move(original_keys);
+}
+
+std::string ShardCatalog::DatasetKey(SampleId id) const {
+  const auto original =
+      std::lower_bound(original_keys_.begin(), original_keys_.end(), id,
+                       [](const auto& entry, SampleId wanted) { return entry.first < wanted; });
+  if (original != original_keys_.end() && original->first == id) return original->second;
+  return Key(id);
+}
+
+std::string ShardCatalog::MemberName(SampleId id, Member member, std::string_view shard) const {
+  std::string name(shard);
+  name += ':';
+  name += Key(id);
+  if (const MemberForm* form = FormOf(id, member)) {
+    name += '.';
+    name += form->extension;
+  } else {
+    name += member == Member::kImage ? " (no photo)" : " (no mask)";
+  }
+  return name;
+}
+
+std::optional<int64_t> ShardCatalog::MemberSize(SampleId id, Member member) const {
+  const MemberForm* form = FormOf(id, member);
+  if (form == nullptr || form->kind != TarEntryKind::kRegular) return std::nullopt;
+  return records_[id].size[MemberIndex(member)];
+}
+
+Result<size_t> ShardCatalog::ReadableSize(SampleId id, Member member, int64_t max_bytes,
+                                          std::string_view shard) const {
+  const MemberForm* form = FormOf(id, member);
+  if (form == nullptr) {
+    return Error{ErrorKind::kIoError, MemberName(id, member, shard),
+                 std::string("No such file in the shard: the sample has no ") +
+                     (member == Member::kImage ? "photo" : "mask") + " member"};
+  }
+  if (form->kind != TarEntryKind::kRegular) {
+    return Error{ErrorKind::kIoError, MemberName(id, member, shard),
+                 std::string("not a regular file (") + TarEntryKindName(form->kind) + ")"};
+  }
+  const size_t size = records_[id].size[MemberIndex(member)];
+  if (size == 0)
+    return Error{ErrorKind::kEmptyFile, MemberName(id, member, shard), "member is empty (0 bytes)"};
+  if (static_cast<int64_t>(size) > max_bytes) {
+    return Error{ErrorKind::kTooLarge, MemberName(id, member, shard),
+                 "member is " + std::to_string(size) +
+                     " bytes, more than max_file_bytes = " + std::to_string(max_bytes)};
+  }
+  return size;
 }
 
 const ShardCatalog::MemberForm* ShardCatalog::FormOf(SampleId id, Member member) const {

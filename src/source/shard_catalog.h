@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "result.h"
@@ -66,6 +67,11 @@ class ShardCatalog {
     uint64_t digest = 0;
   };
 
+  // The dataset's own keys of the samples whose member key differs
+  // (`segfeed pack` percent-encodes a dot: "a.b" is written "a%2Eb.jpg";
+  // the index records them, ShardIndexDataset::original_keys), any order.
+  using OriginalKeys = std::vector<std::pair<SampleId, std::string>>;
+
   // Building: shards first, then their samples in order. Errors when a
   // limit above is passed.
   Result<uint16_t> AddShard(Shard shard);
@@ -75,9 +81,15 @@ class ShardCatalog {
   void RemoveLastSample();
   // Gives back what the vectors reserved beyond their size.
   void ShrinkToFit();
+  // Replaces the original keys (sorted here).
+  void SetOriginalKeys(OriginalKeys original_keys);
 
   size_t sample_count() const { return records_.size(); }
+  // The member key: what the tar names the members after.
   std::string Key(SampleId id) const { return keys_.Key(id); }
+  // The dataset's key: the original one where the index records it, else
+  // the members' ("train/aachen/aachen_000000_000019", "a.b").
+  std::string DatasetKey(SampleId id) const;
   // Where the member's bytes start in its shard.
   uint64_t MemberOffset(SampleId id, Member member) const {
     const SampleRecord& record = records_[id];
@@ -88,6 +100,25 @@ class ShardCatalog {
   // The member's form, nullptr when the sample has none.
   const MemberForm* FormOf(SampleId id, Member member) const;
   const SampleRecord& record(SampleId id) const { return records_[id]; }
+
+  // What every source of these shards says of a member, whatever fetches
+  // its bytes (a file, a range request); `shard` is how the source names
+  // the member's shard (its path, its URL).
+  //
+  // "<shard>:<member key>.<extension>" as the tar names the member
+  // ("shards/data-000003.tar:train/k.jpg", "...:a%2Eb.jpg"); for a member
+  // the sample lacks, "<shard>:<member key> (no photo)" or "(no mask)".
+  std::string MemberName(SampleId id, Member member, std::string_view shard) const;
+  // nullopt for a member the sample lacks or one that is not a regular
+  // file entry.
+  std::optional<int64_t> MemberSize(SampleId id, Member member) const;
+  // The member's size when it can be read into a buffer of `max_bytes`;
+  // else the error Read() gives, named by MemberName(): io_error for a
+  // member the sample lacks ("No such file in the shard") or one that is a
+  // folder or link entry ("not a regular file"), empty_file for 0 bytes,
+  // too_large beyond `max_bytes` (before any byte is fetched).
+  Result<size_t> ReadableSize(SampleId id, Member member, int64_t max_bytes,
+                              std::string_view shard) const;
 
   const std::vector<Shard>& shards() const { return shards_; }
   const std::vector<MemberForm>& forms() const { return forms_; }
@@ -111,6 +142,8 @@ class ShardCatalog {
   std::vector<MemberForm> forms_;
   std::vector<SampleRecord> records_;
   FrontCodedKeys keys_;
+  // Sorted by sample.
+  OriginalKeys original_keys_;
 };
 
 inline size_t MemberIndex(Member member) { return member == Member::kImage ? 0 : 1; }

@@ -389,6 +389,17 @@ Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path&
   return {};
 }
 
+bool ShardIndexIntact(std::span<const uint8_t> bytes) {
+  if (bytes.size() < sizeof kMagic + sizeof(uint64_t) ||
+      std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    return false;
+  Digest digest;
+  digest.Update(bytes.data(), bytes.size() - sizeof(uint64_t));
+  uint64_t trailer = 0;
+  std::memcpy(&trailer, bytes.data() + bytes.size() - sizeof trailer, sizeof trailer);
+  return trailer == digest.Value();
+}
+
 Result<ShardCatalog> DecodeShardIndex(std::span<const uint8_t> bytes,
                                       const std::filesystem::path& index,
                                       ShardIndexDataset* dataset) {

@@ -52,6 +52,11 @@ Status WriteShardIndex(const ShardCatalog& catalog, const std::filesystem::path&
 // read once).
 enum class ShardCheck { kSizes, kDigests };
 
+// Whether `bytes` are a whole index as written: its magic, and the digest
+// its last 8 bytes hold of the rest. False for one cut short or changed
+// (a fetch to try again), before anything is decoded.
+bool ShardIndexIntact(std::span<const uint8_t> bytes);
+
 // An index's bytes fetched some other way (object storage): decoded and
 // checked as ReadShardIndex() does, with the shards' paths under `index`'s
 // parent ("s3://bucket/voc/index.sfidx" gives "s3://bucket/voc/<shard>"),

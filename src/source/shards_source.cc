@@ -12,17 +12,15 @@ namespace segfeed::source {
 
 namespace {
 
-ShardsSource::OriginalKeys SortedBySample(ShardsSource::OriginalKeys keys) {
-  std::sort(keys.begin(), keys.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  return keys;
+ShardCatalog WithOriginalKeys(ShardCatalog catalog, ShardsSource::OriginalKeys original_keys) {
+  if (!original_keys.empty()) catalog.SetOriginalKeys(std::move(original_keys));
+  return catalog;
 }
 
 }  // namespace
 
 ShardsSource::ShardsSource(ShardCatalog catalog, OriginalKeys original_keys)
-    : catalog_(std::move(catalog)),
-      original_keys_(SortedBySample(std::move(original_keys))),
+    : catalog_(WithOriginalKeys(std::move(catalog), std::move(original_keys))),
       descriptors_(std::make_unique<std::atomic<int>[]>(catalog_.shards().size())) {
   for (size_t i = 0; i < catalog_.shards().size(); ++i) descriptors_[i].store(-1);
 }
@@ -32,33 +30,6 @@ ShardsSource::~ShardsSource() {
     const int fd = descriptors_[i].load();
     if (fd >= 0) FileSystemInUse().Close(fd);
   }
-}
-
-std::string ShardsSource::Key(SampleId id) const {
-  const auto original =
-      std::lower_bound(original_keys_.begin(), original_keys_.end(), id,
-                       [](const auto& entry, SampleId wanted) { return entry.first < wanted; });
-  if (original != original_keys_.end() && original->first == id) return original->second;
-  return std::string(catalog_.Key(id));
-}
-
-std::string ShardsSource::MemberName(SampleId id, Member member) const {
-  std::string name = catalog_.ShardOf(id).path.string();
-  name += ':';
-  name += catalog_.Key(id);
-  if (const ShardCatalog::MemberForm* form = catalog_.FormOf(id, member)) {
-    name += '.';
-    name += form->extension;
-  } else {
-    name += member == Member::kImage ? " (no photo)" : " (no mask)";
-  }
-  return name;
-}
-
-std::optional<int64_t> ShardsSource::MemberSize(SampleId id, Member member) const {
-  const ShardCatalog::MemberForm* form = catalog_.FormOf(id, member);
-  if (form == nullptr || form->kind != TarEntryKind::kRegular) return std::nullopt;
-  return catalog_.record(id).size[MemberIndex(member)];
 }
 
 Result<int> ShardsSource::ShardDescriptor(uint16_t shard) {
@@ -104,27 +75,12 @@ Status ShardsSource::ReadAt(int fd, int64_t offset, size_t bytes, uint8_t* into,
 Result<std::span<const uint8_t>> ShardsSource::Read(SampleId id, Member member, ReadBuffer* into,
                                                     const HeadCheck* head) {
   into->Resize(0);
-  const ShardCatalog::MemberForm* form = catalog_.FormOf(id, member);
-  if (form == nullptr) {
-    return Error{ErrorKind::kIoError, MemberName(id, member),
-                 std::string("No such file in the shard: the sample has no ") +
-                     (member == Member::kImage ? "photo" : "mask") + " member"};
-  }
-  if (form->kind != TarEntryKind::kRegular) {
-    return Error{ErrorKind::kIoError, MemberName(id, member),
-                 std::string("not a regular file (") + TarEntryKindName(form->kind) + ")"};
-  }
-  const SampleRecord& record = catalog_.record(id);
-  const size_t size = record.size[MemberIndex(member)];
+  const Result<size_t> readable =
+      catalog_.ReadableSize(id, member, into->max_bytes(), catalog_.ShardOf(id).path.native());
+  if (!readable.ok()) return readable.error();
+  const size_t size = readable.value();
   const auto offset = static_cast<int64_t>(catalog_.MemberOffset(id, member));
-  if (size == 0)
-    return Error{ErrorKind::kEmptyFile, MemberName(id, member), "member is empty (0 bytes)"};
-  if (static_cast<int64_t>(size) > into->max_bytes()) {
-    return Error{ErrorKind::kTooLarge, MemberName(id, member),
-                 "member is " + std::to_string(size) +
-                     " bytes, more than max_file_bytes = " + std::to_string(into->max_bytes())};
-  }
-  Result<int> fd = ShardDescriptor(record.shard);
+  Result<int> fd = ShardDescriptor(catalog_.record(id).shard);
   if (!fd.ok()) {
     return Error{ErrorKind::kIoError, MemberName(id, member),
                  "cannot open the shard: " + fd.error().detail};

@@ -31,10 +31,8 @@ namespace segfeed::source {
 // network file system; object storage will need more.
 class ShardsSource final : public SampleSource {
  public:
-  // The dataset's own keys of the samples whose member key differs
-  // (`segfeed pack` percent-encodes a dot: "a.b" is written "a%2Eb.jpg";
-  // the index records them, ShardIndexDataset::original_keys), any order.
-  using OriginalKeys = std::vector<std::pair<SampleId, std::string>>;
+  // The dataset's own keys of the samples whose member key was encoded.
+  using OriginalKeys = ShardCatalog::OriginalKeys;
 
   explicit ShardsSource(ShardCatalog catalog, OriginalKeys original_keys = {});
   ~ShardsSource() override;
@@ -42,23 +40,20 @@ class ShardsSource final : public SampleSource {
   ShardsSource& operator=(const ShardsSource&) = delete;
 
   size_t sample_count() const override { return catalog_.sample_count(); }
-  // The dataset's key: the original one where the index records it, else
-  // the members' ("train/aachen/aachen_000000_000019", "a.b").
-  std::string Key(SampleId id) const override;
-  // "<shard path>:<member key>.<extension>" as the tar names the member
-  // ("shards/data-000003.tar:train/k.jpg", "...:a%2Eb.jpg"); for a member
-  // the sample lacks, "<shard path>:<member key> (no photo)" or
-  // "(no mask)".
-  std::string MemberName(SampleId id, Member member) const override;
-  // From the catalog: nullopt for a member the sample lacks or one that is
-  // not a regular file entry.
-  std::optional<int64_t> MemberSize(SampleId id, Member member) const override;
+  // The dataset's key (ShardCatalog::DatasetKey()).
+  std::string Key(SampleId id) const override { return catalog_.DatasetKey(id); }
+  // ShardCatalog::MemberName(), under the shard's path
+  // ("shards/data-000003.tar:train/k.jpg").
+  std::string MemberName(SampleId id, Member member) const override {
+    return catalog_.MemberName(id, member, catalog_.ShardOf(id).path.native());
+  }
+  std::optional<int64_t> MemberSize(SampleId id, Member member) const override {
+    return catalog_.MemberSize(id, member);
+  }
   void Prefetch(std::span<const SampleId>) override {}
-  // Errors: io_error for a member the sample lacks ("No such file in the
-  // shard"), one that is a folder or link entry ("not a regular file"), a
-  // shard that cannot be opened or read (the system's reason) or that ends
-  // before the member does (changed since it was indexed); empty_file for
-  // a 0-byte member; too_large, from the catalog's size, before any read.
+  // Errors: ShardCatalog::ReadableSize()'s, before any read; io_error for
+  // a shard that cannot be opened or read (the system's reason) or that
+  // ends before the member does (changed since it was indexed).
   Result<std::span<const uint8_t>> Read(SampleId id, Member member, ReadBuffer* into,
                                         const HeadCheck* head = nullptr) override;
 
@@ -74,8 +69,6 @@ class ShardsSource final : public SampleSource {
                 Member member) const;
 
   const ShardCatalog catalog_;
-  // Sorted by sample.
-  const OriginalKeys original_keys_;
   // -1 until opened. Read without the lock; written under it.
   std::unique_ptr<std::atomic<int>[]> descriptors_;
   Mutex opening_;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/run_segfeed.h"
+#include "remote/loopback_http_server.h"
 #include "segfeed/dataset.h"
 #include "source/shard_packing.h"
 #include "temp_dir.h"
@@ -75,6 +76,24 @@ TEST_F(ShardsCliTest, BenchDigestOfTheShardsIsTheFolders) {
   const std::string folders = BenchDigest(Data("voc") + " --dataset voc", labels);
   ASSERT_EQ(folders.size(), 16u);
   EXPECT_EQ(BenchDigest(Data("voc-shards"), labels), folders);
+}
+
+// Over HTTP (the loopback range server): the local shards' digest, and
+// one GET of the index per command, however often the command asks for
+// its dataset's spec.
+TEST_F(ShardsCliTest, ShardsOverHttpFetchTheIndexOncePerCommand) {
+  testing::LoopbackHttpServer server(dir_->path() / "carvana-shards");
+  const std::string local = BenchDigest(Data("carvana-shards"), "--threads 2");
+  ASSERT_EQ(local.size(), 16u);
+  TempDir out;
+  EXPECT_EQ(BenchDigest(Quoted(server.url()), "--threads 2 --json " + Quoted(out / "bench.json")),
+            local);
+  EXPECT_EQ(server.requests_of("index.sfidx"), 1);
+  for (const char* command : {"plan", "check"}) {
+    const auto run = RunSegfeed(std::string(command) + " --data " + Quoted(server.url()));
+    EXPECT_EQ(run.exit_code, 0) << command << ": " << run.output;
+  }
+  EXPECT_EQ(server.requests_of("index.sfidx"), 3);
 }
 
 TEST_F(ShardsCliTest, CheckPlanAndPreviewReadShards) {

@@ -1,8 +1,8 @@
 // The contract every SampleSource keeps (docs/design.md, "Sources"), as a
 // typed test: each source has a maker that builds it from the same
 // description of samples, and every test here runs against each of them.
-// FilesSource is the first, ShardsSource the second; the object-storage
-// source joins the list of makers at the bottom.
+// FilesSource is the first, ShardsSource the second, RemoteShardsSource
+// (shards over HTTP, from the loopback range server) the third.
 
 #include "source/sample_source.h"
 
@@ -19,6 +19,9 @@
 #include <vector>
 
 #include "fixtures/fixtures.h"
+#include "remote/loopback_http_server.h"
+#include "remote/object_url.h"
+#include "remote/remote_shards_source.h"
 #include "segfeed/dataset.h"
 #include "source/file_system.h"
 #include "source/files_source.h"
@@ -111,6 +114,10 @@ class DenyingFileSystem final : public FileSystem {
 class FilesSourceMaker {
  public:
   static constexpr const char* kName = "FilesSource";
+  // What an unreadable member's error says, and whether it takes the
+  // sample's other member with it.
+  static constexpr const char* kUnreadableDetail = "Permission denied";
+  static constexpr bool kSampleFailsWhole = false;
   std::unique_ptr<SampleSource> Make(const std::vector<SampleSpec>& samples) {
     std::filesystem::create_directories(dir_ / "images");
     std::filesystem::create_directories(dir_ / "masks");
@@ -151,60 +158,102 @@ class FilesSourceMaker {
   FileSystemOverrideForTesting override_{&file_system_};
 };
 
-// Makes a ShardsSource of `samples`: one PAX tar, shard-000000.tar, whose
-// members are <key>.jpg and <key>.mask.gif, indexed and read back through
-// the index. A missing member is absent from the tar, an empty one a 0-byte
-// member, one that is not regular a symbolic link entry, and an unreadable
-// one a member whose pread(2) fails with EACCES (through the seam).
+// Writes `samples` into one PAX tar, <dir>/shard-000000.tar, whose members
+// are <key>.jpg and <key>.mask.gif, and its index beside it. A missing
+// member is absent from the tar, an empty one a 0-byte member, one that is
+// not regular a symbolic link entry. Returns the data offsets of the
+// unreadable members, for the maker to refuse in its own terms.
+std::vector<uint64_t> WriteIndexedShard(const std::filesystem::path& dir,
+                                        const std::vector<SampleSpec>& samples) {
+  std::vector<testing::TarEntrySpec> entries;
+  std::set<std::string> unreadable;
+  const auto add = [&](const std::string& name, const MemberSpec& member) {
+    switch (member.kind) {
+      case MemberKind::kBytes:
+        entries.push_back(testing::File(name, member.bytes));
+        return;
+      case MemberKind::kMissing:
+        return;
+      case MemberKind::kEmpty:
+        entries.push_back(testing::File(name, {}));
+        return;
+      case MemberKind::kNotRegular:
+        entries.push_back({name, {}, testing::TarEntrySpec::Type::kSymlink});
+        return;
+      case MemberKind::kUnreadable:
+        entries.push_back(testing::File(name, testing::RandomBytes(100, 9)));
+        unreadable.insert(name);
+        return;
+    }
+  };
+  for (const SampleSpec& sample : samples) {
+    add(sample.key + ".jpg", sample.image);
+    add(sample.key + ".mask.gif", sample.mask);
+  }
+  const std::filesystem::path shard = dir / "shard-000000.tar";
+  testing::WriteTar(shard, testing::TarFormat::kPax, entries);
+  const TarScan scan = ScanTar(shard);
+  std::vector<uint64_t> offsets;
+  for (const TarMember& member : scan.members) {
+    if (unreadable.count(member.name) > 0)
+      offsets.push_back(static_cast<uint64_t>(member.data_offset));
+  }
+  ShardListing listing = ListShardSamples({scan});
+  EXPECT_TRUE(listing.errors.empty());
+  EXPECT_TRUE(WriteShardIndex(listing.catalog, dir / kShardIndexFileName).ok());
+  return offsets;
+}
+
+// Makes a ShardsSource of `samples` (WriteIndexedShard()), read back
+// through the index. An unreadable member is one whose pread(2) fails with
+// EACCES (through the seam).
 class ShardsSourceMaker {
  public:
   static constexpr const char* kName = "ShardsSource";
+  static constexpr const char* kUnreadableDetail = "Permission denied";
+  static constexpr bool kSampleFailsWhole = false;
   std::unique_ptr<SampleSource> Make(const std::vector<SampleSpec>& samples) {
-    const std::filesystem::path shard = dir_ / "shard-000000.tar";
-    std::vector<testing::TarEntrySpec> entries;
-    std::set<std::string> unreadable;
-    for (const SampleSpec& sample : samples) {
-      Add(sample.key + ".jpg", sample.image, &entries, &unreadable);
-      Add(sample.key + ".mask.gif", sample.mask, &entries, &unreadable);
-    }
-    testing::WriteTar(shard, testing::TarFormat::kPax, entries);
-    const TarScan scan = ScanTar(shard);
-    for (const TarMember& member : scan.members) {
-      if (unreadable.count(member.name) > 0) file_system_.denied_reads.insert(member.data_offset);
-    }
-    ShardListing listing = ListShardSamples({scan});
-    EXPECT_TRUE(listing.errors.empty());
-    EXPECT_TRUE(WriteShardIndex(listing.catalog, dir_ / kShardIndexFileName).ok());
-    Result<ShardCatalog> catalog = ReadShardIndex(dir_ / kShardIndexFileName);
+    for (const uint64_t offset : WriteIndexedShard(dir_.path(), samples))
+      file_system_.denied_reads.insert(static_cast<off_t>(offset));
+    Result<ShardCatalog> catalog = ReadShardIndex(dir_.path() / kShardIndexFileName);
     EXPECT_TRUE(catalog.ok()) << catalog.error().Message();
     return std::make_unique<ShardsSource>(std::move(catalog).value());
   }
 
  private:
-  static void Add(const std::string& name, const MemberSpec& member,
-                  std::vector<testing::TarEntrySpec>* entries, std::set<std::string>* unreadable) {
-    switch (member.kind) {
-      case MemberKind::kBytes:
-        entries->push_back(testing::File(name, member.bytes));
-        return;
-      case MemberKind::kMissing:
-        return;
-      case MemberKind::kEmpty:
-        entries->push_back(testing::File(name, {}));
-        return;
-      case MemberKind::kNotRegular:
-        entries->push_back({name, {}, testing::TarEntrySpec::Type::kSymlink});
-        return;
-      case MemberKind::kUnreadable:
-        entries->push_back(testing::File(name, testing::RandomBytes(100, 9)));
-        unreadable->insert(name);
-        return;
-    }
-  }
-
   TempDir dir_;
   DenyingFileSystem file_system_;
   FileSystemOverrideForTesting override_{&file_system_};
+};
+
+// Makes a RemoteShardsSource of `samples` (WriteIndexedShard()), served
+// over HTTP by a loopback range server. An unreadable member is a byte
+// range the server answers with 403: a sample is one request for both its
+// members, so the other member fails with it. Neighbouring samples are not
+// coalesced here (max_gap_bytes 0): their shared request would hold the
+// denied range too, which a store's permissions (per object) never do.
+class RemoteShardsSourceMaker {
+ public:
+  static constexpr const char* kName = "RemoteShardsSource";
+  static constexpr const char* kUnreadableDetail = "access denied";
+  static constexpr bool kSampleFailsWhole = true;
+  std::unique_ptr<SampleSource> Make(const std::vector<SampleSpec>& samples) {
+    const std::vector<uint64_t> unreadable = WriteIndexedShard(dir_.path(), samples);
+    server_ = std::make_unique<testing::LoopbackHttpServer>(dir_.path());
+    for (const uint64_t offset : unreadable) server_->DenyByte("shard-000000.tar", offset);
+    auto index = remote::ParseObjectUrl(server_->url() + kShardIndexFileName);
+    EXPECT_TRUE(index.ok());
+    remote::ReadAheadOptions read_ahead;
+    read_ahead.max_gap_bytes = 0;
+    auto opened =
+        remote::RemoteShardsSource::Open(index.value(), remote::RangeClientOptions{}, read_ahead);
+    EXPECT_TRUE(opened.ok()) << opened.error().Message();
+    return std::move(opened).value();
+  }
+
+ private:
+  TempDir dir_;
+  std::unique_ptr<testing::LoopbackHttpServer> server_;
 };
 
 MemberSpec Bytes(size_t size, uint32_t seed) {
@@ -238,6 +287,16 @@ bool Good(const MemberSpec& member) {
          static_cast<int64_t>(member.bytes.size()) <= kMaxBytes;
 }
 
+// Whether a member reads whole from a source made by Maker: good, and not
+// beside an unreadable member where the source fetches both as one.
+template <typename Maker>
+bool Readable(const SampleSpec& sample, Member member) {
+  const MemberSpec& other =
+      SpecOf(sample, member == Member::kImage ? Member::kMask : Member::kImage);
+  return Good(SpecOf(sample, member)) &&
+         !(Maker::kSampleFailsWhole && other.kind == MemberKind::kUnreadable);
+}
+
 constexpr Member kMembers[] = {Member::kImage, Member::kMask};
 
 template <typename Maker>
@@ -257,7 +316,7 @@ class SampleSourceTest : public ::testing::Test {
   void ExpectRead(SampleId id, Member member, ReadBuffer* into) {
     const MemberSpec& spec = SpecOf(samples_[id], member);
     auto read = source_->Read(id, member, into);
-    if (Good(spec)) {
+    if (Readable<Maker>(samples_[id], member)) {
       ASSERT_TRUE(read.ok()) << read.error().Message();
       EXPECT_EQ(std::vector<uint8_t>(read.value().begin(), read.value().end()), spec.bytes)
           << samples_[id].key;
@@ -276,7 +335,7 @@ class SampleSourceTest : public ::testing::Test {
 };
 
 // The sources under test; each new source adds its maker here.
-using Makers = ::testing::Types<FilesSourceMaker, ShardsSourceMaker>;
+using Makers = ::testing::Types<FilesSourceMaker, ShardsSourceMaker, RemoteShardsSourceMaker>;
 struct MakerNames {
   template <typename Maker>
   static std::string GetName(int) {
@@ -333,14 +392,13 @@ TYPED_TEST(SampleSourceTest, BadMembersGiveTheirErrorKindNamingTheMember) {
   expect_error(1, Member::kImage, ErrorKind::kIoError, "No such file");
   expect_error(3, Member::kMask, ErrorKind::kEmptyFile, "empty");
   expect_error(5, Member::kImage, ErrorKind::kIoError, "not a regular file");
-  expect_error(6, Member::kMask, ErrorKind::kIoError, "Permission denied");
+  expect_error(6, Member::kMask, ErrorKind::kIoError, TypeParam::kUnreadableDetail);
   expect_error(7, Member::kImage, ErrorKind::kTooLarge, std::to_string(kMaxBytes));
-  // The other member of each bad sample is still whole.
+  // The other member of each bad sample is still whole (but where the
+  // source fetches a sample's members as one and the fetch failed).
   ReadBuffer buffer(kMaxBytes);
   for (SampleId id : {1u, 3u, 5u, 6u, 7u}) {
-    for (Member member : kMembers) {
-      if (Good(SpecOf(this->samples_[id], member))) this->ExpectRead(id, member, &buffer);
-    }
+    for (Member member : kMembers) this->ExpectRead(id, member, &buffer);
   }
 }
 
@@ -421,9 +479,10 @@ TYPED_TEST(SampleSourceTest, ConcurrentReadsFromSeveralThreads) {
             const MemberSpec& spec = SpecOf(this->samples_[id], member);
             auto read = this->source_->Read(id, member, &buffer);
             const bool right =
-                Good(spec) ? read.ok() && std::equal(read.value().begin(), read.value().end(),
-                                                     spec.bytes.begin(), spec.bytes.end())
-                           : !read.ok();
+                Readable<TypeParam>(this->samples_[id], member)
+                    ? read.ok() && std::equal(read.value().begin(), read.value().end(),
+                                              spec.bytes.begin(), spec.bytes.end())
+                    : !read.ok();
             wrong[static_cast<size_t>(t)] += right ? 0 : 1;
           }
         }
@@ -447,8 +506,10 @@ TYPED_TEST(SampleSourceTest, ReusedBuffersDoNotGrow) {
   // The buffers hold about the largest good members, nothing more.
   size_t largest_image = 0, largest_mask = 0;
   for (const SampleSpec& sample : this->samples_) {
-    if (Good(sample.image)) largest_image = std::max(largest_image, sample.image.bytes.size());
-    if (Good(sample.mask)) largest_mask = std::max(largest_mask, sample.mask.bytes.size());
+    if (Readable<TypeParam>(sample, Member::kImage))
+      largest_image = std::max(largest_image, sample.image.bytes.size());
+    if (Readable<TypeParam>(sample, Member::kMask))
+      largest_mask = std::max(largest_mask, sample.mask.bytes.size());
   }
   EXPECT_GE(image_capacity, largest_image);
   EXPECT_LE(image_capacity, 2 * largest_image);
