@@ -112,6 +112,18 @@ struct LoaderStats {
   int64_t remote_requests = 0;
   int64_t remote_retries = 0;
   int64_t remote_connections = 0;
+  // The local cache of object storage (cache_dir), 0 without one: members
+  // read from it (hits) and looked up in vain (misses, the damaged among
+  // them in cache_corrupt, fetched again), entries evicted to keep within
+  // cache_limit, the bytes its folder holds (every process's, as last
+  // seen), and writes (a full disk) or lock operations that failed; the
+  // bytes came from the store then.
+  int64_t cache_hits = 0;
+  int64_t cache_misses = 0;
+  int64_t cache_corrupt = 0;
+  int64_t cache_evictions = 0;
+  int64_t cache_bytes_held = 0;
+  int64_t cache_failures = 0;
   // Each file skipped under OnBadFile::kSkip, once, in the order met.
   std::vector<Error> skipped_files;
   // The listing's unpaired files: images without a mask (missing_mask, never
@@ -146,6 +158,12 @@ void ForEachField(const LoaderStats& s, Fn&& fn) {
   fn("remote_requests", s.remote_requests);
   fn("remote_retries", s.remote_retries);
   fn("remote_connections", s.remote_connections);
+  fn("cache_hits", s.cache_hits);
+  fn("cache_misses", s.cache_misses);
+  fn("cache_corrupt", s.cache_corrupt);
+  fn("cache_evictions", s.cache_evictions);
+  fn("cache_bytes_held", s.cache_bytes_held);
+  fn("cache_failures", s.cache_failures);
   fn("skipped_files", s.skipped_files);
   fn("unpaired_files", s.unpaired_files);
   fn("stage_seconds", s.stage_seconds);

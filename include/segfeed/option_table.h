@@ -45,6 +45,8 @@ enum class OptionKind {
   kIdMap,     // source id -> training id: a dict or list; CLI "7:0,8:1"
   kColorMap,  // colour -> class id: a dict or list of colours; CLI "#800000:1,#008000:2"
   kNames,     // a list of names; CLI "road,car" or a file of one name per line
+  kPath,      // a path on local disk, or None
+  kBytes,     // a number of bytes: an int, or text with a unit ("10GiB", "512MB")
 };
 
 // One scalar as a front end hands it over. Integers above INT64_MAX (a

@@ -509,6 +509,15 @@ struct ObjectStorageOptions {
   int64_t read_ahead_bytes = int64_t{64} << 20;
   // Connections to the store at most (requests beyond wait for one).
   int connections = 16;
+  // A folder on local disk that keeps the members fetched once, so the next
+  // epoch (or another rank of this node sharing the folder) reads them from
+  // there without a request; empty: no cache. Only for datasets in object
+  // storage (a local dataset with one is a ConfigError).
+  std::string cache_dir;
+  // The most bytes the cache's entries take, for every process sharing the
+  // folder at once; the least recently used make room. Only used with
+  // cache_dir.
+  int64_t cache_limit = int64_t{10} << 30;
 };
 
 struct LoaderOptions {

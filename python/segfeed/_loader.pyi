@@ -64,6 +64,8 @@ class Loader:
         remote_stall_timeout_ms: int = 10000,
         read_ahead_bytes: int = 67108864,
         remote_connections: int = 16,
+        cache_dir: Optional[str] = None,
+        cache_limit: Union[int, str] = 10737418240,
         augment: Optional[Augment] = ...,
         decode: Optional[Decode] = ...,
     ) -> None: ...

@@ -44,6 +44,12 @@ class LoaderStats(TypedDict):
     remote_requests: int
     remote_retries: int
     remote_connections: int
+    cache_hits: int
+    cache_misses: int
+    cache_corrupt: int
+    cache_evictions: int
+    cache_bytes_held: int
+    cache_failures: int
     skipped_files: List[FileProblem]
     unpaired_files: List[FileProblem]
     stage_seconds: StageSeconds

@@ -32,6 +32,8 @@ _KIND_TYPES: Dict[str, Any] = {
     "id_map": Union[Dict[int, int], List[int], str],
     "color_map": Union[Dict[Tuple[int, int, int], Union[int, str]], List[Tuple[int, int, int]], str],
     "names": Union[List[str], str],
+    "path": str,
+    "bytes": Union[int, str],
 }
 
 

@@ -35,6 +35,12 @@ std::optional<OptionScalar> ToScalar(std::string_view name, nb::handle value) {
   if (PyBool_Check(object) || IsNumpyBool(object))
     return OptionScalar(PyObject_IsTrue(object) == 1);
   if (PyUnicode_Check(object)) return OptionScalar(nb::cast<std::string>(value));
+  // A pathlib.Path (cache_dir): its text, as os.fspath() gives it.
+  if (PyObject_HasAttrString(object, "__fspath__")) {
+    const nb::object text = nb::steal(PyOS_FSPath(object));
+    if (!text.is_valid()) nb::raise_python_error();
+    if (PyUnicode_Check(text.ptr())) return OptionScalar(nb::cast<std::string>(text));
+  }
   // An array has __index__ and __float__ too, which fail unless it holds one
   // number; then it is read as a sequence (ToOptionValue).
   const nb::object index = PyIndex_Check(object) ? nb::steal(PyNumber_Index(object)) : nb::object();
@@ -195,6 +201,10 @@ const char* KindName(OptionKind kind) {
       return "color_map";
     case OptionKind::kNames:
       return "names";
+    case OptionKind::kPath:
+      return "path";
+    case OptionKind::kBytes:
+      return "bytes";
   }
   return "unknown";
 }

@@ -23,6 +23,7 @@
 #include "cli/stage_table.h"
 #include "cli/stop_signals.h"
 #include "cli/subcommands.h"
+#include "cli/transfer_report.h"
 #include "demo/demo_cache.h"
 #include "digest.h"
 #include "io/dataset_source.h"
@@ -258,18 +259,12 @@ void PrintRatesAndMemory(const Loader& loader, const BenchResult& result) {
         result.timed_epochs == 1 ? "" : "s");
   }
   std::fputs(StageTable(stats.stage_seconds).c_str(), stdout);
-  if (stats.remote_requests > 0) {
-    const double seconds =
-        std::accumulate(result.epoch_seconds.begin(), result.epoch_seconds.end(), 0.0);
-    std::printf(
-        "  object storage: %lld requests (%.1f/s over the run, %lld retries) on %lld "
-        "connections, read ahead at most %.1f MiB\n",
-        static_cast<long long>(stats.remote_requests),
-        seconds > 0 ? static_cast<double>(stats.remote_requests) / seconds : 0.0,
-        static_cast<long long>(stats.remote_retries),
-        static_cast<long long>(stats.remote_connections),
-        MiB(static_cast<double>(loader.plan().read_ahead_bytes)));
-  }
+  std::fputs(
+      TransferReport(stats,
+                     std::accumulate(result.epoch_seconds.begin(), result.epoch_seconds.end(), 0.0),
+                     loader.plan().read_ahead_bytes)
+          .c_str(),
+      stdout);
   std::printf(
       "  memory: pool %d x %.1f MiB %s (%.1f MiB)%s, scratch %.1f MiB (peak %.1f), read buffers "
       "%.1f MiB "

@@ -34,6 +34,10 @@ std::string ValueName(OptionKind kind) {
       return "#RRGGBB:ID,...|FILE";
     case OptionKind::kNames:
       return "NAME,...|FILE";
+    case OptionKind::kPath:
+      return "DIR";
+    case OptionKind::kBytes:
+      return "BYTES";
   }
   return "VALUE";
 }

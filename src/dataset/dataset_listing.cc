@@ -19,6 +19,7 @@
 #include "dataset/listed_images.h"
 #include "dataset/more_folders.h"
 #include "dataset/shard_listing.h"
+#include "remote/object_url.h"
 #include "segfeed/dataset.h"
 #include "source/sample_source.h"
 
@@ -401,6 +402,11 @@ std::pair<std::string, std::string> Dataset::SampleNames(size_t id) const {
 Dataset ListDataset(const DatasetSpec& spec) { return ListDataset(spec, ObjectStorageOptions{}); }
 
 Dataset ListDataset(const DatasetSpec& spec, const ObjectStorageOptions& object_storage) {
+  if (!object_storage.cache_dir.empty() && !remote::IsObjectUrl(spec.shard_index.string())) {
+    throw ConfigError(
+        "cache_dir applies to datasets in object storage (s3://, http(s)://) only: this one is "
+        "read from local disk, which a cache would only copy (leave cache_dir out)");
+  }
   if (dataset::IsShardSpec(spec)) {
     Dataset dataset;
     dataset::ListShards(spec, object_storage, &dataset);

@@ -1,5 +1,6 @@
 #include "dataset/remote_listing.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "remote/aws_settings.h"
@@ -8,6 +9,7 @@
 #include "remote/remote_shards_source.h"
 #include "remote/shard_index_fetch.h"
 #include "segfeed/errors.h"
+#include "source/disk_cache.h"
 
 namespace segfeed::dataset {
 namespace {
@@ -77,8 +79,15 @@ std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_
   const remote::ObjectUrl index = Parse(index_url);
   remote::ReadAheadOptions read_ahead;
   read_ahead.read_ahead_bytes = options.read_ahead_bytes;
+  std::unique_ptr<source::DiskCache> cache;
+  if (!options.cache_dir.empty()) {
+    Result<std::unique_ptr<source::DiskCache>> opened = source::DiskCache::Open(
+        options.cache_dir, static_cast<uint64_t>(std::max<int64_t>(options.cache_limit, 0)));
+    if (!opened.ok()) throw FileError(opened.error());
+    cache = std::move(opened).value();
+  }
   Result<std::unique_ptr<remote::RemoteShardsSource>> source = remote::RemoteShardsSource::Open(
-      index, ClientOptions(index, options), read_ahead, fetched_index);
+      index, ClientOptions(index, options), read_ahead, fetched_index, std::move(cache));
   if (!source.ok()) throw FileError(source.error());
   return std::shared_ptr<source::SampleSource>(std::move(source).value());
 }

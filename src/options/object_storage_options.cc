@@ -1,10 +1,12 @@
 #include "options/object_storage_options.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <string>
 
 #include "options/option_kinds.h"
+#include "options/option_values.h"
 
 namespace segfeed::options {
 namespace {
@@ -20,6 +22,106 @@ using K = OptionKind;
 
 // Not in the stream: how bytes are fetched never changes them.
 constexpr bool kNotInStream = false;
+
+// A folder on local disk; the empty string (None, CLI "none") for none.
+class PathOption final : public OptionSpec {
+ public:
+  PathOption(const Declaration& declaration, Field<std::string> field)
+      : OptionSpec(declaration), field_(field) {}
+
+  void Set(LoaderOptions& options, const OptionValue& value) const override {
+    if (std::holds_alternative<std::monostate>(value)) return field_(options).clear();
+    const OptionScalar* scalar = AsScalar(value);
+    const std::string* text = scalar ? std::get_if<std::string>(scalar) : nullptr;
+    if (!text) WrongType(name(), "a folder path or None", Describe(value));
+    if (text->empty()) FailCheck(name(), "a folder path, or None for none", "''");
+    field_(options) = *text;
+  }
+  void Parse(LoaderOptions& options, std::string_view text) const override {
+    if (text == "none") return field_(options).clear();
+    Set(options, OptionValue(std::in_place_type<OptionScalar>, std::string(text)));
+  }
+  OptionValue Get(const LoaderOptions& options) const override {
+    const std::string& path = Read(field_, options);
+    if (path.empty()) return std::monostate{};
+    return OptionValue(std::in_place_type<OptionScalar>, path);
+  }
+  std::string Text(const LoaderOptions& options) const override {
+    const std::string& path = Read(field_, options);
+    return path.empty() ? "none" : path;
+  }
+  std::string Accepts() const override { return "a folder path, or none"; }
+
+ private:
+  Field<std::string> field_;
+};
+
+// The units a byte count may carry, as `segfeed pack --shard-size` takes
+// them; the binary ones first, so Text() writes those.
+struct ByteUnit {
+  std::string_view name;
+  int64_t scale;
+};
+constexpr ByteUnit kByteUnits[] = {{"GiB", int64_t{1} << 30},
+                                   {"MiB", int64_t{1} << 20},
+                                   {"KiB", int64_t{1} << 10},
+                                   {"GB", 1000 * 1000 * 1000},
+                                   {"MB", 1000 * 1000},
+                                   {"KB", 1000},
+                                   {"B", 1}};
+
+// A byte count >= 0: an integer, or text with a unit ("10GiB", "512MB").
+class BytesOption final : public OptionSpec {
+ public:
+  BytesOption(const Declaration& declaration, Field<int64_t> field)
+      : OptionSpec(declaration), field_(field) {}
+
+  void Set(LoaderOptions& options, const OptionValue& value) const override {
+    const OptionScalar* scalar = AsScalar(value);
+    if (const std::string* text = scalar ? std::get_if<std::string>(scalar) : nullptr)
+      return Parse(options, *text);
+    int64_t bytes = 0;
+    if (!scalar || std::holds_alternative<bool>(*scalar) || !ToInt(name(), *scalar, bytes))
+      WrongType(name(), "a number of bytes", Describe(value));
+    field_(options) = bytes;
+    Check(options);
+  }
+  void Parse(LoaderOptions& options, std::string_view text) const override {
+    size_t digits = 0;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    const std::string_view unit = text.substr(digits);
+    int64_t scale = unit.empty() ? 1 : 0;
+    for (const ByteUnit& known : kByteUnits) {
+      if (unit == known.name) scale = known.scale;
+    }
+    const int64_t count =
+        digits == 0 || digits > 15 ? -1 : std::stoll(std::string(text.substr(0, digits)));
+    if (count < 0 || scale == 0 || count > std::numeric_limits<int64_t>::max() / scale)
+      FailCheck(name(), Accepts(), Quoted(text));
+    field_(options) = count * scale;
+  }
+  OptionValue Get(const LoaderOptions& options) const override {
+    return OptionValue(std::in_place_type<OptionScalar>, Read(field_, options));
+  }
+  std::string Text(const LoaderOptions& options) const override {
+    const int64_t bytes = Read(field_, options);
+    for (const ByteUnit& unit : kByteUnits) {
+      if (bytes > 0 && unit.scale > 1 && bytes % unit.scale == 0)
+        return std::to_string(bytes / unit.scale) + std::string(unit.name);
+    }
+    return std::to_string(bytes);
+  }
+  std::string Accepts() const override {
+    return "bytes >= 0: an integer, or with a unit (10GiB, 512MiB, 1GB, KiB, MB, KB, B)";
+  }
+  void Check(const LoaderOptions& options) const override {
+    const int64_t bytes = Read(field_, options);
+    if (bytes < 0) FailCheck(name(), "bytes >= 0", std::to_string(bytes));
+  }
+
+ private:
+  Field<int64_t> field_;
+};
 
 }  // namespace
 
@@ -55,6 +157,18 @@ void AddObjectStorageOptions(std::vector<std::unique_ptr<const OptionSpec>>& t) 
       OptionSpec::Declaration{"remote_connections", "remote-connections", kLoader, K::kInt,
                               "object storage: connections at most", kNotInStream},
       SEGFEED_FIELD(connections), 1, 1024));
+  t.push_back(std::make_unique<PathOption>(
+      OptionSpec::Declaration{"cache_dir", "cache-dir", kLoader, K::kPath,
+                              "object storage: a local folder that keeps what was fetched, "
+                              "for the next epoch and the other ranks of this node",
+                              kNotInStream, "no cache"},
+      SEGFEED_FIELD(cache_dir)));
+  t.push_back(std::make_unique<BytesOption>(
+      OptionSpec::Declaration{"cache_limit", "cache-limit", kLoader, K::kBytes,
+                              "object storage: the most the cache_dir holds, for every "
+                              "process sharing it (least recently used go first)",
+                              kNotInStream},
+      SEGFEED_FIELD(cache_limit)));
 }
 
 #undef SEGFEED_FIELD

@@ -208,6 +208,12 @@ LoaderStats LoaderRuntime::Stats() const {
     stats.remote_requests = counts.requests;
     stats.remote_retries = counts.retries;
     stats.remote_connections = counts.connections;
+    stats.cache_hits = counts.cache_hits;
+    stats.cache_misses = counts.cache_misses;
+    stats.cache_corrupt = counts.cache_corrupt;
+    stats.cache_evictions = counts.cache_evictions;
+    stats.cache_bytes_held = counts.cache_bytes_held;
+    stats.cache_failures = counts.cache_failures;
   }
   stats.stage_seconds.consumer_wait = wait_ns_.load() * 1e-9;
   return stats;

@@ -33,7 +33,7 @@ bool Readable(const ShardCatalog& catalog, SampleId id, Member member) {
 
 Result<std::unique_ptr<RemoteShardsSource>> RemoteShardsSource::Open(
     const ObjectUrl& index, RangeClientOptions client, ReadAheadOptions read_ahead,
-    std::span<const uint8_t> fetched_index) {
+    std::span<const uint8_t> fetched_index, std::unique_ptr<source::DiskCache> cache) {
   auto range_client = std::make_unique<RangeClient>(std::move(client));
   std::vector<uint8_t> fetched;
   if (fetched_index.empty()) {
@@ -59,16 +59,21 @@ Result<std::unique_ptr<RemoteShardsSource>> RemoteShardsSource::Open(
     if (name.compare(0, folder.size(), folder) == 0) name.erase(0, folder.size());
     shard_urls.push_back(index.Sibling(name));
   }
-  auto opened = std::unique_ptr<RemoteShardsSource>(new RemoteShardsSource(
-      std::move(catalog), std::move(shard_urls), RangeClientOptions{}, read_ahead));
+  auto opened = std::unique_ptr<RemoteShardsSource>(
+      new RemoteShardsSource(std::move(catalog), std::move(shard_urls), RangeClientOptions{},
+                             read_ahead, std::move(cache)));
   opened->client_ = std::move(range_client);
   return opened;
 }
 
 RemoteShardsSource::RemoteShardsSource(source::ShardCatalog catalog,
                                        std::vector<ObjectUrl> shard_urls, RangeClientOptions,
-                                       ReadAheadOptions read_ahead)
-    : catalog_(std::move(catalog)), shard_urls_(std::move(shard_urls)), read_ahead_(read_ahead) {}
+                                       ReadAheadOptions read_ahead,
+                                       std::unique_ptr<source::DiskCache> cache)
+    : catalog_(std::move(catalog)),
+      shard_urls_(std::move(shard_urls)),
+      read_ahead_(read_ahead),
+      cache_(std::move(cache)) {}
 
 RemoteShardsSource::~RemoteShardsSource() {
   {
@@ -80,7 +85,17 @@ RemoteShardsSource::~RemoteShardsSource() {
 
 source::SampleSource::TransferCounts RemoteShardsSource::transfer_counts() const {
   const RangeClientStats stats = client_->stats();
-  return TransferCounts{stats.requests, stats.retries, stats.connections};
+  TransferCounts counts{stats.requests, stats.retries, stats.connections};
+  if (cache_) {
+    const source::DiskCache::Stats cache = cache_->stats();
+    counts.cache_hits = static_cast<int64_t>(cache.hits);
+    counts.cache_misses = static_cast<int64_t>(cache.misses);
+    counts.cache_corrupt = static_cast<int64_t>(cache.corrupt_dropped);
+    counts.cache_evictions = static_cast<int64_t>(cache.evictions);
+    counts.cache_bytes_held = static_cast<int64_t>(cache.bytes_held);
+    counts.cache_failures = static_cast<int64_t>(cache.write_failures) + cache_errors_.load();
+  }
+  return counts;
 }
 
 ByteRange RemoteShardsSource::SampleRange(SampleId id) const {
@@ -99,51 +114,97 @@ ByteRange RemoteShardsSource::SampleRange(SampleId id) const {
   return range;
 }
 
+int RemoteShardsSource::ReadableMembers(SampleId id) const {
+  return static_cast<int>(Readable(catalog_, id, Member::kImage)) +
+         static_cast<int>(Readable(catalog_, id, Member::kMask));
+}
+
 void RemoteShardsSource::StartReads(std::span<const SampleId> ids, size_t position) {
   std::vector<ByteRange> ranges;
   std::vector<SampleId> wanted;
+  std::vector<size_t> positions;
   std::unordered_set<SampleId> seen;
-  for (const SampleId id : ids) {
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const SampleId id = ids[i];
     const ByteRange range = SampleRange(id);
     if (range.size == 0 || ahead_.contains(id) || !seen.insert(id).second) continue;
+    // Looked up before coalescing: a sample the cache holds is no request.
+    if (std::shared_ptr<Chunk> cached = FromCache(id, range)) {
+      held_bytes_ += cached->bytes;
+      ahead_[id] = Ahead{std::move(cached), position + i, ReadableMembers(id)};
+      continue;
+    }
     ranges.push_back(range);
     wanted.push_back(id);
+    positions.push_back(position + i);
   }
   for (const CoalescedRead& read :
        CoalesceRanges(ranges, read_ahead_.max_gap_bytes, read_ahead_.max_read_bytes)) {
-    // What the body must hold: each member's bytes with the index's digest.
-    struct Expected {
-      uint64_t at, size, digest;
-    };
-    std::vector<Expected> expected;
+    auto chunk = std::make_shared<Chunk>();
     for (size_t i = read.first; i < read.first + read.count; ++i) {
       const source::SampleRecord& record = catalog_.record(wanted[i]);
       for (const Member member : {Member::kImage, Member::kMask}) {
         if (!Readable(catalog_, wanted[i], member)) continue;
         const size_t m = source::MemberIndex(member);
-        expected.push_back({catalog_.MemberOffset(wanted[i], member) - read.offset, record.size[m],
-                            record.digest[m]});
+        chunk->members.push_back({catalog_.MemberOffset(wanted[i], member) - read.offset,
+                                  record.size[m], record.digest[m]});
       }
     }
-    auto check = [expected = std::move(expected)](std::span<const uint8_t> body) {
-      for (const Expected& member : expected) {
+    // What the body must hold: each member's bytes with the index's digest.
+    auto check = [members = chunk->members](std::span<const uint8_t> body) {
+      for (const MemberBytes& member : members) {
         Digest digest;
         digest.Update(body.data() + member.at, member.size);
         if (digest.Value() != member.digest) return false;
       }
       return true;
     };
-    auto chunk = std::make_shared<Chunk>();
     chunk->transfer = client_->Start(shard_urls_[read.object], read.offset, read.size, check);
     chunk->offset = read.offset;
     chunk->bytes = static_cast<int64_t>(read.size);
     chunk->samples_left = static_cast<int>(read.count);
     held_bytes_ += chunk->bytes;
-    for (size_t i = read.first; i < read.first + read.count; ++i) {
-      const int members = static_cast<int>(Readable(catalog_, wanted[i], Member::kImage)) +
-                          static_cast<int>(Readable(catalog_, wanted[i], Member::kMask));
-      ahead_[wanted[i]] = Ahead{chunk, position + i, members};
-    }
+    for (size_t i = read.first; i < read.first + read.count; ++i)
+      ahead_[wanted[i]] = Ahead{chunk, positions[i], ReadableMembers(wanted[i])};
+  }
+}
+
+std::shared_ptr<RemoteShardsSource::Chunk> RemoteShardsSource::FromCache(SampleId id,
+                                                                         const ByteRange& range) {
+  if (!cache_) return nullptr;
+  // The sample's range as a read would hold it (the tar headers between
+  // its members stay zeros, never read), so Read() takes members alike.
+  auto chunk = std::make_shared<Chunk>();
+  chunk->cached.resize(range.size);
+  chunk->offset = range.offset;
+  chunk->bytes = static_cast<int64_t>(range.size);
+  chunk->samples_left = 1;
+  const source::SampleRecord& record = catalog_.record(id);
+  // Every member is looked up, so that the counts are per member (a sample
+  // whose mask alone is cached is fetched whole).
+  bool whole = true;
+  for (const Member member : {Member::kImage, Member::kMask}) {
+    if (!Readable(catalog_, id, member)) continue;
+    const size_t m = source::MemberIndex(member);
+    const std::span<uint8_t> into =
+        std::span(chunk->cached)
+            .subspan(catalog_.MemberOffset(id, member) - range.offset, record.size[m]);
+    const Result<bool> found =
+        cache_->Lookup(record.digest[m], record.size[m], std::as_writable_bytes(into));
+    if (!found.ok()) ++cache_errors_;  // the cache's own failure: fetched instead
+    whole = whole && found.ok() && found.value();
+  }
+  return whole ? chunk : nullptr;
+}
+
+void RemoteShardsSource::KeepInCache(Chunk* chunk) {
+  if (!cache_ || chunk->kept.exchange(true)) return;
+  const std::span<const uint8_t> body = chunk->transfer->body();
+  for (const MemberBytes& member : chunk->members) {
+    // A failed write (a full disk) is counted by the cache; only its lock
+    // failing is an error, and the bytes are served all the same.
+    if (!cache_->Insert(member.digest, std::as_bytes(body.subspan(member.at, member.size))).ok())
+      ++cache_errors_;
   }
 }
 
@@ -215,18 +276,23 @@ Result<std::span<const uint8_t>> RemoteShardsSource::Read(SampleId id, Member me
     chunk = it->second.chunk;
     read_position_ = std::max(read_position_, it->second.position);
   }
-  // TODO(cache): source::DiskCache (built, not wired yet) belongs in
-  // StartReads(): a sample whose members the cache holds becomes a chunk
-  // served from it, so no request is issued for it; Insert() follows a
-  // verified body here.
-  chunk->transfer->Wait();
-  const Status& status = chunk->transfer->status();
+  // A chunk from the cache is there already; a fetched one is waited for,
+  // and kept in the cache once it is verified.
+  std::span<const uint8_t> body = chunk->cached;
   Status result;
-  if (!status.ok()) {
-    result = Error{ErrorKind::kIoError, MemberName(id, member), status.error().detail};
-  } else {
+  if (chunk->transfer) {
+    chunk->transfer->Wait();
+    const Status& status = chunk->transfer->status();
+    if (!status.ok()) {
+      result = Error{ErrorKind::kIoError, MemberName(id, member), status.error().detail};
+    } else {
+      body = chunk->transfer->body();
+      KeepInCache(chunk.get());
+    }
+  }
+  if (result.ok()) {
     const std::span<const uint8_t> bytes =
-        chunk->transfer->body().subspan(catalog_.MemberOffset(id, member) - chunk->offset, size);
+        body.subspan(catalog_.MemberOffset(id, member) - chunk->offset, size);
     if (head) {
       result = head->Check(bytes.first(std::min(bytes.size(), source::HeadCheck::kBytes)),
                            MemberName(id, member));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "remote/range_client.h"
 #include "remote/range_coalescing.h"
 #include "result.h"
+#include "source/disk_cache.h"
 #include "source/sample_source.h"
 #include "source/shard_catalog.h"
 #include "thread_annotations.h"
@@ -46,18 +48,27 @@ struct ReadAheadOptions {
 // attempts), never decoded. A read ahead that is never taken (a hint
 // skipped) is dropped once the reads have moved far past it.
 //
+// With a DiskCache (cache_dir), a sample whose members the cache holds
+// (looked up by the index's digest and size of each) is copied from it into
+// the read-ahead instead of fetched, within the same bound, and issues no
+// request; a body fetched and verified is inserted member by member. The
+// cache's own failures (a damaged entry, a full disk, its lock) never fail
+// a sample: they are counted and the bytes come from the store.
+//
 // Threads: as SampleSource says; the read-ahead state is guarded by mu_.
 class RemoteShardsSource final : public source::SampleSource {
  public:
   // Opens the shards of the index object `index` (an ".sfidx" object),
-  // beside it. `fetched_index` is its bytes when the caller fetched them
-  // already (DatasetSpec::fetched_shard_index); empty: fetched now, once
+  // beside it, reading through `cache` when there is one. `fetched_index`
+  // is its bytes when the caller fetched them already
+  // (DatasetSpec::fetched_shard_index); empty: fetched now, once
   // (FetchShardIndex(): its digest checked, retried). Errors name the URL
   // and what to check (403: the credentials, 404: the URL, a damaged
   // index).
   static Result<std::unique_ptr<RemoteShardsSource>> Open(
       const ObjectUrl& index, RangeClientOptions client, ReadAheadOptions read_ahead,
-      std::span<const uint8_t> fetched_index = {});
+      std::span<const uint8_t> fetched_index = {},
+      std::unique_ptr<source::DiskCache> cache = nullptr);
   ~RemoteShardsSource() override;
 
   size_t sample_count() const override { return catalog_.sample_count(); }
@@ -82,12 +93,22 @@ class RemoteShardsSource final : public source::SampleSource {
   TransferCounts transfer_counts() const override;
 
  private:
-  // One coalesced read and the samples it holds that are still to be read.
+  // A member within a chunk's bytes and the index's digest of it.
+  struct MemberBytes {
+    uint64_t at, size, digest;
+  };
+  // One coalesced read, or one sample copied from the cache (no transfer:
+  // `cached` holds its range, offset on), and the samples it holds that are
+  // still to be read.
   struct Chunk {
     std::shared_ptr<Transfer> transfer;
+    std::vector<uint8_t> cached;
     uint64_t offset = 0;
     int64_t bytes = 0;
     int samples_left = 0;
+    // What the body must hold; inserted into the cache once (`kept`).
+    std::vector<MemberBytes> members;
+    std::atomic<bool> kept = false;
   };
   // A sample fetched ahead: its chunk, its position in the order, and the
   // members not yet read.
@@ -98,12 +119,20 @@ class RemoteShardsSource final : public source::SampleSource {
   };
 
   RemoteShardsSource(source::ShardCatalog catalog, std::vector<ObjectUrl> shard_urls,
-                     RangeClientOptions client, ReadAheadOptions read_ahead);
+                     RangeClientOptions client, ReadAheadOptions read_ahead,
+                     std::unique_ptr<source::DiskCache> cache);
   // The byte range holding the sample's members.
   ByteRange SampleRange(source::SampleId id) const;
-  // Starts the reads of `ids` (coalesced) and records them at positions
-  // from `position`.
+  // The sample's members that are read (regular, not empty), 0 to 2.
+  int ReadableMembers(source::SampleId id) const;
+  // Starts the reads of `ids` (coalesced; those the cache holds copied from
+  // it) and records them at positions from `position`.
   void StartReads(std::span<const source::SampleId> ids, size_t position) REQUIRES(mu_);
+  // The sample's `range` from the cache, or nullptr when it does not hold
+  // every member intact.
+  std::shared_ptr<Chunk> FromCache(source::SampleId id, const ByteRange& range) REQUIRES(mu_);
+  // Inserts a verified chunk's members into the cache (once per chunk).
+  void KeepInCache(Chunk* chunk);
   // Reads ahead in the announced order while the bound allows.
   void ReadAhead() REQUIRES(mu_);
   // Drops reads ahead that Read() has moved far past.
@@ -115,6 +144,10 @@ class RemoteShardsSource final : public source::SampleSource {
   const std::vector<ObjectUrl> shard_urls_;
   const ReadAheadOptions read_ahead_;
   std::unique_ptr<RangeClient> client_;
+  const std::unique_ptr<source::DiskCache> cache_;  // nullptr: no cache_dir
+  // The cache's failures its stats do not count: its lock (lookups and
+  // inserts) failed; the bytes came from the store.
+  std::atomic<int64_t> cache_errors_ = 0;
 
   Mutex mu_;
   std::vector<source::SampleId> order_ GUARDED_BY(mu_);

@@ -90,11 +90,18 @@ class SampleSource {
   // not read ahead.
   virtual int64_t read_ahead_bytes() const { return 0; }
   // Requests a remote source sent (retries included), the retries alone and
-  // the connections it opened, for bench's report; zeros for local sources.
+  // the connections it opened, and what its local cache (cache_dir) did,
+  // for bench's report; zeros for local sources.
   struct TransferCounts {
     int64_t requests = 0;
     int64_t retries = 0;
     int64_t connections = 0;
+    int64_t cache_hits = 0;        // members read from the cache
+    int64_t cache_misses = 0;      // members looked up and not there (or damaged)
+    int64_t cache_corrupt = 0;     // damaged entries found (and fetched again)
+    int64_t cache_evictions = 0;   // entries removed to keep within cache_limit
+    int64_t cache_bytes_held = 0;  // the cache folder's entries, all processes'
+    int64_t cache_failures = 0;    // writes (a full disk) or its lock that failed
   };
   virtual TransferCounts transfer_counts() const { return {}; }
 };

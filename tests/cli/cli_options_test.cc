@@ -132,6 +132,10 @@ std::optional<std::string> WrongArgument(const OptionSpec& spec) {
       return with_value("#80000:1");
     case OptionKind::kNames:
       return with_value("road,,car");
+    case OptionKind::kPath:
+      return with_value("");
+    case OptionKind::kBytes:
+      return with_value("10XB");
     case OptionKind::kBool:
       return Flag(spec) + "=maybe";
   }

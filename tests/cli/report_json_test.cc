@@ -117,7 +117,7 @@ TEST(ReportJsonTest, EveryFieldOfTheReportedStructsIsOneKey) {
   ExpectOneKeyPerField(AugmentParams{});
   ExpectOneKeyPerField(Affine2x3{});
   ExpectOneKeyPerField(Error{});
-  EXPECT_EQ(FieldNames(LoaderStats{}).size(), 23u);
+  EXPECT_EQ(FieldNames(LoaderStats{}).size(), 29u);
   EXPECT_EQ(FieldNames(StageSeconds{}).size(), 10u);
   EXPECT_EQ(FieldNames(MemoryPlan{}).size(), 16u);
   EXPECT_EQ(FieldNames(AugmentParams{}).size(), 18u);

@@ -11,6 +11,7 @@
 
 #include "segfeed/dataset.h"
 #include "segfeed/errors.h"
+#include "segfeed/options.h"
 #include "temp_dir.h"
 
 namespace segfeed {
@@ -50,6 +51,28 @@ TEST(ShardSpecTest, KeywordsOfTheFileRulesAreRefusedWithShards) {
   }
   EXPECT_THROW(DatasetFromValues("d/a.tar", Values{{"shards", "b.tar"}}), ConfigError);
   EXPECT_THROW(DatasetFromValues("d", Values{{"dataset", "shards"}}), ConfigError);
+}
+
+// The cache keeps what object storage sent; a dataset on local disk (a
+// folder of files, local shards) is refused one, saying why, before a file
+// is listed.
+TEST(ShardSpecTest, ACacheDirOnALocalDatasetIsAConfigErrorNamingIt) {
+  segfeed::testing::TempDir dir;
+  ObjectStorageOptions cached;
+  cached.cache_dir = (dir / "cache").string();
+  for (const DatasetSpec& spec :
+       {DatasetFromValues("", Values{{"shards", (dir / "a.tar").string()}}),
+        DatasetFromValues(dir.path(), Values{{"dataset", "carvana"}})}) {
+    try {
+      ListDataset(spec, cached);
+      ADD_FAILURE() << "no ConfigError";
+    } catch (const ConfigError& error) {
+      EXPECT_EQ(
+          std::string(error.what()).rfind("cache_dir applies to datasets in object storage", 0), 0u)
+          << error.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists(dir / "cache"));
 }
 
 }  // namespace

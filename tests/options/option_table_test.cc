@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "segfeed/errors.h"
@@ -21,6 +23,48 @@ std::string MessageOf(const std::function<void()>& run) {
     return error.what();
   }
   return "";
+}
+
+// cache_limit takes bytes as a number or with pack's units; cache_dir is a
+// folder, "none" on the command line (None in Python) for no cache.
+TEST(OptionTableTest, TheCacheOptionsTakeBytesWithUnitsAndAFolderOrNone) {
+  const OptionSpec* limit = FindOption("cache_limit");
+  const OptionSpec* dir = FindOption("cache_dir");
+  ASSERT_NE(limit, nullptr);
+  ASSERT_NE(dir, nullptr);
+  LoaderOptions options;
+  EXPECT_EQ(limit->Text(options), "10GiB");
+  for (const auto& [text, bytes] :
+       std::vector<std::pair<std::string, int64_t>>{{"10GiB", int64_t{10} << 30},
+                                                    {"512MiB", int64_t{512} << 20},
+                                                    {"1GB", 1000000000},
+                                                    {"4096", 4096},
+                                                    {"3KB", 3000},
+                                                    {"0", 0},
+                                                    {"7B", 7}}) {
+    limit->Parse(options, text);
+    EXPECT_EQ(options.object_storage.cache_limit, bytes) << text;
+  }
+  limit->Set(options, OptionValue(std::in_place_type<OptionScalar>, std::string("2MiB")));
+  EXPECT_EQ(options.object_storage.cache_limit, int64_t{2} << 20);
+  EXPECT_EQ(limit->Text(options), "2MiB");
+  limit->Set(options, OptionValue(std::in_place_type<OptionScalar>, int64_t{1500}));
+  EXPECT_EQ(limit->Text(options), "1500");
+  for (const char* wrong : {"10XB", "GiB", "-1", "1.5GiB", "99999999999999999GiB"}) {
+    EXPECT_EQ(MessageOf([&] { limit->Parse(options, wrong); }).rfind("cache_limit must be", 0), 0u)
+        << wrong;
+  }
+  EXPECT_THROW(limit->Set(options, OptionValue(std::in_place_type<OptionScalar>, int64_t{-1})),
+               ConfigError);
+
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(dir->Get(options)));
+  EXPECT_EQ(dir->Text(options), "none");
+  dir->Parse(options, "/tmp/segfeed-cache");
+  EXPECT_EQ(options.object_storage.cache_dir, "/tmp/segfeed-cache");
+  dir->Set(options, std::monostate{});
+  EXPECT_TRUE(options.object_storage.cache_dir.empty());
+  EXPECT_NE(MessageOf([&] { dir->Parse(options, ""); }).find("cache_dir must be a folder"),
+            std::string::npos);
 }
 
 TEST(OptionTableTest, NamesAndFlagsAreUnique) {

@@ -127,6 +127,10 @@ def out_of_range(entry):
         return {(300, 0, 0): 1}, TypeError  # channels are 0-255
     if kind == "names":
         return ["road", ""], segfeed.ConfigError  # a name is not empty
+    if kind == "path":
+        return "", segfeed.ConfigError  # a folder is named
+    if kind == "bytes":
+        return "10XB", segfeed.ConfigError  # no such unit
     pytest.fail(f"no out-of-range value for kind {kind!r}: add one here")
 
 
