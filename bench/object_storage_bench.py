@@ -28,8 +28,8 @@ limit. Every server runs in a process of its own (this script, re-run with
 a `serve-*` command) on 127.0.0.1 at a free port, and is stopped at the
 end.
 
-    python3 bench/object_storage_bench.py --segfeed build/release/src/cli/segfeed \
-        --work /tmp/osbench --runs 3
+    build/python-venv/bin/python bench/object_storage_bench.py --segfeed build/release/src/cli/segfeed \
+        --work osbench --runs 3
 
 Needs boto3 and moto[server] (the test venv's), nginx optionally.
 """
