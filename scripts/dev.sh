@@ -46,6 +46,12 @@ PACKAGES=(
 PYTHON_PACKAGES=(python3-dev python3-venv python3-numpy python3-torch python3-pytest python3-pil python3-opencv
                  chromium openssl)
 
+# The benchmarks' extra packages, installed by `bench` only (neither the
+# tests nor CI use them): nginx, the keep-alive range server that
+# bench/object_storage_bench.py starts with a config of its own on a free
+# port of 127.0.0.1.
+BENCH_PACKAGES=(nginx)
+
 log() { printf '==> %s\n' "$*" >&2; }
 
 install_missing_packages() {
@@ -512,6 +518,7 @@ case "${1:-}" in
   bench)
     shift
     install_missing_packages "${PACKAGES[@]}"
+    label=bench install_missing_packages "${BENCH_PACKAGES[@]}"
     build release
     log "running segfeed bench $*"
     build/release/src/cli/segfeed bench "$@"

@@ -149,7 +149,17 @@ std::shared_ptr<Transfer> RangeClient::Start(const ObjectUrl& object, uint64_t o
 }
 
 RangeClientStats RangeClient::stats() const {
-  return RangeClientStats{requests_.load(), retries_.load(), connections_.load(), bytes_.load()};
+  return RangeClientStats{requests_.load(), retries_.load(), connections_.load(), bytes_.load(),
+                          most_in_curl_.load()};
+}
+
+void RangeClient::LaunchQueued() {
+  const size_t bound = static_cast<size_t>(std::max(1, options_.max_connections)) *
+                       static_cast<size_t>(kHandlesPerConnection);
+  while (!queued_.empty() && running_.size() < bound) {
+    Launch(std::move(queued_.front()));
+    queued_.pop_front();
+  }
 }
 
 void RangeClient::Launch(std::unique_ptr<Request> request) {
@@ -197,6 +207,7 @@ void RangeClient::Launch(std::unique_ptr<Request> request) {
   if (request->attempt > 1) ++retries_;
   curl_multi_add_handle(multi_, easy);
   running_.push_back(std::move(request));
+  most_in_curl_ = std::max<int64_t>(most_in_curl_.load(), static_cast<int64_t>(running_.size()));
 }
 
 void RangeClient::Complete(Request* request, int curl_code) {
@@ -243,6 +254,19 @@ void RangeClient::Complete(Request* request, int curl_code) {
   done->transfer->Finish(Error{ErrorKind::kIoError, done->object.ToString(), std::move(detail)});
 }
 
+bool RangeClient::CompleteFinished() {
+  bool any = false;
+  int messages = 0;
+  while (CURLMsg* message = curl_multi_info_read(multi_, &messages)) {
+    if (message->msg != CURLMSG_DONE) continue;
+    Request* request = nullptr;
+    curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &request);
+    Complete(request, static_cast<int>(message->data.result));
+    any = true;
+  }
+  return any;
+}
+
 void RangeClient::Run() {
   for (;;) {
     std::vector<std::unique_ptr<Request>> fresh;
@@ -253,27 +277,27 @@ void RangeClient::Run() {
       stopping = stopping_;
     }
     if (stopping) break;
-    for (auto& request : fresh) Launch(std::move(request));
+    for (auto& request : fresh) queued_.push_back(std::move(request));
     const Clock::time_point now = Clock::now();
     Clock::time_point next_retry = now + std::chrono::milliseconds(200);
     for (size_t i = 0; i < waiting_.size();) {
       if (waiting_[i]->retry_at <= now) {
-        std::unique_ptr<Request> due = std::move(waiting_[i]);
+        // A retry goes first: it was started before whatever is queued.
+        queued_.push_front(std::move(waiting_[i]));
         waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(i));
-        Launch(std::move(due));
       } else {
         next_retry = std::min(next_retry, waiting_[i]->retry_at);
         ++i;
       }
     }
+    LaunchQueued();
     int still_running = 0;
     curl_multi_perform(multi_, &still_running);
-    int queued = 0;
-    while (CURLMsg* message = curl_multi_info_read(multi_, &queued)) {
-      if (message->msg != CURLMSG_DONE) continue;
-      Request* request = nullptr;
-      curl_easy_getinfo(message->easy_handle, CURLINFO_PRIVATE, &request);
-      Complete(request, static_cast<int>(message->data.result));
+    // A completion frees a connection: the next queued request takes it
+    // now, not after the poll.
+    while (CompleteFinished()) {
+      LaunchQueued();
+      curl_multi_perform(multi_, &still_running);
     }
     const auto wait_ms = std::chrono::duration_cast<std::chrono::milliseconds>(next_retry - now);
     curl_multi_poll(multi_, nullptr, 0, static_cast<int>(std::max<int64_t>(1, wait_ms.count())),
@@ -289,6 +313,7 @@ void RangeClient::Run() {
     curl_multi_remove_handle(multi_, request->easy);
     left.push_back(std::move(request));
   }
+  for (auto& request : queued_) left.push_back(std::move(request));
   for (auto& request : waiting_) left.push_back(std::move(request));
   for (auto& request : left)
     request->transfer->Finish(

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <span>
@@ -39,6 +40,13 @@ struct RangeClientOptions {
   // Connections to one host at most (the multi handle's pool).
   int max_connections = 16;
 };
+
+// Requests handed to curl at once, per connection allowed: enough that a
+// freed connection finds the next request already there; the rest wait in
+// the client's own queue, in the order started. Each request in curl holds
+// an easy handle and its buffers (about 20 KB): a read ahead of thousands
+// of small samples handed over at once cost more memory than their bodies.
+inline constexpr int kHandlesPerConnection = 2;
 
 // One GET: its body once done, or why not. Shared by the client (which
 // fills it) and whoever waits for it.
@@ -74,10 +82,11 @@ class Transfer {
 
 // Counts since the client was made, for bench's report.
 struct RangeClientStats {
-  int64_t requests = 0;     // attempts sent, retries included
-  int64_t retries = 0;      // attempts after a failed one
-  int64_t connections = 0;  // connections opened (the rest reused one)
-  int64_t bytes = 0;        // body bytes received
+  int64_t requests = 0;      // attempts sent, retries included
+  int64_t retries = 0;       // attempts after a failed one
+  int64_t connections = 0;   // connections opened (the rest reused one)
+  int64_t bytes = 0;         // body bytes received
+  int64_t most_in_curl = 0;  // requests in curl at once, at most
 };
 
 class RangeClient {
@@ -103,8 +112,12 @@ class RangeClient {
 
  private:
   void Run();
+  // Hands queued requests to curl while fewer than the bound are there.
+  void LaunchQueued();
   void Launch(std::unique_ptr<Request> request);
   void Complete(Request* request, int curl_code);
+  // Completes the transfers curl has finished; whether there were any.
+  bool CompleteFinished();
 
   const RangeClientOptions options_;
   std::string ca_file_;    // CURLOPT_CAINFO (ca_bundle.h); empty: libcurl's default
@@ -113,10 +126,11 @@ class RangeClient {
   std::vector<std::unique_ptr<Request>> submitted_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
   // Only the client's thread touches these.
+  std::deque<std::unique_ptr<Request>> queued_;  // not yet in curl, in order
   std::vector<std::unique_ptr<Request>> running_;
   std::vector<std::unique_ptr<Request>> waiting_;  // retries, until their time
   std::atomic<uint64_t> next_request_{0};
-  std::atomic<int64_t> requests_{0}, retries_{0}, connections_{0}, bytes_{0};
+  std::atomic<int64_t> requests_{0}, retries_{0}, connections_{0}, bytes_{0}, most_in_curl_{0};
   std::thread thread_;
 };
 
