@@ -84,10 +84,9 @@ bool WholeBufferTakes(const Bytes& png) {
   auto header = reader.ReadHeader(png, kPath, ErrorKind::kCorruptMask);
   if (!header.ok()) return false;
   PngWholeBuffer whole;
-  std::unique_ptr<uint8_t[]> rows;
-  return PngWholeBuffer::Takes(header.value()) && whole.Inflate(png, header.value(), &rows) &&
+  return PngWholeBuffer::Takes(header.value()) && whole.Inflate(png, header.value(), {}) &&
          UnfilterRows(
-             header.value(), rows.get(), [](int) -> uint8_t* { return nullptr; },
+             header.value(), whole.rows(), [](int) -> uint8_t* { return nullptr; },
              [](int, const uint8_t*) { return true; });
 }
 
