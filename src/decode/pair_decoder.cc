@@ -138,7 +138,7 @@ Status PairDecoder::MapPngSamples(const std::string& path) {
       const IndexValues values =
           mask_rule_.ForIndices(samples.palette, samples.has_palette ? 8 : samples.bit_depth, -1);
       std::array<bool, 256> used{};
-      for (size_t i = 0; i < count; ++i) used[samples.bytes[i]] = true;
+      MapIndices(values, samples.bytes.data(), out, count, &used);
       bool any_bad = false;
       for (int i = 0; i < 256; ++i)
         any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
@@ -156,11 +156,6 @@ Status PairDecoder::MapPngSamples(const std::string& path) {
           bad.emplace_back(key, counts[i]);
         }
         return mask_rule_.OutOfRange(path, bad, by_colour);
-      }
-      if (values.identity) {
-        std::memcpy(out, samples.bytes.data(), count);
-      } else {
-        MapIndices(values, samples.bytes.data(), out, count);
       }
       mask_.distinct_values = DistinctValues(used, samples.palette);
       mask_.palette_disagrees = !mask_rule_.PaletteAgrees(samples.palette, used, -1);
