@@ -188,4 +188,28 @@ void PngWholeBuffer::ShrinkTo(size_t keep_rows_bytes) {
   std::vector<uint8_t>().swap(joined_);
 }
 
+// PngDecoder's hold on this path (png_decoder.h), beside the path it holds.
+
+PngWholeBuffer& PngDecoder::Whole() {
+  if (!whole_) whole_.reset(new PngWholeBuffer());
+  return *whole_;
+}
+
+int64_t PngDecoder::WholeBufferRowsBytes(int width, int height, int stored_pixel_bytes) {
+  return PngWholeBuffer::RowsBytes(width, height, stored_pixel_bytes);
+}
+
+void PngDecoder::ReserveWholeBuffer(size_t rows_bytes) {
+  if (rows_bytes > 0) Whole().Reserve(rows_bytes);
+}
+
+void PngDecoder::ShrinkScratch(size_t keep_bytes, size_t keep_whole_rows_bytes) {
+  if (row_.capacity() > keep_bytes) std::vector<uint8_t>().swap(row_);
+  if (whole_) whole_->ShrinkTo(keep_whole_rows_bytes);
+}
+
+size_t PngDecoder::scratch_bytes() const {
+  return row_.capacity() + (whole_ ? whole_->scratch_bytes() : 0);
+}
+
 }  // namespace segfeed::decode
