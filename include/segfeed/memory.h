@@ -47,14 +47,18 @@ struct MemoryPlan {
   int pool_buffers = 0;
   size_t pool_bytes = 0;  // pool_buffers x batch_bytes, pinned when possible
   // Per decode thread, allocated at construction: the decoded photo at its
-  // DCT scale, the decoded mask at full size, and the output-size rasters
-  // of the augment stage, for a source of the planned size.
+  // DCT scale, the decoded mask at full size, a PNG's inflated rows when
+  // photos or masks are PNG (a filter byte and a stored row each; the
+  // PNG's compressed data is joined into the decoded output), and the
+  // output-size rasters of the augment stage, for a source of the planned
+  // size.
   int threads = 0;
   size_t scratch_bytes_per_thread = 0;
   size_t scratch_bytes = 0;  // threads x scratch_bytes_per_thread
   // Per decode thread, the most decoding one pair may hold:
-  // DecodeOptions::scratch_headroom x (decoded photo + mask, + libjpeg's
-  // coefficients when the planned photo is progressive) of the planned
+  // DecodeOptions::scratch_headroom x (decoded photo + mask, + a PNG's
+  // inflated rows, + libjpeg's coefficients when the planned photo is
+  // progressive) of the planned
   // source, + 64 KiB for the decoders' fixed needs. A larger pair is
   // too_large; after one nearer the budget than the plan, buffers shrink
   // back.

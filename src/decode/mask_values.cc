@@ -90,9 +90,6 @@ IndexValues MaskValueRule::ForIndices(std::span<const PaletteColour> palette, in
     out.value[static_cast<size_t>(i)] = value;
     out.bad[static_cast<size_t>(i)] = bad;
   }
-  out.identity = true;
-  for (int i = 0; i < 256; ++i)
-    out.identity = out.identity && out.value[static_cast<size_t>(i)] == i;
   return out;
 }
 
@@ -208,15 +205,19 @@ uint64_t PaletteDigest(std::span<const PaletteColour> palette) {
   return digest.value() | 1;
 }
 
-bool MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size_t count) {
-  // Two passes would read the mask twice; one table lookup per pixel and an
-  // OR of the bad flags is as cheap as the lookup alone.
-  bool any_bad = false;
+void MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size_t count,
+                std::array<bool, 256>* used) {
+  // One pass: a table lookup and a flag per pixel (a label map's 2 MB read
+  // once, not once to find the values and again to map them).
+  // The sample is read once into a local: the stores through bool and
+  // uint8_t pointers may alias `in` as far as the compiler knows.
+  bool* const seen = used->data();
+  const uint8_t* const value = values.value.data();
   for (size_t i = 0; i < count; ++i) {
-    any_bad |= values.bad[in[i]];
-    out[i] = values.value[in[i]];
+    const uint8_t sample = in[i];
+    seen[sample] = true;
+    out[i] = value[sample];
   }
-  return any_bad;
 }
 
 }  // namespace segfeed::decode

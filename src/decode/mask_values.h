@@ -59,8 +59,6 @@ inline constexpr size_t kMaxCountedBadValues = 64;
 struct IndexValues {
   std::array<uint8_t, 256> value{};
   std::array<bool, 256> bad{};
-  // Every value maps to itself: nothing to do per pixel.
-  bool identity = false;
 };
 
 // The rule that turns a mask file's samples into mask values, from the
@@ -152,7 +150,9 @@ Error UniformMaskWarning(std::string path, const DecodeOptions& options, const M
 uint64_t PaletteDigest(std::span<const PaletteColour> palette);
 
 // Maps `count` samples from `in` to `out` (the same memory is fine) through
-// `values`, returning whether any was bad.
-bool MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size_t count);
+// `values`, setting used[sample] for each sample seen (which says whether
+// any was bad, and how many distinct values there are, in one pass).
+void MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size_t count,
+                std::array<bool, 256>* used);
 
 }  // namespace segfeed::decode

@@ -32,7 +32,7 @@ bool PairDecoder::ShrinkToPlan() {
     mask_samples_.bytes.reserve(planned_mask_sample_bytes_);
   }
   gif_.ShrinkScratch(planned_mask_bytes_);
-  png_.ShrinkScratch(planned_mask_bytes_);
+  png_.ShrinkScratch(planned_mask_bytes_, planned_png_rows_bytes_);
   header_read_ = false;
   return planned_mask_bytes_ != SIZE_MAX;
 }
@@ -138,7 +138,7 @@ Status PairDecoder::MapPngSamples(const std::string& path) {
       const IndexValues values =
           mask_rule_.ForIndices(samples.palette, samples.has_palette ? 8 : samples.bit_depth, -1);
       std::array<bool, 256> used{};
-      for (size_t i = 0; i < count; ++i) used[samples.bytes[i]] = true;
+      MapIndices(values, samples.bytes.data(), out, count, &used);
       bool any_bad = false;
       for (int i = 0; i < 256; ++i)
         any_bad |= used[static_cast<size_t>(i)] && values.bad[static_cast<size_t>(i)];
@@ -156,11 +156,6 @@ Status PairDecoder::MapPngSamples(const std::string& path) {
           bad.emplace_back(key, counts[i]);
         }
         return mask_rule_.OutOfRange(path, bad, by_colour);
-      }
-      if (values.identity) {
-        std::memcpy(out, samples.bytes.data(), count);
-      } else {
-        MapIndices(values, samples.bytes.data(), out, count);
       }
       mask_.distinct_values = DistinctValues(used, samples.palette);
       mask_.palette_disagrees = !mask_rule_.PaletteAgrees(samples.palette, used, -1);
@@ -275,24 +270,38 @@ void PairDecoder::Reserve(int source_width, int source_height, int output_width,
   image_.pixels.reserve(planned_image_bytes_);
   mask_.pixels.reserve(planned_mask_bytes_);
   mask_samples_.bytes.reserve(planned_mask_sample_bytes_);
+  planned_png_rows_bytes_ = PlannedPngRowsBytes(source_width, source_height, formats);
+  png_.ReserveWholeBuffer(planned_png_rows_bytes_);
   budget_bytes_ = budget_bytes;
 }
 
+size_t PairDecoder::PlannedPngRowsBytes(int source_width, int source_height,
+                                        const SourceFormats& formats) {
+  // One buffer serves the photo and the mask, one after the other: the
+  // wider of their stored rows (an 8-bit RGB photo: 3 bytes a pixel; a
+  // mask: its samples' bytes, as wide as it stores them when 8-bit).
+  const int stored_pixel_bytes =
+      std::max(formats.png_images ? 3 : 0, formats.png_mask_bytes_per_pixel);
+  if (stored_pixel_bytes == 0) return 0;
+  return static_cast<size_t>(
+      PngDecoder::WholeBufferRowsBytes(source_width, source_height, stored_pixel_bytes));
+}
+
 size_t PairDecoder::PlannedScratchBytes(DctScale scale, int source_width, int source_height,
-                                        int mask_sample_bytes) {
+                                        const SourceFormats& formats) {
   // What Reserve() reserves, in 64-bit arithmetic: nothing is allocated to
   // plan it.
   const size_t mask_pixels = static_cast<size_t>(source_width) * static_cast<size_t>(source_height);
   return static_cast<size_t>(scale.Apply(source_width)) *
              static_cast<size_t>(scale.Apply(source_height)) * 3 +
-         mask_pixels * (1 + static_cast<size_t>(mask_sample_bytes));
+         mask_pixels * (1 + static_cast<size_t>(formats.png_mask_bytes_per_pixel)) +
+         PlannedPngRowsBytes(source_width, source_height, formats);
 }
 
 size_t PairDecoder::DecodeBudgetBytes(DctScale scale, int source_width, int source_height,
                                       const SourceFormats& formats, double scratch_headroom) {
-  const size_t planned =
-      PlannedScratchBytes(scale, source_width, source_height, formats.png_mask_bytes_per_pixel) +
-      static_cast<size_t>(std::max<int64_t>(formats.jpeg_coefficient_bytes, 0));
+  const size_t planned = PlannedScratchBytes(scale, source_width, source_height, formats) +
+                         static_cast<size_t>(std::max<int64_t>(formats.jpeg_coefficient_bytes, 0));
   return static_cast<size_t>(static_cast<double>(planned) * scratch_headroom) +
          static_cast<size_t>(kDecoderFixedBytes);
 }

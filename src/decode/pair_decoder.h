@@ -83,9 +83,20 @@ class PairDecoder {
                int64_t budget_bytes = INT64_MAX, const SourceFormats& formats = {});
   // Pixel scratch Reserve() sets up for a source decoded at `scale`: the
   // decoded photo plus the decoded mask at full size, plus a PNG mask's
-  // samples at `mask_sample_bytes` per pixel. Allocates nothing.
+  // samples at formats.png_mask_bytes_per_pixel, plus, when photos or
+  // masks are PNG, the whole-buffer path's inflated rows
+  // (PlannedPngRowsBytes()). Allocates nothing.
   static size_t PlannedScratchBytes(DctScale scale, int source_width, int source_height,
-                                    int mask_sample_bytes = 0);
+                                    const SourceFormats& formats = {});
+  // The inflated rows of the PNG path (png_whole_buffer.h) for the planned
+  // source: one buffer for the photo and the mask, as wide as the wider
+  // (an 8-bit RGB photo's 3 bytes a pixel, a mask's sample bytes) plus a
+  // filter byte a row. 0 when neither is PNG. A PNG's IDAT chunks are
+  // joined into the decoded output, which the plan holds already; only
+  // image data longer than the output (noise in RGBA) needs more, within
+  // the budget's headroom.
+  static size_t PlannedPngRowsBytes(int source_width, int source_height,
+                                    const SourceFormats& formats);
   // The decode budget of one thread for a source decoded at `scale`:
   // scratch_headroom x (PlannedScratchBytes() plus libjpeg's coefficients
   // for the planned photo when it is progressive), plus kDecoderFixedBytes
@@ -103,8 +114,9 @@ class PairDecoder {
   static constexpr int64_t kDecoderFixedBytes = int64_t{64} << 10;
 
   int64_t budget_bytes() const { return budget_bytes_; }
-  // Pixel scratch held now: decoded photo and mask, and the GIF decoder's
-  // frame buffer for interlaced or offset frames.
+  // Pixel scratch held now: decoded photo and mask, the GIF decoder's
+  // frame buffer for interlaced or offset frames, and the PNG decoder's
+  // scanline and inflated rows.
   size_t scratch_bytes() const;
   // The GIF decoder's compressed-data buffer (a read buffer of sorts).
   size_t compressed_bytes() const { return gif_.compressed_bytes(); }
@@ -144,6 +156,7 @@ class PairDecoder {
   size_t planned_image_bytes_ = SIZE_MAX;
   size_t planned_mask_bytes_ = SIZE_MAX;
   size_t planned_mask_sample_bytes_ = SIZE_MAX;
+  size_t planned_png_rows_bytes_ = SIZE_MAX;
   int64_t budget_bytes_ = INT64_MAX;
 };
 

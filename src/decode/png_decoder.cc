@@ -272,7 +272,7 @@ Status PngDecoder::DecodeImage(std::span<const uint8_t> bytes, std::string_view 
   if (PngWholeBuffer::Takes(header)) {
     Status read = palette ? ReadPalette(ctx, errors, &plte) : ReadChunksBeforeImage(ctx, errors);
     if (!read.ok()) return read;
-    if (needed + PngWholeBuffer::TransientBytes(bytes, header) <= budget_bytes &&
+    if (needed + Whole().ScratchNeeded(bytes, header, out->pixels.size()) <= budget_bytes &&
         DecodeImageWhole(bytes, header, palette ? &plte : nullptr, out))
       return {};
   }
@@ -354,7 +354,7 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
   const auto row_bytes = static_cast<size_t>(out_row_bytes);
   if (PngWholeBuffer::Takes(header)) {
     if (Status read = ReadChunksBeforeImage(ctx, errors); !read.ok()) return read;
-    if (needed + PngWholeBuffer::TransientBytes(bytes, header) <= budget_bytes &&
+    if (needed + Whole().ScratchNeeded(bytes, header, out->bytes.size()) <= budget_bytes &&
         DecodeMaskWhole(bytes, header, plte.n_entries, out))
       return {};
   }
@@ -393,16 +393,15 @@ Status PngDecoder::DecodeMask(std::span<const uint8_t> bytes, std::string_view p
 
 bool PngDecoder::DecodeImageWhole(std::span<const uint8_t> bytes, const PngHeader& header,
                                   const void* palette, DecodedImage* out) {
-  if (!whole_) whole_.reset(new PngWholeBuffer());
-  std::unique_ptr<uint8_t[]> rows;
-  if (!whole_->Inflate(bytes, header, &rows)) return false;
+  // The output holds the joined image data until the rows are inflated.
+  if (!Whole().Inflate(bytes, header, out->pixels)) return false;
   const auto* plte = static_cast<const spng_plte*>(palette);
   const size_t row_bytes = static_cast<size_t>(header.width) * 3;
   uint8_t* const pixels = out->pixels.data();
   // 8-bit RGB is stored as it is output: unfiltered straight into its row.
   const bool direct = header.color_type == SPNG_COLOR_TYPE_TRUECOLOR && header.bit_depth == 8;
   return UnfilterRows(
-      header, rows.get(), [&](int y) { return direct ? pixels + y * row_bytes : nullptr; },
+      header, Whole().rows(), [&](int y) { return direct ? pixels + y * row_bytes : nullptr; },
       [&](int y, const uint8_t* stored) {
         uint8_t* dst = pixels + y * row_bytes;
         if (plte == nullptr) {
@@ -424,9 +423,7 @@ bool PngDecoder::DecodeImageWhole(std::span<const uint8_t> bytes, const PngHeade
 
 bool PngDecoder::DecodeMaskWhole(std::span<const uint8_t> bytes, const PngHeader& header,
                                  uint32_t palette_size, MaskSamples* out) {
-  if (!whole_) whole_.reset(new PngWholeBuffer());
-  std::unique_ptr<uint8_t[]> rows;
-  if (!whole_->Inflate(bytes, header, &rows)) return false;
+  if (!Whole().Inflate(bytes, header, out->bytes)) return false;
   const auto row_bytes = static_cast<size_t>(header.width) * MaskPixelBytes(out->format);
   uint8_t* const samples = out->bytes.data();
   // 8-bit grey, palette indices and 8-bit RGB are stored as they are output.
@@ -434,17 +431,13 @@ bool PngDecoder::DecodeMaskWhole(std::span<const uint8_t> bytes, const PngHeader
       header.bit_depth == 8 && StoredRowBytes(header) == static_cast<int64_t>(row_bytes);
   const bool palette = header.color_type == SPNG_COLOR_TYPE_INDEXED;
   return UnfilterRows(
-      header, rows.get(), [&](int y) { return direct ? samples + y * row_bytes : nullptr; },
+      header, Whole().rows(), [&](int y) { return direct ? samples + y * row_bytes : nullptr; },
       [&](int y, const uint8_t* stored) {
         uint8_t* dst = samples + y * row_bytes;
         if (!direct) PlaceMaskPixels(header, PassColumns{}, header.width, stored, dst, true);
         // An index outside the palette: libspng's path words the error.
         return !palette || FirstIndexOutside(dst, header.width, 1, palette_size) < 0;
       });
-}
-
-void PngDecoder::ShrinkScratch(size_t keep_bytes) {
-  if (row_.capacity() > keep_bytes) std::vector<uint8_t>().swap(row_);
 }
 
 }  // namespace segfeed::decode

@@ -77,7 +77,8 @@ class PngDecoder {
 
   // The decode budget of DecodeImage() and DecodeMask() is checked before
   // anything is allocated; the whole-buffer path is taken only when its
-  // transient buffers (PngWholeBuffer::TransientBytes) fit it too.
+  // scratch (its inflated rows; split image data is joined into the
+  // output, or where that is too small into its own scratch) fits it too.
 
   // Bytes the pixel output needs for a file with this header, so the caller
   // can check its decode budget before decoding: width x height x 3.
@@ -119,11 +120,18 @@ class PngDecoder {
   Status DecodeMask(std::span<const uint8_t> bytes, std::string_view path, MaskSamples* out,
                     int64_t budget_bytes = INT64_MAX);
 
-  // Frees the row scratch when it holds more than `keep_bytes`, so that an
-  // outlier file leaves nothing grown.
-  void ShrinkScratch(size_t keep_bytes);
-  // The row scratch kept between files: one scanline as the file stores it.
-  size_t scratch_bytes() const { return row_.capacity(); }
+  // The whole-buffer path's inflated rows for width x height pixels of
+  // `stored_pixel_bytes` each (3: 8-bit RGB), for the memory plan.
+  static int64_t WholeBufferRowsBytes(int width, int height, int stored_pixel_bytes);
+  // Reserves the whole-buffer path's rows for the planned file (0: none).
+  void ReserveWholeBuffer(size_t rows_bytes);
+  // Frees the row scratch when it holds more than `keep_bytes`, and the
+  // whole-buffer path's rows when more than `keep_whole_rows_bytes` (and
+  // its joined data always), so that an outlier file leaves nothing grown.
+  void ShrinkScratch(size_t keep_bytes, size_t keep_whole_rows_bytes = 0);
+  // The scratch kept between files: libspng's path's scanline as the file
+  // stores it, and the whole-buffer path's rows and joined image data.
+  size_t scratch_bytes() const;
 
  private:
   // The whole-buffer path, after libspng has read the chunks before the
@@ -133,10 +141,11 @@ class PngDecoder {
                         const void* palette, DecodedImage* out);
   bool DecodeMaskWhole(std::span<const uint8_t> bytes, const PngHeader& header,
                        uint32_t palette_size, MaskSamples* out);
+  PngWholeBuffer& Whole();  // made on first use
 
   DecodeOptions options_;
   std::vector<uint8_t> row_;  // one stored scanline; reused, only grows
-  // libdeflate's decompressor, made on the first file that takes the path.
+  // The whole-buffer path: libdeflate's decompressor and its scratch.
   std::unique_ptr<PngWholeBuffer, PngWholeBufferFreer> whole_;
 };
 

@@ -145,6 +145,62 @@ void PaethSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t byt
   }
 }
 
+// One-byte pixels (8-bit grey and palette, and every depth below 8): Sub
+// as a prefix sum over 16 bytes, the previous block's last byte added to
+// all of them.
+inline __m128i PrefixSum16(__m128i x, __m128i carry) {
+  x = _mm_add_epi8(x, _mm_slli_si128(x, 1));
+  x = _mm_add_epi8(x, _mm_slli_si128(x, 2));
+  x = _mm_add_epi8(x, _mm_slli_si128(x, 4));
+  x = _mm_add_epi8(x, _mm_slli_si128(x, 8));
+  return _mm_add_epi8(x, carry);
+}
+
+// The last byte of `x` in every lane: the next block's carry.
+inline __m128i BroadcastLastByte(__m128i x) {
+  const __m128i high = _mm_unpackhi_epi8(x, x);          // bytes 8..15 doubled
+  const __m128i word = _mm_shufflehi_epi16(high, 0xFF);  // byte 15 in lanes 4..7
+  return _mm_shuffle_epi32(word, 0xFF);                  // and everywhere
+}
+
+void SubBytesSse2(const uint8_t* src, uint8_t* dst, size_t bytes) {
+  __m128i carry = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + 16 <= bytes; i += 16) {
+    const __m128i x =
+        PrefixSum16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), carry);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), x);
+    carry = BroadcastLastByte(x);
+  }
+  uint8_t left = i > 0 ? dst[i - 1] : 0;
+  for (; i < bytes; ++i) dst[i] = left = static_cast<uint8_t>(src[i] + left);
+}
+
+// Paeth for one-byte pixels is serial byte by byte, but where the row above
+// is flat (above == upper left, as it is almost everywhere in a label map)
+// pa = |above - upper left| = 0 is never beaten and the predictor is the
+// left byte: those 16 bytes are Sub, a prefix sum. Elsewhere, byte by byte.
+void PaethBytesSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes) {
+  if (bytes == 0) return;
+  dst[0] = static_cast<uint8_t>(src[0] + prev[0]);  // left and upper left are 0
+  size_t i = 1;
+  while (i + 16 <= bytes) {
+    const __m128i above = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prev + i));
+    const __m128i upper_left = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prev + i - 1));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(above, upper_left)) == 0xFFFF) {
+      const __m128i x = PrefixSum16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)),
+                                    _mm_set1_epi8(static_cast<char>(dst[i - 1])));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), x);
+      i += 16;
+      continue;
+    }
+    for (const size_t end = i + 16; i < end; ++i)
+      dst[i] = static_cast<uint8_t>(src[i] + PaethPredictor(dst[i - 1], prev[i], prev[i - 1]));
+  }
+  for (; i < bytes; ++i)
+    dst[i] = static_cast<uint8_t>(src[i] + PaethPredictor(dst[i - 1], prev[i], prev[i - 1]));
+}
+
 template <int kBpp>
 bool UnfilterSse2(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_t* dst,
                   size_t bytes) {
@@ -184,6 +240,8 @@ void UnfilterRow(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_
   // Rows are whole pixels at 8 bits, so the pixel loops end on the row's end.
   if (pixel_bytes == 3 && UnfilterSse2<3>(filter, src, prev, dst, bytes)) return;
   if (pixel_bytes == 4 && UnfilterSse2<4>(filter, src, prev, dst, bytes)) return;
+  if (pixel_bytes == 1 && filter == kSub) return SubBytesSse2(src, dst, bytes);
+  if (pixel_bytes == 1 && filter == kPaeth) return PaethBytesSse2(src, prev, dst, bytes);
 #endif
   switch (filter) {
     case kSub:

@@ -22,8 +22,11 @@ constexpr uint8_t kPngFilterCount = 5;
 // the bytes of one pixel rounded up to at least 1 (PNG's "bpp"), 1 to 8.
 // Up goes through the compiler's vectorised loop; for 3- and 4-byte pixels
 // (8-bit RGB and RGBA) Sub is a prefix sum over 4 pixels per SSE2 register
-// and Average and Paeth take a pixel per SSE2 step; the rest is scalar
-// (each byte waits on its left neighbour). Reads `src` up to
+// and Average and Paeth take a pixel per SSE2 step; for 1-byte pixels
+// (label maps) Sub is a prefix sum over 16 bytes, and so is Paeth over 16
+// bytes whose row above is flat (there it predicts the left byte: a label
+// map's regions); the rest is scalar (each byte waits on its left
+// neighbour). Reads `src` up to
 // kUnfilterReadPastEnd bytes past the row's end, and `prev` up to 1 byte
 // past (the caller's buffers must have them: the next row, or padding);
 // writes nothing outside dst's row.

@@ -2,6 +2,7 @@
 
 #include <libdeflate.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -47,18 +48,19 @@ bool ChunkAt(std::span<const uint8_t> file, size_t at, Chunk* chunk) {
 
 size_t NextChunk(size_t at, const Chunk& chunk) { return at + 12 + chunk.data.size(); }
 
-// Bytes for the rows and the joined data, not zeroed first: inflate writes
-// every byte of the rows, and the join every byte of its buffer.
-std::unique_ptr<uint8_t[]> UninitializedBytes(size_t count) {
-  source::BeforeScratchGrowth(count);
-  return std::unique_ptr<uint8_t[]>(new uint8_t[count]);
+// Grows `buffer` to at least `count` bytes. Only the bytes past its size
+// are zeroed, once: a kept buffer is not written twice per file.
+uint8_t* GrowScratch(std::vector<uint8_t>* buffer, size_t count) {
+  if (buffer->size() < count) source::ResizeScratch(buffer, count);
+  return buffer->data();
 }
 
 // The IDAT run of `file` (each chunk's CRC good) as one zlib stream: a view
-// of the file when it is one chunk, else joined into `joined`; and after
-// it, only ancillary chunks before a good IEND. False otherwise.
-bool GatherImageData(std::span<const uint8_t> file, std::unique_ptr<uint8_t[]>* joined,
-                     std::span<const uint8_t>* stream) {
+// of the file when it is one chunk, else joined into `join_room` when it
+// fits there, else into `joined`; and after it, only ancillary chunks
+// before a good IEND. False otherwise.
+bool GatherImageData(std::span<const uint8_t> file, std::span<uint8_t> join_room,
+                     std::vector<uint8_t>* joined, std::span<const uint8_t>* stream) {
   size_t at = 8;  // after the signature
   Chunk chunk;
   uint64_t other_bytes = 0;
@@ -91,19 +93,18 @@ bool GatherImageData(std::span<const uint8_t> file, std::unique_ptr<uint8_t[]>* 
     *stream = chunk.data;
     return true;
   }
-  *joined = UninitializedBytes(total);
+  uint8_t* const to = total <= join_room.size() ? join_room.data() : GrowScratch(joined, total);
   size_t filled = 0;
   for (at = first; at < after; at = NextChunk(at, chunk)) {
     ChunkAt(file, at, &chunk);
-    if (!chunk.data.empty())
-      std::memcpy(joined->get() + filled, chunk.data.data(), chunk.data.size());
+    if (!chunk.data.empty()) std::memcpy(to + filled, chunk.data.data(), chunk.data.size());
     filled += chunk.data.size();
   }
-  *stream = std::span<const uint8_t>(joined->get(), total);
+  *stream = std::span<const uint8_t>(to, total);
   return true;
 }
 
-// IDAT data bytes and chunk count, for TransientBytes.
+// IDAT data bytes and chunk count, for ScratchNeeded.
 void CountImageData(std::span<const uint8_t> file, size_t* bytes, size_t* chunks) {
   *bytes = 0;
   *chunks = 0;
@@ -139,31 +140,76 @@ int FilterPixelBytes(const PngHeader& header) {
   return bits < 8 ? 1 : bits / 8;
 }
 
-int64_t PngWholeBuffer::TransientBytes(std::span<const uint8_t> file, const PngHeader& header) {
+int64_t PngWholeBuffer::RowsBytes(const PngHeader& header) {
+  return InflatedBytes(header) + static_cast<int64_t>(kUnfilterReadPastEnd);
+}
+
+int64_t PngWholeBuffer::RowsBytes(int width, int height, int stored_pixel_bytes) {
+  return int64_t{height} * (1 + int64_t{width} * stored_pixel_bytes) +
+         static_cast<int64_t>(kUnfilterReadPastEnd);
+}
+
+int64_t PngWholeBuffer::ScratchNeeded(std::span<const uint8_t> file, const PngHeader& header,
+                                      size_t join_room) const {
   size_t data_bytes = 0;
   size_t chunks = 0;
   CountImageData(file, &data_bytes, &chunks);
-  return InflatedBytes(header) + static_cast<int64_t>(kUnfilterReadPastEnd) +
-         (chunks > 1 ? static_cast<int64_t>(data_bytes) : 0);
+  const bool joined_here = chunks > 1 && data_bytes > join_room;
+  return std::max(static_cast<int64_t>(rows_.capacity()), RowsBytes(header)) +
+         static_cast<int64_t>(joined_here ? std::max(joined_.capacity(), data_bytes)
+                                          : joined_.capacity());
 }
 
 bool PngWholeBuffer::Inflate(std::span<const uint8_t> file, const PngHeader& header,
-                             std::unique_ptr<uint8_t[]>* rows) {
-  std::unique_ptr<uint8_t[]> joined;  // released on return, as TransientBytes says
+                             std::span<uint8_t> join_room) {
   std::span<const uint8_t> stream;
-  if (!GatherImageData(file, &joined, &stream)) return false;
+  if (!GatherImageData(file, join_room, &joined_, &stream)) return false;
   if (!decompressor_) {
     decompressor_.reset(libdeflate_alloc_decompressor());
     if (!decompressor_) throw std::bad_alloc();
   }
-  const auto rows_bytes = static_cast<size_t>(InflatedBytes(header));
   // The unfiltering's reads past the last row land in the padding.
-  *rows = UninitializedBytes(rows_bytes + kUnfilterReadPastEnd);
+  uint8_t* const rows = GrowScratch(&rows_, static_cast<size_t>(RowsBytes(header)));
   // No actual_out: the stream must fill the rows exactly (a shorter one is
   // LIBDEFLATE_SHORT_OUTPUT, a longer one LIBDEFLATE_INSUFFICIENT_SPACE).
   // Bytes after the stream's Adler-32 are ignored, as libspng ignores them.
-  return libdeflate_zlib_decompress(decompressor_.get(), stream.data(), stream.size(), rows->get(),
-                                    rows_bytes, nullptr) == LIBDEFLATE_SUCCESS;
+  return libdeflate_zlib_decompress(decompressor_.get(), stream.data(), stream.size(), rows,
+                                    static_cast<size_t>(InflatedBytes(header)),
+                                    nullptr) == LIBDEFLATE_SUCCESS;
+}
+
+void PngWholeBuffer::Reserve(size_t rows_bytes) { rows_.reserve(rows_bytes); }
+
+void PngWholeBuffer::ShrinkTo(size_t keep_rows_bytes) {
+  if (rows_.capacity() > keep_rows_bytes) {
+    std::vector<uint8_t>().swap(rows_);
+    rows_.reserve(keep_rows_bytes);
+  }
+  std::vector<uint8_t>().swap(joined_);
+}
+
+// PngDecoder's hold on this path (png_decoder.h), beside the path it holds.
+
+PngWholeBuffer& PngDecoder::Whole() {
+  if (!whole_) whole_.reset(new PngWholeBuffer());
+  return *whole_;
+}
+
+int64_t PngDecoder::WholeBufferRowsBytes(int width, int height, int stored_pixel_bytes) {
+  return PngWholeBuffer::RowsBytes(width, height, stored_pixel_bytes);
+}
+
+void PngDecoder::ReserveWholeBuffer(size_t rows_bytes) {
+  if (rows_bytes > 0) Whole().Reserve(rows_bytes);
+}
+
+void PngDecoder::ShrinkScratch(size_t keep_bytes, size_t keep_whole_rows_bytes) {
+  if (row_.capacity() > keep_bytes) std::vector<uint8_t>().swap(row_);
+  if (whole_) whole_->ShrinkTo(keep_whole_rows_bytes);
+}
+
+size_t PngDecoder::scratch_bytes() const {
+  return row_.capacity() + (whole_ ? whole_->scratch_bytes() : 0);
 }
 
 }  // namespace segfeed::decode

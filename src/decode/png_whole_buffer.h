@@ -1,11 +1,13 @@
 #pragma once
 
-// The whole-buffer PNG path: a non-interlaced file's IDAT data joined,
-// inflated in one libdeflate call into rows sized from the header, then
-// unfiltered row by row (png_unfilter.h). It replaces libspng's per-row
-// inflate and unfiltering: a label map decodes in about a quarter of the
-// time, a photo in a little over half, most of which is libdeflate's
-// inflate (BENCHMARKS.md, "PNG at inflate speed").
+// The whole-buffer PNG path: a non-interlaced file's IDAT data joined
+// (into the caller's output buffer, free until the rows are unfiltered),
+// inflated in one libdeflate call into rows sized from the header (kept
+// per thread as planned scratch), then unfiltered row by row
+// (png_unfilter.h). It replaces libspng's per-row inflate and
+// unfiltering: a label map decodes in under a tenth of the time, a photo
+// in a little over half, most of which is libdeflate's inflate
+// (BENCHMARKS.md, "PNG at inflate speed").
 //
 // libspng stays the judge of every file: this path takes a file only when
 // it finds nothing wrong with it, and a caller gives anything else to
@@ -23,6 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "decode/png_decoder.h"
 #include "decode/png_scanlines.h"
@@ -41,18 +44,39 @@ class PngWholeBuffer {
 
   // Whether the path takes files with this header: not interlaced.
   static bool Takes(const PngHeader& header) { return !header.interlaced; }
-  // Bytes the path holds while decoding a file, released before the
-  // decoder returns: the inflated rows (a filter byte and a stored row
-  // each) and, when the image data is split over several IDAT chunks,
-  // their data joined. Counted against the decode budget by the caller.
-  static int64_t TransientBytes(std::span<const uint8_t> file, const PngHeader& header);
+  // The inflated rows of a file with this header: a filter byte and a
+  // stored row each, then kUnfilterReadPastEnd bytes of padding.
+  static int64_t RowsBytes(const PngHeader& header);
+  // The same for width x height pixels of `stored_pixel_bytes` bytes each
+  // (3 for 8-bit RGB), for the memory plan.
+  static int64_t RowsBytes(int width, int height, int stored_pixel_bytes);
 
-  // Joins and inflates the image data of `file` into `rows` (height rows of
+  // What this path's scratch holds once Inflate() has taken `file`: the
+  // rows, and when the image data is split over several IDAT chunks and
+  // is longer than `join_room` (the caller's output, unused until the
+  // rows are unfiltered), that data joined. Both are kept as scratch
+  // (scratch_bytes()), so the caller's budget check counts what is held.
+  int64_t ScratchNeeded(std::span<const uint8_t> file, const PngHeader& header,
+                        size_t join_room) const;
+
+  // Joins and inflates the image data of `file` into rows() (height rows of
   // 1 + StoredRowBytes(header) each, filter byte first, samples as stored:
-  // 16-bit ones big-endian; then kUnfilterReadPastEnd bytes of padding). False when the file has
-  // anything this path does not take (see above); `rows` is then garbage.
+  // 16-bit ones big-endian; then kUnfilterReadPastEnd bytes of padding).
+  // Split image data is joined into `join_room` when it fits there (the
+  // caller's output buffer, overwritten), else into this path's scratch.
+  // False when the file has anything this path does not take (see above);
+  // rows() is then garbage.
   bool Inflate(std::span<const uint8_t> file, const PngHeader& header,
-               std::unique_ptr<uint8_t[]>* rows);
+               std::span<uint8_t> join_room);
+  uint8_t* rows() { return rows_.data(); }
+
+  // Reserves the rows of the planned file, so that it allocates nothing.
+  void Reserve(size_t rows_bytes);
+  // Frees the rows when they hold more than `keep_rows_bytes` (an outlier
+  // file leaves nothing grown) and the joined data always (not planned:
+  // the planned file's data is joined into its output).
+  void ShrinkTo(size_t keep_rows_bytes);
+  size_t scratch_bytes() const { return rows_.capacity() + joined_.capacity(); }
 
  private:
   struct Freer {
@@ -60,6 +84,10 @@ class PngWholeBuffer {
   };
   // Holds no state between calls (libdeflate decompresses whole buffers).
   std::unique_ptr<libdeflate_decompressor, Freer> decompressor_;
+  // Kept between files and grown only (never zero-filled again): the
+  // inflated rows, and split image data that its output could not hold.
+  std::vector<uint8_t> rows_;
+  std::vector<uint8_t> joined_;
 };
 
 // Bytes of one pixel for unfiltering: a whole pixel's bytes, at least 1.

@@ -88,8 +88,8 @@ MemoryPlan PlanMemory(const LoaderOptions& options, int source_width, int source
       formats.png_images
           ? decode::DctScale{}
           : decoder.ChooseScale(source_width, source_height, target_width, target_height);
-  const size_t decode_bytes = decode::PairDecoder::PlannedScratchBytes(
-      scale, source_width, source_height, formats.png_mask_bytes_per_pixel);
+  const size_t decode_bytes =
+      decode::PairDecoder::PlannedScratchBytes(scale, source_width, source_height, formats);
   plan.scratch_bytes_per_thread =
       decode_bytes + augment::SampleAugmenter::PlannedScratchBytes(
                          options.augment, scale.Apply(source_width), scale.Apply(source_height),

@@ -8,6 +8,7 @@
 #include <libdeflate.h>
 #include <spng.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,10 +85,9 @@ bool WholeBufferTakes(const Bytes& png) {
   auto header = reader.ReadHeader(png, kPath, ErrorKind::kCorruptMask);
   if (!header.ok()) return false;
   PngWholeBuffer whole;
-  std::unique_ptr<uint8_t[]> rows;
-  return PngWholeBuffer::Takes(header.value()) && whole.Inflate(png, header.value(), &rows) &&
+  return PngWholeBuffer::Takes(header.value()) && whole.Inflate(png, header.value(), {}) &&
          UnfilterRows(
-             header.value(), rows.get(), [](int) -> uint8_t* { return nullptr; },
+             header.value(), whole.rows(), [](int) -> uint8_t* { return nullptr; },
              [](int, const uint8_t*) { return true; });
 }
 
@@ -144,6 +144,53 @@ TEST(PngWholeBufferTest, EveryKindAndFilterDecodesAsLibspngDecodesIt) {
           // Raw samples too, where SPNG_FMT_PNG and the mask layout agree.
           EXPECT_EQ(whole_mask.bytes, SpngDecode(png, SPNG_FMT_PNG)) << name;
         }
+      }
+    }
+  }
+}
+
+// A label map of `kind` (one-byte pixels: grey or palette, 1-8 bits):
+// regions of a few classes with wavy borders, so most of each row above is
+// flat (Paeth's and Sub's 16-byte prefix sums) and some of it is not (their
+// byte-by-byte steps), with a few lone pixels.
+PngPicture LabelPicture(const Kind& kind, int width, int height, int filter_choice) {
+  PngPicture picture = Picture(kind, width, height, false, filter_choice);
+  const int classes = 1 << std::min(kind.bit_depth, 3);
+  std::vector<uint16_t> values(static_cast<size_t>(width) * height);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const int border = width / 3 + (y * 7 % 23) - (y / 5 % 9);
+      int label = (x < border ? 0 : 1) + (y * 3 > height + x / 4 ? 2 : 0);
+      if ((x * 131 + y * 71) % 997 == 0) label = classes - 1;  // a lone pixel
+      values[static_cast<size_t>(y) * width + x] = static_cast<uint16_t>(label % classes);
+    }
+  }
+  picture.samples = testing::PackPngSamples(values, width, height, 1, kind.bit_depth);
+  return picture;
+}
+
+// The one-byte pixel kernels (Sub as a prefix sum, Paeth as one where the
+// row above is flat), on rows long enough for their 16-byte blocks and
+// widths that end inside one, against libspng.
+TEST(PngWholeBufferTest, LabelMapsDecodeAsLibspngDecodesThem) {
+  for (const Kind& kind : {Kind{0, 8}, Kind{3, 8}, Kind{0, 4}, Kind{3, 2}, Kind{0, 1}}) {
+    for (const int width : {1, 16, 17, 33, 200, 2048}) {
+      for (const int filter :
+           {SPNG_FILTER_CHOICE_SUB, SPNG_FILTER_CHOICE_PAETH, SPNG_FILTER_CHOICE_ALL}) {
+        const std::string name = "colour type " + std::to_string(kind.color_type) + ", " +
+                                 std::to_string(kind.bit_depth) + "-bit, width " +
+                                 std::to_string(width) + ", filters " + std::to_string(filter);
+        const Bytes png = testing::EncodePngWithSpng(LabelPicture(kind, width, 40, filter));
+        ASSERT_TRUE(WholeBufferTakes(png)) << name;
+        PngDecoder decoder({});
+        MaskSamples mask;
+        ASSERT_TRUE(decoder.DecodeMask(png, kPath, &mask).ok()) << name;
+        if (kind.bit_depth == 8) {
+          EXPECT_EQ(mask.bytes, SpngDecode(png, SPNG_FMT_PNG)) << name;
+        }
+        DecodedImage image;
+        ASSERT_TRUE(decoder.DecodeImage(png, kPath, &image).ok()) << name;
+        EXPECT_EQ(image.pixels, SpngDecode(png, SPNG_FMT_RGB8)) << name;
       }
     }
   }

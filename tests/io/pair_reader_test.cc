@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "fixtures/mixed_dataset.h"
 #include "fixtures/png_fixtures.h"
 #include "io/read_pair.h"
+#include "source/scratch_growth.h"
 #include "temp_dir.h"
 
 namespace segfeed::io {
@@ -330,6 +332,57 @@ TEST(PairReaderTest, PngScanlinesCountInTheDecodeBudget) {
   reader.Reserve(1, 1, 0, 0, decode::PairDecoder::kDecoderFixedBytes + 256 * 1024);
   EXPECT_TRUE(reader.ReadImage(png, 0, 0).ok());
   EXPECT_TRUE(reader.ReadMask(png).ok());
+}
+
+// Counts the bytes of every buffer growth: what decoding made a thread
+// allocate, counted before the allocation.
+class GrowthBytes final : public source::ScratchGrowthObserverForTesting {
+ public:
+  void BeforeGrowth(size_t bytes) override { total_ += bytes; }
+  size_t total() const { return total_.load(); }
+
+ private:
+  std::atomic<size_t> total_{0};
+};
+
+// The plan is the promise: a Cityscapes-sized pair of PNGs (a 2048x1024
+// RGB photo whose image data is split over libpng's 8 KiB IDAT chunks, a
+// grey label map) decodes through the whole-buffer path within the planned
+// scratch, its inflated rows and joined image data included: after the
+// first pair (the read buffers), nothing grows, and the peak scratch the
+// reader reports is the plan's, which counts the rows.
+TEST(PairReaderTest, PngWholeBufferScratchIsInThePlan) {
+  TempDir dir;
+  constexpr int kWidth = 2048;
+  constexpr int kHeight = 1024;
+  const fs::path photo = dir / "photo.png";
+  const fs::path labels = dir / "labels.png";
+  const Bytes photo_png = testing::EncodePngWithOpenCv(testing::TestSamples(kWidth, kHeight, 3, 8),
+                                                       kWidth, kHeight, 3, 8);
+  ASSERT_GT(testing::PngChunks(photo_png).size(), 4u);  // several IDAT chunks
+  testing::WriteFile(photo, photo_png);
+  testing::PngPicture mask{kWidth, kHeight, 8, 0, false, {}, testing::TestMask(kWidth, kHeight)};
+  testing::WriteFile(labels, testing::EncodePngWithSpng(mask));
+  const SourceFormats formats{true, 1};
+  const size_t pixels = size_t{kWidth} * kHeight;
+  const size_t rows = size_t{kHeight} * (1 + kWidth * 3) + 16;
+  const size_t planned = decode::PairDecoder::PlannedScratchBytes({}, kWidth, kHeight, formats);
+  EXPECT_EQ(planned, pixels * 3 + pixels * 2 + rows);
+  EXPECT_EQ(decode::PairDecoder::PlannedPngRowsBytes(kWidth, kHeight, formats), rows);
+  PairReader reader({});
+  reader.Reserve(kWidth, kHeight, 512, 512,
+                 static_cast<int64_t>(decode::PairDecoder::DecodeBudgetBytes(
+                     {}, kWidth, kHeight, formats, DecodeOptions{}.scratch_headroom)),
+                 formats);
+  EXPECT_EQ(reader.scratch_bytes(), planned);
+  const SamplePair pair{"photo", photo, labels};
+  ASSERT_TRUE(ReadPair(reader, pair, 512, 512).ok());
+  GrowthBytes growth;
+  ASSERT_TRUE(ReadPair(reader, pair, 512, 512).ok());
+  EXPECT_EQ(growth.total(), 0u);
+  EXPECT_EQ(reader.peak_scratch_bytes(), planned);
+  EXPECT_EQ(reader.scratch_bytes(), planned);
+  EXPECT_EQ(reader.last_timings().image_format, decode::SniffedFormat::kPng);
 }
 
 TEST(PairReaderTest, SingleImageThatFailsToDecodeKeepsItsBytesAndHeader) {
