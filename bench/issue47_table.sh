@@ -40,8 +40,8 @@
 #
 # Needs bash, valgrind (callgrind_annotate included) and a Python 3 with NumPy, Pillow and OpenCV
 # (Debian's python3-numpy, python3-pil, python3-opencv; PYTHON=... picks one).
-# On 2 quiet cores a call with --runs 3 takes about 10 minutes, most of it
-# callgrind's.
+# On 2 shared cores a call with --runs 3 took 5.5 minutes at a load average
+# of 5-6 and 14 at 15-17, most of it callgrind's (the sets, made once: 3).
 set -euo pipefail
 export LC_ALL=C
 
