@@ -126,6 +126,9 @@ struct SEGFEED_EXPORT DatasetSpec {
   struct FetchedShardIndex {
     std::string url;
     std::vector<uint8_t> bytes;
+    // Fetched unsigned: a listing reuses the bytes only when it reads as
+    // the fetch did (a signed fetch does not answer for no_sign_request).
+    bool no_sign_request = false;
   };
   std::shared_ptr<const FetchedShardIndex> fetched_shard_index;
 

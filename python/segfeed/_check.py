@@ -30,7 +30,8 @@ _DATASET_FLAGS: Dict[str, Tuple[str, bool]] = {
 _CHECK_OPTION_NAMES = ("mask_mode", "num_classes", "mask_ignore_value", "ignore_index", "label_map",
                        "mask_colors", "class_names", "mask_foreground", "mask_threshold", "max_pixels",
                        "no_sign_request", "remote_attempts", "remote_connect_timeout_ms",
-                       "remote_stall_timeout_ms", "read_ahead_bytes", "remote_connections")
+                       "remote_stall_timeout_ms", "read_ahead_bytes", "remote_connections", "cache_dir",
+                       "cache_limit")
 _CHECK_OPTIONS = tuple(entry for entry in _table.TABLE if entry["name"] in _CHECK_OPTION_NAMES)
 
 

@@ -44,4 +44,6 @@ def check(
     remote_stall_timeout_ms: Optional[int] = None,
     read_ahead_bytes: Optional[int] = None,
     remote_connections: Optional[int] = None,
+    cache_dir: Optional[str] = None,
+    cache_limit: Union[int, str, NoneType] = None,
 ) -> Dict[str, Any]: ...

@@ -63,14 +63,21 @@ std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchRemoteIndex(
   remote::RangeClient client(ClientOptions(index, options));
   Result<std::vector<uint8_t>> fetched = remote::FetchShardIndex(&client, index);
   if (!fetched.ok()) throw FileError(fetched.error());
-  return std::make_shared<const DatasetSpec::FetchedShardIndex>(
-      DatasetSpec::FetchedShardIndex{index_url, std::move(fetched).value()});
+  return std::make_shared<const DatasetSpec::FetchedShardIndex>(DatasetSpec::FetchedShardIndex{
+      index_url, std::move(fetched).value(), options.no_sign_request});
 }
 
 std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec) {
   const auto& fetched = spec.fetched_shard_index;
   if (!fetched || fetched->url != spec.shard_index.string()) return {};
   return fetched->bytes;
+}
+
+std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec,
+                                           const ObjectStorageOptions& options) {
+  const auto& fetched = spec.fetched_shard_index;
+  if (!fetched || fetched->no_sign_request != options.no_sign_request) return {};
+  return FetchedIndexBytes(spec);
 }
 
 std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,

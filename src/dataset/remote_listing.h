@@ -32,6 +32,10 @@ std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchRemoteIndex(
 // The bytes of `spec`'s index object when its spec holds them (fetched
 // from its shard_index URL); empty otherwise.
 std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec);
+// The same, for a listing that reads with `options`: empty too when the
+// spec's fetch was signed and these read unsigned or the other way round.
+std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec,
+                                           const ObjectStorageOptions& options);
 
 // A RemoteShardsSource over the shards of `index_url`, with `options`'
 // signing, retries and read-ahead; `fetched_index` is the index's bytes

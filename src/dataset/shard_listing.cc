@@ -188,8 +188,8 @@ bool IsShardSpec(const DatasetSpec& spec) {
 void ListShards(const DatasetSpec& spec, const ObjectStorageOptions& object_storage,
                 Dataset* dataset) {
   if (IsRemote(spec)) {
-    dataset->shard_source =
-        OpenRemoteShards(spec.shard_index.string(), object_storage, FetchedIndexBytes(spec));
+    dataset->shard_source = OpenRemoteShards(spec.shard_index.string(), object_storage,
+                                             FetchedIndexBytes(spec, object_storage));
     return;
   }
   source::ShardCatalog catalog;
