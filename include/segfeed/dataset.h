@@ -131,6 +131,10 @@ struct SEGFEED_EXPORT DatasetSpec {
     bool no_sign_request = false;
   };
   std::shared_ptr<const FetchedShardIndex> fetched_shard_index;
+  // The S3 endpoint of an s3:// shard_index (MinIO, Ceph, R2, a local
+  // server): empty for AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's
+  // endpoint_url, else AWS itself. Part of where the dataset is, as the URL.
+  std::string endpoint_url;
 
   // A shard dataset from what `data` names: a folder holding index.sfidx,
   // an index file (".sfidx"), a tar or WebDataset's brace notation for
@@ -140,7 +144,12 @@ struct SEGFEED_EXPORT DatasetSpec {
   // index in object storage ("s3://bucket/voc/", "https://host/voc/": the
   // index.sfidx under it). ConfigError for a folder without an index, a
   // malformed range, tars in object storage (read through their index).
-  static DatasetSpec Shards(const std::filesystem::path& data);
+  // `endpoint_url` ("http://127.0.0.1:9000", "https://minio.lan"): the S3
+  // endpoint of an s3:// dataset, before AWS_ENDPOINT_URL_S3,
+  // AWS_ENDPOINT_URL and the profile's endpoint_url; ConfigError with local
+  // data.
+  static DatasetSpec Shards(const std::filesystem::path& data,
+                            const std::string& endpoint_url = {});
   // A shard dataset of these tars, in this order.
   static DatasetSpec Shards(std::vector<std::filesystem::path> tars);
 

@@ -76,7 +76,8 @@ def check(data: Optional[Union[PathLike, List[PathLike], Tuple[PathLike, ...]]] 
 
     Dataset keywords (``segfeed.Loader``'s, see there): dataset, split,
     images, masks, image_suffix, mask_suffix, image_extensions,
-    mask_extensions, recursive, list_file, root, allow_outside_root, shards.
+    mask_extensions, recursive, list_file, root, allow_outside_root, shards,
+    endpoint_url.
 
     Raises:
         ConfigError: a keyword or value the command refuses, contradictory

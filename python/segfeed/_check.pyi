@@ -28,6 +28,7 @@ def check(
     root: Optional[PathLike] = None,
     allow_outside_root: Optional[bool] = None,
     shards: Optional[Union[List[PathLike], Tuple[PathLike, ...]]] = None,
+    endpoint_url: Optional[str] = None,
     mask_mode: Optional[str] = None,
     num_classes: Optional[int] = None,
     mask_ignore_value: Optional[int] = None,

@@ -160,6 +160,10 @@ class Loader:
             problem: with ``on_bad_file="fail"`` the Loader refuses to start
             and names it, with ``"skip"`` its pair is left out.
         shards: tar shards in this order (what a list as ``data`` means).
+        endpoint_url: the S3 endpoint of an ``s3://`` dataset
+            (``"http://127.0.0.1:9000"``: MinIO, Ceph, R2, a local server),
+            before ``AWS_ENDPOINT_URL_S3``, ``AWS_ENDPOINT_URL`` and the
+            profile's ``endpoint_url``; default: those, else AWS itself.
         augment: a segfeed.Augment; None means resize only. By default
             ``Augment()`` for ``subset="all"`` and ``"train"``, and none for
             ``"validation"``: a validation loader is one call,
@@ -186,6 +190,7 @@ class Loader:
                  recursive: Optional[bool] = None, list_file: Optional[PathLike] = None,
                  root: Optional[PathLike] = None, allow_outside_root: Optional[bool] = None,
                  shards: Optional[Union[List[PathLike], Tuple[PathLike, ...]]] = None,
+                 endpoint_url: Optional[str] = None,
                  augment: Optional[Augment] = _TRAINING_AUGMENT, decode: Optional[Decode] = _DEFAULT_DECODE,
                  **options: Any) -> None:
         # The signature shown (__signature__, below) lists each option of the table.
@@ -195,7 +200,7 @@ class Loader:
         given = dict(dataset=dataset, split=split, images=images, masks=masks, image_suffix=image_suffix,
                      mask_suffix=mask_suffix, image_extensions=image_extensions,
                      mask_extensions=mask_extensions, recursive=recursive, list_file=list_file, root=root,
-                     allow_outside_root=allow_outside_root, shards=shards)
+                     allow_outside_root=allow_outside_root, shards=shards, endpoint_url=endpoint_url)
         data_bytes, dataset_values = _dataset_values(data, given)
         layout = _core.dataset_spec(data_bytes, dataset_values)
         # Every option goes to the table, defaults included (rank=None and

@@ -30,6 +30,7 @@ class Loader:
         root: Optional[PathLike] = None,
         allow_outside_root: Optional[bool] = None,
         shards: Optional[Union[List[PathLike], Tuple[PathLike, ...]]] = None,
+        endpoint_url: Optional[str] = None,
         batch_size: int = 16,
         prefetch_batches: int = 2,
         threads: int = 0,

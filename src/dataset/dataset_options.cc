@@ -13,7 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<DatasetOption, 13> kDatasetOptions = {{
+constexpr std::array<DatasetOption, 14> kDatasetOptions = {{
     {"dataset", "dataset", "NAME",
      "the layout: carvana, voc, cityscapes, ade20k, camvid, camvid32, coco_stuff, mapillary, "
      "mapillary_v2, bdd100k, loveda (presets, under --data ROOT), folders (--images, --masks), "
@@ -43,6 +43,10 @@ constexpr std::array<DatasetOption, 13> kDatasetOptions = {{
     {"shards", "shards", "TAR,...",
      "tar shards read in this order (Python: a list of paths; --data takes a folder with "
      "index.sfidx, an index or train-{000000..000031}.tar)"},
+    {"endpoint_url", "endpoint-url", "URL",
+     "object storage: the S3 endpoint of an s3:// dataset (http(s)://host[:port]: MinIO, Ceph, "
+     "R2, a local server); default AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's "
+     "endpoint_url, else AWS"},
 }};
 
 std::vector<std::string> Extensions(std::string_view name, std::string_view text) {
@@ -165,18 +169,28 @@ DatasetSpec DatasetFromValues(const fs::path& data,
     refuse_with(
         rule, {"split", "images", "masks", "list_file", "root", "allow_outside_root",
                "image_suffix", "mask_suffix", "image_extensions", "mask_extensions", "recursive"});
+    const std::string endpoint_url = has("endpoint_url") ? get("endpoint_url") : "";
+    // Not echoed: a value with user:password@ would print its secret.
+    const bool http =
+        endpoint_url.rfind("http://", 0) == 0 || endpoint_url.rfind("https://", 0) == 0;
+    if (has("endpoint_url") && (!http || endpoint_url.find('@') != std::string::npos))
+      throw ConfigError(
+          "endpoint_url must be http://host[:port] or https://host[:port], without user:password@ "
+          "(the credentials come from the environment or the profile)");
     if (has("shards")) {
+      if (has("endpoint_url"))
+        throw ConfigError("endpoint_url is for shards in object storage, read through their index");
       if (!data.empty()) throw ConfigError("give the shards as data or as shards, not both");
       std::vector<fs::path> tars;
       for (std::string& tar : Split(get("shards"))) tars.emplace_back(std::move(tar));
       return DatasetSpec::Shards(std::move(tars));
     }
     if (data.empty()) throw ConfigError("the shards rule needs data (the shards or their index)");
-    return DatasetSpec::Shards(data);
+    return DatasetSpec::Shards(data, endpoint_url);
   }
   if (rule == "folders" || rule == "list") {
     refuse_with(rule, {"split"});
-    refuse_with(rule, {"shards"});
+    refuse_with(rule, {"shards", "endpoint_url"});
     if (rule == "folders") refuse_with(rule, {"list_file", "root", "allow_outside_root"});
     if (rule == "folders" && (!has("images") || !has("masks")))
       throw ConfigError(has("images") ? "images needs masks"
@@ -193,7 +207,8 @@ DatasetSpec DatasetFromValues(const fs::path& data,
     if (has("list_file")) spec.list_file = get("list_file");
     if (has("root")) spec.list_root = get("root");
   } else {
-    refuse_with(rule, {"images", "masks", "list_file", "root", "allow_outside_root", "shards"});
+    refuse_with(rule, {"images", "masks", "list_file", "root", "allow_outside_root", "shards",
+                       "endpoint_url"});
     spec = DatasetPreset(rule, data, has("split") ? get("split") : "");
   }
   if (has("image_suffix")) spec.image_suffix = get("image_suffix");

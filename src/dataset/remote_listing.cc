@@ -42,9 +42,10 @@ std::string RemoteIndexUrl(const std::string& url) {
 namespace {
 
 remote::RangeClientOptions ClientOptions(const remote::ObjectUrl& object,
-                                         const ObjectStorageOptions& options) {
+                                         const ObjectStorageOptions& options,
+                                         const std::string& endpoint_url) {
   Result<remote::AwsSettings> settings =
-      remote::ResolveAwsSettings(options.no_sign_request || !object.is_s3());
+      remote::ResolveAwsSettings(options.no_sign_request || !object.is_s3(), endpoint_url);
   if (!settings.ok()) throw ConfigError(settings.error().detail);
   remote::RangeClientOptions client;
   client.settings = std::move(settings).value();
@@ -58,9 +59,10 @@ remote::RangeClientOptions ClientOptions(const remote::ObjectUrl& object,
 }  // namespace
 
 std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchRemoteIndex(
-    const std::string& index_url, const ObjectStorageOptions& options) {
+    const std::string& index_url, const ObjectStorageOptions& options,
+    const std::string& endpoint_url) {
   const remote::ObjectUrl index = Parse(index_url);
-  remote::RangeClient client(ClientOptions(index, options));
+  remote::RangeClient client(ClientOptions(index, options, endpoint_url));
   Result<std::vector<uint8_t>> fetched = remote::FetchShardIndex(&client, index);
   if (!fetched.ok()) throw FileError(fetched.error());
   return std::make_shared<const DatasetSpec::FetchedShardIndex>(DatasetSpec::FetchedShardIndex{
@@ -82,6 +84,7 @@ std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec,
 
 std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,
                                                        const ObjectStorageOptions& options,
+                                                       const std::string& endpoint_url,
                                                        std::span<const uint8_t> fetched_index) {
   const remote::ObjectUrl index = Parse(index_url);
   remote::ReadAheadOptions read_ahead;
@@ -93,8 +96,9 @@ std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_
     if (!opened.ok()) throw FileError(opened.error());
     cache = std::move(opened).value();
   }
-  Result<std::unique_ptr<remote::RemoteShardsSource>> source = remote::RemoteShardsSource::Open(
-      index, ClientOptions(index, options), read_ahead, fetched_index, std::move(cache));
+  Result<std::unique_ptr<remote::RemoteShardsSource>> source =
+      remote::RemoteShardsSource::Open(index, ClientOptions(index, options, endpoint_url),
+                                       read_ahead, fetched_index, std::move(cache));
   if (!source.ok()) throw FileError(source.error());
   return std::shared_ptr<source::SampleSource>(std::move(source).value());
 }

@@ -27,7 +27,8 @@ std::string RemoteIndexUrl(const std::string& url);
 // and retries (remote::FetchShardIndex(): its digest checked), for
 // DatasetSpec::fetched_shard_index. Throws as OpenRemoteShards() does.
 std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchRemoteIndex(
-    const std::string& index_url, const ObjectStorageOptions& options);
+    const std::string& index_url, const ObjectStorageOptions& options,
+    const std::string& endpoint_url);
 
 // The bytes of `spec`'s index object when its spec holds them (fetched
 // from its shard_index URL); empty otherwise.
@@ -45,6 +46,7 @@ std::span<const uint8_t> FetchedIndexBytes(const DatasetSpec& spec,
 // what to check).
 std::shared_ptr<source::SampleSource> OpenRemoteShards(const std::string& index_url,
                                                        const ObjectStorageOptions& options,
+                                                       const std::string& endpoint_url,
                                                        std::span<const uint8_t> fetched_index);
 
 }  // namespace segfeed::dataset

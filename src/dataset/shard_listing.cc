@@ -101,14 +101,15 @@ std::vector<std::pair<std::string, std::string>> KnownOptions(
 // a public bucket reads) and handed on in the spec, so that listing it
 // does not fetch it again; null when it cannot be fetched: the listing
 // tries again with the loader's options and says why.
-std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchIndexForSpec(const std::string& index) {
+std::shared_ptr<const DatasetSpec::FetchedShardIndex> FetchIndexForSpec(
+    const std::string& index, const std::string& endpoint_url) {
   try {
     ObjectStorageOptions options;
     try {
-      return dataset::FetchRemoteIndex(index, options);
+      return dataset::FetchRemoteIndex(index, options, endpoint_url);
     } catch (const ConfigError&) {
       options.no_sign_request = true;  // no credentials anywhere
-      return dataset::FetchRemoteIndex(index, options);
+      return dataset::FetchRemoteIndex(index, options, endpoint_url);
     }
   } catch (const std::exception&) {
     return nullptr;
@@ -146,13 +147,17 @@ bool IsShardData(const fs::path& data) {
          dataset::HasBraces(text) || HoldsIndex(data);
 }
 
-DatasetSpec DatasetSpec::Shards(const fs::path& data) {
+DatasetSpec DatasetSpec::Shards(const fs::path& data, const std::string& endpoint_url) {
   DatasetSpec spec;
   spec.name = "shards";
   const std::string text = data.string();
+  if (!endpoint_url.empty() && !remote::IsObjectUrl(text))
+    throw ConfigError("endpoint_url is for shards in object storage (s3://bucket/prefix/), not " +
+                      text);
   if (remote::IsObjectUrl(text)) {
     spec.shard_index = dataset::RemoteIndexUrl(text);
-    spec.fetched_shard_index = FetchIndexForSpec(spec.shard_index.string());
+    spec.endpoint_url = endpoint_url;
+    spec.fetched_shard_index = FetchIndexForSpec(spec.shard_index.string(), endpoint_url);
   } else if (EndsWith(text, ".sfidx")) {
     spec.shard_index = data;
   } else if (dataset::HasBraces(text) || EndsWith(text, ".tar")) {
@@ -188,8 +193,9 @@ bool IsShardSpec(const DatasetSpec& spec) {
 void ListShards(const DatasetSpec& spec, const ObjectStorageOptions& object_storage,
                 Dataset* dataset) {
   if (IsRemote(spec)) {
-    dataset->shard_source = OpenRemoteShards(spec.shard_index.string(), object_storage,
-                                             FetchedIndexBytes(spec, object_storage));
+    dataset->shard_source =
+        OpenRemoteShards(spec.shard_index.string(), object_storage, spec.endpoint_url,
+                         FetchedIndexBytes(spec, object_storage));
     return;
   }
   source::ShardCatalog catalog;

@@ -72,7 +72,7 @@ std::string FirstOf(std::initializer_list<std::string> values) {
 
 }  // namespace
 
-Result<AwsSettings> ResolveAwsSettings(bool anonymous) {
+Result<AwsSettings> ResolveAwsSettings(bool anonymous, const std::string& endpoint) {
   AwsSettings settings;
   settings.anonymous = anonymous;
   const std::string profile = FirstOf({Env("AWS_PROFILE"), "default"});
@@ -88,8 +88,8 @@ Result<AwsSettings> ResolveAwsSettings(bool anonymous) {
   }
   settings.region =
       FirstOf({Env("AWS_REGION"), Env("AWS_DEFAULT_REGION"), Get(config, "region"), "us-east-1"});
-  settings.endpoint =
-      FirstOf({Env("AWS_ENDPOINT_URL_S3"), Env("AWS_ENDPOINT_URL"), Get(config, "endpoint_url")});
+  settings.endpoint = FirstOf(
+      {endpoint, Env("AWS_ENDPOINT_URL_S3"), Env("AWS_ENDPOINT_URL"), Get(config, "endpoint_url")});
   settings.addressing =
       Get(config, "addressing_style") == "virtual" ||
               (settings.endpoint.empty() && Get(config, "addressing_style") != "path")

@@ -9,8 +9,9 @@
 //   config file (AWS_CONFIG_FILE, else ~/.aws/config; "[profile NAME]");
 // - region: AWS_REGION, AWS_DEFAULT_REGION, the profile's region, else
 //   us-east-1;
-// - endpoint: AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's
-//   endpoint_url, else AWS itself; a custom endpoint is addressed
+// - endpoint: the dataset's endpoint_url when it names one, else
+//   AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's endpoint_url,
+//   else AWS itself; a custom endpoint is addressed
 //   path-style unless the profile says addressing_style = virtual;
 // - TLS: verified always; AWS_CA_BUNDLE, else SSL_CERT_FILE, else the
 //   profile's ca_bundle, else the system's certificates.
@@ -46,6 +47,7 @@ struct AwsSettings {
 // now). Without keys anywhere and without `anonymous`, an error that says
 // where keys were looked for and that --no-sign-request reads a public
 // bucket. A profile named by AWS_PROFILE that no file has is an error too.
-Result<AwsSettings> ResolveAwsSettings(bool anonymous);
+// `endpoint`, when not empty, comes before every other source of one.
+Result<AwsSettings> ResolveAwsSettings(bool anonymous, const std::string& endpoint = {});
 
 }  // namespace segfeed::remote

@@ -98,6 +98,29 @@ def test_bench_reads_s3_with_the_local_digest_and_reports_requests(cli, packed, 
     assert aws_env["secret"] not in remote
 
 
+def test_the_endpoint_as_a_dataset_keyword_and_a_flag(cli, packed, aws_env, monkeypatch):
+    """endpoint_url names the server where no AWS_ENDPOINT_URL does (and before one that
+    names another); a local dataset or a malformed value is refused without echoing it."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")  # nothing listens there
+    expected = digests(packed["shards"])
+    assert digests(f"s3://{BUCKET}/voc/", endpoint_url=aws_env["endpoint"]) == expected
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    assert digests(f"s3://{BUCKET}/voc/", endpoint_url=aws_env["endpoint"]) == expected
+
+    def digest_line(*args):
+        run = subprocess.run([str(cli), "bench", *args, "--epochs", "2", "--threads", "2", "--digest",
+                              "--batch", "4"], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        return [line for line in run.stdout.splitlines() if line.startswith("digest ")]
+    assert digest_line("--data", f"s3://{BUCKET}/voc/", "--endpoint-url", aws_env["endpoint"]) == \
+        digest_line("--data", str(packed["shards"]))
+    with pytest.raises(segfeed.ConfigError, match="object storage"):
+        segfeed.Loader(packed["shards"], endpoint_url=aws_env["endpoint"], **OPTIONS)
+    with pytest.raises(segfeed.ConfigError, match="endpoint_url must be") as refused:
+        segfeed.Loader(f"s3://{BUCKET}/voc/", endpoint_url="http://key:hush@127.0.0.1:1", **OPTIONS)
+    assert "hush" not in str(refused.value)
+
+
 def test_plan_counts_the_read_ahead(cli, packed, aws_env):
     run = subprocess.run([str(cli), "plan", "--data", f"s3://{BUCKET}/voc/", "--read-ahead-bytes", "1048576"],
                          capture_output=True, text=True, timeout=60)

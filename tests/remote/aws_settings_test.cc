@@ -80,6 +80,16 @@ TEST_F(AwsSettingsTest, TakesKeysRegionAndEndpointFromTheEnvironment) {
   EXPECT_EQ(ResolveAwsSettings(false).value().endpoint, "http://127.0.0.1:9001");
 }
 
+TEST_F(AwsSettingsTest, TheDatasetsEndpointComesFirst) {
+  setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "s", 1);
+  setenv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:9001", 1);
+  const AwsSettings settings = ResolveAwsSettings(false, "http://127.0.0.1:9100").value();
+  EXPECT_EQ(settings.endpoint, "http://127.0.0.1:9100");
+  EXPECT_EQ(settings.addressing, Addressing::kPath);
+  EXPECT_EQ(ResolveAwsSettings(false, "").value().endpoint, "http://127.0.0.1:9001");
+}
+
 TEST_F(AwsSettingsTest, WithoutAnEndpointAddressesAwsVirtualHosted) {
   setenv("AWS_ACCESS_KEY_ID", "AKID", 1);
   setenv("AWS_SECRET_ACCESS_KEY", "s", 1);
