@@ -13,6 +13,7 @@ import http.server
 import json
 import os
 import pathlib
+import random
 import shutil
 import socket
 import ssl
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from typing import Dict, Iterator, Optional
 
 import pytest
@@ -226,6 +228,8 @@ class Faults:
     """Which requests fail and how: each shard request (not the index's) fails its first
     `times` attempts with `kind` (503, 500, reset, cut, wrong); times=None: every attempt."""
 
+    delay_ms = 0  # added before every answer
+
     def __init__(self, kind: str, times):
         self.kind, self.times = kind, times
         self.seen: dict = {}
@@ -241,6 +245,29 @@ class Faults:
             if self.times is None or n < self.times:
                 self.faults += 1
                 return self.kind
+        return None
+
+
+class SeededFaults(Faults):
+    """Latency on every answer, and each shard request's first two attempts failing at
+    `rate` with a kind drawn from `kinds`, by `seed` (the same requests fail in every run);
+    the third attempt passes, so 3 attempts always get through."""
+
+    def __init__(self, seed: int, rate: float, delay_ms: int,
+                 kinds=("503", "500", "reset", "cut", "wrong")):
+        super().__init__("seeded", 2)
+        self.seed, self.rate, self.delay_ms, self.kinds = seed, rate, delay_ms, kinds
+
+    def fault_for(self, path: str, range_header: str):
+        if path.endswith(".sfidx"):
+            return None
+        with self.lock:
+            n = self.seen.get((path, range_header), 0)
+            self.seen[(path, range_header)] = n + 1
+            draw = random.Random(zlib.crc32(f"{self.seed}|{path}|{range_header}|{n}".encode()))
+            if n < self.times and draw.random() < self.rate:
+                self.faults += 1
+                return draw.choice(self.kinds)
         return None
 
 
@@ -263,6 +290,7 @@ def fault_proxy_handler(upstream_port: int, faults: Faults):
 
         def do_GET(self):
             fault = faults.fault_for(self.path, self.headers.get("Range", ""))
+            time.sleep(faults.delay_ms / 1000)
             if fault == "reset":
                 self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True

@@ -18,7 +18,7 @@ import segfeed
 
 from bench_digest import batch_digest
 # The servers and their fixtures (moto_server, aws_env), shared with the other object-storage tests.
-from object_storage_servers import (BUCKET, Faults, aws_env, fault_proxy, moto_server,  # noqa: F401
+from object_storage_servers import (BUCKET, Faults, SeededFaults, aws_env, fault_proxy, moto_server,  # noqa: F401
                                     pack_into_bucket, ranged_file_server, s3_client)
 
 OPTIONS = dict(batch_size=3, size=(32, 40), seed=5, threads=2)
@@ -176,6 +176,17 @@ def test_retries_give_the_same_batches_under_every_fault(packed, aws_env, monkey
     # curl itself tries a fresh connection once when a reused one dies without a reply, so
     # some resets cost no retry of ours.
     assert faults.faults > 0 and stats["remote_retries"] >= (1 if kind == "reset" else faults.faults)
+
+
+def test_latency_and_seeded_faults_of_every_kind_give_the_same_batches(packed, aws_env, monkeypatch):
+    """20 ms added to every answer and, by seed, 30% of the shard requests' first two attempts
+    failing with one of the five kinds: the local shards' batches, nothing lost or repeated."""
+    expected = digests(packed["shards"])
+    faults = SeededFaults(seed=7, rate=0.3, delay_ms=20)
+    with fault_proxy(aws_env, faults) as endpoint:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+        assert digests(f"s3://{BUCKET}/voc/", **FAST_RETRIES) == expected
+    assert faults.faults > 0
 
 
 @pytest.mark.parametrize("kind", ["503", "reset", "wrong"])
