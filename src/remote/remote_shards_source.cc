@@ -162,7 +162,8 @@ void RemoteShardsSource::StartReads(std::span<const SampleId> ids, size_t positi
     chunk->transfer = client_->Start(shard_urls_[read.object], read.offset, read.size, check);
     chunk->offset = read.offset;
     chunk->bytes = static_cast<int64_t>(read.size);
-    chunk->samples_left = static_cast<int>(read.count);
+    chunk->samples = static_cast<int>(read.count);
+    chunk->samples_left = chunk->samples;
     held_bytes_ += chunk->bytes;
     for (size_t i = read.first; i < read.first + read.count; ++i)
       ahead_[wanted[i]] = Ahead{chunk, positions[i], ReadableMembers(wanted[i])};
@@ -242,6 +243,23 @@ void RemoteShardsSource::Taken(SampleId id) {
   ahead_.erase(it);
 }
 
+std::shared_ptr<RemoteShardsSource::Chunk> RemoteShardsSource::ReadAlone(
+    SampleId id, const std::shared_ptr<Chunk>& failed) {
+  MutexLock lock(&mu_);
+  auto it = ahead_.find(id);
+  if (it != ahead_.end() && it->second.chunk != failed) return it->second.chunk;
+  size_t position = read_position_;
+  if (it != ahead_.end()) {
+    position = it->second.position;
+    if (--failed->samples_left == 0) held_bytes_ -= failed->bytes;
+    ahead_.erase(it);
+  }
+  const SampleId ids[] = {id};
+  StartReads(ids, position);
+  it = ahead_.find(id);
+  return it == ahead_.end() ? failed : it->second.chunk;
+}
+
 void RemoteShardsSource::Prefetch(std::span<const SampleId> upcoming) {
   MutexLock lock(&mu_);
   // A new announcement (an epoch) replaces the last: what was read ahead
@@ -276,12 +294,22 @@ Result<std::span<const uint8_t>> RemoteShardsSource::Read(SampleId id, Member me
     chunk = it->second.chunk;
     read_position_ = std::max(read_position_, it->second.position);
   }
-  // A chunk from the cache is there already; a fetched one is waited for,
-  // and kept in the cache once it is verified.
+  if (chunk->transfer) {
+    chunk->transfer->Wait();
+    if (!chunk->transfer->status().ok() && chunk->transfer->body_wrong() && chunk->samples > 1) {
+      // Some member's bytes in the store are not the index's (damaged or
+      // rewritten after packing): the read of several samples failed as a
+      // whole, yet the others are good. Asked alone, each sample stands or
+      // falls by its own bytes, as a bad file among local ones does.
+      chunk = ReadAlone(id, chunk);
+      if (chunk->transfer) chunk->transfer->Wait();
+    }
+  }
+  // A chunk from the cache is there already; a fetched one is kept in the
+  // cache once it is verified.
   std::span<const uint8_t> body = chunk->cached;
   Status result;
   if (chunk->transfer) {
-    chunk->transfer->Wait();
     const Status& status = chunk->transfer->status();
     if (!status.ok()) {
       result = Error{ErrorKind::kIoError, MemberName(id, member), status.error().detail};

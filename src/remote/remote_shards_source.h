@@ -105,6 +105,7 @@ class RemoteShardsSource final : public source::SampleSource {
     std::vector<uint8_t> cached;
     uint64_t offset = 0;
     int64_t bytes = 0;
+    int samples = 0;  // the samples the read holds
     int samples_left = 0;
     // What the body must hold; inserted into the cache once (`kept`).
     std::vector<MemberBytes> members;
@@ -139,6 +140,11 @@ class RemoteShardsSource final : public source::SampleSource {
   void DropStale() REQUIRES(mu_);
   // Takes one member read out of the sample's entry.
   void Taken(source::SampleId id) REQUIRES(mu_);
+  // The sample's own read, in place of its share of `failed` (a read of
+  // several samples whose body never matched the index): started unless
+  // another thread started it already.
+  std::shared_ptr<Chunk> ReadAlone(source::SampleId id, const std::shared_ptr<Chunk>& failed)
+      EXCLUDES(mu_);
 
   const source::ShardCatalog catalog_;
   const std::vector<ObjectUrl> shard_urls_;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "remote/object_url.h"
 #include "remote/remote_shards_source.h"
 #include "segfeed/loader.h"
+#include "source/sample_source.h"
 #include "source/shard_index.h"
 #include "source/shard_packing.h"
 #include "source/shard_samples.h"
@@ -192,6 +194,63 @@ TEST(RemoteKeysTest, KeysAreTheDatasetsOwnAsFromLocalShards) {
   }
   EXPECT_EQ(remote.value()->MemberName(1, source::Member::kMask),
             server.url() + "shard-000000.tar:plain.mask.png");
+}
+
+// A member whose bytes in the store are not the index's (damaged at rest,
+// or rewritten after packing) fails its neighbours' coalesced read as a
+// whole; asked alone, each of those samples is read, and only the damaged
+// one is a bad sample, naming its member.
+TEST_F(RemoteIndexTest, AMemberDamagedInTheStoreLosesOnlyItsOwnSample) {
+  LoopbackHttpServer server(shards());
+  RangeClientOptions client;
+  client.retry.attempts = 2;
+  client.retry.base_backoff_ms = 1;
+  auto opened =
+      RemoteShardsSource::Open(ParseObjectUrl(server.url() + source::kShardIndexFileName).value(),
+                               client, ReadAheadOptions{});
+  ASSERT_TRUE(opened.ok()) << opened.error().Message();
+  RemoteShardsSource& remote = *opened.value();
+  // A member's shard file, as the server serves it.
+  const auto shard_of = [&](source::SampleId id, source::Member member) {
+    const std::string name = remote.MemberName(id, member);
+    const size_t from = server.url().size();
+    return shards() / name.substr(from, name.find(':', from) - from);
+  };
+  // One byte in the middle of sample 1's photo, in the shard's file.
+  const source::SampleId damaged = 1;
+  const fs::path shard = shard_of(damaged, source::Member::kImage);
+  const uint64_t at =
+      remote.shard_catalog()->MemberOffset(damaged, source::Member::kImage) +
+      static_cast<uint64_t>(*remote.MemberSize(damaged, source::Member::kImage) / 2);
+  {
+    std::fstream file(shard, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(static_cast<std::streamoff>(at));
+    const char byte = static_cast<char>(file.get() ^ 0x5a);
+    file.seekp(static_cast<std::streamoff>(at));
+    file.put(byte);
+  }
+
+  std::vector<source::SampleId> order(remote.sample_count());
+  for (source::SampleId id = 0; id < order.size(); ++id) order[id] = id;
+  remote.Prefetch(order);
+  source::ReadBuffer got(int64_t{1} << 20);
+  for (const source::SampleId id : order) {
+    for (const source::Member member : {source::Member::kImage, source::Member::kMask}) {
+      SCOPED_TRACE(remote.MemberName(id, member));
+      auto bytes = remote.Read(id, member, &got);
+      if (id == damaged) {
+        ASSERT_FALSE(bytes.ok());
+        EXPECT_EQ(bytes.error().path, remote.MemberName(id, member));
+        continue;
+      }
+      ASSERT_TRUE(bytes.ok()) << bytes.error().Message();
+      // The member's bytes in its shard file (the damaged byte is in another).
+      const std::vector<uint8_t> file = segfeed::testing::ReadAll(shard_of(id, member));
+      const auto from = static_cast<ptrdiff_t>(remote.shard_catalog()->MemberOffset(id, member));
+      EXPECT_TRUE(std::equal(bytes.value().begin(), bytes.value().end(), file.begin() + from,
+                             file.begin() + from + *remote.MemberSize(id, member)));
+    }
+  }
 }
 
 }  // namespace
