@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "cli/loader_flags.h"
 #include "cli/output_flags.h"
 #include "cli/subcommands.h"
+#include "options/byte_count.h"
 #include "output/printable.h"
 #include "pack/dataset_packer.h"
 #include "pack/photo_reencode.h"
@@ -60,23 +60,13 @@ the run failed, 2 for a usage error.
 
 // "256MiB", "1GB", "4096": bytes.
 int64_t ParseByteSize(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  const std::string unit = text.substr(digits);
-  int64_t scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  if (unit == "KiB") scale = int64_t{1} << 10;
-  if (unit == "MiB") scale = int64_t{1} << 20;
-  if (unit == "GiB") scale = int64_t{1} << 30;
-  if (unit == "KB") scale = 1000;
-  if (unit == "MB") scale = 1000 * 1000;
-  if (unit == "GB") scale = 1000 * 1000 * 1000;
-  if (digits == 0 || digits > 12 || scale == 0)
+  const std::optional<int64_t> bytes = options::ParseByteCount(text);
+  if (!bytes)
     throw UsageError("--shard-size must be a size such as 256MiB, 1GB or 4096 (got '" + text +
                      "')");
-  const int64_t bytes = std::stoll(text.substr(0, digits)) * scale;
-  if (bytes < 4096) throw UsageError("--shard-size must be at least 4096 bytes (got " + text + ")");
-  return bytes;
+  if (*bytes < 4096)
+    throw UsageError("--shard-size must be at least 4096 bytes (got " + text + ")");
+  return *bytes;
 }
 
 std::string PsnrText(const pack::PackedShard& shard) {

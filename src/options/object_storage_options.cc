@@ -1,10 +1,11 @@
 #include "options/object_storage_options.h"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
+#include <optional>
 #include <string>
 
+#include "options/byte_count.h"
 #include "options/option_kinds.h"
 #include "options/option_values.h"
 
@@ -56,20 +57,6 @@ class PathOption final : public OptionSpec {
   Field<std::string> field_;
 };
 
-// The units a byte count may carry, as `segfeed pack --shard-size` takes
-// them; the binary ones first, so Text() writes those.
-struct ByteUnit {
-  std::string_view name;
-  int64_t scale;
-};
-constexpr ByteUnit kByteUnits[] = {{"GiB", int64_t{1} << 30},
-                                   {"MiB", int64_t{1} << 20},
-                                   {"KiB", int64_t{1} << 10},
-                                   {"GB", 1000 * 1000 * 1000},
-                                   {"MB", 1000 * 1000},
-                                   {"KB", 1000},
-                                   {"B", 1}};
-
 // A byte count >= 0: an integer, or text with a unit ("10GiB", "512MB").
 class BytesOption final : public OptionSpec {
  public:
@@ -87,29 +74,15 @@ class BytesOption final : public OptionSpec {
     Check(options);
   }
   void Parse(LoaderOptions& options, std::string_view text) const override {
-    size_t digits = 0;
-    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-    const std::string_view unit = text.substr(digits);
-    int64_t scale = unit.empty() ? 1 : 0;
-    for (const ByteUnit& known : kByteUnits) {
-      if (unit == known.name) scale = known.scale;
-    }
-    const int64_t count =
-        digits == 0 || digits > 15 ? -1 : std::stoll(std::string(text.substr(0, digits)));
-    if (count < 0 || scale == 0 || count > std::numeric_limits<int64_t>::max() / scale)
-      FailCheck(name(), Accepts(), Quoted(text));
-    field_(options) = count * scale;
+    const std::optional<int64_t> bytes = ParseByteCount(text);
+    if (!bytes) FailCheck(name(), Accepts(), Quoted(text));
+    field_(options) = *bytes;
   }
   OptionValue Get(const LoaderOptions& options) const override {
     return OptionValue(std::in_place_type<OptionScalar>, Read(field_, options));
   }
   std::string Text(const LoaderOptions& options) const override {
-    const int64_t bytes = Read(field_, options);
-    for (const ByteUnit& unit : kByteUnits) {
-      if (bytes > 0 && unit.scale > 1 && bytes % unit.scale == 0)
-        return std::to_string(bytes / unit.scale) + std::string(unit.name);
-    }
-    return std::to_string(bytes);
+    return ByteCountText(Read(field_, options));
   }
   std::string Accepts() const override {
     return "bytes >= 0: an integer, or with a unit (10GiB, 512MiB, 1GB, KiB, MB, KB, B)";
