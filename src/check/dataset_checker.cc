@@ -56,6 +56,7 @@ CheckReport CheckDataset(const DatasetSpec& spec, const CheckOptions& options, D
   const int64_t budget_bytes = FileChecker::DecodeBudget(options, plan);
   report.decode_budget_bytes_per_thread = budget_bytes == INT64_MAX ? 0 : budget_bytes;
   report.read_buffer_bytes_per_thread = 2 * options.decode.max_file_bytes;
+  report.read_ahead_bytes = files->read_ahead_bytes();
   ClassSums class_sums;
   const std::vector<FileOutcome> outcomes =
       CheckFiles(jobs, options, plan, budget_bytes, files.get(), &class_sums);

@@ -112,6 +112,9 @@ struct CheckReport {
   // own sizes never raise it.
   int64_t decode_budget_bytes_per_thread = 0;
   int64_t read_buffer_bytes_per_thread = 0;
+  // Besides, shared by the threads: the bytes a dataset in object storage
+  // reads ahead of them at most (read_ahead_bytes); 0 for local data.
+  int64_t read_ahead_bytes = 0;
 
   // Image and mask sizes ("1918x1280"), over every file whose header could
   // be read, sorted by value.

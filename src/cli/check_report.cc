@@ -152,6 +152,10 @@ void PrintMemoryBound(const check::CheckReport& report) {
         "bounds each file; read buffers %.1f MiB per thread (2 x max_file_bytes)\n",
         read_mib);
   }
+  if (report.read_ahead_bytes > 0) {
+    std::printf("  read ahead       %.1f MiB at most, shared by the threads (object storage)\n",
+                MiB(report.read_ahead_bytes));
+  }
 }
 
 // The listing's counts: the rule, pairs, unpaired files, problems by kind.
@@ -392,6 +396,8 @@ std::string CheckReportJson(const check::CheckReport& report, const DatasetSpec&
   // 0: no decode budget (no sampled photo's header parsed).
   summary["memory_per_thread"] = {{"decode_budget_bytes", report.decode_budget_bytes_per_thread},
                                   {"read_buffer_bytes", report.read_buffer_bytes_per_thread}};
+  // Shared by the threads; 0 for local data.
+  summary["read_ahead_bytes"] = report.read_ahead_bytes;
   Json other_palette_paths = Json::array();
   for (const std::string& path : report.other_palette_paths)
     other_palette_paths.push_back(JsonText(path));

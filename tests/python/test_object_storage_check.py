@@ -40,6 +40,9 @@ def test_a_clean_bucket_checks_clean_with_the_local_shards_counts(cli, packed, a
                   "mask_foreground_fraction", "mask_bit_depths", "duplicates"):
         assert remote["summary"][field] == local["summary"][field], field
     assert "clean: 0 problems in 8 pairs" in run.stdout, run.stdout
+    # The read-ahead is in the memory the report promises, for a bucket only.
+    assert remote["summary"]["read_ahead_bytes"] == 64 << 20 and local["summary"]["read_ahead_bytes"] == 0
+    assert "read ahead       64.0 MiB at most, shared by the threads" in run.stdout, run.stdout
     assert f"the samples of the index s3://{BUCKET}/check/index.sfidx" in run.stdout
     assert aws_env["secret"] not in run.stdout + run.stderr
 
