@@ -237,15 +237,19 @@ class Faults:
         self.faults = 0
 
     def fault_for(self, path: str, range_header: str):
+        """The fault of this attempt (counted), or None; the index is never faulted."""
         if path.endswith(".sfidx"):
             return None
         with self.lock:
             n = self.seen.get((path, range_header), 0)
             self.seen[(path, range_header)] = n + 1
-            if self.times is None or n < self.times:
-                self.faults += 1
-                return self.kind
-        return None
+            fault = self.choose(path, range_header, n)
+            self.faults += fault is not None
+            return fault
+
+    def choose(self, path: str, range_header: str, n: int):
+        """The fault of attempt n (from 0) of one request, or None."""
+        return self.kind if self.times is None or n < self.times else None
 
 
 class SeededFaults(Faults):
@@ -258,17 +262,9 @@ class SeededFaults(Faults):
         super().__init__("seeded", 2)
         self.seed, self.rate, self.delay_ms, self.kinds = seed, rate, delay_ms, kinds
 
-    def fault_for(self, path: str, range_header: str):
-        if path.endswith(".sfidx"):
-            return None
-        with self.lock:
-            n = self.seen.get((path, range_header), 0)
-            self.seen[(path, range_header)] = n + 1
-            draw = random.Random(zlib.crc32(f"{self.seed}|{path}|{range_header}|{n}".encode()))
-            if n < self.times and draw.random() < self.rate:
-                self.faults += 1
-                return draw.choice(self.kinds)
-        return None
+    def choose(self, path: str, range_header: str, n: int):
+        draw = random.Random(zlib.crc32(f"{self.seed}|{path}|{range_header}|{n}".encode()))
+        return draw.choice(self.kinds) if n < self.times and draw.random() < self.rate else None
 
 
 class NoFaults(Faults):
