@@ -96,4 +96,41 @@ int Uint8NhwcSpanAvx2(const uint8_t* r, const uint8_t* g, const uint8_t* b, int 
   return i;
 }
 
+// Label ids, 8 (int32) or 4 (int64) widened per step; a step whose ids
+// include the ignore value blends in the ignore index.
+int LabelInt32SpanAvx2(const uint8_t* ids, int count, uint8_t ignore_value, int32_t ignore_index,
+                       int32_t* out) {
+  const __m256i ignore = _mm256_set1_epi32(ignore_value);
+  const __m256i index = _mm256_set1_epi32(ignore_index);
+  int x = 0;
+  for (; x + 8 <= count; x += 8) {
+    const __m256i v =
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ids + x)));
+    const __m256i labels = _mm256_blendv_epi8(v, index, _mm256_cmpeq_epi32(v, ignore));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x), labels);
+  }
+  return x;
+}
+
+int LabelInt64SpanAvx2(const uint8_t* ids, int count, uint8_t ignore_value, int64_t ignore_index,
+                       int64_t* out) {
+  const __m256i ignore = _mm256_set1_epi64x(ignore_value);
+  const __m256i index = _mm256_set1_epi64x(ignore_index);
+  int x = 0;
+  for (; x + 16 <= count; x += 16) {
+    const __m128i sixteen = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ids + x));
+    for (int quarter = 0; quarter < 4; ++quarter) {
+      // The quarter's 4 ids moved to the low lanes (the shift takes a constant).
+      const __m128i four = quarter == 0   ? sixteen
+                           : quarter == 1 ? _mm_srli_si128(sixteen, 4)
+                           : quarter == 2 ? _mm_srli_si128(sixteen, 8)
+                                          : _mm_srli_si128(sixteen, 12);
+      const __m256i v = _mm256_cvtepu8_epi64(four);
+      const __m256i labels = _mm256_blendv_epi8(v, index, _mm256_cmpeq_epi64(v, ignore));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + x + 4 * quarter), labels);
+    }
+  }
+  return x;
+}
+
 }  // namespace segfeed::augment

@@ -64,4 +64,11 @@ int Float32NchwSpanAvx512(const uint8_t* r, const uint8_t* g, const uint8_t* b, 
 int Float32NhwcRowAvx512(const uint8_t* rgb, int count, const FloatConversion& conversion,
                          float* out);
 
+// Label ids to packed int32 / int64: each byte as it is, `ignore_value` as
+// `ignore_index`.
+int LabelInt32SpanAvx2(const uint8_t* ids, int count, uint8_t ignore_value, int32_t ignore_index,
+                       int32_t* out);
+int LabelInt64SpanAvx2(const uint8_t* ids, int count, uint8_t ignore_value, int64_t ignore_index,
+                       int64_t* out);
+
 }  // namespace segfeed::augment

@@ -249,12 +249,28 @@ void OutputConverter::ConvertMask(const RasterView& mask, const StridedMask& dst
           if (identity && row == src && dst.x_stride_bytes == 1) break;  // in place, as it is
           LabelRow<uint8_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
           break;
-        case ElementType::kInt32:
-          LabelRow<int32_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
+        case ElementType::kInt32: {
+          int done = 0;
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+          if (dst.x_stride_bytes == 4 && CpuHasAvx2())
+            done = LabelInt32SpanAvx2(src, mask.width, mask_encoding_.ignore_value,
+                                      mask_encoding_.ignore_index, reinterpret_cast<int32_t*>(row));
+#endif
+          LabelRow<int32_t>(src + done, mask.width - done, row + done * dst.x_stride_bytes,
+                            dst.x_stride_bytes, label_table_);
           break;
-        case ElementType::kInt64:
-          LabelRow<int64_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
+        }
+        case ElementType::kInt64: {
+          int done = 0;
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+          if (dst.x_stride_bytes == 8 && CpuHasAvx2())
+            done = LabelInt64SpanAvx2(src, mask.width, mask_encoding_.ignore_value,
+                                      mask_encoding_.ignore_index, reinterpret_cast<int64_t*>(row));
+#endif
+          LabelRow<int64_t>(src + done, mask.width - done, row + done * dst.x_stride_bytes,
+                            dst.x_stride_bytes, label_table_);
           break;
+        }
         case ElementType::kFloat16:
         case ElementType::kFloat32:
           assert(false && "labels are integers (CheckMaskDtypeForMode)");

@@ -7,6 +7,10 @@
 
 #include "fnv1a_digest.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace segfeed::decode {
 namespace {
 
@@ -213,7 +217,28 @@ void MapIndices(const IndexValues& values, const uint8_t* in, uint8_t* out, size
   // uint8_t pointers may alias `in` as far as the compiler knows.
   bool* const seen = used->data();
   const uint8_t* const value = values.value.data();
-  for (size_t i = 0; i < count; ++i) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  // A label map is regions: most runs of 16 samples hold one index, and
+  // take one flag and one store of its value.
+  for (; i + 16 <= count; i += 16) {
+    const uint8_t first = in[i];
+    const __m128i samples = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    const __m128i same = _mm_cmpeq_epi8(samples, _mm_set1_epi8(static_cast<char>(first)));
+    if (_mm_movemask_epi8(same) == 0xFFFF) {
+      seen[first] = true;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                       _mm_set1_epi8(static_cast<char>(value[first])));
+      continue;
+    }
+    for (size_t j = i; j < i + 16; ++j) {
+      const uint8_t sample = in[j];
+      seen[sample] = true;
+      out[j] = value[sample];
+    }
+  }
+#endif
+  for (; i < count; ++i) {
     const uint8_t sample = in[i];
     seen[sample] = true;
     out[i] = value[sample];

@@ -2,6 +2,10 @@
 
 #include <spng.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace segfeed::decode {
 namespace {
 
@@ -121,7 +125,24 @@ void StoredRowToRgb8(const PngHeader& header, const uint8_t* src, uint8_t* dst) 
 }
 
 int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t palette_size) {
-  for (int i = 0; i < count; ++i) {
+  if (palette_size >= 256) return -1;  // every 8-bit index is in the palette
+  int start = 0;
+#if defined(__SSE2__)
+  // Each row of a palette label map is checked: the row's largest index,
+  // 16 at a time, and only a row that has one outside is searched again.
+  if (step == 1 && count >= 16) {
+    __m128i largest = _mm_setzero_si128();
+    for (; start + 16 <= count; start += 16) {
+      largest =
+          _mm_max_epu8(largest, _mm_loadu_si128(reinterpret_cast<const __m128i*>(indices + start)));
+    }
+    const __m128i last_inside = _mm_set1_epi8(static_cast<char>(palette_size - 1));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(largest, last_inside), last_inside)) !=
+        0xFFFF)
+      start = 0;
+  }
+#endif
+  for (int i = start; i < count; ++i) {
     if (indices[i * step] >= palette_size) return indices[i * step];
   }
   return -1;

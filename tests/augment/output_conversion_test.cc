@@ -199,6 +199,58 @@ TEST(OutputConversionTest, MasksBecomeExactlyZeroOrOne) {
   }
 }
 
+TEST(OutputConversionTest, LabelIdsKeepTheirValueAndIgnoreBecomesIgnoreIndexOnEveryKernel) {
+  // Every id in a row long enough for two vector steps and a tail, with the
+  // ignore value at every position of a step in some row.
+  const int width = 16 * 2 + 5, height = 20;
+  cv::Mat ids(height, width, CV_8UC1);
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      ids.at<uint8_t>(y, x) = x == y || x == y + 16 ? 200 : static_cast<uint8_t>(y * width + x);
+    }
+  }
+  for (bool avx2 : {false, true}) {
+    for (ElementType dtype : {ElementType::kUint8, ElementType::kInt32, ElementType::kInt64}) {
+      for (int ignore_index : {255, -100, 200}) {
+        OutputOptions options;
+        options.mask_dtype = dtype;
+        const OutputConverter converter(
+            options,
+            MaskEncoding{.labels = true, .ignore_value = 200, .ignore_index = ignore_index});
+        const int e = ElementBytes(dtype);
+        for (ptrdiff_t x_stride : {ptrdiff_t{e}, ptrdiff_t{2 * e}}) {
+          const ptrdiff_t row = width * x_stride + 8;
+          std::vector<uint8_t> buffer(row * height, kSentinel);
+          {
+            std::optional<ScopedOnePixelKernels> scalar;
+            if (!avx2) scalar.emplace();
+            converter.ConvertMask(View(ids), {buffer.data(), row, x_stride});
+          }
+          int mismatches = 0;
+          for (int y = 0; y < height; ++y) {
+            for (int x = 0; x < width; ++x) {
+              const uint8_t id = ids.at<uint8_t>(y, x);
+              const int64_t want = id == 200 ? ignore_index : id;
+              const uint8_t* p = &buffer[y * row + x * x_stride];
+              int64_t got = 0;
+              if (dtype == ElementType::kUint8) got = *p;
+              if (dtype == ElementType::kInt32) got = *reinterpret_cast<const int32_t*>(p);
+              if (dtype == ElementType::kInt64) got = *reinterpret_cast<const int64_t*>(p);
+              mismatches +=
+                  dtype == ElementType::kUint8 ? got != static_cast<uint8_t>(want) : got != want;
+            }
+            // The row's slack is untouched.
+            for (ptrdiff_t b = width * x_stride; b < row; ++b)
+              mismatches += buffer[y * row + b] != kSentinel;
+          }
+          EXPECT_EQ(mismatches, 0) << "avx2 " << avx2 << " " << ElementTypeName(dtype)
+                                   << " ignore_index " << ignore_index << " x stride " << x_stride;
+        }
+      }
+    }
+  }
+}
+
 TEST(OutputConversionTest, InPlaceUint8MaskBecomesZeroOrOne) {
   cv::Mat mask(2, 40, CV_8UC1);
   for (int i = 0; i < 80; ++i) mask.data[i] = static_cast<uint8_t>(i * 37);
