@@ -73,30 +73,44 @@ inline void StorePixel(uint8_t* at, __m128i pixel) {
 }
 
 // Sub as a prefix sum over the pixels of a register (4 at a time: 12 or
-// 16 bytes), the previous block's last pixel added to the first: the only
-// serial step left is that carry, once per 4 pixels.
+// 16 bytes). The carry into a block is the previous block's last output
+// pixel in every pixel's place; since the sums are bytewise, the next carry
+// is this carry plus this block's own last pixel (of its prefix sum, which
+// does not wait for the carry): the only serial step is that one add a
+// block, where adding the carry before the prefix sum put the whole sum on
+// the chain.
 template <int kBpp>
 void SubSse2(const uint8_t* src, uint8_t* dst, size_t bytes) {
   constexpr size_t kBlock = 4 * kBpp;
-  const __m128i pixel_mask = _mm_cvtsi32_si128(kBpp == 4 ? -1 : 0xFFFFFF);
-  __m128i last = _mm_setzero_si128();
+  __m128i carry = _mm_setzero_si128();
   size_t i = 0;
   for (; i + kBlock <= bytes; i += kBlock) {
-    __m128i x = _mm_add_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), last);
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
     x = _mm_add_epi8(x, _mm_slli_si128(x, kBpp));
     x = _mm_add_epi8(x, _mm_slli_si128(x, 2 * kBpp));
+    __m128i last;  // the block's 4th pixel, in each of its 4 places
     if constexpr (kBpp == 4) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), x);
+      last = _mm_shuffle_epi32(x, 0xFF);
+    } else {
+      last = _mm_and_si128(_mm_srli_si128(x, 9), _mm_cvtsi32_si128(0xFFFFFF));
+      last = _mm_or_si128(last, _mm_slli_si128(last, 3));
+      last = _mm_or_si128(last, _mm_slli_si128(last, 6));
+    }
+    const __m128i out = _mm_add_epi8(x, carry);
+    carry = _mm_add_epi8(carry, last);
+    if constexpr (kBpp == 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), out);
     } else {  // 12 bytes: the 4 after them are the next block's, unread in place
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + i), x);
-      const int32_t high = _mm_cvtsi128_si32(_mm_srli_si128(x, 8));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(dst + i), out);
+      const int32_t high = _mm_cvtsi128_si32(_mm_srli_si128(out, 8));
       std::memcpy(dst + i + 8, &high, 4);
     }
-    last = _mm_and_si128(_mm_srli_si128(x, 3 * kBpp), pixel_mask);
   }
+  // The carry's first pixel is the last one written: the left of the rest.
+  __m128i left = carry;
   for (; i < bytes; i += kBpp) {
-    last = _mm_add_epi8(last, LoadPixel(src + i));
-    StorePixel<kBpp>(dst + i, last);
+    left = _mm_add_epi8(left, LoadPixel(src + i));
+    StorePixel<kBpp>(dst + i, left);
   }
 }
 
