@@ -128,14 +128,18 @@ void AverageSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t b
   }
 }
 
-inline __m128i Abs16(__m128i x) { return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x)); }
-
 // Selects `if_true` where mask is all ones, `if_false` where it is zero.
 inline __m128i Select(__m128i mask, __m128i if_true, __m128i if_false) {
   return _mm_or_si128(_mm_and_si128(mask, if_true), _mm_andnot_si128(mask, if_false));
 }
 
-// Paeth on 16-bit lanes, a pixel per step: the differences need 10 bits.
+// Paeth on 16-bit lanes, a pixel per step. Each pixel waits for the one to
+// its left, so what counts is the chain from it: the spec's three distances
+// and their comparisons are a dozen dependent operations. The same choice,
+// ties included (checked over every one of the 2^24 triples), as
+//   t = 3 * upper_left - above - left, lo / hi = min / max(left, above):
+//   hi if t <= lo, else lo if hi <= t, else upper_left,
+// which takes about half as many.
 template <int kBpp>
 void PaethSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes) {
   const __m128i zero = _mm_setzero_si128();
@@ -145,15 +149,14 @@ void PaethSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t byt
   for (size_t i = 0; i < bytes; i += kBpp) {
     const __m128i above = _mm_unpacklo_epi8(LoadPixel(prev + i), zero);  // b
     const __m128i x = _mm_unpacklo_epi8(LoadPixel(src + i), zero);
-    __m128i pa = _mm_sub_epi16(above, upper_left);
-    __m128i pb = _mm_sub_epi16(left, upper_left);
-    __m128i pc = Abs16(_mm_add_epi16(pa, pb));
-    pa = Abs16(pa);
-    pb = Abs16(pb);
-    const __m128i smallest = _mm_min_epi16(pc, _mm_min_epi16(pa, pb));
-    const __m128i nearest = Select(_mm_cmpeq_epi16(smallest, pa), left,
-                                   Select(_mm_cmpeq_epi16(smallest, pb), above, upper_left));
-    left = _mm_and_si128(_mm_add_epi16(nearest, x), low_bytes);
+    const __m128i three_c_minus_b =
+        _mm_sub_epi16(_mm_add_epi16(_mm_slli_epi16(upper_left, 1), upper_left), above);
+    const __m128i t = _mm_sub_epi16(three_c_minus_b, left);
+    const __m128i lo = _mm_min_epi16(left, above);
+    const __m128i hi = _mm_max_epi16(left, above);
+    const __m128i lo_or_c = Select(_mm_cmpgt_epi16(hi, t), upper_left, lo);
+    const __m128i predictor = Select(_mm_cmpgt_epi16(t, lo), lo_or_c, hi);
+    left = _mm_and_si128(_mm_add_epi16(predictor, x), low_bytes);
     StorePixel<kBpp>(dst + i, _mm_packus_epi16(left, left));
     upper_left = above;
   }
