@@ -133,32 +133,58 @@ inline __m128i Select(__m128i mask, __m128i if_true, __m128i if_false) {
   return _mm_or_si128(_mm_and_si128(mask, if_true), _mm_andnot_si128(mask, if_false));
 }
 
-// Paeth on 16-bit lanes, a pixel per step. Each pixel waits for the one to
-// its left, so what counts is the chain from it: the spec's three distances
-// and their comparisons are a dozen dependent operations. The same choice,
-// ties included (checked over every one of the 2^24 triples), as
+// Paeth on 16-bit lanes for one pixel. Each pixel waits for the one to its
+// left, so what counts is the chain from it: the spec's three distances and
+// their comparisons are a dozen dependent operations. The same choice, ties
+// included (checked over every one of the 2^24 triples), as
 //   t = 3 * upper_left - above - left, lo / hi = min / max(left, above):
 //   hi if t <= lo, else lo if hi <= t, else upper_left,
-// which takes about half as many.
+// which takes about half as many. Returns the pixel (filtered bytes `x`
+// plus the predictor), in 16-bit lanes.
+inline __m128i PaethPixel(__m128i left, __m128i above, __m128i upper_left, __m128i x) {
+  const __m128i three_c_minus_b =
+      _mm_sub_epi16(_mm_add_epi16(_mm_slli_epi16(upper_left, 1), upper_left), above);
+  const __m128i t = _mm_sub_epi16(three_c_minus_b, left);
+  const __m128i lo = _mm_min_epi16(left, above);
+  const __m128i hi = _mm_max_epi16(left, above);
+  const __m128i lo_or_c = Select(_mm_cmpgt_epi16(hi, t), upper_left, lo);
+  const __m128i predictor = Select(_mm_cmpgt_epi16(t, lo), lo_or_c, hi);
+  return _mm_and_si128(_mm_add_epi16(predictor, x), _mm_set1_epi16(0xFF));
+}
+
+// One pixel's bytes, zero-extended to 16-bit lanes.
+inline __m128i LoadPixel16(const uint8_t* at) {
+  return _mm_unpacklo_epi8(LoadPixel(at), _mm_setzero_si128());
+}
+
 template <int kBpp>
 void PaethSse2(const uint8_t* src, const uint8_t* prev, uint8_t* dst, size_t bytes) {
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i low_bytes = _mm_set1_epi16(0xFF);
-  __m128i left = zero;        // a
-  __m128i upper_left = zero;  // c
+  __m128i left = _mm_setzero_si128();        // a
+  __m128i upper_left = _mm_setzero_si128();  // c
   for (size_t i = 0; i < bytes; i += kBpp) {
-    const __m128i above = _mm_unpacklo_epi8(LoadPixel(prev + i), zero);  // b
-    const __m128i x = _mm_unpacklo_epi8(LoadPixel(src + i), zero);
-    const __m128i three_c_minus_b =
-        _mm_sub_epi16(_mm_add_epi16(_mm_slli_epi16(upper_left, 1), upper_left), above);
-    const __m128i t = _mm_sub_epi16(three_c_minus_b, left);
-    const __m128i lo = _mm_min_epi16(left, above);
-    const __m128i hi = _mm_max_epi16(left, above);
-    const __m128i lo_or_c = Select(_mm_cmpgt_epi16(hi, t), upper_left, lo);
-    const __m128i predictor = Select(_mm_cmpgt_epi16(t, lo), lo_or_c, hi);
-    left = _mm_and_si128(_mm_add_epi16(predictor, x), low_bytes);
+    const __m128i above = LoadPixel16(prev + i);  // b
+    left = PaethPixel(left, above, upper_left, LoadPixel16(src + i));
     StorePixel<kBpp>(dst + i, _mm_packus_epi16(left, left));
     upper_left = above;
+  }
+}
+
+// Two Paeth rows, the second's pixel i right after the first's: its row
+// above is the first row's pixels as they come out of the registers, and
+// the two chains overlap.
+template <int kBpp>
+void PaethPairSse2(const uint8_t* src0, const uint8_t* src1, const uint8_t* prev, uint8_t* dst0,
+                   uint8_t* dst1, size_t bytes) {
+  __m128i left0 = _mm_setzero_si128(), upper_left0 = _mm_setzero_si128();
+  __m128i left1 = _mm_setzero_si128(), upper_left1 = _mm_setzero_si128();
+  for (size_t i = 0; i < bytes; i += kBpp) {
+    const __m128i above0 = LoadPixel16(prev + i);
+    left0 = PaethPixel(left0, above0, upper_left0, LoadPixel16(src0 + i));
+    left1 = PaethPixel(left1, left0, upper_left1, LoadPixel16(src1 + i));
+    StorePixel<kBpp>(dst0 + i, _mm_packus_epi16(left0, left0));
+    StorePixel<kBpp>(dst1 + i, _mm_packus_epi16(left1, left1));
+    upper_left0 = above0;
+    upper_left1 = left0;
   }
 }
 
@@ -268,6 +294,26 @@ void UnfilterRow(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_
     default:
       return Paeth(src, prev, dst, bytes, bpp);
   }
+}
+
+bool UnfilterRowPair(uint8_t filter0, uint8_t filter1, const uint8_t* src0, const uint8_t* src1,
+                     const uint8_t* prev, uint8_t* dst0, uint8_t* dst1, size_t bytes,
+                     int pixel_bytes) {
+#if defined(__SSE2__)
+  if (filter0 != kPaeth || filter1 != kPaeth || prev == nullptr) return false;
+  if (pixel_bytes == 3) {
+    PaethPairSse2<3>(src0, src1, prev, dst0, dst1, bytes);
+    return true;
+  }
+  if (pixel_bytes == 4) {
+    PaethPairSse2<4>(src0, src1, prev, dst0, dst1, bytes);
+    return true;
+  }
+#else
+  (void)filter0, (void)filter1, (void)src0, (void)src1, (void)prev, (void)dst0, (void)dst1,
+      (void)bytes, (void)pixel_bytes;
+#endif
+  return false;
 }
 
 }  // namespace segfeed::decode

@@ -34,4 +34,16 @@ constexpr size_t kUnfilterReadPastEnd = 16;
 void UnfilterRow(uint8_t filter, const uint8_t* src, const uint8_t* prev, uint8_t* dst,
                  size_t bytes, int pixel_bytes);
 
+// Two consecutive rows at once where that pays: both Paeth, 3- or 4-byte
+// pixels, a row above. Each Paeth pixel waits on its left neighbour, so a
+// row alone leaves most of the core idle; the second row's pixels run
+// beside the first's, taking the first's as their row above straight from
+// the registers. Gives the bytes UnfilterRow gives on `src0` (row above
+// `prev`) and then on `src1` (row above `dst0`), with its rules on reading
+// and in-place rows; returns false, having done nothing, where it does not
+// apply.
+bool UnfilterRowPair(uint8_t filter0, uint8_t filter1, const uint8_t* src0, const uint8_t* src1,
+                     const uint8_t* prev, uint8_t* dst0, uint8_t* dst1, size_t bytes,
+                     int pixel_bytes);
+
 }  // namespace segfeed::decode

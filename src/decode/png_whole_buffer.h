@@ -108,6 +108,19 @@ bool UnfilterRows(const PngHeader& header, uint8_t* rows, DirectRow&& direct_row
     if (stored[0] >= kPngFilterCount) return false;
     uint8_t* dst = direct_row(y);
     if (dst == nullptr) dst = stored + 1;
+    if (y + 1 < header.height) {
+      uint8_t* next_stored = stored + row_bytes + 1;
+      uint8_t* next_dst = direct_row(y + 1);
+      if (next_dst == nullptr) next_dst = next_stored + 1;
+      if (next_stored[0] < kPngFilterCount &&
+          UnfilterRowPair(stored[0], next_stored[0], stored + 1, next_stored + 1, prev, dst,
+                          next_dst, row_bytes, pixel_bytes)) {
+        if (!place(y, dst) || !place(y + 1, next_dst)) return false;
+        prev = next_dst;
+        ++y;
+        continue;
+      }
+    }
     UnfilterRow(stored[0], stored + 1, prev, dst, row_bytes, pixel_bytes);
     if (!place(y, dst)) return false;
     prev = dst;
