@@ -11,8 +11,12 @@ import segfeed
 
 from conftest import make_demo, run_python
 
+# Each child first takes SIGINT back to Python's default handler: a suite
+# started in the background by a script (`cmd &` without job control) runs
+# with SIGINT ignored, and a child would inherit that and never see a Ctrl-C.
 WAITING = """
-    import sys, time
+    import signal, sys, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import segfeed
     loader = segfeed.Loader(sys.argv[1], batch_size=24, size=64, threads=1, augment=None)
     it = iter(loader)
@@ -72,6 +76,7 @@ def test_other_threads_run_while_next_waits(slow):
 # batch is taken.
 CAUGHT = """
     import signal, sys, threading, time
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import segfeed
     loader = segfeed.Loader(sys.argv[1], batch_size=1, size=(960, 1280), threads=1, prefetch_batches=2)
     main = threading.main_thread().ident
@@ -94,8 +99,9 @@ CAUGHT = """
             interrupts += 1
     during_epoch = interrupts
     # The rest, if the epoch was quicker: until the sender is done and its
-    # last signal handled. Not until 8 are counted: on a loaded machine two
-    # signals can come before the handler runs, and they are one.
+    # last signal handled. Not until 8 are counted: two signals that come
+    # before the handler runs are one, and a count that stays short would
+    # leave the child waiting until the test's timeout.
     while True:
         try:
             sender.join()
