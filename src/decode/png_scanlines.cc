@@ -126,6 +126,7 @@ void StoredRowToRgb8(const PngHeader& header, const uint8_t* src, uint8_t* dst) 
 
 int FirstIndexOutside(const uint8_t* indices, int count, int step, uint32_t palette_size) {
   if (palette_size >= 256) return -1;  // every 8-bit index is in the palette
+  if (palette_size == 0) return count > 0 ? indices[0] : -1;
   int start = 0;
 #if defined(__SSE2__)
   // Each row of a palette label map is checked: the row's largest index,

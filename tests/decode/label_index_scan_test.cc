@@ -51,6 +51,13 @@ TEST(LabelIndexScanTest, FirstIndexOutsideFindsTheFirstAtEveryPosition) {
   }
 }
 
+TEST(LabelIndexScanTest, WithNoPaletteTheFirstIndexIsOutside) {
+  std::vector<uint8_t> row(48, 3);  // whole vector steps, no tail
+  row[0] = 7;
+  EXPECT_EQ(FirstIndexOutside(row.data(), 48, 1, 0), 7);
+  EXPECT_EQ(FirstIndexOutside(row.data(), 0, 1, 0), -1);
+}
+
 TEST(LabelIndexScanTest, FirstIndexOutsideWithAStepReadsOnlyItsColumns) {
   // Adam7 passes hand every 2nd, 4th or 8th sample: the others may be anything.
   std::vector<uint8_t> row(64, 3);
