@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <type_traits>
 
 #include <opencv2/core.hpp>
 
@@ -222,13 +223,26 @@ void OutputConverter::ConvertImage(const RasterView& rgb, const StridedImage& ds
 namespace {
 
 // Label rows: every value through `table` (the ignore value becomes
-// ignore_index), in the destination's integer type.
+// ignore_index), in the destination's integer type; packed int32 and int64
+// rows through the AVX2 kernels first, where the CPU has them.
 template <typename T>
 void LabelRow(const uint8_t* src, int width, uint8_t* row, ptrdiff_t x_stride_bytes,
-              const std::array<int64_t, 256>& table) {
+              const std::array<int64_t, 256>& table, const MaskEncoding& encoding) {
   if (x_stride_bytes == static_cast<ptrdiff_t>(sizeof(T))) {
     T* packed = reinterpret_cast<T*>(row);
-    for (int x = 0; x < width; ++x) packed[x] = static_cast<T>(table[src[x]]);
+    int done = 0;
+#ifdef SEGFEED_HAVE_SIMD_KERNELS
+    if constexpr (std::is_same_v<T, int32_t>) {
+      if (CpuHasAvx2())
+        done = LabelInt32SpanAvx2(src, width, encoding.ignore_value, encoding.ignore_index, packed);
+    } else if constexpr (std::is_same_v<T, int64_t>) {
+      if (CpuHasAvx2())
+        done = LabelInt64SpanAvx2(src, width, encoding.ignore_value, encoding.ignore_index, packed);
+    }
+#else
+    (void)encoding;
+#endif
+    for (int x = done; x < width; ++x) packed[x] = static_cast<T>(table[src[x]]);
     return;
   }
   for (int x = 0; x < width; ++x)
@@ -247,30 +261,14 @@ void OutputConverter::ConvertMask(const RasterView& mask, const StridedMask& dst
       switch (options_.mask_dtype) {
         case ElementType::kUint8:
           if (identity && row == src && dst.x_stride_bytes == 1) break;  // in place, as it is
-          LabelRow<uint8_t>(src, mask.width, row, dst.x_stride_bytes, label_table_);
+          LabelRow<uint8_t>(src, mask.width, row, dst.x_stride_bytes, label_table_, mask_encoding_);
           break;
-        case ElementType::kInt32: {
-          int done = 0;
-#ifdef SEGFEED_HAVE_SIMD_KERNELS
-          if (dst.x_stride_bytes == 4 && CpuHasAvx2())
-            done = LabelInt32SpanAvx2(src, mask.width, mask_encoding_.ignore_value,
-                                      mask_encoding_.ignore_index, reinterpret_cast<int32_t*>(row));
-#endif
-          LabelRow<int32_t>(src + done, mask.width - done, row + done * dst.x_stride_bytes,
-                            dst.x_stride_bytes, label_table_);
+        case ElementType::kInt32:
+          LabelRow<int32_t>(src, mask.width, row, dst.x_stride_bytes, label_table_, mask_encoding_);
           break;
-        }
-        case ElementType::kInt64: {
-          int done = 0;
-#ifdef SEGFEED_HAVE_SIMD_KERNELS
-          if (dst.x_stride_bytes == 8 && CpuHasAvx2())
-            done = LabelInt64SpanAvx2(src, mask.width, mask_encoding_.ignore_value,
-                                      mask_encoding_.ignore_index, reinterpret_cast<int64_t*>(row));
-#endif
-          LabelRow<int64_t>(src + done, mask.width - done, row + done * dst.x_stride_bytes,
-                            dst.x_stride_bytes, label_table_);
+        case ElementType::kInt64:
+          LabelRow<int64_t>(src, mask.width, row, dst.x_stride_bytes, label_table_, mask_encoding_);
           break;
-        }
         case ElementType::kFloat16:
         case ElementType::kFloat32:
           assert(false && "labels are integers (CheckMaskDtypeForMode)");
